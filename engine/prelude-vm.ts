@@ -1,0 +1,98 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { QuickJS, type JSValueHandle, type QuickJSOptions } from 'quickjs-wasi';
+import {
+  CALLS_IN_FLIGHT_MAX,
+  CALL_ARGS_MAX_BYTES,
+  NOTIFY_PAYLOAD_MAX_CHARS,
+  VALUE_MAX_CHARS,
+} from '../protocol/contract.js';
+import { SCRIPT_FILE, SCRIPT_PREFIX } from './script-source.js';
+
+/** The host functions the prelude closes over; keyed by these names inside the snapshot. */
+export const HOST_FUNCTIONS = ['send', 'checkArgs', 'out', 'notify', 'setTimer', 'clearTimer'] as const;
+export type HostFunctionName = (typeof HOST_FUNCTIONS)[number];
+export type HostImpl = Record<HostFunctionName, (...args: JSValueHandle[]) => JSValueHandle>;
+
+const distDir = new URL('../', import.meta.url);
+export const PRELUDE_BUNDLE = new URL('prelude.js', distDir);
+export const PRELUDE_SNAPSHOT = new URL('prelude.snapshot', distDir);
+export const PRELUDE_SNAPSHOT_META = new URL('prelude.snapshot.json', distDir);
+
+export interface SnapshotMeta {
+  /** The entry object's handle, exported before the snapshot (see QuickJS.exportHandle). */
+  readonly entryToken: number;
+  readonly quickjsWasi: string;
+}
+
+/** What the engine holds of a VM with the prelude installed. */
+export interface PreludeVm {
+  readonly vm: QuickJS;
+  readonly entry: JSValueHandle;
+}
+
+export type VmOptions = Omit<QuickJSOptions, 'wasm'>;
+
+function hostName(name: HostFunctionName): string {
+  return `codemode.${name}`;
+}
+
+export function loadWasmModule(): Promise<WebAssembly.Module> {
+  const bytes = readFileSync(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm')));
+  return WebAssembly.compile(bytes);
+}
+
+/** Evaluates the prelude bundle in a fresh VM: the build's way, and the fallback at run time. */
+export async function evaluatePrelude(
+  wasm: WebAssembly.Module,
+  options: VmOptions,
+  host: HostImpl,
+): Promise<PreludeVm> {
+  const vm = await QuickJS.create({ ...options, wasm });
+  const hostObject = vm.newObject();
+  for (const name of HOST_FUNCTIONS) {
+    const fn = vm.newFunction(hostName(name), (...args) => host[name](...args));
+    vm.setProp(hostObject, name, fn);
+    fn.dispose();
+  }
+  const install = vm.evalCode(readFileSync(PRELUDE_BUNDLE, 'utf8'), 'prelude');
+  const limits = vm.hostToHandle({
+    callsInFlightMax: CALLS_IN_FLIGHT_MAX,
+    argsMaxBytes: CALL_ARGS_MAX_BYTES,
+    valueMaxChars: VALUE_MAX_CHARS,
+    notifyPayloadMaxChars: NOTIFY_PAYLOAD_MAX_CHARS,
+    scriptFile: SCRIPT_FILE,
+    scriptLine1Offset: SCRIPT_PREFIX.length,
+  });
+  const entry = vm.callFunction(install, vm.undefined, hostObject, limits);
+  install.dispose();
+  limits.dispose();
+  hostObject.dispose();
+  return { vm, entry };
+}
+
+export interface PreludeSnapshot {
+  readonly bytes: Uint8Array;
+  readonly meta: SnapshotMeta;
+}
+
+/** The build's snapshot, or null when it is missing (the caller says so and evaluates instead). */
+export function readPreludeSnapshot(): PreludeSnapshot | null {
+  if (!existsSync(PRELUDE_SNAPSHOT) || !existsSync(PRELUDE_SNAPSHOT_META)) return null;
+  return {
+    bytes: readFileSync(PRELUDE_SNAPSHOT),
+    meta: JSON.parse(readFileSync(PRELUDE_SNAPSHOT_META, 'utf8')) as SnapshotMeta,
+  };
+}
+
+export async function restorePrelude(
+  wasm: WebAssembly.Module,
+  snapshot: PreludeSnapshot,
+  options: VmOptions,
+  host: HostImpl,
+): Promise<PreludeVm> {
+  const vm = await QuickJS.restore(QuickJS.deserializeSnapshot(snapshot.bytes), { ...options, wasm });
+  for (const name of HOST_FUNCTIONS) {
+    vm.registerHostCallback(hostName(name), (...args) => host[name](...args));
+  }
+  return { vm, entry: vm.importHandle(snapshot.meta.entryToken) };
+}

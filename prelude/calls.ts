@@ -1,0 +1,119 @@
+import { ResultTooLarge, TimeoutError, ToolRefused } from './errors';
+import type { Host, Limits } from './host';
+
+interface Waiting {
+  readonly tool: string;
+  readonly argsJson: string;
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Sent {
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const parseJson = JSON.parse;
+
+/**
+ * The script's tool calls: at most `callsInFlightMax` out at once (a timed-out call keeps its
+ * place until the engine releases it); more wait here, in the script's own memory.
+ */
+export class Calls {
+  /** Calls sent and not yet answered; a timed-out call stays, with no one waiting on it. */
+  private readonly out = new Map<number, Sent | null>();
+  private readonly waiting: Waiting[] = [];
+  private waitingHead = 0;
+
+  constructor(
+    private readonly host: Host,
+    private readonly limits: Limits,
+  ) {}
+
+  get busy(): boolean {
+    return this.out.size > 0 || this.waitingHead < this.waiting.length;
+  }
+
+  /** Checks the arguments at once (nothing is sent when they are wrong), then sends or queues. */
+  call(tool: string, args: unknown): Promise<unknown> {
+    const argsJson = this.argumentsJson(tool, args);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ tool, argsJson, resolve, reject });
+      this.sendWaiting();
+    });
+  }
+
+  deliver(id: number, kind: string, payload: string): void {
+    const sent = this.out.get(id);
+    if (sent === undefined) return;
+    if (kind === 'timeout') {
+      this.out.set(id, null);
+      sent?.reject(new TimeoutError(payload));
+      return;
+    }
+    this.out.delete(id);
+    if (sent !== null) {
+      if (kind === 'ok') settleParsed(sent, payload);
+      else if (kind === 'refused') sent.reject(new ToolRefused(payload));
+      else if (kind === 'too_large') sent.reject(new ResultTooLarge(payload));
+    }
+    this.sendWaiting();
+  }
+
+  /** Calls made but never sent, counted by tool. */
+  unsent(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (let i = this.waitingHead; i < this.waiting.length; i++) {
+      const tool = this.waiting[i]!.tool;
+      counts[tool] = (counts[tool] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  private sendWaiting(): void {
+    while (this.out.size < this.limits.callsInFlightMax && this.waitingHead < this.waiting.length) {
+      const next = this.waiting[this.waitingHead]!;
+      this.waiting[this.waitingHead++] = undefined as unknown as Waiting;
+      if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+        this.waiting.splice(0, this.waitingHead);
+        this.waitingHead = 0;
+      }
+      const id = this.host.send(next.tool, next.argsJson);
+      this.out.set(id, { resolve: next.resolve, reject: next.reject });
+    }
+  }
+
+  private argumentsJson(tool: string, args: unknown): string {
+    const name = JSON.stringify(tool);
+    if (args === undefined) return '{}';
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      throw new TypeError(`tools[${name}](args): args must be an object of named arguments`);
+    }
+    let json: string;
+    try {
+      json = JSON.stringify(args);
+    } catch (error) {
+      throw new TypeError(`tools[${name}](args): args can't become JSON: ${(error as Error).message}`);
+    }
+    if (json.length > this.limits.argsMaxBytes) {
+      throw new RangeError(
+        `tools[${name}](args): args are ${json.length} characters of JSON, past the cap of ` +
+          `${this.limits.argsMaxBytes}; nothing was sent`,
+      );
+    }
+    const problem = this.host.checkArgs(json);
+    if (problem !== '') throw new RangeError(`tools[${name}](args): ${problem}; nothing was sent`);
+    return json;
+  }
+}
+
+function settleParsed(sent: Sent, payload: string): void {
+  let result: unknown;
+  try {
+    result = parseJson(payload);
+  } catch (error) {
+    sent.reject(error);
+    return;
+  }
+  sent.resolve(result);
+}

@@ -1,0 +1,180 @@
+/**
+ * The contract between the server (src/isolate) and a script's child process (engine/).
+ * Both sides import this file; neither redefines a number from it.
+ *
+ * Parent → child: frames on the child's stdin. Child → parent: frames on the child's fd 3.
+ * A frame is a 4-byte big-endian length, then a body: a JSON message, and for parent → child
+ * results the raw bytes of the tool result after a newline (see frames.ts).
+ */
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Bumped on any change to the messages below; the child states it in `ready`. */
+export const PROTOCOL_VERSION = 1;
+
+/** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
+export const FRAME_MAX_BYTES = 25 * MiB;
+
+/** 32: values in any honest child frame (arguments, output and values travel as strings); more is a breach. */
+export const FRAME_MAX_VALUES = 32;
+
+/** 16: calls a script has out at once; more wait inside the script, in its own memory. */
+export const CALLS_IN_FLIGHT_MAX = 16;
+
+/** 4 MiB: a call's arguments as JSON; past it the call throws in the script and nothing is sent. */
+export const CALL_ARGS_MAX_BYTES = 4 * MiB;
+
+/** 100,000: values in a call's arguments; past it the call throws in the script and nothing is sent. */
+export const CALL_ARGS_MAX_VALUES = 100_000;
+
+/** 2,000: nesting of a tool result; deeper is ResultTooLarge, saying the call took effect. */
+export const RESULT_MAX_DEPTH = 2_000;
+
+/** A third of the script's memory: a result past it is ResultTooLarge, saying the call took effect. */
+export function resultMaxBytes(memoryMaxBytes: number): number {
+  return Math.floor(memoryMaxBytes / 3);
+}
+
+/** 64 KiB: characters of output in one batch; the child splits longer output, and a longer batch is a breach. */
+export const OUTPUT_BATCH_MAX_CHARS = 64 * KiB;
+
+/** 50 ms: output waits at most this long in the child before it is sent, even mid-loop. */
+export const OUTPUT_FLUSH_MS = 50;
+
+/** 1 MiB: the script's value as JSON; past it the value comes back as a string that says so. */
+export const VALUE_MAX_CHARS = 1 * MiB;
+
+/** 16 KiB: a script's error as the child sends it; the engine cuts a longer one and says so. */
+export const ERROR_MAX_CHARS = 16 * KiB;
+
+/** 64 KiB: a notify() payload as JSON; past it notify throws. */
+export const NOTIFY_PAYLOAD_MAX_CHARS = 64 * KiB;
+
+/** 1 s: notify() sooner than this after the previous one is skipped and returns false. */
+export const NOTIFY_SPACING_MS = 1_000;
+
+/** 3 ms: a computing child looks for the stop file no more often than this. */
+export const STOP_CHECK_INTERVAL_MS = 3;
+
+/** The stop file's name, in the child's own directory (its cwd). */
+export const STOP_FILE_NAME = 'stop';
+
+/** The parent names each child's private directory with this prefix; a child whose parent is gone removes only such a directory. */
+export const CHILD_DIR_PREFIX = 'codemode-script-';
+
+/** The child's own settings, given on its command line as JSON. */
+export interface ChildOptions {
+  readonly memoryMaxBytes: number;
+  readonly notifyMax: number;
+}
+
+export interface ToolEntry {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: unknown;
+  readonly outputSchema?: unknown;
+  /** A TypeScript-like declaration, made by the server from the schemas, for describe(). */
+  readonly declaration: string;
+}
+
+// ---- child → parent ----
+
+export interface ReadyMessage {
+  readonly t: 'ready';
+  readonly v: number;
+  /** How the prelude was installed: restored from the build's snapshot, or evaluated (the fallback). */
+  readonly prelude: 'snapshot' | 'evaluated';
+}
+
+export interface CallMessage {
+  readonly t: 'call';
+  readonly id: number;
+  readonly tool: string;
+  /** The arguments as JSON text, counted by the parent before it parses them. */
+  readonly args: string;
+}
+
+export interface OutputMessage {
+  readonly t: 'out';
+  readonly text: string;
+}
+
+export interface NotifyMessage {
+  readonly t: 'notify';
+  /** The payload as JSON text. */
+  readonly payload: string;
+}
+
+export type EndStatus = 'finished' | 'failed' | 'stopped';
+
+export interface EndMessage {
+  readonly t: 'end';
+  readonly status: EndStatus;
+  /** The value as JSON text, when the script finished with a value. */
+  readonly value?: string;
+  /** The error as the script would print it (message and the script's own frames). */
+  readonly error?: string;
+  /** Calls the script made that were never sent, as JSON text of {tool: count}. */
+  readonly unsent?: string;
+}
+
+export type ChildMessage = ReadyMessage | CallMessage | OutputMessage | NotifyMessage | EndMessage;
+
+// ---- parent → child ----
+
+export interface StartMessage {
+  readonly t: 'start';
+  readonly code: string;
+  /** The tools the script may call, as JSON text of ToolEntry[]. */
+  readonly tools: string;
+}
+
+/**
+ * How a call ended, as the script sees it:
+ * ok: the payload is the tool's result as JSON (isError results included);
+ * refused: ToolRefused, nothing was sent; timeout: TimeoutError, the place stays held until
+ * `release`; too_large: ResultTooLarge, the call took effect.
+ */
+export type ResultKind = 'ok' | 'refused' | 'timeout' | 'too_large';
+
+export interface ResultMessage {
+  readonly t: 'result';
+  readonly id: number;
+  readonly kind: ResultKind;
+  /** For every kind but ok: what to tell the script. */
+  readonly message?: string;
+}
+
+export interface ReleaseMessage {
+  readonly t: 'release';
+  readonly id: number;
+}
+
+export interface StopMessage {
+  readonly t: 'stop';
+}
+
+export type ParentMessage = StartMessage | ResultMessage | ReleaseMessage | StopMessage;
+
+/** Why a child's script ended as crashed. Each is a breach of this contract or a lost child. */
+export const BREACH = {
+  FRAME_UNDECODABLE: 'a frame that does not decode',
+  FRAME_TOO_LARGE: `a frame over ${FRAME_MAX_BYTES / MiB} MiB`,
+  FRAME_TOO_MANY_VALUES: `a frame with more than ${FRAME_MAX_VALUES} values`,
+  MESSAGE_UNEXPECTED: 'a message the protocol does not allow at this point',
+  TOOL_NOT_GIVEN: 'a call to a tool the script was not given',
+  CALL_ID_REUSED: 'a call id reused before its answer was seen',
+  TOO_MANY_CALLS: `more than ${CALLS_IN_FLIGHT_MAX} calls out`,
+  ARGS_TOO_LARGE: `arguments over ${CALL_ARGS_MAX_BYTES / MiB} MiB of JSON`,
+  ARGS_TOO_MANY_VALUES: `arguments over ${CALL_ARGS_MAX_VALUES.toLocaleString('en-US')} values`,
+  ARGS_INVALID: 'arguments that are not a JSON object',
+  TOO_MANY_NOTIFIES: 'too many notifies',
+  NOTIFY_INVALID: 'a notify payload over its cap',
+  OUTPUT_PAST_BATCH: `output past a batch of ${OUTPUT_BATCH_MAX_CHARS / KiB} KiB`,
+  VALUE_TOO_LARGE: `a value over ${VALUE_MAX_CHARS / MiB} MiB of JSON`,
+  EXIT_BEFORE_END: 'an exit before saying how the script ended',
+  PROTOCOL_VERSION: 'a protocol version this server does not speak',
+} as const;
+
+export type Breach = keyof typeof BREACH;

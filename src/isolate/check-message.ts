@@ -1,0 +1,75 @@
+import {
+  ERROR_MAX_CHARS,
+  FRAME_MAX_VALUES,
+  NOTIFY_PAYLOAD_MAX_CHARS,
+  OUTPUT_BATCH_MAX_CHARS,
+  VALUE_MAX_CHARS,
+  type Breach,
+  type ChildMessage,
+} from '../../protocol/contract.js';
+import { countJsonValues } from '../../protocol/frames.js';
+
+export type Checked = { readonly ok: true; readonly message: ChildMessage } | { readonly ok: false; readonly breach: Breach };
+
+const END_STATUSES = new Set(['finished', 'failed', 'stopped']);
+/** The value cap, plus room for the string that says a value was past it. */
+const VALUE_FIELD_MAX_CHARS = VALUE_MAX_CHARS + 1_024;
+
+/**
+ * Checks one frame from the untrusted child: its values are counted before it is parsed, and
+ * each message's fields are checked for type and size.
+ */
+export function checkChildFrame(body: Buffer): Checked {
+  const text = body.toString('utf8');
+  if (countJsonValues(text, FRAME_MAX_VALUES) > FRAME_MAX_VALUES) return breach('FRAME_TOO_MANY_VALUES');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return breach('FRAME_UNDECODABLE');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return breach('FRAME_UNDECODABLE');
+  const m = parsed as Record<string, unknown>;
+  switch (m.t) {
+    case 'ready':
+      return typeof m.v === 'number' && (m.prelude === 'snapshot' || m.prelude === 'evaluated')
+        ? ok(m)
+        : breach('FRAME_UNDECODABLE');
+    case 'call':
+      return isCallId(m.id) && typeof m.tool === 'string' && typeof m.args === 'string'
+        ? ok(m)
+        : breach('FRAME_UNDECODABLE');
+    case 'out':
+      if (typeof m.text !== 'string') return breach('FRAME_UNDECODABLE');
+      return m.text.length > OUTPUT_BATCH_MAX_CHARS ? breach('OUTPUT_PAST_BATCH') : ok(m);
+    case 'notify':
+      if (typeof m.payload !== 'string') return breach('FRAME_UNDECODABLE');
+      return m.payload.length > NOTIFY_PAYLOAD_MAX_CHARS ? breach('NOTIFY_INVALID') : ok(m);
+    case 'end':
+      if (typeof m.status !== 'string' || !END_STATUSES.has(m.status)) return breach('FRAME_UNDECODABLE');
+      if (!optionalString(m.value) || !optionalString(m.error) || !optionalString(m.unsent)) {
+        return breach('FRAME_UNDECODABLE');
+      }
+      if (typeof m.value === 'string' && m.value.length > VALUE_FIELD_MAX_CHARS) return breach('VALUE_TOO_LARGE');
+      if (typeof m.error === 'string' && m.error.length > ERROR_MAX_CHARS) return breach('FRAME_UNDECODABLE');
+      return ok(m);
+    default:
+      return breach('FRAME_UNDECODABLE');
+  }
+}
+
+function isCallId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function optionalString(value: unknown): boolean {
+  return value === undefined || typeof value === 'string';
+}
+
+function ok(message: Record<string, unknown>): Checked {
+  return { ok: true, message: message as unknown as ChildMessage };
+}
+
+function breach(reason: Breach): Checked {
+  return { ok: false, breach: reason };
+}

@@ -1,0 +1,50 @@
+import type { CallSummary, OutputSlice, ScriptReturn } from './types.js';
+
+/** 300: characters of a call's arguments shown when the call is named; the rest is marked as cut. */
+const ARGS_SHOWN_CHARS = 300;
+
+/**
+ * A return as the model reads it: `Script <id> <status>`, then the calls, the value (or the
+ * error), the notifications and the output since the last return.
+ */
+export function renderReturn(ret: ScriptReturn): string {
+  const lines = [`Script ${ret.script} ${ret.status}`];
+  lines.push(...renderCalls(ret.calls, ret.status === 'running'));
+  if (ret.error !== undefined) lines.push(`error: ${ret.error}`);
+  if (ret.value !== undefined) lines.push(`value: ${ret.value}`);
+  for (const payload of ret.notifications) lines.push(`notified: ${payload}`);
+  const output = renderOutput(ret.output);
+  if (output !== '') lines.push('output:', output);
+  return lines.join('\n');
+}
+
+function renderCalls(calls: CallSummary, running: boolean): string[] {
+  const unseenCount = calls.unseen.length + sum(calls.unseenMore);
+  const parts = [`${calls.answered} answered`];
+  if (running && calls.inFlight > 0) parts.push(`${calls.inFlight} in flight`);
+  if (unseenCount > 0) parts.push(`${unseenCount} whose answer the script never saw`);
+  const lines = [`calls: ${parts.join(', ')}`];
+  for (const call of calls.unseen) lines.push(`  ${call.tool} ${cut(call.args)}: ${call.fate}`);
+  if (sum(calls.unseenMore) > 0) lines.push(`  and more: ${counts(calls.unseenMore)}`);
+  if (sum(calls.unsent) > 0) lines.push(`never sent: ${counts(calls.unsent)}`);
+  return lines;
+}
+
+export function renderOutput(output: OutputSlice): string {
+  if (output.dropped === 0) return output.head + output.tail;
+  return `${output.head}\n… ${output.dropped.toLocaleString('en-US')} characters dropped …\n${output.tail}`;
+}
+
+function cut(args: string): string {
+  return args.length <= ARGS_SHOWN_CHARS ? args : `${args.slice(0, ARGS_SHOWN_CHARS)}… (${args.length} characters)`;
+}
+
+function counts(byTool: Readonly<Record<string, number>>): string {
+  return Object.entries(byTool)
+    .map(([tool, count]) => `${tool} ×${count}`)
+    .join(', ');
+}
+
+function sum(byTool: Readonly<Record<string, number>>): number {
+  return Object.values(byTool).reduce((total, count) => total + count, 0);
+}

@@ -1,0 +1,58 @@
+import { RESULT_MAX_DEPTH, resultMaxBytes, type ResultMessage } from '../../protocol/contract.js';
+import { ToolRefusedError } from '../errors.js';
+import type { ToolResult } from './types.js';
+
+export interface ResultFrame {
+  readonly message: ResultMessage;
+  readonly payload?: Buffer;
+}
+
+/** What the script gets for a call's outcome: the result as JSON bytes, or the error to throw. */
+export function resultFrame(id: number, outcome: { result: ToolResult } | { error: unknown }, memoryMaxBytes: number): ResultFrame {
+  if ('error' in outcome) {
+    if (outcome.error instanceof ToolRefusedError) {
+      return { message: { t: 'result', id, kind: 'refused', message: outcome.error.message } };
+    }
+    return okFrame(id, failureResult(outcome.error));
+  }
+  const depth = depthOf(outcome.result, RESULT_MAX_DEPTH);
+  if (depth > RESULT_MAX_DEPTH) {
+    return tooLarge(id, `its result is nested deeper than ${RESULT_MAX_DEPTH} levels`);
+  }
+  const bytes = Buffer.from(JSON.stringify(outcome.result), 'utf8');
+  const max = resultMaxBytes(memoryMaxBytes);
+  if (bytes.length > max) {
+    return tooLarge(id, `its result is ${bytes.length} bytes of JSON, past the cap of ${max} (a third of the script's memory)`);
+  }
+  return { message: { t: 'result', id, kind: 'ok' }, payload: bytes };
+}
+
+function okFrame(id: number, result: ToolResult): ResultFrame {
+  return { message: { t: 'result', id, kind: 'ok' }, payload: Buffer.from(JSON.stringify(result), 'utf8') };
+}
+
+function tooLarge(id: number, why: string): ResultFrame {
+  return { message: { t: 'result', id, kind: 'too_large', message: `The call took effect, but ${why}.` } };
+}
+
+/** A failure after the call was sent: the tool may have done something, so it is a result, not a refusal. */
+function failureResult(error: unknown): ToolResult {
+  const text = error instanceof Error ? error.message : String(error);
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** The nesting of a JSON value, walked without recursion; stops counting past `max`. */
+export function depthOf(value: unknown, max: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > max) return deepest;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return deepest;
+}

@@ -1,0 +1,180 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import {
+  CHILD_DIR_PREFIX,
+  FRAME_MAX_BYTES,
+  PROTOCOL_VERSION,
+  STOP_FILE_NAME,
+  type Breach,
+  type ChildMessage,
+  type ChildOptions,
+  type ParentMessage,
+} from '../../protocol/contract.js';
+import { FrameDecoder, encodeFrame } from '../../protocol/frames.js';
+import { checkChildFrame } from './check-message.js';
+import { ENGINE_MAIN } from './engine-path.js';
+
+/** 16 KiB: the end of a child's stderr kept to explain an exit; the rest goes to the server's stderr. */
+const STDERR_KEPT_CHARS = 16 * 1024;
+
+export interface SpawnChildOptions extends ChildOptions {
+  /** The program the child runs; the engine unless a test gives a misbehaving one. */
+  readonly entry?: string;
+  /** Where the child's stderr lines go, prefixed; the server's stderr by default. */
+  readonly log?: (line: string) => void;
+}
+
+export interface ChildEvents {
+  message(message: ChildMessage): void;
+  breach(reason: Breach): void;
+  exit(code: number | null, signal: NodeJS.Signals | null): void;
+}
+
+/**
+ * A script's child process, seen from the server: spawned with an empty environment in a
+ * private directory, ready before it is given a script, checked frame by frame.
+ */
+export class ScriptChild {
+  readonly dir: string;
+  /** Resolves when the child said it is ready; rejects when it exits or breaks the protocol first. */
+  readonly ready: Promise<void>;
+  private readonly process: ChildProcess;
+  private readonly decoder = new FrameDecoder(FRAME_MAX_BYTES);
+  private readonly writes: Array<{ frame: Buffer; written: (() => void) | undefined }> = [];
+  private writing = false;
+  private events: Partial<ChildEvents> = {};
+  private isReady = false;
+  private exitedWith: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private stderrTail = '';
+  private brokenBy: Breach | null = null;
+
+  constructor(options: SpawnChildOptions) {
+    this.dir = mkdtempSync(join(tmpdir(), CHILD_DIR_PREFIX));
+    const childOptions: ChildOptions = { memoryMaxBytes: options.memoryMaxBytes, notifyMax: options.notifyMax };
+    this.process = spawn(process.execPath, [options.entry ?? ENGINE_MAIN, JSON.stringify(childOptions)], {
+      cwd: this.dir,
+      env: {},
+      stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
+    });
+    let settleReady: (error?: Error) => void = () => {};
+    this.ready = new Promise<void>((resolve, reject) => {
+      settleReady = (error) => (error ? reject(error) : resolve());
+    });
+    this.ready.catch(() => {});
+
+    const log = options.log ?? ((line: string) => process.stderr.write(`[script child ${this.pid}] ${line}\n`));
+    this.readStderr(this.process.stderr!, log);
+    (this.process.stdio[3] as Readable).on('data', (chunk: Buffer) => this.onData(chunk, settleReady));
+    (this.process.stdin as Writable).on('error', () => {});
+    this.process.on('error', (error) => settleReady(error));
+    this.process.on('exit', (code, signal) => {
+      this.exitedWith = { code, signal };
+      rmSync(this.dir, { recursive: true, force: true });
+      settleReady(new Error(`the script's process exited before it was ready${this.describeExit()}`));
+      this.events.exit?.(code, signal);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  get exited(): boolean {
+    return this.exitedWith !== null;
+  }
+
+  /** The exit code or signal and the end of stderr, to explain an exit. */
+  describeExit(): string {
+    const how = this.exitedWith
+      ? this.exitedWith.signal
+        ? ` (killed by ${this.exitedWith.signal})`
+        : ` (exit code ${this.exitedWith.code})`
+      : '';
+    const stderr = this.stderrTail.trim();
+    return stderr ? `${how}: ${stderr.split('\n').slice(-5).join(' | ')}` : how;
+  }
+
+  /** Takes over the child's events once it is given a script. */
+  listen(events: Partial<ChildEvents>): void {
+    this.events = events;
+    if (this.brokenBy) events.breach?.(this.brokenBy);
+    if (this.exitedWith) events.exit?.(this.exitedWith.code, this.exitedWith.signal);
+  }
+
+  /** Frames go one at a time, each after the previous one has drained into the child's stdin. */
+  send(message: ParentMessage, payload?: Uint8Array, written?: () => void): void {
+    if (this.exited) return;
+    this.writes.push({ frame: encodeFrame(message, payload), written });
+    this.writeNext();
+  }
+
+  /** The stop file, seen by a computing child at its next interrupt check. */
+  createStopFile(): void {
+    if (this.exited) return;
+    try {
+      writeFileSync(join(this.dir, STOP_FILE_NAME), '');
+    } catch {
+      // The child is exiting and its directory is gone: nothing is left to stop.
+    }
+  }
+
+  kill(): void {
+    if (!this.exited) this.process.kill('SIGKILL');
+  }
+
+  private writeNext(): void {
+    if (this.writing || this.exited) return;
+    const next = this.writes.shift();
+    if (!next) return;
+    this.writing = true;
+    this.process.stdin!.write(next.frame, (error) => {
+      this.writing = false;
+      if (!error) next.written?.();
+      this.writeNext();
+    });
+  }
+
+  private onData(chunk: Buffer, settleReady: (error?: Error) => void): void {
+    if (this.brokenBy) return;
+    const outcome = this.decoder.push(chunk, (body) => {
+      if (this.brokenBy) return;
+      const checked = checkChildFrame(body);
+      if (!checked.ok) return this.breach(checked.breach, settleReady);
+      const message = checked.message;
+      if (!this.isReady) {
+        if (message.t !== 'ready') return this.breach('MESSAGE_UNEXPECTED', settleReady);
+        if (message.v !== PROTOCOL_VERSION) return this.breach('PROTOCOL_VERSION', settleReady);
+        this.isReady = true;
+        settleReady();
+        return;
+      }
+      if (message.t === 'ready') return this.breach('MESSAGE_UNEXPECTED', settleReady);
+      this.events.message?.(message);
+    });
+    if (outcome === 'too_large') this.breach('FRAME_TOO_LARGE', settleReady);
+  }
+
+  private breach(reason: Breach, settleReady: (error?: Error) => void): void {
+    this.brokenBy = reason;
+    this.kill();
+    settleReady(new Error(`the script's process broke the protocol before it was ready: ${reason}`));
+    this.events.breach?.(reason);
+  }
+
+  private readStderr(stream: Readable, log: (line: string) => void): void {
+    let partial = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (text: string) => {
+      this.stderrTail = (this.stderrTail + text).slice(-STDERR_KEPT_CHARS);
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) log(line);
+    });
+    stream.on('end', () => {
+      if (partial) log(partial);
+    });
+  }
+}

@@ -1,0 +1,309 @@
+import {
+  BREACH,
+  CALLS_IN_FLIGHT_MAX,
+  CALL_ARGS_MAX_BYTES,
+  CALL_ARGS_MAX_VALUES,
+  NOTIFY_SPACING_MS,
+  type Breach,
+  type CallMessage,
+  type ChildMessage,
+  type EndMessage,
+  type ToolEntry,
+} from '../../protocol/contract.js';
+import { countJsonValues } from '../../protocol/frames.js';
+import { CallRecord, type OpenCall } from './call-record.js';
+import { OutputWindow } from './output-window.js';
+import { resultFrame } from './result-frame.js';
+import type { ScriptChild } from './script-child.js';
+import type { ScriptReturn, ScriptStatus, StopReason, ToolCaller, ToolResult } from './types.js';
+
+/** 2 s: a stopped child that hasn't ended by then is killed, and its output may be cut short. */
+export const STOP_GRACE_MS = 2_000;
+
+/** 2 s: a child that said how its script ended but hasn't exited by then is killed. */
+export const EXIT_GRACE_MS = 2_000;
+
+/** Spacing the parent tolerates below NOTIFY_SPACING_MS, for timer jitter between the two processes. */
+const NOTIFY_SPACING_SLACK_MS = 50;
+
+export interface ScriptLimits {
+  readonly toolCallTimeoutMs: number;
+  readonly scriptLifetimeMs: number;
+  readonly memoryMaxBytes: number;
+  readonly notifyMax: number;
+}
+
+export interface ScriptOptions {
+  readonly id: string;
+  readonly code: string;
+  readonly tools: readonly ToolEntry[];
+  readonly callTool: ToolCaller;
+  readonly limits: ScriptLimits;
+  /** Output as it arrives, for progress notifications while a call watches the script. */
+  readonly onOutput?: (text: string) => void;
+  /** A notify() payload (JSON text) as it arrives, for the client. */
+  readonly onNotify?: (payloadJson: string) => void;
+}
+
+interface Ending {
+  readonly status: Exclude<ScriptStatus, 'running'>;
+  readonly value?: string;
+  readonly error?: string;
+}
+
+/**
+ * The parent side of one script: it gives a ready child the script, runs the script's calls
+ * against the tools, keeps its output and call record, stops it, and answers observations.
+ */
+export class Script {
+  readonly id: string;
+  /** Resolves once the script has ended (in any way). */
+  readonly ended: Promise<void>;
+  private markEnded!: () => void;
+  private ending: Ending | null = null;
+  private stopReason: StopReason | null = null;
+  private readonly output = new OutputWindow();
+  private notifications: string[] = [];
+  private readonly record = new CallRecord();
+  private readonly toolNames: ReadonlySet<string>;
+  private notifies = 0;
+  private lastNotifyAt = -Infinity;
+  private lifetimeTimer: NodeJS.Timeout | undefined;
+  private killTimer: NodeJS.Timeout | undefined;
+  /** Set when the child was killed after a stop: its output may be cut short. */
+  private killedAfterStop = false;
+
+  constructor(
+    private readonly child: ScriptChild,
+    private readonly options: ScriptOptions,
+  ) {
+    this.id = options.id;
+    this.toolNames = new Set(options.tools.map((tool) => tool.name));
+    this.ended = new Promise((resolve) => (this.markEnded = resolve));
+    child.listen({
+      message: (message) => this.onMessage(message),
+      breach: (reason) => this.crash(`the script's process broke the protocol: ${BREACH[reason]}`),
+      exit: () => this.onExit(),
+    });
+    this.lifetimeTimer = setTimeout(() => this.stop('lifetime'), options.limits.scriptLifetimeMs);
+    this.lifetimeTimer.unref();
+    child.ready.then(
+      () => child.send({ t: 'start', code: options.code, tools: JSON.stringify(options.tools) }),
+      (error: Error) => this.crash(error.message),
+    );
+  }
+
+  get status(): ScriptStatus {
+    return this.ending?.status ?? 'running';
+  }
+
+  /**
+   * Watches the script until it ends or `boundMs` passes (or `signal` aborts), then returns what
+   * is new since the last return: output, notifications, and the ending once there is one.
+   */
+  async observe(boundMs: number, signal?: AbortSignal): Promise<ScriptReturn> {
+    if (this.ending === null && boundMs > 0 && !signal?.aborted) {
+      let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
+      await Promise.race([
+        this.ended,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, boundMs);
+          onAbort = resolve;
+          signal?.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+    return this.takeReturn();
+  }
+
+  /** Stops the script: the stop file and a stop frame, then a kill after STOP_GRACE_MS. */
+  stop(reason: StopReason): void {
+    if (this.ending !== null || this.stopReason !== null) return;
+    this.stopReason = reason;
+    this.child.createStopFile();
+    this.child.send({ t: 'stop' });
+    this.killTimer = setTimeout(() => {
+      this.killedAfterStop = true;
+      this.child.kill();
+    }, STOP_GRACE_MS);
+  }
+
+  private takeReturn(): ScriptReturn {
+    const ending = this.ending;
+    const status = ending?.status ?? 'running';
+    const notifications = this.notifications;
+    this.notifications = [];
+    return {
+      script: this.id,
+      status,
+      calls: this.record.summary(),
+      ...(ending?.value !== undefined ? { value: ending.value } : {}),
+      ...(ending?.error !== undefined ? { error: ending.error } : {}),
+      ...(status === 'stopped' && this.stopReason !== null ? { stopReason: this.stopReason } : {}),
+      output: this.output.take(),
+      notifications,
+      isError: status === 'failed' || status === 'crashed' || (status === 'stopped' && this.stopReason === 'lifetime'),
+    };
+  }
+
+  private onMessage(message: ChildMessage): void {
+    if (this.ending !== null) return;
+    switch (message.t) {
+      case 'call':
+        return this.onCall(message);
+      case 'out':
+        this.output.append(message.text);
+        this.options.onOutput?.(message.text);
+        return;
+      case 'notify':
+        return this.onNotify(message.payload);
+      case 'end':
+        return this.onEnd(message);
+      default:
+        return this.breach('MESSAGE_UNEXPECTED');
+    }
+  }
+
+  private onCall(message: CallMessage): void {
+    if (!this.toolNames.has(message.tool)) return this.breach('TOOL_NOT_GIVEN');
+    if (this.record.isOpen(message.id)) return this.breach('CALL_ID_REUSED');
+    if (this.record.openCount >= CALLS_IN_FLIGHT_MAX) return this.breach('TOO_MANY_CALLS');
+    if (Buffer.byteLength(message.args, 'utf8') > CALL_ARGS_MAX_BYTES) return this.breach('ARGS_TOO_LARGE');
+    if (countJsonValues(message.args, CALL_ARGS_MAX_VALUES) > CALL_ARGS_MAX_VALUES) {
+      return this.breach('ARGS_TOO_MANY_VALUES');
+    }
+    let args: unknown;
+    try {
+      args = JSON.parse(message.args);
+    } catch {
+      return this.breach('ARGS_INVALID');
+    }
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) return this.breach('ARGS_INVALID');
+
+    const call = this.record.opened(message.id, message.tool, message.args);
+    const { toolCallTimeoutMs } = this.options.limits;
+    call.timer = setTimeout(() => this.onTimeout(call), toolCallTimeoutMs);
+    let answer: Promise<ToolResult>;
+    try {
+      answer = this.options.callTool(message.tool, args as Record<string, unknown>, call.controller.signal);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
+      (result) => this.onAnswer(call, { result }),
+      (error: unknown) => this.onAnswer(call, { error }),
+    );
+  }
+
+  private onTimeout(call: OpenCall): void {
+    if (this.ending !== null) return;
+    const ms = this.options.limits.toolCallTimeoutMs;
+    this.record.timedOut(call, ms);
+    this.child.send({
+      t: 'result',
+      id: call.id,
+      kind: 'timeout',
+      message:
+        `tools[${JSON.stringify(call.tool)}] took longer than ${ms} ms (the server's toolCallTimeoutMs); ` +
+        'it may still be running and may take effect',
+    });
+  }
+
+  private onAnswer(call: OpenCall, outcome: { result: ToolResult } | { error: unknown }): void {
+    if (this.ending !== null || !this.record.isOpen(call.id)) return;
+    if (!this.record.closed(call)) {
+      this.child.send({ t: 'release', id: call.id });
+      return;
+    }
+    const frame = resultFrame(call.id, outcome, this.options.limits.memoryMaxBytes);
+    this.child.send(frame.message, frame.payload, () => this.record.delivered());
+  }
+
+  private onNotify(payload: string): void {
+    const now = performance.now();
+    if (this.notifies >= this.options.limits.notifyMax || now - this.lastNotifyAt < NOTIFY_SPACING_MS - NOTIFY_SPACING_SLACK_MS) {
+      return this.breach('TOO_MANY_NOTIFIES');
+    }
+    this.notifies++;
+    this.lastNotifyAt = now;
+    this.notifications.push(payload);
+    this.options.onNotify?.(payload);
+  }
+
+  private onEnd(message: EndMessage): void {
+    if (message.unsent !== undefined) {
+      const unsent = parseCounts(message.unsent, this.toolNames);
+      if (unsent === null) return this.breach('MESSAGE_UNEXPECTED');
+      this.record.noteUnsent(unsent);
+    }
+    if (message.status === 'stopped' && this.stopReason === null) return this.breach('MESSAGE_UNEXPECTED');
+    const stopped = message.status === 'stopped';
+    this.end({
+      status: message.status,
+      ...(message.value !== undefined ? { value: message.value } : {}),
+      ...(message.error !== undefined ? { error: message.error } : stopped ? { error: this.stopMessage() } : {}),
+    });
+    this.killTimer = setTimeout(() => this.child.kill(), EXIT_GRACE_MS);
+  }
+
+  private onExit(): void {
+    clearTimeout(this.killTimer);
+    if (this.ending !== null) return;
+    if (this.stopReason !== null) {
+      const cut = this.killedAfterStop ? ` It did not stop within ${STOP_GRACE_MS} ms and was killed; its output may be cut short.` : '';
+      this.end({ status: 'stopped', error: this.stopMessage() + cut });
+      return;
+    }
+    this.crash(`the script's process ${BREACH.EXIT_BEFORE_END}${this.child.describeExit()}`);
+  }
+
+  private stopMessage(): string {
+    switch (this.stopReason) {
+      case 'lifetime':
+        return `Stopped at its lifetime of ${this.options.limits.scriptLifetimeMs} ms (the server's scriptLifetimeMs).`;
+      case 'watch-cancelled':
+        return 'Stopped: the client cancelled the call that watched it before it had returned anything.';
+      case 'shutdown':
+        return 'Stopped: the server is shutting down.';
+      default:
+        return 'Stopped, as asked.';
+    }
+  }
+
+  private breach(reason: Breach): void {
+    this.crash(`the script's process broke the protocol: ${BREACH[reason]}`);
+  }
+
+  private crash(reason: string): void {
+    if (this.ending !== null) return;
+    this.child.kill();
+    this.end({ status: 'crashed', error: reason });
+  }
+
+  private end(ending: Ending): void {
+    if (this.ending !== null) return;
+    this.ending = ending;
+    clearTimeout(this.lifetimeTimer);
+    this.record.cancelOpen();
+    this.markEnded();
+  }
+}
+
+/** A {tool: count} object of the script's own tools, or null when it is anything else. */
+function parseCounts(text: string, tools: ReadonlySet<string>): Record<string, number> | null {
+  if (countJsonValues(text, 2 * tools.size + 1) > 2 * tools.size + 1) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  for (const [tool, count] of Object.entries(parsed)) {
+    if (!tools.has(tool) || !Number.isSafeInteger(count) || (count as number) < 0) return null;
+  }
+  return parsed as Record<string, number>;
+}

@@ -1,0 +1,57 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+
+/** What a tool call resolves to, exactly as the tool sent it. */
+export type ToolResult = CallToolResult;
+
+/**
+ * How a script's calls reach the tools. Throw ToolRefusedError for a call refused before it was
+ * sent; any other throw becomes an `isError` result (the call may have done something).
+ */
+export type ToolCaller = (name: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
+
+export type ScriptStatus = 'running' | 'finished' | 'failed' | 'crashed' | 'stopped';
+
+/** Why a script was stopped. */
+export type StopReason = 'requested' | 'lifetime' | 'watch-cancelled' | 'shutdown';
+
+/** A call whose answer the script never saw. */
+export interface UnseenCall {
+  readonly tool: string;
+  /** The arguments as the script sent them (JSON text). */
+  readonly args: string;
+  readonly fate: string;
+}
+
+export interface CallSummary {
+  readonly answered: number;
+  readonly inFlight: number;
+  /** At most CALLS_NAMED_MAX, oldest first. */
+  readonly unseen: readonly UnseenCall[];
+  /** The unseen calls past the named ones, counted by tool. */
+  readonly unseenMore: Readonly<Record<string, number>>;
+  /** Calls the script made that were never sent, counted by tool. */
+  readonly unsent: Readonly<Record<string, number>>;
+}
+
+export interface OutputSlice {
+  readonly head: string;
+  readonly tail: string;
+  /** Exact count of characters dropped between head and tail. */
+  readonly dropped: number;
+}
+
+/** One answer about a script: what it did since the last one, and its ending once it has one. */
+export interface ScriptReturn {
+  readonly script: string;
+  readonly status: ScriptStatus;
+  readonly calls: CallSummary;
+  /** The value as JSON text, when the script finished with one. */
+  readonly value?: string;
+  /** What went wrong, for failed, crashed and stopped. */
+  readonly error?: string;
+  readonly stopReason?: StopReason;
+  readonly output: OutputSlice;
+  /** notify() payloads since the last return, as JSON text. */
+  readonly notifications: readonly string[];
+  readonly isError: boolean;
+}

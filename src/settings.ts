@@ -1,0 +1,168 @@
+/**
+ * The server's settings: each one defined here once, with its default, its range and what
+ * happens past it. The CLI makes a flag of each, the config file a field of each, and the
+ * README's settings table says the same.
+ */
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+export type SettingUnit = 'ms' | 'bytes' | 'count';
+
+export interface SettingSpec {
+  /** Field name in the config file's `settings` object. */
+  readonly name: string;
+  /** CLI flag, without the leading dashes. */
+  readonly flag: string;
+  readonly unit: SettingUnit;
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+  /** What the setting does and what happens past it, for --help and the README. */
+  readonly doc: string;
+}
+
+function setting(spec: SettingSpec): SettingSpec {
+  return spec;
+}
+
+export const SETTINGS = {
+  /** 30 s: a run or wait returns by then with the output so far; the script keeps running. */
+  yieldMs: setting({
+    name: 'yieldMs',
+    flag: 'yield-ms',
+    unit: 'ms',
+    default: 30 * SECOND,
+    min: 0,
+    max: 3_600 * SECOND,
+    doc: 'a run or wait returns by then with the output so far; the script keeps running',
+  }),
+  /** 600 s: the cap on a call's `yield_ms`; a larger `yield_ms` is refused. */
+  maxYieldMs: setting({
+    name: 'maxYieldMs',
+    flag: 'max-yield-ms',
+    unit: 'ms',
+    default: 600 * SECOND,
+    min: 0,
+    max: 3_600 * SECOND,
+    doc: "cap on a call's yield_ms; a larger yield_ms is refused with the cap in the message",
+  }),
+  /** 15 min: then the script is stopped, and its ending is an error. */
+  scriptLifetimeMs: setting({
+    name: 'scriptLifetimeMs',
+    flag: 'script-lifetime-ms',
+    unit: 'ms',
+    default: 15 * MINUTE,
+    min: 1 * SECOND,
+    max: 24 * 60 * MINUTE,
+    doc: 'then the script is stopped and its ending is an error',
+  }),
+  /** 3 per session: a further run is refused, naming the running scripts. */
+  maxRunningScripts: setting({
+    name: 'maxRunningScripts',
+    flag: 'max-running-scripts',
+    unit: 'count',
+    default: 3,
+    min: 1,
+    max: 64,
+    doc: 'per MCP session; a further run is refused, naming the running scripts',
+  }),
+  /** 16 per server: script children across all sessions, pooled ones included. */
+  maxScriptChildren: setting({
+    name: 'maxScriptChildren',
+    flag: 'max-script-children',
+    unit: 'count',
+    default: 16,
+    min: 1,
+    max: 256,
+    doc: 'child processes across all sessions, pooled ones included; a further run is refused',
+  }),
+  /** 128 MiB: the QuickJS memory limit of one script; past it the script fails as out of memory. */
+  memoryMaxBytes: setting({
+    name: 'memoryMaxBytes',
+    flag: 'memory-max-bytes',
+    unit: 'bytes',
+    default: 128 * MiB,
+    min: 4 * MiB,
+    max: 2 * GiB,
+    doc: 'QuickJS memory limit per script; past it the script fails as out of memory',
+  }),
+  /** 60 s: a tool call past it rejects with TimeoutError; its place is held until the tool answers. */
+  toolCallTimeoutMs: setting({
+    name: 'toolCallTimeoutMs',
+    flag: 'tool-call-timeout-ms',
+    unit: 'ms',
+    default: 60 * SECOND,
+    min: 1,
+    max: 3_600 * SECOND,
+    doc: 'a call past it rejects with TimeoutError in the script; its place is held until the tool answers',
+  }),
+  /** 8 per session: ended scripts kept for a later wait or list; the oldest is forgotten first. */
+  endedScriptsKept: setting({
+    name: 'endedScriptsKept',
+    flag: 'ended-scripts-kept',
+    unit: 'count',
+    default: 8,
+    min: 0,
+    max: 256,
+    doc: 'per session, for a later wait or list; the oldest ended script is forgotten first',
+  }),
+  /** 20 per script: notify() calls allowed; past it notify throws. 0 turns notify off. */
+  notifyMax: setting({
+    name: 'notifyMax',
+    flag: 'notify-max',
+    unit: 'count',
+    default: 20,
+    min: 0,
+    max: 1_000,
+    doc: 'notify() calls per script; past it notify throws; 0 turns notify off',
+  }),
+  /** 2: children started ahead of scripts; 0 turns the pool off. */
+  pool: setting({
+    name: 'pool',
+    flag: 'pool',
+    unit: 'count',
+    default: 2,
+    min: 0,
+    max: 16,
+    doc: 'script children started ahead so a run starts at once; 0 turns the pool off',
+  }),
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+export type Settings = { readonly [K in SettingName]: number };
+
+export const DEFAULT_SETTINGS: Settings = Object.fromEntries(
+  Object.entries(SETTINGS).map(([name, spec]) => [name, spec.default]),
+) as Settings;
+
+/** `SETTING_INVALID: memoryMaxBytes must be between 4 MiB and 2 GiB; got 1 MiB`, or null. */
+export function checkSetting(name: SettingName, value: number): string | null {
+  const spec = SETTINGS[name];
+  if (!Number.isInteger(value) || value < spec.min || value > spec.max) {
+    return (
+      `SETTING_INVALID: ${name} (--${spec.flag}) must be a whole number between ` +
+      `${formatSettingValue(spec, spec.min)} and ${formatSettingValue(spec, spec.max)}; ` +
+      `got ${Number.isFinite(value) ? formatSettingValue(spec, value) : String(value)}`
+    );
+  }
+  return null;
+}
+
+export function formatSettingValue(spec: SettingSpec, value: number): string {
+  switch (spec.unit) {
+    case 'bytes':
+      if (value >= GiB && value % GiB === 0) return `${value / GiB} GiB`;
+      if (value >= MiB && value % MiB === 0) return `${value / MiB} MiB`;
+      if (value >= 1024 && value % 1024 === 0) return `${value / 1024} KiB`;
+      return `${value} bytes`;
+    case 'ms':
+      if (value >= MINUTE && value % MINUTE === 0) return `${value / MINUTE} min`;
+      if (value >= SECOND && value % SECOND === 0) return `${value / SECOND} s`;
+      return `${value} ms`;
+    case 'count':
+      return String(value);
+  }
+}

@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BREACH, type Breach } from '../../protocol/contract.js';
+import type { ToolCaller } from '../../src/isolate/types.js';
+import { waitForNoChildren } from '../support/processes.js';
+import { runScript, toolEntries } from '../support/scripts.js';
+
+afterEach(async () => {
+  expect(await waitForNoChildren(process.pid)).toEqual([]);
+});
+
+const badChild = new URL('../fixtures/bad-child.mjs', import.meta.url).pathname;
+const hangingTool: ToolCaller = (_name, _args, signal) =>
+  new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+
+/** Each mode of the bad child, and the breach DESIGN.md names for it. */
+const MODES: Array<[mode: string, breach: Breach]> = [
+  ['undecodable', 'FRAME_UNDECODABLE'],
+  ['frame-too-large', 'FRAME_TOO_LARGE'],
+  ['too-many-values', 'FRAME_TOO_MANY_VALUES'],
+  ['tool-not-given', 'TOOL_NOT_GIVEN'],
+  ['call-id-reused', 'CALL_ID_REUSED'],
+  ['too-many-calls', 'TOO_MANY_CALLS'],
+  ['args-too-large', 'ARGS_TOO_LARGE'],
+  ['args-too-many-values', 'ARGS_TOO_MANY_VALUES'],
+  ['args-not-object', 'ARGS_INVALID'],
+  ['too-many-notifies', 'TOO_MANY_NOTIFIES'],
+  ['output-past-batch', 'OUTPUT_PAST_BATCH'],
+  ['exit-before-end', 'EXIT_BEFORE_END'],
+  ['stopped-unasked', 'MESSAGE_UNEXPECTED'],
+  ['ready-again', 'MESSAGE_UNEXPECTED'],
+];
+
+describe('a child that breaks the protocol', () => {
+  it.each(MODES)('ends as crashed when it sends %s', async (mode, breach) => {
+    const ret = await runScript(mode, { entry: badChild, tools: toolEntries('hang'), callTool: hangingTool });
+    expect(ret.status).toBe('crashed');
+    expect(ret.isError).toBe(true);
+    expect(ret.error).toContain(BREACH[breach]);
+  });
+
+  it('leaves the parent serving: the next script runs normally', async () => {
+    await runScript('undecodable', { entry: badChild });
+    const ret = await runScript('return "after"');
+    expect(ret.status).toBe('finished');
+    expect(ret.value).toBe('"after"');
+  });
+});

@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ToolRefusedError } from '../../src/errors.js';
+import { renderReturn } from '../../src/isolate/render.js';
+import type { ToolCaller } from '../../src/isolate/types.js';
+import { waitForNoChildren } from '../support/processes.js';
+import { runScript, startScript, toolEntries } from '../support/scripts.js';
+
+afterEach(async () => {
+  expect(await waitForNoChildren(process.pid)).toEqual([]);
+});
+
+const hangingTool: ToolCaller = (_name, _args, signal) =>
+  new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+
+describe("a script's limits", () => {
+  it('rejects a call past its timeout with TimeoutError, and holds its place until the tool answers', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const slow: ToolCaller = async () => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      inFlight--;
+      return { content: [] };
+    };
+    const ret = await runScript(
+      'const all = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => tools.echo({ i })));\n' +
+        'return all.map((r) => r.status === "rejected" && r.reason instanceof TimeoutError);',
+      { callTool: slow, limits: { toolCallTimeoutMs: 100 } },
+    );
+    expect(JSON.parse(ret.value!)).toEqual(Array(20).fill(true));
+    expect(peak).toBe(16);
+    expect(ret.calls.unseen).toHaveLength(10);
+    expect(ret.calls.unseen[0]).toEqual({ tool: 'echo', args: '{"i":0}', fate: 'timed out after 100 ms; the tool answered later' });
+    expect(ret.calls.unseenMore).toEqual({ echo: 10 });
+  });
+
+  it('rejects a refused call with ToolRefused, saying why', async () => {
+    const refusing: ToolCaller = async (name) => {
+      throw new ToolRefusedError('TOOL_DENIED', name, 'denied by the config');
+    };
+    const ret = await runScript(
+      'try { await tools.echo({}) } catch (e) { return [e instanceof ToolRefused, e.name, e.message] }',
+      { callTool: refusing },
+    );
+    const [isRefused, name, message] = JSON.parse(ret.value!) as [boolean, string, string];
+    expect([isRefused, name]).toEqual([true, 'ToolRefused']);
+    expect(message).toMatch(/denied by the config.*safe to retry/);
+  });
+
+  it('turns a failure after sending into an isError result', async () => {
+    const failing: ToolCaller = async () => {
+      throw new Error('upstream went away');
+    };
+    const ret = await runScript('return await tools.echo({})', { callTool: failing });
+    expect(JSON.parse(ret.value!)).toEqual({ content: [{ type: 'text', text: 'upstream went away' }], isError: true });
+  });
+
+  it('throws at once for arguments over 4 MiB, and sends nothing', async () => {
+    let called = false;
+    const ret = await runScript('try { tools.echo({ s: "x".repeat(4 * 1024 * 1024) }) } catch (e) { return e.message }', {
+      callTool: async () => ((called = true), { content: [] }),
+    });
+    expect(ret.value).toMatch(/past the cap of 4194304; nothing was sent/);
+    expect(called).toBe(false);
+  });
+
+  it('throws at once for arguments over 100,000 values, and sends nothing', async () => {
+    let called = false;
+    const ret = await runScript('try { tools.echo({ list: new Array(100001).fill(0) }) } catch (e) { return e.message }', {
+      callTool: async () => ((called = true), { content: [] }),
+    });
+    expect(ret.value).toMatch(/more than 100000 values.*nothing was sent/);
+    expect(called).toBe(false);
+  });
+
+  it('rejects a result past a third of the memory with ResultTooLarge, saying the call took effect', async () => {
+    const big: ToolCaller = async () => ({ content: [{ type: 'text', text: 'x'.repeat(2 * 1024 * 1024) }] });
+    const ret = await runScript('try { await tools.echo({}) } catch (e) { return [e.name, e.message] }', {
+      callTool: big,
+      limits: { memoryMaxBytes: 4 * 1024 * 1024 },
+    });
+    const [name, message] = JSON.parse(ret.value!) as [string, string];
+    expect(name).toBe('ResultTooLarge');
+    expect(message).toMatch(/^The call took effect, but its result is \d+ bytes of JSON, past the cap of 1398101/);
+  });
+
+  it('rejects a result nested past 2,000 levels with ResultTooLarge', async () => {
+    let nested: unknown = 1;
+    for (let i = 0; i < 2_001; i++) nested = [nested];
+    const deep: ToolCaller = async () => ({ content: [], structuredContent: { nested } });
+    const ret = await runScript('try { await tools.echo({}) } catch (e) { return e.name }', { callTool: deep });
+    expect(ret.value).toBe('"ResultTooLarge"');
+  });
+
+  it('names calls in flight up to 10, counts the rest by tool, and counts calls never sent apart', async () => {
+    const script = startScript('await Promise.all(Array.from({ length: 20 }, (_, i) => tools.slow({ i })))', {
+      tools: toolEntries('slow'),
+      callTool: hangingTool,
+    });
+    await script.observe(300);
+    script.stop('requested');
+    await script.ended;
+    const ret = await script.observe(0);
+    expect(ret.calls.unseen.map((call) => call.args)).toEqual(Array.from({ length: 10 }, (_, i) => `{"i":${i}}`));
+    expect(ret.calls.unseenMore).toEqual({ slow: 6 });
+    expect(ret.calls.unsent).toEqual({ slow: 4 });
+    expect(renderReturn(ret)).toMatch(/and more: slow ×6\nnever sent: slow ×4/);
+  });
+
+  it('sends a notify at once, skips one too soon after it, and shows it in the next return', async () => {
+    const sent: string[] = [];
+    const ret = await runScript('return [notify({ step: 1 }), notify({ step: 2 })]', { onNotify: (p) => sent.push(p) });
+    expect(ret.value).toBe('[true,false]');
+    expect(sent).toEqual(['{"step":1}']);
+    expect(ret.notifications).toEqual(['{"step":1}']);
+  });
+
+  it('refuses notify when the server turned it off, and says so', async () => {
+    const ret = await runScript('try { notify(1) } catch (e) { return e.message }', { limits: { notifyMax: 0 } });
+    expect(ret.value).toMatch(/notify is off on this server/);
+  });
+
+  it("returns a value JSON can't hold as a string that says so", async () => {
+    expect((await runScript('return 10n')).value).toMatch(/can't become JSON/);
+    expect((await runScript('return () => 1')).value).toMatch(/can't become JSON: it is a function/);
+    const cyclic = await runScript('const a = {}; a.a = a; return a');
+    expect(cyclic.status).toBe('finished');
+    expect(cyclic.value).toMatch(/can't become JSON/);
+  });
+
+  it('returns a value over 1 MiB of JSON as a string that says so', async () => {
+    const ret = await runScript('return "x".repeat(2 * 1024 * 1024)');
+    expect(ret.value).toMatch(/past the cap of 1048576/);
+  });
+});

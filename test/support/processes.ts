@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * Every live descendant of `pid` (children, their children, ...), read from /proc (Linux).
+ * Zombies count: a child that exited but was never reaped was still not cleaned up.
+ */
+export function childPidsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = parentOf(Number(entry));
+    if (parent === undefined) continue;
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** Waits until `pid` has no descendants left, or `timeoutMs` has passed; returns those left. */
+export async function waitForNoChildren(pid: number, timeoutMs = 5_000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = childPidsOf(pid);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    left = childPidsOf(pid);
+  }
+  return left;
+}
+
+/** The parent pid from /proc/<pid>/stat, or undefined when the process is already gone. */
+function parentOf(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[1]);
+}

@@ -1,0 +1,56 @@
+import type { ToolEntry } from '../../protocol/contract.js';
+import { ScriptChild, type SpawnChildOptions } from '../../src/isolate/script-child.js';
+import { Script, type ScriptLimits } from '../../src/isolate/script.js';
+import type { ScriptReturn, ToolCaller } from '../../src/isolate/types.js';
+
+export const TEST_LIMITS: ScriptLimits = {
+  toolCallTimeoutMs: 60_000,
+  scriptLifetimeMs: 60_000,
+  memoryMaxBytes: 32 * 1024 * 1024,
+  notifyMax: 20,
+};
+
+export function toolEntries(...names: string[]): ToolEntry[] {
+  return names.map((name) => ({
+    name,
+    description: `The ${name} tool.`,
+    inputSchema: { type: 'object' },
+    declaration: `tools[${JSON.stringify(name)}](args: object): Promise<ToolResult>`,
+  }));
+}
+
+/** Answers every call with its arguments as text. */
+export const echoTool: ToolCaller = async (_name, args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] });
+
+export interface StartOptions {
+  readonly tools?: ToolEntry[];
+  readonly callTool?: ToolCaller;
+  readonly limits?: Partial<ScriptLimits>;
+  readonly entry?: string;
+  readonly onNotify?: (payload: string) => void;
+}
+
+export function startScript(code: string, options: StartOptions = {}): Script {
+  const limits = { ...TEST_LIMITS, ...options.limits };
+  const childOptions: SpawnChildOptions = {
+    memoryMaxBytes: limits.memoryMaxBytes,
+    notifyMax: limits.notifyMax,
+    log: () => {},
+    ...(options.entry ? { entry: options.entry } : {}),
+  };
+  return new Script(new ScriptChild(childOptions), {
+    id: 'test',
+    code,
+    tools: options.tools ?? toolEntries('echo'),
+    callTool: options.callTool ?? echoTool,
+    limits,
+    ...(options.onNotify ? { onNotify: options.onNotify } : {}),
+  });
+}
+
+/** Runs a script to its ending and returns that return. */
+export async function runScript(code: string, options: StartOptions = {}): Promise<ScriptReturn> {
+  const script = startScript(code, options);
+  await script.ended;
+  return script.observe(0);
+}
