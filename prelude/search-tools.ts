@@ -50,7 +50,7 @@ export function searchTools(tools: readonly SearchableTool[], query: string, lim
   const queryTokens = unique(all.filter((t) => !STOP_WORDS.has(t)));
   // A query of only stop words still searches with them.
   const tokens = queryTokens.length > 0 ? queryTokens : unique(all);
-  if (squashedQuery === '' && tokens.length === 0) return [];
+  if (tokens.length === 0) return [];
 
   const scored: { name: string; description: string; score: number }[] = [];
   for (const tool of Array.isArray(tools) ? tools : []) {

@@ -1,0 +1,40 @@
+/**
+ * What `codemode-mcp tools` prints: each tool a script may call, with its summary and
+ * declaration, then the tools the config denies.
+ */
+
+import { declarationOf } from './declaration.js';
+import { summaryOf } from './description.js';
+import type { CatalogTool } from './types.js';
+
+const CONTENT_NOTE =
+  'Content is MCP content: { type: "text"; text } | { type: "image" | "audio"; data; mimeType } | { type: "resource_link"; uri; name } | { type: "resource"; resource }.';
+
+export function renderTools(tools: readonly CatalogTool[]): string {
+  const allowed = tools.filter((t) => t.allowed);
+  const denied = tools.filter((t) => !t.allowed);
+  const servers = new Set(tools.map((t) => t.server)).size;
+
+  const head = `${count(allowed.length, 'tool')} callable from scripts as tools["name"](args), from ${count(servers, 'server')}${
+    denied.length > 0 ? `; ${denied.length} denied by the config` : ''
+  }.`;
+  const sections = [allowed.length > 0 ? `${head}\n${CONTENT_NOTE}` : head];
+
+  for (const tool of allowed) {
+    const summary = summaryOf(tool);
+    sections.push(`== ${tool.name}${summary ? ` — ${summary}` : ''}  ${originOf(tool)}\n${declarationOf(tool)}`);
+  }
+  if (denied.length > 0) {
+    const lines = denied.map((t) => `  ${t.name}  ${originOf(t)}`);
+    sections.push(`Denied by the config (not callable, and not named to the model):\n${lines.join('\n')}`);
+  }
+  return `${sections.join('\n\n')}\n`;
+}
+
+function originOf(tool: CatalogTool): string {
+  return `[server ${JSON.stringify(tool.server)}, tool ${JSON.stringify(tool.upstreamName)}]`;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

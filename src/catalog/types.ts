@@ -1,0 +1,25 @@
+/**
+ * The tool catalog as the upstream layer hands it over: one entry per upstream tool, named as
+ * scripts call it. Everything in src/catalog reads it; nothing here changes it.
+ */
+
+/**
+ * A JSON Schema as an upstream server sent it. Read defensively: upstreams emit every draft and
+ * dialect (zod-to-json-schema, zod 4, hand-written), so no keyword is trusted to be well-formed.
+ */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+export interface CatalogTool {
+  /** The name scripts call it by: the tool's own name, or `<server>__<tool>` with several servers. */
+  readonly name: string;
+  /** The upstream server's name in the config. */
+  readonly server: string;
+  /** The tool's name on its server. */
+  readonly upstreamName: string;
+  readonly description: string;
+  /** An object schema, per MCP. */
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  /** False when the config denies it: then it is neither listed to the model nor callable. */
+  readonly allowed: boolean;
+}

@@ -1,0 +1,43 @@
+/** The words of --help and of usage errors, kept apart from the parsing. */
+
+export const PROGRAM_NAME = 'codemode-mcp';
+
+export const DESCRIPTION =
+  'An MCP server offering one tool, code_execution: the model writes a JavaScript script that calls\n' +
+  'the tools of your MCP servers, and gets back only what the script returns.';
+
+/** The two ways to name the upstream servers; shown in --help and whenever neither or both are given. */
+export const FORMS = [
+  `${PROGRAM_NAME} --config <file> [options]`,
+  `${PROGRAM_NAME} [options] -- <command> [args...]`,
+];
+
+/** The `tools` subcommand in one line, for the program's own usage. */
+export const TOOLS_FORM_BRIEF = `${PROGRAM_NAME} tools (--config <file> | -- <command> [args...])`;
+
+export const TOOLS_DESCRIPTION = 'print the tools a script can call, then exit';
+
+export const TOOLS_FORMS = [
+  `${PROGRAM_NAME} tools --config <file> [options]`,
+  `${PROGRAM_NAME} tools [options] -- <command> [args...]`,
+];
+
+export const UNITS_NOTE =
+  'Sizes take KiB, MiB or GiB (64MiB), durations ms, s or min (5s); a plain number is bytes or ms.\n' +
+  'A flag overrides the same setting in the config file\'s "settings" object.';
+
+export const EXAMPLES = [
+  ['codemode-mcp --config ~/.config/codemode/servers.json', 'the servers of a Claude Desktop-style file'],
+  ['codemode-mcp -- npx -y @modelcontextprotocol/server-filesystem /tmp', 'one server, started as given'],
+  ['codemode-mcp --memory-max-bytes 256MiB --yield-ms 10s --config servers.json', 'with settings'],
+  ['codemode-mcp tools --config .mcp.json', 'list what a script can call'],
+] as const;
+
+export function formatExamples(): string {
+  return ['Examples:', ...EXAMPLES.flatMap(([command, what]) => [`  # ${what}`, `  ${command}`])].join('\n');
+}
+
+/** The message when --config and -- are both given, or neither: it shows the two forms. */
+export function formsMessage(problem: string, forms: readonly string[] = FORMS): string {
+  return [problem, ...forms.map((form) => `  ${form}`)].join('\n');
+}

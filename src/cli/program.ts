@@ -1,0 +1,104 @@
+import { Command, Option } from 'commander';
+import { SETTINGS, formatSettingValue, type SettingName, type SettingSpec, type SettingUnit } from '../settings.js';
+import {
+  DESCRIPTION,
+  FORMS,
+  PROGRAM_NAME,
+  TOOLS_DESCRIPTION,
+  TOOLS_FORMS,
+  TOOLS_FORM_BRIEF,
+  UNITS_NOTE,
+  formatExamples,
+} from './help-text.js';
+
+/** What commander read, before any value is checked: that happens in parseCli, with our own messages. */
+export interface RawArgs {
+  command: 'serve' | 'tools';
+  config: string | undefined;
+  /** Setting flags as typed, by setting name. */
+  settings: Partial<Record<SettingName, string>>;
+  /** Operands that shouldn't be there: usually an upstream command missing its `--`. */
+  stray: string[];
+}
+
+export interface CapturedOutput {
+  stdout: string;
+  stderr: string;
+}
+
+/** Fixed, so help reads the same wherever it is printed and tests can compare it. */
+const HELP_WIDTH = 100;
+
+const PLACEHOLDER: Record<SettingUnit, string> = { ms: '<duration>', bytes: '<size>', count: '<n>' };
+
+/**
+ * The commander program: `codemode-mcp [options]` and `codemode-mcp tools [options]`, each taking
+ * --config and a flag per setting. It never exits the process (exitOverride) and never writes to
+ * it (configureOutput): help, version and errors land in `output`. Argv after `--` never reaches it.
+ */
+export function buildProgram(version: string, output: CapturedOutput, onParsed: (raw: RawArgs) => void): Command {
+  const program = new Command(PROGRAM_NAME)
+    .description(DESCRIPTION)
+    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF]))
+    .helpOption('-h, --help', 'print this help and exit')
+    .helpCommand('help [command]', 'print the help of a command')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => void (output.stdout += text),
+      writeErr: (text) => void (output.stderr += text),
+      getOutHelpWidth: () => HELP_WIDTH,
+      getErrHelpWidth: () => HELP_WIDTH,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
+    // Options before `tools` belong to the program, after it to `tools`; both are read.
+    .enablePositionalOptions();
+  addServeOptions(program).action((opts: { config?: string }) => {
+    onParsed({ command: 'serve', config: opts.config, settings: readSettingFlags(program), stray: program.args });
+  });
+  program.version(version, '-V, --version', 'print the version and exit');
+
+  const tools = program.command('tools').description(TOOLS_DESCRIPTION).usage(usageOf(TOOLS_FORMS).replace(/^tools /, ''));
+  addServeOptions(tools).action((opts: { config?: string }) => {
+    const parentConfig = program.opts<{ config?: string }>().config;
+    const settings = { ...readSettingFlags(program), ...readSettingFlags(tools) };
+    onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, stray: tools.args });
+  });
+
+  program.addHelpText('after', `\n${UNITS_NOTE}\n\n${formatExamples()}\n`);
+  return program;
+}
+
+function addServeOptions(command: Command): Command {
+  command
+    // Operands are kept (in `command.args`) rather than refused by commander, so parseCli can say
+    // where an upstream command goes; passThroughOptions keeps that command's own flags among them.
+    .allowExcessArguments()
+    .passThroughOptions()
+    .option('--config <file>', 'the MCP servers to front: a JSON file as Claude Desktop, Claude Code or VS Code writes it');
+  for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
+    command.addOption(new Option(`--${spec.flag} ${PLACEHOLDER[spec.unit]}`, describeSetting(spec)));
+  }
+  return command;
+}
+
+function describeSetting(spec: SettingSpec): string {
+  const format = (value: number): string => formatSettingValue(spec, value);
+  return `${spec.doc} (default ${format(spec.default)}; ${format(spec.min)} to ${format(spec.max)})`;
+}
+
+function readSettingFlags(command: Command): Partial<Record<SettingName, string>> {
+  const flags: Partial<Record<SettingName, string>> = {};
+  for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
+    const option = command.options.find((candidate) => candidate.long === `--${spec.flag}`);
+    const value: unknown = option === undefined ? undefined : command.getOptionValue(option.attributeName());
+    if (typeof value === 'string') flags[name] = value;
+  }
+  return flags;
+}
+
+/** Commander prints "Usage: codemode-mcp <usage>"; further forms line up under the first. */
+function usageOf(forms: readonly string[]): string {
+  const indent = ' '.repeat('Usage: '.length);
+  return forms.map((form, i) => (i === 0 ? form.slice(PROGRAM_NAME.length + 1) : `${indent}${form}`)).join('\n');
+}

@@ -1,0 +1,41 @@
+/** Where in a config file a value sits, as the user would write it: `mcpServers.github.args[2]`. */
+export type ConfigPath = readonly (string | number)[];
+
+/**
+ * The one error an unusable config file produces. Its message names the file, the path inside it,
+ * what is wrong and what to do:
+ * `CONFIG_INVALID: /home/u/servers.json: mcpServers.github.command must be a string (got number)`.
+ */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  /** The file as the user named it, resolved; null when the config did not come from a file. */
+  readonly file: string | null;
+  /** The message after the file: the path inside it and what is wrong. */
+  readonly detail: string;
+
+  constructor(file: string | null, detail: string) {
+    super(`CONFIG_INVALID: ${file ?? '(config)'}: ${detail}`);
+    this.name = 'ConfigError';
+    this.file = file;
+    this.detail = detail;
+  }
+}
+
+const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
+
+export function formatConfigPath(path: ConfigPath): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else if (PLAIN_KEY.test(segment)) out += out === '' ? segment : `.${segment}`;
+    else out += `[${JSON.stringify(segment)}]`;
+  }
+  return out === '' ? '(top level)' : out;
+}
+
+/** `number`, `null`, `array`, `a string`...: what a value is, for "must be X (got Y)". */
+export function describeValueType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/**
+ * Keys other clients write in a server entry that mean nothing here, accepted and ignored so a
+ * file copied from Claude Desktop, Cline, Roo or VS Code works as it is: `disabled` (boolean; a
+ * disabled entry is skipped), `description`, `timeout` (our limit is the toolCallTimeoutMs
+ * setting), `alwaysAllow` and `autoApprove` (approval is the client's business). Any other
+ * unknown key in an entry is an error naming it, because ignoring one (say `envFile`) would
+ * silently start a server without what the user asked for.
+ */
+export const TOLERATED_ENTRY_KEYS = ['disabled', 'description', 'timeout', 'alwaysAllow', 'autoApprove'] as const;
+
+const tolerated = {
+  disabled: z.boolean().optional(),
+  description: z.unknown().optional(),
+  timeout: z.unknown().optional(),
+  alwaysAllow: z.unknown().optional(),
+  autoApprove: z.unknown().optional(),
+};
+
+const glob = z.string().min(1, 'must not be an empty glob');
+
+const policy = {
+  allow: z.array(glob).min(1, 'must list at least one glob; leave allow out to allow every tool').optional(),
+  deny: z.array(glob).optional(),
+};
+
+const stringMap = z.record(z.string(), z.string());
+
+export const stdioEntrySchema = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1, 'must not be empty'),
+  args: z.array(z.string()).default([]),
+  env: stringMap.default({}),
+  cwd: z.string().min(1, 'must not be empty').optional(),
+  ...policy,
+  ...tolerated,
+});
+
+export const remoteEntrySchema = z.strictObject({
+  type: z.enum(['http', 'sse']).optional(),
+  url: z.string().min(1, 'must not be empty'),
+  headers: stringMap.default({}),
+  ...policy,
+  ...tolerated,
+});
+
+export type StdioEntry = z.infer<typeof stdioEntrySchema>;
+export type RemoteEntry = z.infer<typeof remoteEntrySchema>;
+
+export const ENTRY_TYPES = ['stdio', 'http', 'sse'] as const;
+
+/** The keys an entry of this kind takes, for "unknown key" messages; tolerated ones left out. */
+export function keysTakenBy(schema: typeof stdioEntrySchema | typeof remoteEntrySchema): string[] {
+  const tolerated: readonly string[] = TOLERATED_ENTRY_KEYS;
+  return Object.keys(schema.shape).filter((key) => !tolerated.includes(key));
+}

@@ -1,0 +1,54 @@
+import { dirname } from 'node:path';
+import { ConfigError, describeValueType } from './config-error.js';
+import { readFileSettings } from './file-settings.js';
+import { parseServerEntry } from './parse-server-entry.js';
+import type { LoadedConfig, UpstreamSpec, VariableSource } from './types.js';
+
+export interface ParseConfigOptions {
+  /** The file the value came from, resolved; named in every error. Null for a config from elsewhere. */
+  path: string | null;
+  /** Where `${VAR}` is looked up. Default: `process.env`. */
+  env?: VariableSource;
+}
+
+/** The two keys a server list may sit under: Claude Desktop / Claude Code, and VS Code. */
+const SERVERS_KEYS = ['mcpServers', 'servers'] as const;
+
+/**
+ * A parsed config file's value, checked whole: the first problem throws one `ConfigError`.
+ * Unknown top-level keys are ignored (VS Code's `inputs`, say); unknown keys in an entry are not.
+ */
+export function parseConfig(value: unknown, options: ParseConfigOptions): LoadedConfig {
+  const file = options.path;
+  const env = options.env ?? process.env;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(file, `the file must hold a JSON object such as {"mcpServers": {...}} (got ${describeValueType(value)})`);
+  }
+  const top = value as Record<string, unknown>;
+  const present = SERVERS_KEYS.filter((key) => top[key] !== undefined);
+  if (present.length === 2) {
+    throw new ConfigError(file, 'has both "mcpServers" and "servers"; keep one of them, holding every server');
+  }
+  const serversKey = present[0];
+  if (serversKey === undefined) {
+    throw new ConfigError(file, 'has no "mcpServers" (or "servers") object naming the servers, as in {"mcpServers": {"name": {"command": "..."}}}');
+  }
+  const servers = top[serversKey];
+  if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
+    throw new ConfigError(file, `${serversKey} must be an object of servers by name (got ${describeValueType(servers)})`);
+  }
+
+  const entries = Object.entries(servers);
+  if (entries.length === 0) throw new ConfigError(file, `${serversKey} is empty; add at least one server`);
+  const context = { file, serversKey, env, baseDir: file === null ? null : dirname(file) };
+  const upstreams: UpstreamSpec[] = [];
+  for (const [name, entry] of entries) {
+    const upstream = parseServerEntry(name, entry, context);
+    if (upstream !== null) upstreams.push(upstream);
+  }
+  if (upstreams.length === 0) {
+    throw new ConfigError(file, `every server in ${serversKey} is disabled; enable at least one`);
+  }
+
+  return { path: file, upstreams, settings: readFileSettings(top.settings, file) };
+}

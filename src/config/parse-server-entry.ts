@@ -1,0 +1,136 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { z } from 'zod';
+import { ConfigError, describeValueType, formatConfigPath, type ConfigPath } from './config-error.js';
+import { ENTRY_TYPES, keysTakenBy, remoteEntrySchema, stdioEntrySchema } from './entry-schemas.js';
+import { VariableError, expandVariables } from './expand-variables.js';
+import { formatIssue, pickIssue } from './format-issue.js';
+import type { ToolPolicy, UpstreamSpec, VariableSource } from './types.js';
+
+export interface EntryContext {
+  file: string | null;
+  /** `mcpServers` or `servers`: the key the entry sits under, for paths in messages. */
+  serversKey: string;
+  env: VariableSource;
+  /** A relative `cwd` is taken from here: the config file's directory. Null leaves it relative. */
+  baseDir: string | null;
+}
+
+const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
+
+/** One server entry, checked and expanded; null when it is disabled. Throws `ConfigError`. */
+export function parseServerEntry(name: string, raw: unknown, context: EntryContext): UpstreamSpec | null {
+  const path: ConfigPath = [context.serversKey, name];
+  const invalid = (detail: string): ConfigError => new ConfigError(context.file, detail);
+  const at = formatConfigPath(path);
+
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw invalid(`${at} must be an object (got ${describeValueType(raw)})`);
+  }
+  const entry = raw as Record<string, unknown>;
+  if (entry.disabled !== undefined && typeof entry.disabled !== 'boolean') {
+    throw invalid(`${formatConfigPath([...path, 'disabled'])} must be true or false (got ${describeValueType(entry.disabled)})`);
+  }
+  if (entry.disabled === true) return null;
+
+  if (!SERVER_NAME.test(name)) {
+    throw invalid(
+      `${at}: a server name may hold only letters, digits, "_" and "-", since it becomes the prefix ` +
+        `of its tools' names (<server>__<tool>); rename the server`,
+    );
+  }
+  if (name.includes('__')) {
+    throw invalid(`${at}: a server name can't contain "__", which separates server from tool in <server>__<tool>; rename the server`);
+  }
+
+  const type = entry.type ?? (entry.url !== undefined ? 'http' : 'stdio');
+  if (!ENTRY_TYPES.some((known) => known === type)) {
+    throw invalid(`${formatConfigPath([...path, 'type'])} must be "stdio", "http" or "sse" (got ${JSON.stringify(type)})`);
+  }
+  if (entry.type === undefined && entry.url !== undefined && entry.command !== undefined) {
+    throw invalid(`${at} has both "command" and "url"; keep "command" to start it over stdio, or "url" to reach it over http`);
+  }
+  // An unknown key is likelier a misspelt "command" than a missing one: let the schema name it.
+  const unknownKey = Object.keys(entry).some((key) => !Object.hasOwn(stdioEntrySchema.shape, key));
+  if (type === 'stdio' && entry.command === undefined && entry.url === undefined && !unknownKey) {
+    throw invalid(`${at} needs "command" (to start the server over stdio) or "url" (to reach it over http or sse)`);
+  }
+
+  const validate = <S extends typeof stdioEntrySchema | typeof remoteEntrySchema>(schema: S): z.output<S> => {
+    const parsed = schema.safeParse(entry);
+    if (parsed.success) return parsed.data as z.output<S>;
+    const issue = pickIssue(parsed.error.issues);
+    throw invalid(issue === undefined ? `${at} is invalid` : formatIssue(issue, path, entry, keysTakenBy(schema)));
+  };
+  const expand = (text: string, where: ConfigPath): string => {
+    try {
+      return expandVariables(text, context.env);
+    } catch (error) {
+      if (error instanceof VariableError) throw invalid(`${formatConfigPath([...path, ...where])} ${error.message}`);
+      throw error;
+    }
+  };
+
+  if (type === 'stdio') {
+    const data = validate(stdioEntrySchema);
+    const cwd = data.cwd === undefined ? undefined : expand(data.cwd, ['cwd']);
+    return {
+      name,
+      transport: 'stdio',
+      command: expand(data.command, ['command']),
+      args: data.args.map((arg, i) => expand(arg, ['args', i])),
+      env: mapValues(data.env, (value, key) => expand(value, ['env', key])),
+      ...(cwd === undefined ? {} : { cwd: context.baseDir === null || isAbsolute(cwd) ? cwd : resolve(context.baseDir, cwd) }),
+      policy: readPolicy(name, data, path, invalid),
+    };
+  }
+
+  const data = validate(remoteEntrySchema);
+  const url = expand(data.url, ['url']);
+  if (!/^https?:$/.test(protocolOf(url))) {
+    // The unexpanded value: the expanded one may carry a secret from the environment.
+    throw invalid(`${formatConfigPath([...path, 'url'])} must be an http:// or https:// URL (got ${JSON.stringify(data.url)})`);
+  }
+  return {
+    name,
+    transport: data.type ?? 'http',
+    url,
+    headers: mapValues(data.headers, (value, key) => expand(value, ['headers', key])),
+    policy: readPolicy(name, data, path, invalid),
+  };
+}
+
+function readPolicy(
+  name: string,
+  data: { allow?: string[] | undefined; deny?: string[] | undefined },
+  path: ConfigPath,
+  invalid: (detail: string) => ConfigError,
+): ToolPolicy {
+  const policy: ToolPolicy = {};
+  for (const key of ['allow', 'deny'] as const) {
+    const globs = data[key];
+    if (globs === undefined) continue;
+    globs.forEach((glob, i) => {
+      // A prefixed glob would silently match nothing: policies see the upstream's own tool names.
+      if (glob.startsWith(`${name}__`)) {
+        throw invalid(
+          `${formatConfigPath([...path, key, i])} is "${glob}", but globs match the tool's own name: ` +
+            `write "${glob.slice(name.length + 2)}"`,
+        );
+      }
+    });
+    policy[key] = [...globs];
+  }
+  return policy;
+}
+
+function protocolOf(url: string): string {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return '';
+  }
+}
+
+function mapValues(record: Record<string, string>, map: (value: string, key: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
+}

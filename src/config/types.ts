@@ -1,0 +1,40 @@
+import type { Settings } from '../settings.js';
+
+/** Which of an upstream's tools a script may call, as globs over the tool's own upstream name. */
+export interface ToolPolicy {
+  /** Absent: every tool not denied. Present: only tools matching one of these. */
+  allow?: string[];
+  /** Tools matching one of these are never callable, even when `allow` matches them. */
+  deny?: string[];
+}
+
+/** One upstream MCP server, as the rest of the server needs it: variables expanded, paths resolved. */
+export type UpstreamSpec =
+  | {
+      name: string;
+      transport: 'stdio';
+      command: string;
+      args: string[];
+      /** Only what the entry names; the launcher adds the usual minimal set (PATH, HOME, ...). */
+      env: Record<string, string>;
+      cwd?: string;
+      policy: ToolPolicy;
+    }
+  | {
+      name: string;
+      transport: 'http' | 'sse';
+      url: string;
+      headers: Record<string, string>;
+      policy: ToolPolicy;
+    };
+
+export interface LoadedConfig {
+  /** The config file, resolved to an absolute path; null when the config did not come from a file. */
+  path: string | null;
+  upstreams: UpstreamSpec[];
+  /** Only the settings the file names; merge with the defaults and flags via `mergeSettings`. */
+  settings: Partial<Settings>;
+}
+
+/** The environment `${VAR}` is expanded from. */
+export type VariableSource = Readonly<Record<string, string | undefined>>;

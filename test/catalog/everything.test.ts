@@ -1,0 +1,126 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { createRequire } from 'node:module';
+import ts from 'typescript';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { declarationOf } from '../../src/catalog/declaration.js';
+import { DESCRIPTION_MAX_CHARS, describeCodeExecution, summaryOf } from '../../src/catalog/description.js';
+import { renderTools } from '../../src/catalog/render-tools.js';
+import type { CatalogTool, JsonSchema } from '../../src/catalog/types.js';
+
+/**
+ * The real tool list of @modelcontextprotocol/server-everything, over stdio with the real client.
+ * The client offers sampling, elicitation and roots, so the server adds the tools that need them.
+ */
+async function listEverythingTools(): Promise<CatalogTool[]> {
+  const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+  const transport = new StdioClientTransport({ command: process.execPath, args: [entry, 'stdio'], stderr: 'ignore' });
+  const client = new Client(
+    { name: 'catalog-test', version: '0.0.0' },
+    { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } } },
+  );
+  await client.connect(transport);
+  const pid = transport.pid;
+  try {
+    const { tools } = await client.listTools();
+    return tools.map((tool) => ({
+      name: tool.name,
+      server: 'everything',
+      upstreamName: tool.name,
+      description: tool.description ?? '',
+      inputSchema: tool.inputSchema as JsonSchema,
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
+      allowed: true,
+    }));
+  } finally {
+    await client.close();
+    if (pid !== null) await expectExited(pid);
+  }
+}
+
+async function expectExited(pid: number): Promise<void> {
+  for (let waited = 0; waited < 5_000; waited += 50) {
+    if (!isAlive(pid)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`server-everything (pid ${pid}) still runs after close`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Syntax errors of a declaration, read as a member of an interface, as TypeScript reports them. */
+function syntaxErrorsOf(declaration: string): string[] {
+  const source = `type Content = unknown;\ninterface Tools {\n${declaration.replace(/^tools\[/m, '[')}\n}\n`;
+  const { diagnostics = [] } = ts.transpileModule(source, { reportDiagnostics: true });
+  return diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
+describe('the catalog of server-everything', () => {
+  let tools: CatalogTool[] = [];
+
+  beforeAll(async () => {
+    tools = await listEverythingTools();
+  });
+
+  test('lists its real tools, those that need a capable client included', () => {
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-structured-content', 'trigger-sampling-request']));
+  });
+
+  test('every declaration is well-formed TypeScript', () => {
+    for (const tool of tools) {
+      const declaration = declarationOf(tool);
+      expect(syntaxErrorsOf(declaration), declaration).toEqual([]);
+      expect(declaration).toContain(`tools[${JSON.stringify(tool.name)}](args`);
+      expect(declaration).not.toContain('cut at');
+    }
+  });
+
+  test('get-structured-content declares its structured result from the output schema', () => {
+    const tool = tools.find((t) => t.name === 'get-structured-content');
+    expect(tool).toBeDefined();
+    if (tool) {
+      expect(declarationOf(tool)).toContain(
+        ['  structuredContent?: {', '    /** Temperature in celsius */', '    temperature: number;'].join('\n'),
+      );
+    }
+  });
+
+  test('the code_execution description fits in 2,048 characters and names every tool with a summary', () => {
+    const text = describeCodeExecution(tools);
+    expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
+    for (const tool of tools) {
+      const line = text.split('\n').find((l) => l.startsWith(`${tool.name}: `)) ?? '';
+      const summary = line.slice(tool.name.length + 2).replace(/…$/, '');
+      expect(summary.length, tool.name).toBeGreaterThan(10);
+      expect(summaryOf(tool).startsWith(summary), tool.name).toBe(true);
+    }
+  });
+
+  test('with server__tool names the description still names every tool', () => {
+    const prefixed = tools.map((t) => ({ ...t, name: `everything__${t.name}` }));
+    const text = describeCodeExecution(prefixed);
+    expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
+    for (const tool of prefixed) expect(text).toMatch(new RegExp(`(\\n|, |Also: )${tool.name}(:|,|\\n|$)`));
+  });
+
+  test('renderTools prints each allowed tool with its summary and declaration, and the denied ones last', () => {
+    const catalog = tools.map((t) => (t.name === 'get-env' ? { ...t, allowed: false } : t));
+    const text = renderTools(catalog);
+    expect(text.startsWith(`${tools.length - 1} tools callable from scripts as tools["name"](args), from 1 server; 1 denied by the config.\n`)).toBe(true);
+    for (const tool of catalog.filter((t) => t.allowed)) {
+      expect(text).toContain(`== ${tool.name} — ${summaryOf(tool)}  [server "everything", tool "${tool.name}"]\n${declarationOf(tool)}\n`);
+    }
+    expect(text).not.toContain('tools["get-env"]');
+    expect(text.endsWith('Denied by the config (not callable, and not named to the model):\n  get-env  [server "everything", tool "get-env"]\n')).toBe(
+      true,
+    );
+  });
+});

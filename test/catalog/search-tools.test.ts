@@ -1,0 +1,148 @@
+import { readFile } from 'node:fs/promises';
+import { QuickJS } from 'quickjs-wasi';
+import ts from 'typescript';
+import { describe, expect, test } from 'vitest';
+import { SEARCH_DEFAULT_LIMIT, searchTools, tokenize } from '../../prelude/search-tools.js';
+
+const GITHUB = [
+  { name: 'github__create_issue', description: 'Create a new issue in a GitHub repository.' },
+  { name: 'github__list_issues', description: 'List issues in a GitHub repository, with filters.' },
+  { name: 'github__create_pull_request', description: 'Create a new pull request.' },
+  { name: 'github__search', description: 'Search code, issues and users across GitHub.' },
+  { name: 'github__search_code', description: 'Search for code across repositories.' },
+  { name: 'github__get_repo', description: 'Get a repository by owner and name.' },
+  { name: 'github__list_repositories', description: 'List repositories for a user.' },
+  { name: 'slack__post_message', description: 'Post a message to a Slack channel.' },
+  { name: 'fs__read_file', description: 'Read the complete contents of a file from the file system.' },
+  { name: 'fs__read_multiple_files', description: 'Read several files at once.' },
+];
+
+function namesOf(query: string, limit?: number): string[] {
+  return searchTools(GITHUB, query, limit).map((hit) => hit.name);
+}
+
+describe('tokenize', () => {
+  test('splits camelCase, snake_case, kebab-case, server__tool and punctuation into lowercase words', () => {
+    expect(tokenize('github__createPullRequest')).toEqual(['github', 'create', 'pull', 'request']);
+    expect(tokenize('HTTPServer_v2-list')).toEqual(['http', 'server', 'v2', 'list']);
+    expect(tokenize('get-sum, s3Bucket.ls')).toEqual(['get', 'sum', 's3', 'bucket', 'ls']);
+    expect(tokenize('Größe ändern')).toEqual(['größe', 'ändern']);
+    expect(tokenize('  ')).toEqual([]);
+  });
+});
+
+describe('searchTools', () => {
+  test('ranks an exact name first, however the query spells it', () => {
+    for (const query of ['github__search', 'github search', 'GithubSearch']) {
+      expect(namesOf(query)[0], query).toBe('github__search');
+    }
+    const sums = [
+      { name: 'get-sum-of-squares', description: 'Returns the sum of squares' },
+      { name: 'get-sum', description: 'Returns the sum of two numbers' },
+      { name: 'sum', description: 'Adds' },
+    ];
+    expect(searchTools(sums, 'get_sum')[0]?.name).toBe('get-sum');
+    expect(searchTools(sums, 'getSum')[0]?.name).toBe('get-sum');
+  });
+
+  test('ranks the tool named after server__ first when the query is that name', () => {
+    expect(namesOf('search')[0]).toBe('github__search');
+    expect(namesOf('search').slice(0, 2)).toEqual(['github__search', 'github__search_code']);
+  });
+
+  test('ranks a name match above a description match', () => {
+    const tools = [
+      { name: 'notes', description: 'Stores issue notes.' },
+      { name: 'issue', description: 'Opens it.' },
+    ];
+    expect(searchTools(tools, 'issue').map((h) => h.name)).toEqual(['issue', 'notes']);
+  });
+
+  test('counts a prefix match less than a whole word', () => {
+    const tools = [
+      { name: 'list_repositories', description: '' },
+      { name: 'repo_info', description: '' },
+    ];
+    const hits = searchTools(tools, 'repo');
+    expect(hits.map((h) => h.name)).toEqual(['repo_info', 'list_repositories']);
+    expect(hits[1]?.score).toBeGreaterThan(0);
+    expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? 0);
+  });
+
+  test('favours a tool whose name holds every word of the query', () => {
+    expect(namesOf('create issue')[0]).toBe('github__create_issue');
+    expect(namesOf('read files')[0]).toBe('fs__read_multiple_files');
+    expect(namesOf('list repos')[0]).toBe('github__list_repositories');
+  });
+
+  test('finds a tool by its description alone', () => {
+    expect(namesOf('slack channel')[0]).toBe('slack__post_message');
+    expect(namesOf('contents')).toEqual(['fs__read_file']);
+  });
+
+  test('returns only scoring tools, best first, each with its summary, at most limit of them', () => {
+    expect(namesOf('nothing matches this')).toEqual([]);
+    const hits = searchTools(GITHUB, 'issues');
+    expect(hits.map((h) => h.name)).toEqual(['github__list_issues', 'github__create_issue', 'github__search']);
+    expect(hits[0]).toEqual({ name: 'github__list_issues', description: 'List issues in a GitHub repository, with filters', score: expect.any(Number) });
+    for (let i = 1; i < hits.length; i += 1) expect(hits[i - 1]?.score).toBeGreaterThanOrEqual(hits[i]?.score ?? 0);
+    expect(namesOf('github', 2)).toHaveLength(2);
+    expect(namesOf('github', 0)).toEqual([]);
+    const many = Array.from({ length: 30 }, (_, i) => ({ name: `tool_${i}`, description: 'x' }));
+    expect(searchTools(many, 'tool')).toHaveLength(SEARCH_DEFAULT_LIMIT);
+  });
+
+  test('gives the same answer whatever the order of the tools, breaking ties by name', () => {
+    const reversed = [...GITHUB].reverse();
+    for (const query of ['github', 'create', 'read', 'repository', 'search code']) {
+      expect(searchTools(reversed, query), query).toEqual(searchTools(GITHUB, query));
+    }
+    const ties = searchTools([{ name: 'b_tool' }, { name: 'a_tool' }, { name: 'c_tool' }], 'tool');
+    expect(ties.map((h) => h.name)).toEqual(['a_tool', 'b_tool', 'c_tool']);
+  });
+
+  test('ignores stop words unless the query has nothing else', () => {
+    expect(namesOf('a file from the file system')[0]).toBe('fs__read_file');
+    expect(searchTools([{ name: 'the', description: '' }], 'the').map((h) => h.name)).toEqual(['the']);
+  });
+
+  test('takes odd input without throwing', () => {
+    expect(searchTools(GITHUB, '')).toEqual([]);
+    expect(searchTools(GITHUB, '   ')).toEqual([]);
+    expect(searchTools([], 'x')).toEqual([]);
+    expect(searchTools(GITHUB, 'issue', Number.NaN)).toHaveLength(3);
+    const odd = [null, 42, { name: 7 }, { name: 'ok_tool' }, { name: 'described', description: 5 }] as unknown as { name: string }[];
+    expect(searchTools(odd, 'ok tool').map((h) => h.name)).toEqual(['ok_tool']);
+    expect(searchTools(GITHUB, 42 as unknown as string)).toEqual([]);
+  });
+
+  test('searches 2,000 tools with long descriptions quickly', () => {
+    const tools = Array.from({ length: 2_000 }, (_, i) => ({
+      name: `server${i % 7}__tool_number_${i}`,
+      description: `Does thing ${i}. `.repeat(200),
+    }));
+    const started = performance.now();
+    const hits = searchTools(tools, 'tool number 1999');
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(hits[0]?.name).toBe('server4__tool_number_1999');
+  });
+
+  test('gives the same answers inside QuickJS, compiled as the prelude is', async () => {
+    const source = await readFile(new URL('../../prelude/search-tools.ts', import.meta.url), 'utf8');
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+    });
+    const wasm = await readFile(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm')));
+    const vm = await QuickJS.create({ wasm });
+    try {
+      vm.evalCode(`var exports = {};\n${outputText}\nglobalThis.searchTools = exports.searchTools;`).dispose();
+      for (const query of ['create issue', 'GithubSearch', 'repo', 'Größe', 'a file from the file system']) {
+        const handle = vm.evalCode(`searchTools(${JSON.stringify(GITHUB)}, ${JSON.stringify(query)})`);
+        expect(vm.dump(handle), query).toEqual(searchTools(GITHUB, query));
+        handle.dispose();
+      }
+    } finally {
+      vm.dispose();
+    }
+  });
+});

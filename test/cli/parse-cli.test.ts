@@ -1,0 +1,235 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT_CONFIG, EXIT_USAGE, isCliExit, parseCli, type CliExit, type CliInvocation } from '../../src/cli/parse-cli.js';
+import { DEFAULT_SETTINGS } from '../../src/settings.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function writeConfig(value: unknown, name = 'servers.json'): string {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(value));
+  return file;
+}
+
+function invocation(argv: string[], env: Record<string, string> = {}): CliInvocation {
+  const result = parseCli(argv, { env, cwd: dir, homedir: dir });
+  if (isCliExit(result)) throw new Error(`expected an invocation, got exit ${result.exit}: ${result.stderr ?? ''}`);
+  return result;
+}
+
+function exitOf(argv: string[]): CliExit {
+  const result = parseCli(argv, { env: {}, cwd: dir, homedir: dir });
+  if (!isCliExit(result)) throw new Error(`expected an exit, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+const SERVERS = { mcpServers: { fs: { command: 'npx', args: ['-y', 'server-filesystem', '/tmp'] } } };
+
+const TWO_FORMS = '  codemode-mcp --config <file> [options]\n  codemode-mcp [options] -- <command> [args...]\n';
+
+describe('the two forms', () => {
+  it('reads --config <file> into the upstreams and settings it names', () => {
+    const file = writeConfig({ ...SERVERS, settings: { pool: 0 } });
+    expect(invocation(['--config', file])).toEqual({
+      command: 'serve',
+      upstreams: [
+        { name: 'fs', transport: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: {}, policy: {} },
+      ],
+      settings: { ...DEFAULT_SETTINGS, pool: 0 },
+      configPath: file,
+    });
+  });
+
+  it('takes a relative --config from the working directory, and ~ as the home directory', () => {
+    const file = writeConfig(SERVERS);
+    expect(invocation(['--config', 'servers.json']).configPath).toBe(file);
+    expect(invocation(['--config=~/servers.json']).configPath).toBe(file);
+  });
+
+  it('passes everything after -- to the upstream untouched, flags and further -- included', () => {
+    const argv = ['--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '--help', '--config', 'x', '--', '/tmp'];
+    expect(invocation(argv)).toEqual({
+      command: 'serve',
+      upstreams: [
+        {
+          name: 'npx',
+          transport: 'stdio',
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-filesystem', '--help', '--config', 'x', '--', '/tmp'],
+          env: {},
+          policy: {},
+        },
+      ],
+      settings: DEFAULT_SETTINGS,
+      configPath: null,
+    });
+  });
+
+  it('refuses neither form, showing both', () => {
+    expect(exitOf([])).toEqual({
+      exit: EXIT_USAGE,
+      stderr: `codemode-mcp: name the MCP servers to front, in one of two ways:\n${TWO_FORMS}Run "codemode-mcp --help" for usage.\n`,
+    });
+  });
+
+  it('refuses both forms at once, showing both', () => {
+    const file = writeConfig(SERVERS);
+    expect(exitOf(['--config', file, '--', 'npx', 'server'])).toEqual({
+      exit: EXIT_USAGE,
+      stderr: `codemode-mcp: give the MCP servers with --config or after "--", not both:\n${TWO_FORMS}Run "codemode-mcp --help" for usage.\n`,
+    });
+  });
+
+  it('refuses a -- with no command after it', () => {
+    expect(exitOf(['--pool', '1', '--']).stderr).toBe(
+      `codemode-mcp: "--" must be followed by the command that starts the upstream server:\n${TWO_FORMS}Run "codemode-mcp --help" for usage.\n`,
+    );
+  });
+
+  it('says where the upstream command goes when its -- is missing', () => {
+    expect(exitOf(['npx', '-y', 'server-filesystem'])).toEqual({
+      exit: EXIT_USAGE,
+      stderr: `codemode-mcp: unexpected argument "npx"; an upstream command goes after "--":\n${TWO_FORMS}Run "codemode-mcp --help" for usage.\n`,
+    });
+  });
+
+  it('refuses an unknown flag, suggesting the close one', () => {
+    expect(exitOf(['--yeild-ms', '5s', '--', 'npx'])).toEqual({
+      exit: EXIT_USAGE,
+      stderr: "codemode-mcp: unknown option '--yeild-ms'\n(Did you mean --yield-ms?)\nRun \"codemode-mcp --help\" for usage.\n",
+    });
+  });
+
+  it('refuses --config without its file', () => {
+    expect(exitOf(['--config'])).toEqual({
+      exit: EXIT_USAGE,
+      stderr: "codemode-mcp: option '--config <file>' argument missing\nRun \"codemode-mcp --help\" for usage.\n",
+    });
+  });
+
+  it('exits with the config error, apart from usage errors, when the file is wrong', () => {
+    const file = writeConfig({ mcpServers: { github: { command: 42 } } });
+    expect(exitOf(['--config', file])).toEqual({
+      exit: EXIT_CONFIG,
+      stderr: `CONFIG_INVALID: ${file}: mcpServers.github.command must be a string (got number)\n`,
+    });
+    expect(exitOf(['--config', join(dir, 'absent.json')])).toEqual({
+      exit: EXIT_CONFIG,
+      stderr: `CONFIG_INVALID: ${join(dir, 'absent.json')}: no such file; check the path\n`,
+    });
+  });
+
+  it('expands ${VAR} in the config file from the environment it is given', () => {
+    const file = writeConfig({ mcpServers: { gh: { command: 'gh-mcp', env: { TOKEN: '${GH_TOKEN}' } } } });
+    expect(invocation(['--config', file], { GH_TOKEN: 'secret' }).upstreams[0]).toMatchObject({ env: { TOKEN: 'secret' } });
+  });
+});
+
+describe('the tools subcommand', () => {
+  it('takes --config, like the server', () => {
+    const file = writeConfig(SERVERS);
+    expect(invocation(['tools', '--config', file])).toMatchObject({ command: 'tools', configPath: file });
+  });
+
+  it('takes -- <command>, like the server', () => {
+    expect(invocation(['tools', '--', 'node', 'server.js'])).toMatchObject({
+      command: 'tools',
+      upstreams: [{ name: 'node', command: 'node', args: ['server.js'] }],
+      configPath: null,
+    });
+  });
+
+  it('reads flags given before the subcommand and after it, the later winning', () => {
+    const result = invocation(['--pool', '1', '--yield-ms', '1s', 'tools', '--yield-ms', '2s', '--', 'x']);
+    expect(result.settings).toMatchObject({ pool: 1, yieldMs: 2_000 });
+  });
+
+  it('refuses neither form, showing its own two forms', () => {
+    expect(exitOf(['tools']).stderr).toBe(
+      'codemode-mcp: name the MCP servers to front, in one of two ways:\n' +
+        '  codemode-mcp tools --config <file> [options]\n' +
+        '  codemode-mcp tools [options] -- <command> [args...]\n' +
+        'Run "codemode-mcp tools --help" for usage.\n',
+    );
+  });
+});
+
+describe('setting flags', () => {
+  it('takes plain numbers and unit suffixes', () => {
+    const argv = ['--memory-max-bytes', '64MiB', '--yield-ms', '5s', '--script-lifetime-ms', '20min', '--pool=0'];
+    expect(invocation([...argv, '--', 'x']).settings).toEqual({
+      ...DEFAULT_SETTINGS,
+      memoryMaxBytes: 64 * 1024 * 1024,
+      yieldMs: 5_000,
+      scriptLifetimeMs: 1_200_000,
+      pool: 0,
+    });
+    expect(invocation(['--tool-call-timeout-ms', '1500', '--', 'x']).settings.toolCallTimeoutMs).toBe(1_500);
+  });
+
+  it('overrides the config file, which overrides the defaults', () => {
+    const file = writeConfig({ ...SERVERS, settings: { yieldMs: '10s', pool: 5 } });
+    expect(invocation(['--config', file, '--yield-ms', '20s']).settings).toEqual({
+      ...DEFAULT_SETTINGS,
+      yieldMs: 20_000,
+      pool: 5,
+    });
+  });
+
+  it('refuses a value out of range with a message naming the setting and its range', () => {
+    expect(exitOf(['--memory-max-bytes', '1MiB', '--', 'x'])).toEqual({
+      exit: EXIT_USAGE,
+      stderr:
+        'codemode-mcp: SETTING_INVALID: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 1 MiB\n' +
+        'Run "codemode-mcp --help" for usage.\n',
+    });
+    expect(exitOf(['--pool', '-1', '--', 'x']).stderr).toContain(
+      'SETTING_INVALID: pool (--pool) must be a whole number between 0 and 16; got -1',
+    );
+  });
+
+  it('refuses a value it cannot read, saying what the flag takes', () => {
+    expect(exitOf(['--yield-ms', 'soon', '--', 'x']).stderr).toBe(
+      'codemode-mcp: SETTING_INVALID: yieldMs (--yield-ms) takes a whole number of milliseconds, or a number with ms, s or min (as in 5s); got "soon"\n' +
+        'Run "codemode-mcp --help" for usage.\n',
+    );
+  });
+
+  it('checks flags before reading the config file', () => {
+    expect(exitOf(['--config', join(dir, 'absent.json'), '--pool', '99']).exit).toBe(EXIT_USAGE);
+  });
+});
+
+describe('parseCli leaves the process alone', () => {
+  it('does not exit or write, whatever it is given', () => {
+    const exit = process.exit;
+    const write = process.stdout.write;
+    const writeErr = process.stderr.write;
+    const calls: string[] = [];
+    process.exit = ((code?: number) => calls.push(`exit ${code}`)) as typeof process.exit;
+    process.stdout.write = ((chunk: unknown) => calls.push(`stdout ${String(chunk)}`) > 0) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: unknown) => calls.push(`stderr ${String(chunk)}`) > 0) as typeof process.stderr.write;
+    try {
+      for (const argv of [['--help'], ['--version'], ['--nope'], [], ['tools', '--help'], ['help']]) parseCli(argv);
+    } finally {
+      process.exit = exit;
+      process.stdout.write = write;
+      process.stderr.write = writeErr;
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it('keeps a subdirectory as the base of a relative cwd in the config', () => {
+    mkdirSync(join(dir, 'conf'));
+    const file = writeConfig({ mcpServers: { a: { command: 'x', cwd: 'work' } } }, join('conf', 'servers.json'));
+    expect(invocation(['--config', file]).upstreams[0]).toMatchObject({ cwd: join(dir, 'conf', 'work') });
+  });
+});
