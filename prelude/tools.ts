@@ -8,6 +8,7 @@ interface ToolEntry {
   readonly inputSchema: unknown;
   readonly outputSchema?: unknown;
   readonly declaration: string;
+  readonly denied?: boolean;
 }
 
 /** Names a `tools[...]` lookup answers with undefined instead of throwing (await, JSON, inspection). */
@@ -15,12 +16,14 @@ const QUIET_NAMES = new Set(['then', 'toJSON', 'constructor', 'valueOf', 'toStri
 
 /** Installs `tools`, `ALL_TOOLS`, `describe` and `searchTools` for this script's catalog. */
 export function installTools(global: Record<string, unknown>, toolsJson: string, calls: Calls): void {
-  const entries = JSON.parse(toolsJson) as ToolEntry[];
+  const given = JSON.parse(toolsJson) as ToolEntry[];
+  // A denied tool stays callable by name, so its call is refused (ToolRefused), but is listed nowhere.
+  const entries = given.filter((entry) => !entry.denied);
   const byName = new Map(entries.map((entry) => [entry.name, entry]));
   const names = entries.map((entry) => entry.name);
 
   const functions: Record<string, (args?: unknown) => Promise<unknown>> = Object.create(null);
-  for (const name of names) {
+  for (const { name } of given) {
     functions[name] = (args?: unknown) => calls.call(name, args);
   }
   const tools = new Proxy(Object.freeze(functions), {

@@ -76,6 +76,8 @@ export interface ToolEntry {
   readonly outputSchema?: unknown;
   /** A TypeScript-like declaration, made by the server from the schemas, for describe(). */
   readonly declaration: string;
+  /** Denied by the server's config: callable by name so the call rejects with ToolRefused, listed nowhere. */
+  readonly denied?: boolean;
 }
 
 // ---- child → parent ----

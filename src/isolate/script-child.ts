@@ -41,6 +41,8 @@ export class ScriptChild {
   readonly dir: string;
   /** Resolves when the child said it is ready; rejects when it exits or breaks the protocol first. */
   readonly ready: Promise<void>;
+  /** Resolves when the process has exited and its directory is removed. */
+  readonly gone: Promise<void>;
   private readonly process: ChildProcess;
   private readonly decoder = new FrameDecoder(FRAME_MAX_BYTES);
   private readonly writes: Array<{ frame: Buffer; written: (() => void) | undefined }> = [];
@@ -64,6 +66,8 @@ export class ScriptChild {
       settleReady = (error) => (error ? reject(error) : resolve());
     });
     this.ready.catch(() => {});
+    let markGone: () => void = () => {};
+    this.gone = new Promise<void>((resolve) => (markGone = resolve));
 
     const log = options.log ?? ((line: string) => process.stderr.write(`[script child ${this.pid}] ${line}\n`));
     this.readStderr(this.process.stderr!, log);
@@ -75,6 +79,7 @@ export class ScriptChild {
       rmSync(this.dir, { recursive: true, force: true });
       settleReady(new Error(`the script's process exited before it was ready${this.describeExit()}`));
       this.events.exit?.(code, signal);
+      markGone();
     });
   }
 

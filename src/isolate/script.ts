@@ -97,26 +97,27 @@ export class Script {
     return this.ending?.status ?? 'running';
   }
 
-  /**
-   * Watches the script until it ends or `boundMs` passes (or `signal` aborts), then returns what
-   * is new since the last return: output, notifications, and the ending once there is one.
-   */
+  /** Watches the script until it ends, `boundMs` passes or `signal` aborts; then returns what is new. */
   async observe(boundMs: number, signal?: AbortSignal): Promise<ScriptReturn> {
-    if (this.ending === null && boundMs > 0 && !signal?.aborted) {
-      let timer: NodeJS.Timeout | undefined;
-      let onAbort: (() => void) | undefined;
-      await Promise.race([
-        this.ended,
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, boundMs);
-          onAbort = resolve;
-          signal?.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-    }
+    await this.watch(boundMs, signal);
     return this.takeReturn();
+  }
+
+  /** Resolves when the script has ended, `boundMs` (may be Infinity) has passed or `signal` aborts. */
+  async watch(boundMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.ending !== null || boundMs <= 0 || signal?.aborted) return;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    await Promise.race([
+      this.ended,
+      new Promise<void>((resolve) => {
+        if (Number.isFinite(boundMs)) timer = setTimeout(resolve, boundMs);
+        onAbort = resolve;
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 
   /** Stops the script: the stop file and a stop frame, then a kill after STOP_GRACE_MS. */
@@ -131,7 +132,8 @@ export class Script {
     }, STOP_GRACE_MS);
   }
 
-  private takeReturn(): ScriptReturn {
+  /** What is new since the last return (output, notifications), and the ending once there is one. */
+  takeReturn(): ScriptReturn {
     const ending = this.ending;
     const status = ending?.status ?? 'running';
     const notifications = this.notifications;

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CatalogTool } from '../catalog/types.js';
+import { Script } from '../isolate/script.js';
+import type { ToolCaller } from '../isolate/types.js';
+import type { Settings } from '../settings.js';
+import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
+import type { ChildSupply } from './child-supply.js';
+import { parseInput } from './input.js';
+import { renderList, type ListedScript } from './list.js';
+import { toolEntries } from './tool-entries.js';
+
+/** Tags this server process's script ids, so an id from an earlier run is told apart from a typo. */
+export const SERVER_TAG = randomBytes(3).toString('hex');
+
+/** 2,000: characters of output carried by one progress notification; the rest waits for the return. */
+const PROGRESS_MESSAGE_MAX_CHARS = 2_000;
+
+export interface WatchContext {
+  /** Aborts when the client cancels its call: the watch is released. */
+  readonly signal: AbortSignal;
+  /** Present when the client's call carried a progress token. */
+  readonly onProgress?: (message: string) => void;
+}
+
+export interface SessionScriptsDeps {
+  readonly supply: ChildSupply;
+  readonly catalog: () => readonly CatalogTool[];
+  readonly callTool: ToolCaller;
+  readonly settings: Settings;
+  /** An MCP logging notification to this session's client. */
+  readonly log: (data: unknown) => void;
+}
+
+interface Watch {
+  readonly release: AbortController;
+  readonly onProgress: ((message: string) => void) | undefined;
+}
+
+interface Entry {
+  readonly script: Script;
+  readonly startedAt: number;
+  endedAt: number | null;
+  /** Some return has reached someone: a cancelled watch no longer stops the script. */
+  returnedAnything: boolean;
+  endingReturned: boolean;
+  watch: Watch | null;
+}
+
+/**
+ * One MCP session's scripts: the whole code_execution tool behind its input. Runs are capped per
+ * session (maxRunningScripts) and per server (the child supply); ended scripts are kept for a
+ * later wait or list (endedScriptsKept); one call watches a script at a time.
+ */
+export class SessionScripts {
+  private readonly entries = new Map<string, Entry>();
+  private counter = 0;
+  private closing = false;
+
+  constructor(private readonly deps: SessionScriptsDeps) {}
+
+  /** Answers one code_execution call; bad input and full capacity are refusals, never throws. */
+  async handle(raw: unknown, ctx: WatchContext): Promise<CallToolResult> {
+    const parsed = parseInput(raw, this.deps.settings.maxYieldMs);
+    if ('refused' in parsed) return refusalAnswer(parsed.refused);
+    const input = parsed.input;
+    const yieldMs = (given: number | undefined) => given ?? this.deps.settings.yieldMs;
+    switch (input.action) {
+      case 'run':
+        return this.run(input.code, yieldMs(input.yieldMs), ctx);
+      case 'wait': {
+        const entry = this.entries.get(input.script);
+        return entry ? this.watch(entry, yieldMs(input.yieldMs), ctx) : refusalAnswer(this.unknownScript(input.script));
+      }
+      case 'stop': {
+        const entry = this.entries.get(input.script);
+        if (!entry) return refusalAnswer(this.unknownScript(input.script));
+        entry.script.stop('requested');
+        return this.watch(entry, Number.POSITIVE_INFINITY, ctx);
+      }
+      case 'list':
+        return this.list();
+    }
+  }
+
+  /** Stops every script of the session; resolves once all have ended. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const scripts = [...this.entries.values()].map((entry) => entry.script);
+    for (const script of scripts) script.stop('shutdown');
+    await Promise.all(scripts.map((script) => script.ended));
+  }
+
+  private run(code: string, yieldMs: number, ctx: WatchContext): Promise<CallToolResult> | CallToolResult {
+    if (this.closing) return refusalAnswer('the server is shutting down');
+    const running = [...this.entries].filter(([, entry]) => entry.script.status === 'running').map(([id]) => id);
+    const { maxRunningScripts } = this.deps.settings;
+    if (running.length >= maxRunningScripts) {
+      return refusalAnswer(
+        `${running.length} scripts are already running in this session, its maxRunningScripts: ${running.join(', ')}. ` +
+          'Wait for one ({"action": "wait", "script": "<id>"}) or stop one ({"action": "stop", "script": "<id>"}).',
+      );
+    }
+    const supplied = this.deps.supply.take();
+    if ('refused' in supplied) return refusalAnswer(supplied.refused);
+
+    const id = `${SERVER_TAG}-${++this.counter}`;
+    const { settings } = this.deps;
+    const watching = (): Watch | null => this.entries.get(id)?.watch ?? null;
+    const script = new Script(supplied.child, {
+      id,
+      code,
+      tools: toolEntries(this.deps.catalog()),
+      callTool: this.deps.callTool,
+      limits: settings,
+      onOutput: (text) => watching()?.onProgress?.(cut(text)),
+      onNotify: (payload) => {
+        this.deps.log({ script: id, notify: JSON.parse(payload) as unknown });
+        watching()?.onProgress?.(cut(`notify: ${payload}`));
+      },
+    });
+    const entry: Entry = { script, startedAt: Date.now(), endedAt: null, returnedAnything: false, endingReturned: false, watch: null };
+    this.entries.set(id, entry);
+    void script.ended.then(() => {
+      entry.endedAt = Date.now();
+      this.forgetOldEnded();
+    });
+    return this.watch(entry, yieldMs, ctx);
+  }
+
+  /**
+   * Watches until the script ends or the bound passes, then answers with what is new. A later
+   * watch takes over: the earlier one answers at once. A cancelled watch takes nothing, so its
+   * output waits for the next one; a script that had returned nothing to anyone is stopped.
+   */
+  private async watch(entry: Entry, boundMs: number, ctx: WatchContext): Promise<CallToolResult> {
+    entry.watch?.release.abort();
+    const watch: Watch = { release: new AbortController(), onProgress: ctx.onProgress };
+    entry.watch = watch;
+    const cancel = () => watch.release.abort();
+    ctx.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      await entry.script.watch(boundMs, watch.release.signal);
+    } finally {
+      ctx.signal.removeEventListener('abort', cancel);
+      if (entry.watch === watch) entry.watch = null;
+    }
+    if (ctx.signal.aborted) {
+      if (!entry.returnedAnything) entry.script.stop('watch-cancelled');
+      return refusalAnswer('the client cancelled this call');
+    }
+    const ret = entry.script.takeReturn();
+    entry.returnedAnything = true;
+    if (ret.status !== 'running') entry.endingReturned = true;
+    return scriptAnswer(ret);
+  }
+
+  private list(): CallToolResult {
+    const now = Date.now();
+    const listed: ListedScript[] = [...this.entries].map(([id, entry]) => ({
+      id,
+      status: entry.script.status,
+      runningForMs: (entry.endedAt ?? now) - entry.startedAt,
+      endedAgoMs: entry.endedAt === null ? null : now - entry.endedAt,
+      endingReturned: entry.endingReturned,
+      watched: entry.watch !== null,
+    }));
+    return textAnswer(renderList(listed), { scripts: listed });
+  }
+
+  /** Keeps endedScriptsKept ended scripts, forgetting first those whose ending someone has read. */
+  private forgetOldEnded(): void {
+    const ended = [...this.entries].filter(([, entry]) => entry.endedAt !== null);
+    let excess = ended.length - this.deps.settings.endedScriptsKept;
+    if (excess <= 0) return;
+    const byAge = ended.sort(([, a], [, b]) => Number(b.endingReturned) - Number(a.endingReturned) || a.endedAt! - b.endedAt!);
+    for (const [id, entry] of byAge) {
+      if (excess-- <= 0) break;
+      if (entry.watch === null) this.entries.delete(id);
+    }
+  }
+
+  private unknownScript(id: string): string {
+    const known = [...this.entries.keys()];
+    const elsewhere = !id.startsWith(`${SERVER_TAG}-`) && /^[0-9a-f]{6}-\d+$/.test(id);
+    return (
+      `no script ${JSON.stringify(id)} in this session` +
+      (elsewhere ? ': it was started by an earlier run of the server, and ended with it' : '') +
+      `. ${known.length > 0 ? `This session's scripts: ${known.join(', ')}.` : 'This session has no scripts.'}`
+    );
+  }
+}
+
+function cut(text: string): string {
+  return text.length <= PROGRESS_MESSAGE_MAX_CHARS ? text : `${text.slice(0, PROGRESS_MESSAGE_MAX_CHARS)}…`;
+}

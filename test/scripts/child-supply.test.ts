@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChildSupply } from '../../src/scripts/child-supply.js';
+import { SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js';
+import { childPidsOf, waitForNoChildren } from '../support/processes.js';
+
+const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
+const idle: WatchContext = { signal: new AbortController().signal };
+
+function open(settings: Partial<Settings>): { session: SessionScripts; supply: ChildSupply } {
+  const all = { ...DEFAULT_SETTINGS, ...settings };
+  const supply = new ChildSupply(all);
+  const session = new SessionScripts({
+    supply,
+    catalog: () => [],
+    callTool: async () => ({ content: [] }),
+    settings: all,
+    log: () => {},
+  });
+  opened.push({ session, supply });
+  return { session, supply };
+}
+
+afterEach(async () => {
+  for (const { session, supply } of opened.splice(0)) {
+    await session.close();
+    await supply.close();
+  }
+  expect(await waitForNoChildren(process.pid)).toEqual([]);
+});
+
+/** Waits until this process has exactly `count` children, and returns their pids. */
+async function childrenSettleAt(count: number): Promise<number[]> {
+  const deadline = Date.now() + 10_000;
+  let pids = childPidsOf(process.pid);
+  while (pids.length !== count && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    pids = childPidsOf(process.pid);
+  }
+  return pids;
+}
+
+const valueOf = async (session: SessionScripts, code: string) =>
+  ((await session.handle({ code }, idle)).structuredContent as { value?: unknown }).value;
+
+describe('the warm pool', () => {
+  it('gives each script a fresh child, and nothing of one script is visible to the next', async () => {
+    const { session } = open({ pool: 1 });
+    const [first] = await childrenSettleAt(1);
+    expect(await valueOf(session, 'globalThis.leftover = "from the first script"; return typeof leftover')).toBe('string');
+    const [second] = await childrenSettleAt(1);
+    expect(second).not.toBe(first);
+    expect(childPidsOf(process.pid)).not.toContain(first);
+    expect(await valueOf(session, 'return typeof leftover')).toBe('undefined');
+  });
+
+  it('replaces an idle pooled child that was killed, and the next run succeeds on a fresh child', async () => {
+    const { session } = open({ pool: 1 });
+    const [pooled] = await childrenSettleAt(1);
+    process.kill(pooled!, 'SIGKILL');
+    const deadline = Date.now() + 10_000;
+    let pids = childPidsOf(process.pid);
+    while ((pids.length !== 1 || pids[0] === pooled) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      pids = childPidsOf(process.pid);
+    }
+    expect(pids).toHaveLength(1);
+    expect(pids[0]).not.toBe(pooled);
+    expect(await valueOf(session, 'return "ran"')).toBe('ran');
+  });
+
+  it('counts pooled children against maxScriptChildren', async () => {
+    const { session, supply } = open({ pool: 3, maxScriptChildren: 2 });
+    await childrenSettleAt(2);
+    expect(supply.size).toBe(2);
+    expect(await valueOf(session, 'return 1')).toBe(1);
+  });
+
+  it('serves every run with the pool off', async () => {
+    const { session } = open({ pool: 0 });
+    expect(childPidsOf(process.pid)).toEqual([]);
+    expect(await valueOf(session, 'return 1 + 1')).toBe(2);
+  });
+
+  it('drains on close: no pooled child is left', async () => {
+    const { supply } = open({ pool: 2 });
+    await childrenSettleAt(2);
+    await supply.close();
+    expect(childPidsOf(process.pid)).toEqual([]);
+  });
+});

@@ -1,0 +1,150 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CatalogTool } from '../../src/catalog/types.js';
+import { ToolRefusedError } from '../../src/errors.js';
+import { ChildSupply } from '../../src/scripts/child-supply.js';
+import { SERVER_TAG, SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js';
+import { waitForNoChildren } from '../support/processes.js';
+
+const catalog: CatalogTool[] = [
+  { name: 'echo', server: 's', upstreamName: 'echo', description: 'Echoes.', inputSchema: { type: 'object' }, allowed: true },
+  { name: 'secret', server: 's', upstreamName: 'secret', description: 'Denied.', inputSchema: { type: 'object' }, allowed: false },
+];
+
+const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
+
+function open(settings: Partial<Settings> = {}): SessionScripts {
+  const all = { ...DEFAULT_SETTINGS, pool: 0, ...settings };
+  const supply = new ChildSupply(all);
+  const session = new SessionScripts({
+    supply,
+    catalog: () => catalog,
+    callTool: async (name, args) => {
+      if (name === 'secret') throw new ToolRefusedError('TOOL_DENIED', name, 'denied by the config');
+      return { content: [{ type: 'text', text: JSON.stringify(args) }] };
+    },
+    settings: all,
+    log: () => {},
+  });
+  opened.push({ session, supply });
+  return session;
+}
+
+afterEach(async () => {
+  for (const { session, supply } of opened.splice(0)) {
+    await session.close();
+    await supply.close();
+  }
+  expect(await waitForNoChildren(process.pid)).toEqual([]);
+});
+
+const idle: WatchContext = { signal: new AbortController().signal };
+const text = (answer: CallToolResult) => (answer.content[0] as { text: string }).text;
+const scriptId = (answer: CallToolResult) => /^Script (\S+) /.exec(text(answer))![1]!;
+
+describe('code_execution in one session', () => {
+  it.each([
+    [{}, /nothing to do: code_execution accepts \{"code"/],
+    [{ action: 'dance' }, /action must be one of "run", "wait", "stop", "list"; got "dance"/],
+    [{ action: 'wait' }, /wait needs the script's id/],
+    [{ action: 'wait', script: `${SERVER_TAG}-99` }, /no script "[0-9a-f]+-99" in this session/],
+    [{ code: 42 }, /code must be a string of JavaScript.*got number 42/],
+    [{ code: 'return 1', yield_ms: -1 }, /yield_ms must be a whole number of milliseconds from 0 to 600000/],
+    [{ code: 'return 1', extra: true }, /run takes "action", "code", "yield_ms"; not "extra"/],
+    ['return 1', /the input must be an object/],
+  ])('refuses %j with a message that says what is accepted', async (input, message) => {
+    const answer = await open().handle(input, idle);
+    expect(answer.isError).toBe(true);
+    expect(text(answer)).toMatch(/^Refused: /);
+    expect(text(answer)).toMatch(message);
+  });
+
+  it('tells an id from an earlier run of the server from one it never had', async () => {
+    const answer = await open().handle({ action: 'wait', script: 'abcdef-1' }, idle);
+    expect(text(answer)).toMatch(/started by an earlier run of the server/);
+  });
+
+  it('yields a running script, returns only what is new on wait, and lists what ran', async () => {
+    const session = open();
+    const first = await session.handle({ code: 'console.log("one"); await sleep(400); console.log("two"); return 2', yield_ms: 150 }, idle);
+    expect(text(first)).toMatch(/^Script \S+ running\n/);
+    expect(text(first)).toMatch(/output:\none\n$/);
+    const id = scriptId(first);
+    const second = await session.handle({ action: 'wait', script: id }, idle);
+    expect(text(second)).toBe(`Script ${id} finished\ncalls: 0 answered\nvalue: 2\noutput:\ntwo\n`);
+    expect(second.structuredContent).toMatchObject({ script: id, status: 'finished', value: 2 });
+
+    const busy = await session.handle({ code: 'while (true) {}', yield_ms: 100 }, idle);
+    const busyId = scriptId(busy);
+    const stopped = await session.handle({ action: 'stop', script: busyId }, idle);
+    expect(text(stopped)).toMatch(new RegExp(`^Script ${busyId} stopped\n`));
+    expect(stopped.isError).toBe(false);
+
+    const list = text(await session.handle({ action: 'list' }, idle));
+    expect(list).toMatch(/^Scripts: 0 running, 2 ended\n/);
+    expect(list).toContain(`${id} finished`);
+    expect(list).toContain(`${busyId} stopped`);
+  });
+
+  it('refuses a run past maxRunningScripts, naming the running scripts', async () => {
+    const session = open({ maxRunningScripts: 2 });
+    const a = scriptId(await session.handle({ code: 'await sleep(5000)', yield_ms: 0 }, idle));
+    const b = scriptId(await session.handle({ code: 'await sleep(5000)', yield_ms: 0 }, idle));
+    const refused = await session.handle({ code: 'return 1' }, idle);
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain(`2 scripts are already running in this session, its maxRunningScripts: ${a}, ${b}`);
+  });
+
+  it('refuses a run past the server-wide maxScriptChildren', async () => {
+    const session = open({ maxScriptChildren: 1 });
+    await session.handle({ code: 'await sleep(5000)', yield_ms: 0 }, idle);
+    const refused = await session.handle({ code: 'return 1' }, idle);
+    expect(text(refused)).toMatch(/already runs 1 script processes, its maxScriptChildren/);
+  });
+
+  it('stops a script whose only watch was cancelled before it returned anything, and keeps its ending', async () => {
+    const session = open();
+    const cancel = new AbortController();
+    const pending = session.handle({ code: 'console.log("kept"); while (true) {}' }, { signal: cancel.signal });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    cancel.abort();
+    await pending;
+    const list = text(await session.handle({ action: 'list' }, idle));
+    const id = new RegExp(`^(${SERVER_TAG}-\\d+) `, 'm').exec(list)![1]!;
+    const ending = await session.handle({ action: 'wait', script: id }, idle);
+    expect(text(ending)).toMatch(/^Script \S+ stopped\n/);
+    expect(text(ending)).toContain('the client cancelled the call that watched it');
+    expect(text(ending)).toMatch(/output:\nkept\n/);
+  });
+
+  it('lets a later wait take over the watch: the earlier one answers at once', async () => {
+    const session = open();
+    const id = scriptId(await session.handle({ code: 'await sleep(3000); return 1', yield_ms: 0 }, idle));
+    const started = Date.now();
+    const earlier = session.handle({ action: 'wait', script: id, yield_ms: 60_000 }, idle);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const later = session.handle({ action: 'wait', script: id, yield_ms: 100 }, idle);
+    expect(text(await earlier)).toMatch(/running/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await later;
+  });
+
+  it('keeps endedScriptsKept ended scripts, forgetting first those whose ending was read', async () => {
+    const session = open({ endedScriptsKept: 2 });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(scriptId(await session.handle({ code: `return ${i}` }, idle)));
+    const list = text(await session.handle({ action: 'list' }, idle));
+    expect(list).toMatch(/^Scripts: 0 running, 2 ended/);
+    expect(list).toContain(ids[3]);
+    expect(list).not.toContain(ids[0]);
+  });
+
+  it('lets a script call a denied tool by name and get ToolRefused, while ALL_TOOLS leaves it out', async () => {
+    const answer = await open().handle(
+      { code: 'const names = ALL_TOOLS.map((t) => t.name); try { await tools.secret({}) } catch (e) { return [names, e.name] }' },
+      idle,
+    );
+    expect(answer.structuredContent).toMatchObject({ value: [['echo'], 'ToolRefused'] });
+  });
+});
