@@ -4,12 +4,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { QuickJS } from 'quickjs-wasi';
+import { compileEngine } from './wasm.js';
 import {
   HOST_FUNCTIONS,
   PRELUDE_SNAPSHOT,
   PRELUDE_SNAPSHOT_META,
   evaluatePrelude,
-  loadWasmModule,
   type HostImpl,
   type SnapshotMeta,
 } from './prelude-vm.js';
@@ -19,7 +19,7 @@ const refuse = (): never => {
 };
 const host = Object.fromEntries(HOST_FUNCTIONS.map((name) => [name, refuse])) as unknown as HostImpl;
 
-const { vm, entry } = await evaluatePrelude(await loadWasmModule(), {}, host);
+const { vm, entry } = await evaluatePrelude(await compileEngine(), {}, host);
 const meta: SnapshotMeta = { entryToken: vm.exportHandle(entry), quickjsWasi: vm.versions['quickjs-wasi'] ?? '' };
 vm.runGC();
 const bytes = QuickJS.serializeSnapshot(vm.snapshot());

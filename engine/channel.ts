@@ -7,11 +7,16 @@ const TO_PARENT_FD = 3;
 const FROM_PARENT_MAX_BYTES = 0x7fff_ffff;
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 
+/** Where a script run's messages go: the parent, or a warm-up run's stand-in. */
+export interface MessageSink {
+  send(message: ChildMessage): void;
+}
+
 /**
  * The child's end of the channel: frames from the parent on stdin, frames to the parent on fd 3
  * written with writeSync, because the engine sends while QuickJS is mid-call (output, calls).
  */
-export class ParentChannel {
+export class ParentChannel implements MessageSink {
   private readonly decoder = new FrameDecoder(FROM_PARENT_MAX_BYTES);
 
   constructor(

@@ -2,63 +2,11 @@
  * A script's child process. Started by the server (src/isolate) with an empty environment in a
  * private directory; it makes the script's VM, says `ready`, runs the one script it is given,
  * says how it ended, and exits. Options arrive as JSON in argv[2].
+ *
+ * The WebAssembly compile starts before the engine's modules load, so the two overlap.
  */
-import { rmSync } from 'node:fs';
-import { basename } from 'node:path';
-import { CHILD_DIR_PREFIX, PROTOCOL_VERSION, type ChildOptions, type ParentMessage } from '../protocol/contract.js';
-import { ParentChannel } from './channel.js';
-import { loadWasmModule, readPreludeSnapshot } from './prelude-vm.js';
-import { ScriptRun } from './script-run.js';
+import { compileEngine } from './wasm.js';
 
-const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
-const parentPid = process.ppid;
-
-function parentAlive(): boolean {
-  try {
-    process.kill(parentPid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function exit(reason: 'ended' | 'parent-gone'): never {
-  if (reason === 'parent-gone' && basename(process.cwd()).startsWith(CHILD_DIR_PREFIX)) {
-    // No parent is left to remove the directory it made for us.
-    rmSync(process.cwd(), { recursive: true, force: true });
-  }
-  process.exit(0);
-}
-
-let run: ScriptRun | null = null;
-const early: Array<[ParentMessage, Buffer]> = [];
-
-function onMessage(message: ParentMessage, payload: Buffer): void {
-  if (run === null) {
-    early.push([message, payload]);
-    return;
-  }
-  switch (message.t) {
-    case 'start':
-      run.start(message.code, message.tools);
-      break;
-    case 'result':
-      run.deliver(message.id, message.kind, message.kind === 'ok' ? payload.toString('utf8') : (message.message ?? ''));
-      break;
-    case 'release':
-      run.deliver(message.id, 'release', '');
-      break;
-    case 'stop':
-      run.stop();
-      break;
-  }
-}
-
-const channel = new ParentChannel(onMessage, () => exit('parent-gone'));
-const snapshot = readPreludeSnapshot();
-if (snapshot === null) {
-  process.stderr.write('codemode engine: the prelude snapshot is missing (run "npm run build"); evaluating the prelude instead\n');
-}
-run = await ScriptRun.create(await loadWasmModule(), snapshot, { channel, options, exit, parentAlive });
-channel.send({ t: 'ready', v: PROTOCOL_VERSION, prelude: snapshot ? 'snapshot' : 'evaluated' });
-for (const [message, payload] of early.splice(0)) onMessage(message, payload);
+const wasm = compileEngine();
+const { runChild } = await import('./child.js');
+await runChild(wasm);

@@ -36,11 +36,6 @@ function hostName(name: HostFunctionName): string {
   return `codemode.${name}`;
 }
 
-export function loadWasmModule(): Promise<WebAssembly.Module> {
-  const bytes = readFileSync(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm')));
-  return WebAssembly.compile(bytes);
-}
-
 /** Evaluates the prelude bundle in a fresh VM: the build's way, and the fallback at run time. */
 export async function evaluatePrelude(
   wasm: WebAssembly.Module,

@@ -12,7 +12,7 @@ import {
   type EndStatus,
 } from '../protocol/contract.js';
 import { countJsonValues } from '../protocol/frames.js';
-import type { ParentChannel } from './channel.js';
+import type { MessageSink } from './channel.js';
 import { OutputBatcher } from './output-batcher.js';
 import {
   restorePrelude,
@@ -32,10 +32,10 @@ type EntryMethod = 'start' | 'deliver' | 'fire' | 'status' | 'unsent' | 'ending'
 type Ending = Omit<EndMessage, 't'>;
 
 export interface ScriptRunHooks {
-  readonly channel: ParentChannel;
+  readonly channel: MessageSink;
   readonly options: ChildOptions;
-  /** Ends the child: the parent is gone, or the script has ended and said so. */
-  readonly exit: (reason: 'ended' | 'parent-gone') => never;
+  /** The script has ended and said so, or the parent is gone: the child exits (a warm-up run just ends). */
+  readonly exit: (reason: 'ended' | 'parent-gone') => void;
   readonly parentAlive: () => boolean;
 }
 
@@ -107,6 +107,11 @@ export class ScriptRun {
   deliver(id: number, kind: string, payload: string): void {
     if (this.ended) return;
     this.callEntry('deliver', this.vm.newNumber(id), this.vm.newString(kind), this.vm.newString(payload));
+  }
+
+  /** Frees the VM: for a warm-up run, whose child goes on to make the script's VM. */
+  dispose(): void {
+    this.vm.dispose();
   }
 
   stop(): void {

@@ -67,6 +67,8 @@ export const CHILD_DIR_PREFIX = 'codemode-script-';
 export interface ChildOptions {
   readonly memoryMaxBytes: number;
   readonly notifyMax: number;
+  /** Warm the engine's hot paths on a throwaway VM before making the script's: for pooled children. */
+  readonly warm: boolean;
 }
 
 export interface ToolEntry {
@@ -169,7 +171,7 @@ export const BREACH = {
   CALL_ID_REUSED: 'a call id reused before its answer was seen',
   TOO_MANY_CALLS: `more than ${CALLS_IN_FLIGHT_MAX} calls out`,
   ARGS_TOO_LARGE: `arguments over ${CALL_ARGS_MAX_BYTES / MiB} MiB of JSON`,
-  ARGS_TOO_MANY_VALUES: `arguments over ${CALL_ARGS_MAX_VALUES.toLocaleString('en-US')} values`,
+  ARGS_TOO_MANY_VALUES: `arguments over ${CALL_ARGS_MAX_VALUES} values`,
   ARGS_INVALID: 'arguments that are not a JSON object',
   TOO_MANY_NOTIFIES: 'too many notifies',
   NOTIFY_INVALID: 'a notify payload over its cap',

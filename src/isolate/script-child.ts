@@ -20,7 +20,9 @@ import { ENGINE_MAIN } from './engine-path.js';
 /** 16 KiB: the end of a child's stderr kept to explain an exit; the rest goes to the server's stderr. */
 const STDERR_KEPT_CHARS = 16 * 1024;
 
-export interface SpawnChildOptions extends ChildOptions {
+export interface SpawnChildOptions extends Omit<ChildOptions, 'warm'> {
+  /** Warm the engine before saying ready: for a pooled child, which has time to spare. */
+  readonly warm?: boolean;
   /** The program the child runs; the engine unless a test gives a misbehaving one. */
   readonly entry?: string;
   /** Where the child's stderr lines go, prefixed; the server's stderr by default. */
@@ -55,7 +57,11 @@ export class ScriptChild {
 
   constructor(options: SpawnChildOptions) {
     this.dir = mkdtempSync(join(tmpdir(), CHILD_DIR_PREFIX));
-    const childOptions: ChildOptions = { memoryMaxBytes: options.memoryMaxBytes, notifyMax: options.notifyMax };
+    const childOptions: ChildOptions = {
+      memoryMaxBytes: options.memoryMaxBytes,
+      notifyMax: options.notifyMax,
+      warm: options.warm ?? false,
+    };
     this.process = spawn(process.execPath, [options.entry ?? ENGINE_MAIN, JSON.stringify(childOptions)], {
       cwd: this.dir,
       env: {},

@@ -41,7 +41,7 @@ export class ChildSupply {
           'wait for a script to end, stop one, or raise --max-script-children',
       };
     }
-    return { child: this.spawn() };
+    return { child: this.spawn(false) };
   }
 
   /** Kills the pooled children and waits until every child the supply started has exited. */
@@ -52,10 +52,11 @@ export class ChildSupply {
     await Promise.all([...this.alive].map((child) => child.gone));
   }
 
-  private spawn(): ScriptChild {
+  private spawn(warm: boolean): ScriptChild {
     const child = new ScriptChild({
       memoryMaxBytes: this.settings.memoryMaxBytes,
       notifyMax: this.settings.notifyMax,
+      warm,
     });
     this.alive.add(child);
     void child.gone.then(() => {
@@ -71,7 +72,7 @@ export class ChildSupply {
   private refill(): void {
     if (this.closed || this.refillTimer) return;
     while (this.pooled.length < this.settings.pool && this.alive.size < this.settings.maxScriptChildren) {
-      const child = this.spawn();
+      const child = this.spawn(true);
       this.pooled.push(child);
       child.ready.catch(() => {
         // A pooled child that could not start is gone (its exit removes it); try again later, not in a loop.

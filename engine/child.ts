@@ -1,0 +1,64 @@
+import { rmSync } from 'node:fs';
+import { basename } from 'node:path';
+import { CHILD_DIR_PREFIX, PROTOCOL_VERSION, type ChildOptions, type ParentMessage } from '../protocol/contract.js';
+import { ParentChannel } from './channel.js';
+import { readPreludeSnapshot } from './prelude-vm.js';
+import { ScriptRun } from './script-run.js';
+import { warmUp } from './warm-up.js';
+
+/** 2: warm-up runs in a pooled child; a second run is what takes its first call to the warm figure (bench/RESULTS.md). */
+const WARM_UP_ROUNDS = 2;
+
+export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Promise<void> {
+  const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
+  const parentPid = process.ppid;
+  const parentAlive = (): boolean => {
+    try {
+      process.kill(parentPid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const exit = (reason: 'ended' | 'parent-gone'): never => {
+    if (reason === 'parent-gone' && basename(process.cwd()).startsWith(CHILD_DIR_PREFIX)) {
+      // No parent is left to remove the directory it made for us.
+      rmSync(process.cwd(), { recursive: true, force: true });
+    }
+    process.exit(0);
+  };
+
+  let run: ScriptRun | null = null;
+  const early: Array<[ParentMessage, Buffer]> = [];
+  const onMessage = (message: ParentMessage, payload: Buffer): void => {
+    if (run === null) {
+      early.push([message, payload]);
+      return;
+    }
+    switch (message.t) {
+      case 'start':
+        run.start(message.code, message.tools);
+        break;
+      case 'result':
+        run.deliver(message.id, message.kind, message.kind === 'ok' ? payload.toString('utf8') : (message.message ?? ''));
+        break;
+      case 'release':
+        run.deliver(message.id, 'release', '');
+        break;
+      case 'stop':
+        run.stop();
+        break;
+    }
+  };
+
+  const channel = new ParentChannel(onMessage, () => exit('parent-gone'));
+  const snapshot = readPreludeSnapshot();
+  if (snapshot === null) {
+    process.stderr.write('codemode engine: the prelude snapshot is missing (run "npm run build"); evaluating the prelude instead\n');
+  }
+  const wasm = await wasmCompiling;
+  if (options.warm) await warmUp(wasm, snapshot, options, WARM_UP_ROUNDS);
+  run = await ScriptRun.create(wasm, snapshot, { channel, options, exit, parentAlive });
+  channel.send({ t: 'ready', v: PROTOCOL_VERSION, prelude: snapshot ? 'snapshot' : 'evaluated' });
+  for (const [message, payload] of early.splice(0)) onMessage(message, payload);
+}
