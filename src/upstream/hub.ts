@@ -1,0 +1,204 @@
+/**
+ * The upstream servers as one: starts them all, names their tools as scripts see them, applies
+ * the config's tool policy, and routes each call to its upstream, or refuses it before sending.
+ */
+import type { CallToolResult, ClientCapabilities, Implementation, Progress } from '@modelcontextprotocol/client';
+import type { CatalogTool } from '../catalog/types.js';
+import { ConfigError, ToolRefusedError } from '../errors.js';
+import { isToolAllowed } from './policy.js';
+import { RELAYED_CAPABILITIES, type LogListener, type RequestRelay } from './relay.js';
+import type { UpstreamSpec } from './spec.js';
+import { assignToolNames, describeCollision, scriptToolName, serverForName, type NameCollision } from './tool-names.js';
+import { Upstream, type UpstreamStatus } from './upstream.js';
+
+export interface UpstreamHubOptions {
+  /** How the upstreams see us. Default `{ name: 'codemode-mcp', version: '0.0.0' }`. */
+  readonly clientInfo?: Implementation;
+  /** What the upstream clients declare. Default: elicitation (form, url), sampling, roots. */
+  readonly capabilities?: ClientCapabilities;
+  /** Where our log lines and the upstreams' stderr go, a line at a time. Default: our stderr. */
+  readonly log?: (line: string) => void;
+}
+
+/** Per call: where the upstream's `notifications/progress` for this call go. */
+export interface CallContext {
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+export class UpstreamHub {
+  private readonly upstreams: Upstream[];
+  private catalog: CatalogTool[] = [];
+  private byName = new Map<string, CatalogTool>();
+  private catalogKey = '[]';
+  private readonly reportedCollisions = new Set<string>();
+  private readonly catalogListeners = new Set<() => void>();
+  private readonly logListeners = new Set<LogListener>();
+  private relay: RequestRelay | undefined;
+  private started = false;
+  private readonly log: (line: string) => void;
+
+  constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
+    this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
+    const sessionOptions = {
+      clientInfo: options.clientInfo ?? { name: 'codemode-mcp', version: '0.0.0' },
+      capabilities: options.capabilities ?? RELAYED_CAPABILITIES,
+      relay: () => this.relay,
+      onLog: (server: string, params: Parameters<LogListener>[1]) => this.notify(this.logListeners, (listener) => listener(server, params)),
+      log: this.log,
+    };
+    const duplicate = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
+    if (duplicate !== undefined) throw new ConfigError('NAME_COLLISION', `two upstream servers are named "${duplicate.name}"`);
+    this.upstreams = specs.map((spec) => new Upstream(spec, sessionOptions, { onChange: () => this.rebuildCatalog() }));
+  }
+
+  /**
+   * Connects every upstream in parallel; resolves when each is ready or failed (a failed one is
+   * reported and retried in the background). Rejects only for a name collision (ConfigError
+   * NAME_COLLISION naming both tools), after closing everything.
+   */
+  async start(): Promise<void> {
+    await Promise.all(this.upstreams.map((upstream) => upstream.start()));
+    const collisions = this.rebuildCatalog();
+    if (collisions.length > 0) {
+      await this.close();
+      throw new ConfigError('NAME_COLLISION', `${collisions.map(describeCollision).join('; ')}. Rename a server in the config`);
+    }
+    this.started = true;
+  }
+
+  /** Every known tool, denied ones included (`allowed: false`), named as scripts call them. */
+  tools(): readonly CatalogTool[] {
+    return this.catalog;
+  }
+
+  upstreamStatus(): UpstreamStatus[] {
+    return this.upstreams.map((upstream) => upstream.status());
+  }
+
+  /** Called after the catalog changed (a tools/list_changed, a restart, a late start); returns an unsubscribe. */
+  onCatalogChanged(listener: () => void): () => void {
+    this.catalogListeners.add(listener);
+    return () => this.catalogListeners.delete(listener);
+  }
+
+  /** Upstream `notifications/message`; returns an unsubscribe. */
+  onUpstreamLog(listener: LogListener): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
+  }
+
+  /** Who answers the upstreams' elicitation, sampling and roots requests; unset, they get a JSON-RPC error. */
+  setRequestRelay(relay: RequestRelay | undefined): void {
+    this.relay = relay;
+  }
+
+  /** Tells every ready upstream that our client's roots changed. */
+  async notifyRootsListChanged(): Promise<void> {
+    await Promise.all(this.upstreams.map((upstream) => upstream.notifyRootsListChanged().catch(() => {})));
+  }
+
+  /**
+   * Calls a tool by its script name and returns its result exactly as sent. Rejects with
+   * ToolRefusedError when nothing was sent (unknown, denied, upstream not ready), with
+   * UpstreamLostError when the upstream went away mid-call, with `signal.reason` on abort, and
+   * otherwise with the SDK's error (a JSON-RPC error from the upstream).
+   */
+  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal, context: CallContext = {}): Promise<CallToolResult> {
+    const tool = this.byName.get(name);
+    if (tool === undefined) throw this.refuseUnknown(name);
+    const upstream = this.upstreams.find((candidate) => candidate.name === tool.server)!;
+    if (!tool.allowed) {
+      throw new ToolRefusedError('TOOL_DENIED', name, `the config does not allow tool "${tool.upstreamName}" of upstream "${tool.server}"`);
+    }
+    const session = upstream.readySession();
+    if (session === undefined) throw refuseNotReady(name, upstream);
+    return session.callTool(tool.upstreamName, name, args, signal, context.onProgress);
+  }
+
+  /** Stops all restarts and closes every upstream; when it resolves, no upstream process is left. */
+  async close(): Promise<void> {
+    await Promise.all(this.upstreams.map((upstream) => upstream.close()));
+  }
+
+  /**
+   * A name no listed tool has. If it belongs to an upstream that has never listed its tools (still
+   * starting, or down since start), say that, rather than that no such tool exists.
+   */
+  private refuseUnknown(name: string): ToolRefusedError {
+    const server = serverForName(name, this.upstreams.map((upstream) => upstream.name));
+    const upstream = this.upstreams.find((candidate) => candidate.name === server);
+    if (upstream !== undefined && upstream.tools === undefined) return refuseNotReady(name, upstream);
+    return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
+  }
+
+  /** Recomputes names and policy; tells listeners when anything changed. Returns the collisions. */
+  private rebuildCatalog(): NameCollision[] {
+    const prefixed = this.upstreams.length > 1;
+    const claims = this.upstreams.flatMap((upstream) => (upstream.tools ?? []).map((tool) => ({ server: upstream.name, tool: tool.name, definition: tool })));
+    // After start, a name scripts already use keeps its tool: a newcomer that collides is left out.
+    // During start, config order decides, so start()'s error doesn't depend on who answered first.
+    const established = (claim: (typeof claims)[number]): boolean => {
+      const known = this.started ? this.byName.get(scriptToolName(prefixed, claim)) : undefined;
+      return known?.server === claim.server && known.upstreamName === claim.tool;
+    };
+    const { names, collisions } = assignToolNames(prefixed, [...claims.filter(established), ...claims.filter((claim) => !established(claim))]);
+    const catalog: CatalogTool[] = [];
+    for (const claim of claims) {
+      const name = scriptToolName(prefixed, claim);
+      if (names.get(name) !== claim) continue;
+      const { definition } = claim;
+      const upstream = this.upstreams.find((candidate) => candidate.name === claim.server)!;
+      catalog.push({
+        name,
+        server: claim.server,
+        upstreamName: claim.tool,
+        description: definition.description ?? '',
+        inputSchema: definition.inputSchema,
+        ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
+        allowed: isToolAllowed(upstream.spec.policy, claim.tool),
+      });
+    }
+    // At start a collision is start()'s error; later (a late start, a list_changed) it is logged.
+    for (const collision of this.started ? collisions : []) {
+      const text = describeCollision(collision);
+      if (this.reportedCollisions.has(text)) continue;
+      this.reportedCollisions.add(text);
+      this.log(`codemode-mcp: NAME_COLLISION: ${text}; scripts get the first and can't call the second`);
+    }
+    const key = JSON.stringify(catalog);
+    if (key !== this.catalogKey) {
+      this.catalog = catalog;
+      this.byName = new Map(catalog.map((tool) => [tool.name, tool]));
+      this.catalogKey = key;
+      this.notify(this.catalogListeners, (listener) => listener());
+    }
+    return collisions;
+  }
+
+  /** A listener that throws is logged, and the others still hear. */
+  private notify<Listener>(listeners: Set<Listener>, call: (listener: Listener) => void): void {
+    for (const listener of listeners) {
+      try {
+        call(listener);
+      } catch (error) {
+        this.log(`codemode-mcp: a listener of the upstreams failed: ${error instanceof Error ? error.stack : String(error)}`);
+      }
+    }
+  }
+}
+
+function refuseNotReady(name: string, upstream: Upstream): ToolRefusedError {
+  const state = upstream.describeState();
+  switch (upstream.state) {
+    case 'connecting':
+      return new ToolRefusedError(
+        'UPSTREAM_CONNECTING',
+        name,
+        upstream.reason === undefined ? `upstream "${upstream.name}" is still starting` : `upstream "${upstream.name}" is restarting (${state})`,
+      );
+    case 'down':
+      return new ToolRefusedError('UPSTREAM_DOWN', name, `upstream "${upstream.name}" is down: ${state}`);
+    default:
+      return new ToolRefusedError('UPSTREAM_DOWN', name, `upstream "${upstream.name}" is ${upstream.state === 'closed' ? 'closed' : 'not ready'}`);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * What an upstream asks of our client during a call (elicitation, sampling, roots), and the
+ * logging it sends, handed to the server layer: it relays each to its own client and back.
+ */
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type Client,
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type CreateMessageResultWithTools,
+  type ElicitRequest,
+  type ElicitResult,
+  type ListRootsRequest,
+  type ListRootsResult,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/client';
+
+export type RelayedRequest = ElicitRequest | CreateMessageRequest | ListRootsRequest;
+export type RelayedResult = ElicitResult | CreateMessageResult | CreateMessageResultWithTools | ListRootsResult;
+
+/**
+ * Answers an upstream's request by asking our own client. `server` is the upstream's name in the
+ * config; `signal` aborts when the upstream cancels its request or goes away.
+ */
+export type RequestRelay = (
+  server: string,
+  request: RelayedRequest,
+  options: { signal: AbortSignal },
+) => Promise<RelayedResult>;
+
+/** An upstream's `notifications/message`, with the upstream's name. */
+export type LogListener = (server: string, params: LoggingMessageNotification['params']) => void;
+
+/** What each upstream client declares, so upstreams offer their tools that need a human, a model or roots. */
+export const RELAYED_CAPABILITIES: ClientCapabilities = {
+  elicitation: { form: {}, url: {} },
+  sampling: {},
+  roots: { listChanged: true },
+};
+
+/** Registers the relaying handlers on one upstream's client. The relay is read at each request. */
+export function installRelay(
+  client: Client,
+  server: string,
+  capabilities: ClientCapabilities,
+  relay: () => RequestRelay | undefined,
+  onLog: LogListener,
+): void {
+  const forward = async (request: RelayedRequest, signal: AbortSignal): Promise<RelayedResult> => {
+    const handler = relay();
+    if (handler === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        `codemode-mcp cannot relay ${request.method} from upstream "${server}": no client is attached to answer it`,
+      );
+    }
+    return handler(server, request, { signal });
+  };
+  // The SDK validates each result against the method's schema, so the casts only narrow the union.
+  if (capabilities.elicitation) {
+    client.setRequestHandler('elicitation/create', async (request, ctx) =>
+      (await forward(request, ctx.mcpReq.signal)) as ElicitResult,
+    );
+  }
+  if (capabilities.sampling) {
+    client.setRequestHandler('sampling/createMessage', async (request, ctx) =>
+      (await forward(request, ctx.mcpReq.signal)) as CreateMessageResult,
+    );
+  }
+  if (capabilities.roots) {
+    client.setRequestHandler('roots/list', async (request, ctx) =>
+      (await forward(request, ctx.mcpReq.signal)) as ListRootsResult,
+    );
+  }
+  client.setNotificationHandler('notifications/message', (notification) => onLog(server, notification.params));
+}

@@ -1,0 +1,190 @@
+/**
+ * One configured upstream over its whole life: starts it, keeps its last tool list, restarts it
+ * with backoff when it dies or fails to start, and re-lists its tools when it says they changed.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { Backoff, formatDelay, RESTART_STABLE_AFTER_MS } from './backoff.js';
+import type { UpstreamSpec } from './spec.js';
+import { UpstreamSession, type SessionOptions } from './session.js';
+
+/**
+ * connecting: first start, or restarting after it died (calls refused, UPSTREAM_CONNECTING);
+ * ready: serving; down: the last attempt failed, another is scheduled (UPSTREAM_DOWN); closed.
+ */
+export type UpstreamState = 'connecting' | 'ready' | 'down' | 'closed';
+
+export interface UpstreamStatus {
+  readonly name: string;
+  readonly state: UpstreamState;
+  /** Why it is down or restarting. */
+  readonly reason?: string;
+  /** Tools from its last listing; undefined until it has listed once. */
+  readonly toolCount?: number;
+}
+
+export interface UpstreamEvents {
+  /** Its tool list (or its state) changed: the hub rebuilds the catalog. */
+  readonly onChange: () => void;
+}
+
+export class Upstream {
+  state: UpstreamState = 'connecting';
+  reason: string | undefined;
+  /** The last listing; kept while down, so a call to one of its tools is refused, not unknown. */
+  tools: Tool[] | undefined;
+  private session: UpstreamSession | undefined;
+  private readonly backoff = new Backoff();
+  private nextAttemptAt = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stableTimer: NodeJS.Timeout | undefined;
+  private attempting: Promise<void> | undefined;
+  private readonly aborter = new AbortController();
+  private lastLoggedFailure: string | undefined;
+  private relisting: Promise<void> | undefined;
+  private relistAgain = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly spec: UpstreamSpec,
+    private readonly options: Omit<SessionOptions, 'signal'>,
+    private readonly events: UpstreamEvents,
+  ) {}
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  /** Resolves once the first attempt is ready or failed; never rejects. */
+  start(): Promise<void> {
+    return this.attempt();
+  }
+
+  /** The live session, when ready. */
+  readySession(): UpstreamSession | undefined {
+    return this.state === 'ready' ? this.session : undefined;
+  }
+
+  /** `it exited; next attempt in 0.5 s`, for a refusal. */
+  describeState(): string {
+    const wait = Math.max(0, this.nextAttemptAt - Date.now());
+    const next = this.retryTimer !== undefined ? `; next attempt in ${formatDelay(wait)}` : '';
+    return `${this.reason ?? 'starting'}${next}`;
+  }
+
+  status(): UpstreamStatus {
+    return {
+      name: this.name,
+      state: this.state,
+      ...(this.reason !== undefined && this.state !== 'ready' ? { reason: this.reason } : {}),
+      ...(this.tools !== undefined ? { toolCount: this.tools.length } : {}),
+    };
+  }
+
+  async notifyRootsListChanged(): Promise<void> {
+    await this.readySession()?.notifyRootsListChanged();
+  }
+
+  /** Stops restarting and closes the session (for stdio: the process is gone when this resolves). */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    this.state = 'closed';
+    this.aborter.abort(new Error(`upstream "${this.name}" is closing`));
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.stableTimer);
+    this.retryTimer = undefined;
+    const session = this.session;
+    this.session = undefined;
+    await Promise.all([session?.close(), this.attempting]);
+  }
+
+  private attempt(): Promise<void> {
+    this.retryTimer = undefined;
+    this.attempting = this.connect().finally(() => (this.attempting = undefined));
+    return this.attempting;
+  }
+
+  private async connect(): Promise<void> {
+    let session: UpstreamSession;
+    try {
+      session = await UpstreamSession.open(this.spec, { ...this.options, signal: this.aborter.signal });
+    } catch (error) {
+      if (this.state === 'closed') return;
+      this.fail(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    if (this.state === 'closed') {
+      await session.close();
+      return;
+    }
+    const recovered = this.reason !== undefined;
+    this.session = session;
+    this.tools = session.tools;
+    this.state = 'ready';
+    this.reason = undefined;
+    this.lastLoggedFailure = undefined;
+    session.onLost = () => this.handleLost(session);
+    session.onToolsChanged = () => this.relist(session);
+    this.stableTimer = setTimeout(() => this.backoff.reset(), RESTART_STABLE_AFTER_MS).unref();
+    const how = recovered ? 'is up again' : `connected over ${session.kind}`;
+    this.options.log(`codemode-mcp: upstream "${this.name}" ${how}: ${session.tools.length} tools`);
+    this.events.onChange();
+    if (session.isLost) this.handleLost(session);
+  }
+
+  private fail(reason: string): void {
+    this.state = 'down';
+    this.reason = reason;
+    this.scheduleRetry();
+    if (reason !== this.lastLoggedFailure) {
+      this.lastLoggedFailure = reason;
+      this.options.log(`codemode-mcp: upstream "${this.name}" failed to start: ${this.describeState()}`);
+    }
+    this.events.onChange();
+  }
+
+  private handleLost(session: UpstreamSession): void {
+    if (session !== this.session || this.state === 'closed') return;
+    this.session = undefined;
+    clearTimeout(this.stableTimer);
+    const how = session.kind === 'stdio' ? 'exited' : 'disconnected';
+    this.state = 'connecting';
+    this.reason = `it ${how}`;
+    const delay = this.scheduleRetry();
+    this.options.log(`codemode-mcp: upstream "${this.name}" ${how}; restarting in ${formatDelay(delay)}`);
+    this.events.onChange();
+  }
+
+  private scheduleRetry(): number {
+    const delay = this.backoff.next();
+    this.nextAttemptAt = Date.now() + delay;
+    this.retryTimer = setTimeout(() => void this.attempt(), delay).unref();
+    return delay;
+  }
+
+  /** Re-lists after `list_changed`; notifications that land mid-listing cause one more listing. */
+  private relist(session: UpstreamSession): void {
+    if (this.relisting !== undefined) {
+      this.relistAgain = true;
+      return;
+    }
+    this.relisting = (async () => {
+      do {
+        this.relistAgain = false;
+        try {
+          const tools = await session.listTools();
+          if (session !== this.session) return;
+          session.tools = tools;
+          this.tools = tools;
+          this.events.onChange();
+        } catch (error) {
+          if (session !== this.session) return;
+          this.options.log(`codemode-mcp: upstream "${this.name}" said its tools changed, but listing them failed: ${String(error)}`);
+        }
+      } while (this.relistAgain);
+    })().finally(() => (this.relisting = undefined));
+  }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, test } from 'vitest';
+import { UpstreamHub } from '../../src/upstream/hub.js';
+import { childPidsOf } from '../support/processes.js';
+import { collectLog, fixture, textOf } from './specs.js';
+
+describe('close', () => {
+  test('ends an upstream that ignores both the end of its stdin and SIGTERM', async () => {
+    const { lines, log } = collectLog();
+    const hub = new UpstreamHub([fixture('stubborn', 'stubborn.mjs'), fixture('rec', 'recorder.mjs')], { log });
+    await hub.start();
+    expect(textOf(await hub.callTool('stubborn__ping', {}))).toBe('pong');
+    expect(childPidsOf(process.pid)).toHaveLength(2);
+    await hub.close();
+    expect(lines).toContain('[stubborn] ignoring SIGTERM');
+    expect(childPidsOf(process.pid)).toEqual([]);
+  });
+
+  test('fails a call in flight as closed, not as refused, and stops all restarts', async () => {
+    const hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
+    await hub.start();
+    const call = hub.callTool('hang', {});
+    await hub.close();
+    await expect(call).rejects.toMatchObject({
+      code: 'UPSTREAM_LOST',
+      message: 'upstream rec was closed while the call to hang was in flight; the call may have taken effect',
+    });
+    expect(hub.upstreamStatus()).toEqual([{ name: 'rec', state: 'closed', toolCount: 10 }]);
+    await expect(hub.callTool('echo', { text: 'x' })).rejects.toMatchObject({ code: 'UPSTREAM_DOWN' });
+    await new Promise((resolve) => setTimeout(resolve, 400)); // past the first restart delay
+    expect(childPidsOf(process.pid)).toEqual([]);
+  });
+
+  test('during start stops the upstreams still connecting', async () => {
+    const hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
+    const starting = hub.start();
+    await hub.close();
+    await starting;
+    expect(hub.upstreamStatus()[0]!.state).toBe('closed');
+    expect(childPidsOf(process.pid)).toEqual([]);
+  });
+});
