@@ -206,7 +206,11 @@ export class ScriptRun {
   private hostFunctions(): HostImpl {
     const vm = () => this.vm;
     return {
-      send: (tool, argsJson) => vm().newNumber(this.send(tool.toString(), argsJson.toString())),
+      send: (tool, argsJson) => {
+        const json = argsJson.toString();
+        const problem = checkArgs(json);
+        return problem === '' ? vm().newNumber(this.send(tool.toString(), json)) : vm().newString(problem);
+      },
       checkArgs: (argsJson) => vm().newString(checkArgs(argsJson.toString())),
       out: (text) => {
         if (!this.ended) this.output.write(text.toString());

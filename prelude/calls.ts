@@ -37,9 +37,16 @@ export class Calls {
   /** Checks the arguments at once (nothing is sent when they are wrong), then sends or queues. */
   call(tool: string, args: unknown): Promise<unknown> {
     const argsJson = this.argumentsJson(tool, args);
+    if (this.out.size < this.limits.callsInFlightMax && this.waitingHead === this.waiting.length) {
+      // A place is free: one crossing to the host checks and sends.
+      const id = this.host.send(tool, argsJson);
+      if (typeof id === 'string') throw new RangeError(`tools[${JSON.stringify(tool)}](args): ${id}; nothing was sent`);
+      return new Promise((resolve, reject) => this.out.set(id, { resolve, reject }));
+    }
+    const problem = this.host.checkArgs(argsJson);
+    if (problem !== '') throw new RangeError(`tools[${JSON.stringify(tool)}](args): ${problem}; nothing was sent`);
     return new Promise((resolve, reject) => {
       this.waiting.push({ tool, argsJson, resolve, reject });
-      this.sendWaiting();
     });
   }
 
@@ -79,7 +86,8 @@ export class Calls {
         this.waitingHead = 0;
       }
       const id = this.host.send(next.tool, next.argsJson);
-      this.out.set(id, { resolve: next.resolve, reject: next.reject });
+      if (typeof id === 'string') next.reject(new RangeError(id));
+      else this.out.set(id, { resolve: next.resolve, reject: next.reject });
     }
   }
 
@@ -101,8 +109,6 @@ export class Calls {
           `${this.limits.argsMaxBytes}; nothing was sent`,
       );
     }
-    const problem = this.host.checkArgs(json);
-    if (problem !== '') throw new RangeError(`tools[${name}](args): ${problem}; nothing was sent`);
     return json;
   }
 }

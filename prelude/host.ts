@@ -4,8 +4,11 @@
  */
 
 export interface Host {
-  /** Sends a call; returns its id. Output written so far is sent first. */
-  readonly send: (tool: string, argsJson: string) => number;
+  /**
+   * Checks a call's arguments against the value cap and sends it: returns its id, or what to
+   * throw when the arguments are past the cap. Output written so far is sent first.
+   */
+  readonly send: (tool: string, argsJson: string) => number | string;
   /** '' when the arguments' JSON is within the value cap, else the message to throw. */
   readonly checkArgs: (argsJson: string) => string;
   readonly out: (text: string) => void;

@@ -7,33 +7,48 @@ export interface OpenCall {
   readonly id: number;
   readonly tool: string;
   readonly args: string;
-  readonly controller: AbortController;
+  /** performance.now() past which the call times out. */
+  readonly deadline: number;
   timedOut: boolean;
-  timer: NodeJS.Timeout | undefined;
 }
 
 interface Unseen {
   readonly call: OpenCall;
   readonly how: 'timed-out' | 'cancelled';
-  readonly afterMs: number;
+  readonly timeoutMs: number;
   answeredLater?: boolean;
 }
 
 function fateOf(unseen: Unseen): string {
   if (unseen.how === 'cancelled') return 'cancelled, may have taken effect';
-  const timedOut = `timed out after ${unseen.afterMs} ms`;
+  const timedOut = `timed out after ${unseen.timeoutMs} ms`;
   return unseen.answeredLater ? `${timedOut}; the tool answered later` : `${timedOut}; it may still take effect`;
 }
 
 /**
  * Every call a script made, kept in the parent so losing the child loses none of it. A call's
  * place is held from its sending until its tool answers, timed-out calls included.
+ *
+ * One signal cancels every call still out when the script ends, and one timer serves every
+ * call's timeout: calls share a timeout, so the oldest open call is always the next due.
  */
 export class CallRecord {
   private readonly open = new Map<number, OpenCall>();
   private readonly unseen: Unseen[] = [];
+  private readonly cancel = new AbortController();
+  private timeoutTimer: NodeJS.Timeout | undefined;
   private answered = 0;
   private unsent: Record<string, number> = {};
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly onTimeout: (call: OpenCall) => void,
+  ) {}
+
+  /** Aborts when the script has ended: the calls still out are cancelled upstream. */
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
 
   get openCount(): number {
     return this.open.size;
@@ -44,20 +59,14 @@ export class CallRecord {
   }
 
   opened(id: number, tool: string, args: string): OpenCall {
-    const call: OpenCall = { id, tool, args, controller: new AbortController(), timedOut: false, timer: undefined };
+    const call: OpenCall = { id, tool, args, deadline: performance.now() + this.timeoutMs, timedOut: false };
     this.open.set(id, call);
+    if (this.timeoutTimer === undefined) this.armTimeout(call.deadline);
     return call;
-  }
-
-  /** The call's time ran out: the script sees TimeoutError; the place stays held. */
-  timedOut(call: OpenCall, afterMs: number): void {
-    call.timedOut = true;
-    this.unseen.push({ call, how: 'timed-out', afterMs });
   }
 
   /** The tool answered. Returns whether the script is still waiting for this answer. */
   closed(call: OpenCall): boolean {
-    clearTimeout(call.timer);
     this.open.delete(call.id);
     if (!call.timedOut) return true;
     const entry = this.unseen.find((unseen) => unseen.call === call);
@@ -72,13 +81,30 @@ export class CallRecord {
 
   /** The script ended: every call still out is cancelled upstream and named as such. */
   cancelOpen(): void {
+    clearTimeout(this.timeoutTimer);
+    this.cancel.abort();
     for (const call of this.open.values()) {
-      clearTimeout(call.timer);
-      call.controller.abort();
-      if (!call.timedOut) this.unseen.push({ call, how: 'cancelled', afterMs: 0 });
+      if (!call.timedOut) this.unseen.push({ call, how: 'cancelled', timeoutMs: 0 });
     }
     this.open.clear();
     this.unseen.sort((a, b) => a.call.id - b.call.id);
+  }
+
+  /** Times out every call past its deadline (the script sees TimeoutError; the place stays held), then re-arms. */
+  private sweepTimeouts(): void {
+    this.timeoutTimer = undefined;
+    const now = performance.now();
+    for (const call of this.open.values()) {
+      if (call.timedOut) continue;
+      if (call.deadline > now) return this.armTimeout(call.deadline);
+      call.timedOut = true;
+      this.unseen.push({ call, how: 'timed-out', timeoutMs: this.timeoutMs });
+      this.onTimeout(call);
+    }
+  }
+
+  private armTimeout(deadline: number): void {
+    this.timeoutTimer = setTimeout(() => this.sweepTimeouts(), Math.max(0, deadline - performance.now()));
   }
 
   noteUnsent(counts: Record<string, number>): void {

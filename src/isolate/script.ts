@@ -64,7 +64,7 @@ export class Script {
   private stopReason: StopReason | null = null;
   private readonly output = new OutputWindow();
   private notifications: string[] = [];
-  private readonly record = new CallRecord();
+  private readonly record: CallRecord;
   private readonly toolNames: ReadonlySet<string>;
   private notifies = 0;
   private lastNotifyAt = -Infinity;
@@ -78,6 +78,7 @@ export class Script {
     private readonly options: ScriptOptions,
   ) {
     this.id = options.id;
+    this.record = new CallRecord(options.limits.toolCallTimeoutMs, (call) => this.onTimeout(call));
     this.toolNames = new Set(options.tools.map((tool) => tool.name));
     this.ended = new Promise((resolve) => (this.markEnded = resolve));
     child.listen({
@@ -186,11 +187,9 @@ export class Script {
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return this.breach('ARGS_INVALID');
 
     const call = this.record.opened(message.id, message.tool, message.args);
-    const { toolCallTimeoutMs } = this.options.limits;
-    call.timer = setTimeout(() => this.onTimeout(call), toolCallTimeoutMs);
     let answer: Promise<ToolResult>;
     try {
-      answer = this.options.callTool(message.tool, args as Record<string, unknown>, call.controller.signal);
+      answer = this.options.callTool(message.tool, args as Record<string, unknown>, this.record.signal);
     } catch (error) {
       answer = Promise.reject(error);
     }
@@ -201,9 +200,7 @@ export class Script {
   }
 
   private onTimeout(call: OpenCall): void {
-    if (this.ending !== null) return;
     const ms = this.options.limits.toolCallTimeoutMs;
-    this.record.timedOut(call, ms);
     this.child.send({
       t: 'result',
       id: call.id,
