@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  CALLS_IN_FLIGHT_MAX,
+  CALL_ARGS_MAX_BYTES,
+  CALL_ARGS_MAX_VALUES,
+  NOTIFY_PAYLOAD_MAX_CHARS,
+  RESULT_MAX_DEPTH,
+  VALUE_MAX_CHARS,
+} from '../../protocol/contract.js';
+import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
+import { STOP_GRACE_MS } from '../../src/isolate/script.js';
+import { SETTINGS, formatSettingValue } from '../../src/settings.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+
+describe('the README', () => {
+  it.each(Object.values(SETTINGS))('gives $name its flag, default and range as src/settings.ts defines them', (spec) => {
+    const row = `| \`${spec.name}\` | \`--${spec.flag}\` | ${formatSettingValue(spec, spec.default)} | ` +
+      `${formatSettingValue(spec, spec.min)} – ${formatSettingValue(spec, spec.max)} |`;
+    expect(readme).toContain(row);
+  });
+
+  it('states the fixed limits as protocol/contract.ts and src/isolate define them', () => {
+    expect(readme).toContain(`| calls in flight per script | ${CALLS_IN_FLIGHT_MAX} |`);
+    expect(readme).toContain(`| a call's arguments | ${CALL_ARGS_MAX_BYTES / 1024 / 1024} MiB of JSON, ${grouped(CALL_ARGS_MAX_VALUES)} values |`);
+    expect(readme).toContain(`nesting ${grouped(RESULT_MAX_DEPTH)} |`);
+    expect(readme).toContain(`| the value | ${VALUE_MAX_CHARS / 1024 / 1024} MiB of JSON |`);
+    expect(readme).toContain(`the first and last ${grouped(OUTPUT_KEPT_CHARS)} characters |`);
+    expect(readme).toContain(`| a \`notify()\` payload | ${NOTIFY_PAYLOAD_MAX_CHARS / 1024} KiB of JSON, one per second |`);
+    expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS / 1000} s to end by itself |`);
+  });
+});
