@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// The executable: reads the command line, then prints and exits, or runs what it asked for.
+// It loads the build in dist/ (npm run build, run by npm install through "prepare").
+
+let entry;
+try {
+  entry = await import('../dist/src/main.js');
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+  process.stderr.write(`codemode-mcp: the build is missing (${error.message}); run "npm run build" in the package\n`);
+  process.exit(1);
+}
+
+const result = entry.parseCli(process.argv.slice(2));
+if (entry.isCliExit(result)) {
+  if (result.stdout) process.stdout.write(result.stdout);
+  if (result.stderr) process.stderr.write(result.stderr);
+  // Not process.exit(): a piped stdout gets the whole help text before the process ends.
+  process.exitCode = result.exit;
+} else {
+  await entry.run(result);
+}

@@ -1,0 +1,147 @@
+/**
+ * One MCP session with one client: the SDK's low-level Server answering `tools/list` and
+ * `tools/call` for `code_execution`, the session's scripts, and what flows between the client
+ * and the upstreams (list changes, logging, progress, relayed requests, roots changes).
+ */
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type LoggingMessageNotification,
+  type ServerContext,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { describeCodeExecution } from '../catalog/description.js';
+import { refusalAnswer } from '../scripts/answer.js';
+import type { ChildSupply } from '../scripts/child-supply.js';
+import { SessionScripts } from '../scripts/session-scripts.js';
+import type { Settings } from '../settings.js';
+import type { UpstreamHub } from '../upstream/hub.js';
+import { CODE_EXECUTION_TOOL, codeExecutionTool } from './code-execution-tool.js';
+import { relayToClient } from './relay-to-client.js';
+
+/** The logger name on our own logging notifications (notify() payloads). */
+export const LOGGER_NAME = 'codemode-mcp';
+
+export interface ClientSessionOptions {
+  readonly hub: UpstreamHub;
+  /** The server's script children; asked for at the session's first code_execution call. */
+  readonly supply: () => ChildSupply;
+  readonly settings: Settings;
+  readonly version: string;
+  /** Settles when requests may be answered: the upstreams have started, or the startup wait is over. */
+  readonly startup: () => Promise<void>;
+  /** Our stderr, a line at a time. */
+  readonly log: (line: string) => void;
+}
+
+export class ClientSession {
+  readonly server: Server;
+  /** Made at the first code_execution call, once the client has initialized and the supply exists. */
+  private scripts: SessionScripts | undefined;
+  /** The description the client last listed: a catalog change that leaves it as is needs no list_changed. */
+  private listedDescription: string | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: ClientSessionOptions) {
+    const { hub } = options;
+    this.server = new Server(
+      { name: 'codemode-mcp', version: options.version },
+      {
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        // Several upstreams changing at once make one notification.
+        debouncedNotificationMethods: ['notifications/tools/list_changed'],
+      },
+    );
+    this.server.setRequestHandler('tools/list', async () => {
+      await options.startup();
+      const tool = codeExecutionTool(hub.tools());
+      this.listedDescription = tool.description;
+      return { tools: [tool] };
+    });
+    this.server.setRequestHandler('tools/call', (request, ctx) => this.callTool(request.params.name, request.params.arguments, ctx));
+    this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
+    this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`);
+
+    const initialized = new Promise<void>((resolve) => (this.server.oninitialized = resolve));
+    hub.setRequestRelay(relayToClient(this.server, initialized));
+    this.unsubscribe.push(
+      () => hub.setRequestRelay(undefined),
+      hub.onCatalogChanged(() => this.catalogChanged()),
+      hub.onUpstreamLog((upstream, params) =>
+        this.sendLog({ ...params, logger: params.logger === undefined ? upstream : `${upstream}/${params.logger}` }),
+      ),
+    );
+  }
+
+  /** Serves the client on `transport`; `onClosed` runs once when the connection ends, whoever ended it. */
+  async connect(transport: Transport, onClosed: () => void): Promise<void> {
+    this.server.onclose = onClosed;
+    await this.server.connect(transport);
+  }
+
+  /** Stops every script (cancelling their calls upstream), then closes the connection. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+      await this.scripts?.close();
+      await this.server.close().catch(() => {});
+    })();
+    return this.closing;
+  }
+
+  private async callTool(name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
+    if (name !== CODE_EXECUTION_TOOL) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool ${JSON.stringify(name)}: this server offers one tool, "${CODE_EXECUTION_TOOL}"; ` +
+          `call the other tools from a script in it, as tools[${JSON.stringify(name)}](args)`,
+      );
+    }
+    await this.options.startup();
+    const onProgress = progressSender(ctx);
+    if (this.closing !== undefined) return refusalAnswer('the server is shutting down');
+    this.scripts ??= this.createScripts();
+    return this.scripts.handle(args ?? {}, { signal: ctx.mcpReq.signal, ...(onProgress !== undefined ? { onProgress } : {}) });
+  }
+
+  private createScripts(): SessionScripts {
+    const { hub, settings } = this.options;
+    return new SessionScripts({
+      supply: this.options.supply(),
+      catalog: () => hub.tools(),
+      callTool: (name, args, signal) => hub.callTool(name, args, signal),
+      settings,
+      log: (data) => this.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
+    });
+  }
+
+  private catalogChanged(): void {
+    if (this.listedDescription === undefined || this.closing !== undefined) return;
+    if (describeCodeExecution(this.options.hub.tools()) === this.listedDescription) return;
+    this.server.sendToolListChanged().catch((error: unknown) => this.options.log(`codemode-mcp: could not tell the client its tools changed: ${String(error)}`));
+  }
+
+  /** A logging notification, unless the client's level filters it out; a client gone is no error. */
+  private sendLog(params: LoggingMessageNotification['params']): void {
+    if (this.server.transport === undefined) return;
+    this.server.sendLoggingMessage(params).catch(() => {});
+  }
+}
+
+/**
+ * When the client's call carries a progress token: a sender of `notifications/progress` for it,
+ * `progress` counting the messages so it only ever increases, as MCP requires.
+ */
+function progressSender(ctx: ServerContext): ((message: string) => void) | undefined {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  let progress = 0;
+  return (message) => {
+    if (ctx.mcpReq.signal.aborted) return;
+    progress += 1;
+    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }).catch(() => {});
+  };
+}

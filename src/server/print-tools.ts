@@ -1,0 +1,51 @@
+/**
+ * `codemode-mcp tools`: starts the upstreams, prints what a script can call, closes them.
+ * Upstream chatter on stderr is left out; a failure line already quotes its last words.
+ */
+import type { CliInvocation } from '../cli/parse-cli.js';
+import { readPackageVersion } from '../cli/package-version.js';
+import { renderTools } from '../catalog/render-tools.js';
+import { ConfigError } from '../errors.js';
+import { UpstreamHub } from '../upstream/hub.js';
+import { closeLeavingNoProcess } from './process-tree.js';
+
+export interface PrintToolsOutput {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (line: string) => void;
+}
+
+const processOutput: PrintToolsOutput = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (line) => void process.stderr.write(`${line}\n`),
+};
+
+/** Returns the exit code: 0 when at least one upstream started, 1 when none could (each reason printed). */
+export async function printTools(invocation: CliInvocation, output: PrintToolsOutput = processOutput): Promise<number> {
+  const hub = new UpstreamHub(invocation.upstreams, {
+    clientInfo: { name: 'codemode-mcp', version: readPackageVersion() },
+    // Our own lines only: an upstream's stderr ("[name] ...") would bury the catalog in chatter.
+    log: (line) => {
+      if (!line.startsWith('[')) output.stderr(line);
+    },
+  });
+  try {
+    await hub.start();
+  } catch (error) {
+    // start() closed every upstream before it rejected.
+    if (!(error instanceof ConfigError)) throw error;
+    output.stderr(`codemode-mcp: ${error.message}`);
+    return 1;
+  }
+  try {
+    const statuses = hub.upstreamStatus();
+    if (!statuses.some((status) => status.state === 'ready')) {
+      const reasons = statuses.map((status) => `  ${status.name}: ${status.reason ?? status.state}`);
+      output.stderr(`codemode-mcp: no upstream server could start:\n${reasons.join('\n')}`);
+      return 1;
+    }
+    output.stdout(renderTools(hub.tools()));
+    return 0;
+  } finally {
+    await closeLeavingNoProcess(() => hub.close(), output.stderr);
+  }
+}

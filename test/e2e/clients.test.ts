@@ -1,0 +1,50 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { describe, expect, test } from 'vitest';
+import { readRecord } from '../upstream/specs.js';
+import { BIN, fixturePath, nodeEntry, trackDescendants, valueOf, writeConfig } from '../support/mcp-client.js';
+
+/** The server's command line, in front of the recorder alone, which writes its starts to a fresh file. */
+function recorderArgs(): { args: string[]; recordFile: string } {
+  const recordFile = join(mkdtempSync(join(tmpdir(), 'codemode-e2e-clients-')), 'record.jsonl');
+  const config = writeConfig({ recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }) });
+  return { args: [BIN, '--config', config], recordFile };
+}
+
+const code = 'return (await tools["echo"]({ text: "hi" })).content[0].text';
+
+describe('clients of both SDK lines', () => {
+  test('a client built on SDK 1.x lists code_execution and runs a script', async () => {
+    const { args, recordFile } = recorderArgs();
+    const transport = new V1StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
+    const client = new V1Client({ name: 'v1-client', version: '1.0.0' });
+    await client.connect(transport);
+    const tracker = trackDescendants(transport.pid!);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['code_execution']);
+    const result = await client.callTool({ name: 'code_execution', arguments: { code } });
+    expect((result.structuredContent as { value: unknown }).value).toBe('hi');
+    tracker.sample();
+    await client.close();
+    expect(await tracker.leftAlive()).toEqual([]);
+  });
+
+  test("an SDK 2.x client in 'auto' negotiation falls back to initialize, and its probe copy starts no upstream", async () => {
+    const { args, recordFile } = recorderArgs();
+    const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
+    const client = new Client({ name: 'auto-client', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(transport);
+    const tracker = trackDescendants(transport.pid!);
+    const result = await client.callTool({ name: 'code_execution', arguments: { code } });
+    expect(valueOf(result)).toBe('hi');
+    tracker.sample();
+    await client.close();
+    expect(await tracker.leftAlive()).toEqual([]);
+    expect(readRecord(recordFile).filter((entry) => entry.event === 'start')).toHaveLength(1);
+  });
+});

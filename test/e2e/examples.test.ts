@@ -1,0 +1,93 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { ROOT, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+
+// The docs can't drift from the code: each example script runs against the example config its
+// header names, started the way the README's Claude Desktop block starts the server. The configs
+// start their upstreams with `npx -y`, which finds them in this package's devDependencies.
+
+const scriptsDir = join(ROOT, 'examples', 'scripts');
+const scripts = readdirSync(scriptsDir).filter((name) => name.endsWith('.js')).sort();
+
+/** `// config: examples/servers.json` in the script's first lines. */
+function configOf(script: string): string {
+  const match = /^\/\/ config: (\S+)$/m.exec(readFileSync(join(scriptsDir, script), 'utf8'));
+  if (match === null) throw new Error(`examples/scripts/${script} has no "// config: examples/<file>.json" header line`);
+  return join(ROOT, match[1]!);
+}
+
+/** `// value: {"total": 330}` in the script's first lines: what it returns on the test's files, if it says. */
+function expectedValueOf(script: string): unknown {
+  const match = /^\/\/ value: (\S+)/m.exec(readFileSync(join(scriptsDir, script), 'utf8'));
+  return match === null ? undefined : JSON.parse(match[1]!);
+}
+
+/** The README's Claude Desktop block: the `mcpServers` entry that starts codemode-mcp. */
+function readmeEntry(): { command: string; args: string[] } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  for (const [, block] of readme.matchAll(/```json\n([\s\S]*?)```/g)) {
+    const parsed = JSON.parse(block!) as { mcpServers?: Record<string, { command: string; args: string[] }> };
+    const entry = Object.values(parsed.mcpServers ?? {}).find((candidate) => candidate.args?.includes('codemode-mcp'));
+    if (entry !== undefined) return entry;
+  }
+  throw new Error('README.md has no ```json block with an mcpServers entry that runs codemode-mcp (the Claude Desktop block)');
+}
+
+/**
+ * The README entry's command line, with `npx -y codemode-mcp` standing for this checkout's bin
+ * (bin/codemode-mcp.js)
+ * (the published package is not what is under test) and its --config path for `config`.
+ */
+function commandLineFor(config: string): string[] {
+  const { command, args } = readmeEntry();
+  expect(command).toBe('npx');
+  const rest = args.slice(args.indexOf('codemode-mcp') + 1);
+  const configAt = rest.indexOf('--config');
+  expect(configAt).toBeGreaterThanOrEqual(0);
+  return [...rest.slice(0, configAt + 1), config, ...rest.slice(configAt + 2)];
+}
+
+// A home of its own, so ${HOME} in the configs points at files the test owns.
+const home = mkdtempSync(join(tmpdir(), 'codemode-e2e-home-'));
+mkdirSync(join(home, 'Documents'));
+writeFileSync(join(home, 'Documents', 'groceries.txt'), 'milk, eggs\n');
+writeFileSync(join(home, 'Documents', 'ideas.txt'), 'a server in front of servers\n');
+
+const servers = new Map<string, RunningServer>();
+async function serverFor(config: string): Promise<RunningServer> {
+  let server = servers.get(config);
+  if (server === undefined) {
+    server = await startServer(['--config', config], { env: { HOME: home }, cwd: ROOT });
+    servers.set(config, server);
+  }
+  return server;
+}
+
+afterAll(async () => {
+  for (const server of servers.values()) expect(await server.close()).toEqual([]);
+});
+
+describe('the examples', () => {
+  test("the README's Claude Desktop block starts a server that runs an example script", async () => {
+    expect(readmeEntry()).toMatchObject({ command: 'npx', args: expect.arrayContaining(['-y', 'codemode-mcp', '--config']) });
+    const script = 'parallel-sums.js';
+    const server = await startServer(commandLineFor(configOf(script)), { env: { HOME: home }, cwd: ROOT });
+    try {
+      const result = await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') });
+      expect(textOf(result)).toMatch(/^Script \S+ finished/);
+    } finally {
+      expect(await server.close()).toEqual([]);
+    }
+  });
+
+  test.each(scripts)('examples/scripts/%s runs to its end against the config its header names', async (script) => {
+    const server = await serverFor(configOf(script));
+    const result = await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') });
+    expect(textOf(result)).toMatch(/^Script \S+ finished/);
+    expect(result.isError).toBe(false);
+    const expected = expectedValueOf(script);
+    if (expected !== undefined) expect(valueOf(result)).toEqual(expected);
+  });
+});

@@ -1,0 +1,55 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { readRecord, until } from '../upstream/specs.js';
+import { fixturePath, nodeEntry, publishedEntry, startServer, structuredOf, valueOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+
+/** A server in front of the recorder and server-everything, with two scripts running: one waiting on a call, one spinning. */
+async function startBusyServer(): Promise<{ server: RunningServer; recordFile: string }> {
+  const recordFile = join(mkdtempSync(join(tmpdir(), 'codemode-e2e-shutdown-')), 'record.jsonl');
+  const config = writeConfig({
+    recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }),
+    everything: nodeEntry(publishedEntry('server-everything'), ['stdio']),
+  });
+  const server = await startServer(['--config', config]);
+  const waiting = await server.run({ code: 'console.log("calling"); await tools["recorder__hang"]({})', yield_ms: 200 });
+  const spinning = await server.run({ code: 'console.log("spinning"); while (true) {}', yield_ms: 200 });
+  expect([structuredOf(waiting).status, structuredOf(spinning).status]).toEqual(['running', 'running']);
+  await until(() => readRecord(recordFile).some((entry) => entry.event === 'call' && entry.tool === 'hang'));
+  return { server, recordFile };
+}
+
+describe('shutdown', () => {
+  test('the client closing stdin while scripts run: the server stops them, cancels their calls, exits 0 and leaves no process', async () => {
+    const { server, recordFile } = await startBusyServer();
+    expect(await server.close()).toEqual([]);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.stderr()).toContain('shutting down (the client closed the connection)');
+    expect(readRecord(recordFile)).toContainEqual(expect.objectContaining({ event: 'cancelled', tool: 'hang' }));
+  });
+
+  test.each(['SIGTERM', 'SIGINT'] as const)('%s while scripts run: the server exits 0 and leaves no process', async (signal) => {
+    const { server, recordFile } = await startBusyServer();
+    process.kill(server.pid, signal);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(await server.leftBehind()).toEqual([]);
+    expect(server.stderr()).toContain(`shutting down (${signal})`);
+    expect(readRecord(recordFile)).toContainEqual(expect.objectContaining({ event: 'cancelled', tool: 'hang' }));
+    await server.client.close();
+  });
+
+  test('an upstream behind a wrapper (as npx runs one) that ignores both its stdin closing and SIGTERM is still ended, within the 4 s a client allows', async () => {
+    const config = writeConfig({
+      stubborn: nodeEntry(fixturePath('e2e/wrapper.mjs'), [process.execPath, fixturePath('upstreams/stubborn.mjs')]),
+    });
+    const server = await startServer(['--config', config]);
+    expect(valueOf(await server.run({ code: 'return (await tools["ping"]({})).content[0].text' }))).toBe('pong');
+    const began = Date.now();
+    expect(await server.close()).toEqual([]);
+    expect(Date.now() - began).toBeLessThan(4_000);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.stderr()).toMatch(/SIGKILL to process \d+ \(\S+ \S+stubborn\.mjs\), still running 2\.5 s into shutdown/);
+  });
+});
+

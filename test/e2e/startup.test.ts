@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'vitest';
+import { fixturePath, nodeEntry, startServer, valueOf, writeConfig } from '../support/mcp-client.js';
+
+
+describe('startup', () => {
+  test('the client is answered at once; tools/list waits for a slow upstream and names its tools', async () => {
+    const config = writeConfig({
+      slow: nodeEntry(fixturePath('e2e/slow-start.mjs'), ['1500']),
+      quick: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['ping']),
+    });
+    const began = Date.now();
+    const server = await startServer(['--config', config]);
+    const connectedAfter = Date.now() - began;
+    const [tool] = (await server.client.listTools()).tools;
+    const listedAfter = Date.now() - began;
+    expect(connectedAfter).toBeLessThan(1_400);
+    expect(listedAfter).toBeGreaterThanOrEqual(1_500);
+    expect(tool!.description).toContain('slow__hello');
+    expect(tool!.description).toContain('quick__ping');
+    expect(valueOf(await server.run({ code: 'return (await tools["slow__hello"]({})).content[0].text' }))).toBe('hello');
+    expect(await server.close()).toEqual([]);
+  });
+
+  test('an upstream that fails to start is reported on stderr and its calls refused; the others serve', async () => {
+    const config = writeConfig({
+      broken: nodeEntry(fixturePath('upstreams/exits-at-once.mjs')),
+      quick: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['ping']),
+    });
+    const server = await startServer(['--config', config]);
+    const [tool] = (await server.client.listTools()).tools;
+    expect(tool!.description).toContain('quick__ping');
+    expect(server.stderr()).toContain('upstream "broken" failed to start: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"');
+    const result = await server.run({
+      code: `
+        const ping = (await tools["quick__ping"]({})).content[0].text;
+        try { await tools["broken__anything"]({}) } catch (e) { return { ping, name: e.name, message: e.message } }
+      `,
+    });
+    // An upstream that never listed its tools has no names yet: the call throws at once, sending nothing.
+    expect(valueOf(result)).toMatchObject({ ping: 'ping', message: expect.stringContaining('broken__anything') });
+    expect(await server.close()).toEqual([]);
+  });
+
+  test('a tool name two upstreams both claim stops the server with exit code 1, naming both', async () => {
+    // Server "a" with tool "__b" and server "a_" with tool "_b" both come out as "a____b".
+    const config = writeConfig({
+      a: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['__b']),
+      a_: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['_b']),
+    });
+    const server = await startServer(['--config', config]);
+    expect(await server.exited).toEqual({ code: 1, signal: null });
+    expect(server.stderr()).toMatch(/NAME_COLLISION: "a____b" is both tool "__b" of upstream "a" and tool "_b" of upstream "a_"/);
+    expect(await server.leftBehind()).toEqual([]);
+    await server.client.close();
+  });
+
+  test('a client that leaves while the upstreams are still starting: the server exits 0 and leaves nothing', async () => {
+    const config = writeConfig({ slow: nodeEntry(fixturePath('e2e/slow-start.mjs'), ['3000']) });
+    const server = await startServer(['--config', config]);
+    expect(await server.close()).toEqual([]);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.stderr()).toContain('shutting down (the client closed the connection)');
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * Starts bin/codemode-mcp.js as an MCP client would: the SDK's Client over the SDK's stdio
+ * transport, with a real process on the other end.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  Client,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ElicitRequest,
+  type ElicitResult,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { childPidsOf } from './processes.js';
+
+export const BIN = fileURLToPath(new URL('../../bin/codemode-mcp.js', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+/** The node entry of an npm-published reference server, started as its bin would be. */
+export function publishedEntry(pkg: 'server-everything' | 'server-memory' | 'server-filesystem'): string {
+  return join(ROOT, 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');
+}
+
+export function fixturePath(relative: string): string {
+  return join(FIXTURES, relative);
+}
+
+/** A config entry that starts a node program (the tests' node, not whatever `node` PATH finds). */
+export function nodeEntry(script: string, args: string[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [script, ...args], ...extra };
+}
+
+/** Writes `{mcpServers, settings}` to a fresh temp file and returns its path. */
+export function writeConfig(mcpServers: Record<string, unknown>, settings: Record<string, unknown> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'codemode-e2e-'));
+  const file = join(dir, 'servers.json');
+  writeFileSync(file, JSON.stringify({ mcpServers, settings }, null, 2));
+  return file;
+}
+
+export interface StartOptions {
+  readonly capabilities?: ClientCapabilities;
+  /** Answers the server's elicitation requests (declare `elicitation` in capabilities too). */
+  readonly onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+  readonly env?: Record<string, string>;
+  readonly cwd?: string;
+}
+
+export interface RunningServer {
+  readonly client: Client;
+  readonly transport: StdioClientTransport;
+  /** The server process. */
+  readonly pid: number;
+  /** Logging notifications received so far. */
+  readonly logs: LoggingMessageNotification['params'][];
+  /** The server's stderr so far. */
+  stderr(): string;
+  /** The process's exit, as code or signal. */
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  /** code_execution with these arguments. */
+  run(args: Record<string, unknown>, options?: Parameters<Client['callTool']>[1]): Promise<CallToolResult>;
+  /**
+   * Closes the client (the server's stdin ends), waits for the process to be gone, and returns
+   * the processes it started that are still alive (there should be none).
+   */
+  close(): Promise<number[]>;
+  /** After the server has exited by other means: the processes it started that are still alive. */
+  leftBehind(): Promise<number[]>;
+}
+
+/** Starts the server with these command-line arguments and connects a client to it. */
+export async function startServer(args: readonly string[], options: StartOptions = {}): Promise<RunningServer> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, ...args],
+    env: { ...getDefaultEnvironment(), ...options.env },
+    stderr: 'pipe',
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (process.env.CODEMODE_E2E_STDERR) process.stderr.write(chunk);
+  });
+  const client = new Client({ name: 'e2e-client', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  const logs: LoggingMessageNotification['params'][] = [];
+  client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
+  if (options.onElicit !== undefined) {
+    const onElicit = options.onElicit;
+    client.setRequestHandler('elicitation/create', async (request) => onElicit(request));
+  }
+  await client.connect(transport);
+  const pid = transport.pid;
+  if (pid === null) throw new Error('the server process has no pid');
+  // The transport keeps its ChildProcess private; its exit code is what a test of shutdown reads.
+  const child = (transport as unknown as { _process?: ChildProcess })._process;
+  if (child === undefined) throw new Error('the SDK stdio transport no longer keeps its process as _process');
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const tracker = trackDescendants(pid);
+  void exited.then(() => tracker.stop());
+  const leftBehind = async (): Promise<number[]> => {
+    await exited;
+    return tracker.leftAlive();
+  };
+  return {
+    client,
+    transport,
+    pid,
+    logs,
+    stderr: () => stderr,
+    exited,
+    run: (callArgs, callOptions) => client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions) as Promise<CallToolResult>,
+    close: async () => {
+      tracker.sample();
+      await client.close();
+      return leftBehind();
+    },
+    leftBehind,
+  };
+}
+
+/**
+ * Every process started under `pid` while it runs, sampled from /proc. A process orphaned by the
+ * server's exit is re-parented away from it, so "no descendants after exit" would prove nothing:
+ * instead each one seen is checked by pid and start time (against pid reuse) after the exit.
+ */
+export function trackDescendants(pid: number): { sample(): void; stop(): void; leftAlive(): Promise<number[]> } {
+  const seen = new Map<number, string>();
+  const sample = (): void => {
+    for (const child of childPidsOf(pid)) {
+      const started = startTimeOf(child);
+      if (started !== undefined && !seen.has(child)) seen.set(child, started);
+    }
+  };
+  const timer = setInterval(sample, 50);
+  timer.unref();
+  sample();
+  const alive = (): number[] => [...seen].filter(([child, started]) => startTimeOf(child) === started).map(([child]) => child);
+  return {
+    sample,
+    stop: () => clearInterval(timer),
+    // A grandchild killed as the server ended may take a moment for init to reap.
+    leftAlive: async () => {
+      const deadline = Date.now() + LEFT_BEHIND_GRACE_MS;
+      while (alive().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      return alive();
+    },
+  };
+}
+
+/** 1 s: after the server exits, how long its children get to vanish before they count as left behind. */
+const LEFT_BEHIND_GRACE_MS = 1_000;
+
+/** Field 22 of /proc/<pid>/stat (start time in clock ticks), or undefined when the process is gone or a zombie. */
+function startTimeOf(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[0] === 'Z' ? undefined : fields[19];
+}
+
+/** A code_execution answer's structuredContent: the same facts as its text. */
+export function structuredOf(result: CallToolResult): Record<string, unknown> {
+  return (result.structuredContent ?? {}) as Record<string, unknown>;
+}
+
+/** The value a finished script returned, as its answer's structuredContent carries it. */
+export function valueOf(result: CallToolResult): unknown {
+  return structuredOf(result).value;
+}
+
+/** All the text blocks of a result, joined. */
+export function textOf(result: CallToolResult): string {
+  return result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+}
+
+/** Retries `check` until it passes, or throws its last failure once `timeoutMs` has passed. */
+export async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
