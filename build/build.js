@@ -1,6 +1,5 @@
 // The build: compiles the three worlds, bundles the prelude into one function, and snapshots it.
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundlePrelude } from './bundle-prelude.js';
 
@@ -8,7 +7,6 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
 const run = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 run([tsc, '-p', 'tsconfig.json']);
 run([tsc, '-p', 'prelude/tsconfig.json']);
 bundlePrelude(new URL('../dist/prelude/', import.meta.url), new URL('../dist/prelude.js', import.meta.url));

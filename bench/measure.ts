@@ -1,0 +1,60 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** A high-resolution wall clock, comparable across processes on one machine. */
+export const now = (): number => performance.timeOrigin + performance.now();
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Wall time of one process from spawn to exit. */
+export function timeProcess(command: string, args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = now();
+    const child = spawn(command, args, { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', () => resolve(now() - started));
+  });
+}
+
+/** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM), or null when the process is gone. */
+export function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Descendants of `pid` whose command line contains `needle`. */
+export function descendantsRunning(pid: number, needle: string): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const isDescendant = (candidate: number): boolean => {
+    for (let p = parents.get(candidate); p !== undefined && p > 1; p = parents.get(p)) if (p === pid) return true;
+    return false;
+  };
+  return [...parents.keys()].filter((candidate) => {
+    if (!isDescendant(candidate)) return false;
+    try {
+      return readFileSync(`/proc/${candidate}/cmdline`, 'utf8').includes(needle);
+    } catch {
+      return false;
+    }
+  });
+}
