@@ -37,7 +37,7 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
     }
     switch (message.t) {
       case 'start':
-        run.start(message.code, message.tools);
+        run.start(message.code, message.tools, message.unlisted);
         break;
       case 'result':
         run.deliver(message.id, message.kind, message.kind === 'ok' ? payload.toString('utf8') : (message.message ?? ''));

@@ -89,7 +89,7 @@ export class ScriptRun {
     return run;
   }
 
-  start(code: string, toolsJson: string): void {
+  start(code: string, toolsJson: string, unlisted: readonly string[]): void {
     if (this.started) return;
     this.started = true;
     let body: JSValueHandle;
@@ -100,7 +100,7 @@ export class ScriptRun {
       return;
     }
     const seed = this.vm.hostToHandle([...crypto.getRandomValues(new Uint32Array(4))]);
-    this.callEntry('start', body, this.vm.newString(toolsJson), seed);
+    this.callEntry('start', body, this.vm.newString(toolsJson), seed, this.vm.hostToHandle([...unlisted]));
     body.dispose();
   }
 

@@ -42,7 +42,7 @@ export async function warmUp(wasm: WebAssembly.Module, snapshot: PreludeSnapshot
       ScriptRun.create(wasm, snapshot, { channel: sink, options, exit, parentAlive: () => true }).then(
         (created) => {
           run = created;
-          created.start(WARM_UP_SCRIPT, WARM_UP_TOOLS);
+          created.start(WARM_UP_SCRIPT, WARM_UP_TOOLS, []);
         },
         reject,
       );

@@ -31,8 +31,11 @@ export interface Limits {
 
 /** What the engine calls; held by the engine as an exported handle, never on a global. */
 export interface Entry {
-  /** Seeds Math.random, installs `tools` and `ALL_TOOLS` for the catalog, then runs the compiled body. */
-  start(body: () => Promise<unknown>, toolsJson: string, seed: readonly number[]): void;
+  /**
+   * Seeds Math.random, installs `tools` and `ALL_TOOLS` for the catalog (names under an
+   * `unlisted` prefix are callable too: the server refuses them), then runs the compiled body.
+   */
+  start(body: () => Promise<unknown>, toolsJson: string, seed: readonly number[], unlisted: readonly string[]): void;
   /** A call's answer: kind is a protocol ResultKind, or 'release' for a held place. */
   deliver(id: number, kind: string, payload: string): void;
   fire(timerId: number): void;

@@ -31,9 +31,9 @@ export function install(host: Host, limits: Limits): Entry {
   random.install();
 
   return {
-    start(body, toolsJson, seed) {
+    start(body, toolsJson, seed, unlisted) {
       random.seed(seed);
-      installTools(global, toolsJson, calls);
+      installTools(global, toolsJson, unlisted, calls);
       state.run(body);
     },
     deliver: (id, kind, payload) => calls.deliver(id, kind, payload),

@@ -15,7 +15,12 @@ interface ToolEntry {
 const QUIET_NAMES = new Set(['then', 'toJSON', 'constructor', 'valueOf', 'toString']);
 
 /** Installs `tools`, `ALL_TOOLS`, `describe` and `searchTools` for this script's catalog. */
-export function installTools(global: Record<string, unknown>, toolsJson: string, calls: Calls): void {
+export function installTools(
+  global: Record<string, unknown>,
+  toolsJson: string,
+  unlisted: readonly string[],
+  calls: Calls,
+): void {
   const given = JSON.parse(toolsJson) as ToolEntry[];
   // A denied tool stays callable by name, so its call is refused (ToolRefused), but is listed nowhere.
   const entries = given.filter((entry) => !entry.denied);
@@ -32,6 +37,8 @@ export function installTools(global: Record<string, unknown>, toolsJson: string,
       const fn = target[key];
       if (fn !== undefined) return fn;
       if (QUIET_NAMES.has(key)) return undefined;
+      // An upstream that hasn't listed its tools yet: the server refuses the call with ToolRefused.
+      if (unlisted.some((prefix) => key.startsWith(prefix))) return (args?: unknown) => calls.call(key, args);
       throw new TypeError(`tools[${JSON.stringify(key)}] is not a tool.${closestHint(key, names)} ALL_TOOLS lists every tool.`);
     },
   });

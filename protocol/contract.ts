@@ -132,6 +132,11 @@ export interface StartMessage {
   readonly code: string;
   /** The tools the script may call, as JSON text of ToolEntry[]. */
   readonly tools: string;
+  /**
+   * Name prefixes of upstreams that have not listed their tools yet ('' for the only upstream):
+   * a call to a name under one goes to the server, which refuses it, instead of "not a tool".
+   */
+  readonly unlisted: readonly string[];
 }
 
 /**

@@ -38,14 +38,12 @@ export class UpstreamLostError extends Error {
   }
 }
 
-/** A configuration that can't be served as given (`NAME_COLLISION: ...`). */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+/** Upstreams that can't be served as configured: two tools, or two servers, under one name. */
+export class NameCollisionError extends Error {
+  override readonly name = 'NameCollisionError';
+  readonly code = 'NAME_COLLISION';
 
-  constructor(
-    readonly code: string,
-    detail: string,
-  ) {
-    super(`${code}: ${detail}`);
+  constructor(detail: string) {
+    super(`NAME_COLLISION: ${detail}`);
   }
 }

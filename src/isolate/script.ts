@@ -23,6 +23,9 @@ export const STOP_GRACE_MS = 2_000;
 /** 2 s: a child that said how its script ended but hasn't exited by then is killed. */
 export const EXIT_GRACE_MS = 2_000;
 
+/** Distinct names under unlisted upstreams' prefixes an ending's count of unsent calls may hold, beyond the catalog. */
+const UNLISTED_NAMES_MAX = 1_000;
+
 /** Spacing the parent tolerates below NOTIFY_SPACING_MS, for timer jitter between the two processes. */
 const NOTIFY_SPACING_SLACK_MS = 50;
 
@@ -37,6 +40,8 @@ export interface ScriptOptions {
   readonly id: string;
   readonly code: string;
   readonly tools: readonly ToolEntry[];
+  /** Name prefixes of upstreams that have not listed their tools yet ('' for the only upstream). */
+  readonly unlisted?: readonly string[];
   readonly callTool: ToolCaller;
   readonly limits: ScriptLimits;
   /** Output as it arrives, for progress notifications while a call watches the script. */
@@ -66,6 +71,7 @@ export class Script {
   private notifications: string[] = [];
   private readonly record: CallRecord;
   private readonly toolNames: ReadonlySet<string>;
+  private readonly unlisted: readonly string[];
   private notifies = 0;
   private lastNotifyAt = -Infinity;
   private lifetimeTimer: NodeJS.Timeout | undefined;
@@ -80,6 +86,7 @@ export class Script {
     this.id = options.id;
     this.record = new CallRecord(options.limits.toolCallTimeoutMs, (call) => this.onTimeout(call));
     this.toolNames = new Set(options.tools.map((tool) => tool.name));
+    this.unlisted = options.unlisted ?? [];
     this.ended = new Promise((resolve) => (this.markEnded = resolve));
     child.listen({
       message: (message) => this.onMessage(message),
@@ -89,7 +96,7 @@ export class Script {
     this.lifetimeTimer = setTimeout(() => this.stop('lifetime'), options.limits.scriptLifetimeMs);
     this.lifetimeTimer.unref();
     child.ready.then(
-      () => child.send({ t: 'start', code: options.code, tools: JSON.stringify(options.tools) }),
+      () => child.send({ t: 'start', code: options.code, tools: JSON.stringify(options.tools), unlisted: this.unlisted }),
       (error: Error) => this.crash(error.message),
     );
   }
@@ -171,7 +178,7 @@ export class Script {
   }
 
   private onCall(message: CallMessage): void {
-    if (!this.toolNames.has(message.tool)) return this.breach('TOOL_NOT_GIVEN');
+    if (!this.gives(message.tool)) return this.breach('TOOL_NOT_GIVEN');
     if (this.record.isOpen(message.id)) return this.breach('CALL_ID_REUSED');
     if (this.record.openCount >= CALLS_IN_FLIGHT_MAX) return this.breach('TOO_MANY_CALLS');
     if (Buffer.byteLength(message.args, 'utf8') > CALL_ARGS_MAX_BYTES) return this.breach('ARGS_TOO_LARGE');
@@ -234,7 +241,7 @@ export class Script {
 
   private onEnd(message: EndMessage): void {
     if (message.unsent !== undefined) {
-      const unsent = parseCounts(message.unsent, this.toolNames);
+      const unsent = parseCounts(message.unsent, this.toolNames.size, (tool) => this.gives(tool));
       if (unsent === null) return this.breach('MESSAGE_UNEXPECTED');
       this.record.noteUnsent(unsent);
     }
@@ -257,6 +264,11 @@ export class Script {
       return;
     }
     this.crash(`the script's process ${BREACH.EXIT_BEFORE_END}${this.child.describeExit()}`);
+  }
+
+  /** A name the script was given, or one under an upstream that hasn't listed its tools yet. */
+  private gives(tool: string): boolean {
+    return this.toolNames.has(tool) || this.unlisted.some((prefix) => tool.startsWith(prefix));
   }
 
   private stopMessage(): string {
@@ -292,8 +304,9 @@ export class Script {
 }
 
 /** A {tool: count} object of the script's own tools, or null when it is anything else. */
-function parseCounts(text: string, tools: ReadonlySet<string>): Record<string, number> | null {
-  if (countJsonValues(text, 2 * tools.size + 1) > 2 * tools.size + 1) return null;
+function parseCounts(text: string, toolCount: number, given: (tool: string) => boolean): Record<string, number> | null {
+  const maxValues = 2 * (toolCount + UNLISTED_NAMES_MAX) + 1;
+  if (countJsonValues(text, maxValues) > maxValues) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -302,7 +315,7 @@ function parseCounts(text: string, tools: ReadonlySet<string>): Record<string, n
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
   for (const [tool, count] of Object.entries(parsed)) {
-    if (!tools.has(tool) || !Number.isSafeInteger(count) || (count as number) < 0) return null;
+    if (!given(tool) || !Number.isSafeInteger(count) || (count as number) < 0) return null;
   }
   return parsed as Record<string, number>;
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
 import { Script } from '../isolate/script.js';
-import type { ToolCaller } from '../isolate/types.js';
+import type { ToolResult } from '../isolate/types.js';
 import type { Settings } from '../settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSupply } from './child-supply.js';
@@ -23,10 +23,20 @@ export interface WatchContext {
   readonly onProgress?: (message: string) => void;
 }
 
+/** A tool call with a listener for the upstream's progress notifications on it. */
+export type ProgressingToolCaller = (
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  onProgress: (progress: Progress) => void,
+) => Promise<ToolResult>;
+
 export interface SessionScriptsDeps {
   readonly supply: ChildSupply;
   readonly catalog: () => readonly CatalogTool[];
-  readonly callTool: ToolCaller;
+  /** Name prefixes of upstreams that have not listed their tools yet. */
+  readonly unlisted: () => readonly string[];
+  readonly callTool: ProgressingToolCaller;
   readonly settings: Settings;
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
@@ -111,7 +121,10 @@ export class SessionScripts {
       id,
       code,
       tools: toolEntries(this.deps.catalog()),
-      callTool: this.deps.callTool,
+      unlisted: this.deps.unlisted(),
+      // An upstream's progress on a script's call goes to the call watching the script.
+      callTool: (name, args, signal) =>
+        this.deps.callTool(name, args, signal, (progress) => watching()?.onProgress?.(cut(describeProgress(name, progress)))),
       limits: settings,
       onOutput: (text) => watching()?.onProgress?.(cut(text)),
       onNotify: (payload) => {
@@ -189,6 +202,12 @@ export class SessionScripts {
       `. ${known.length > 0 ? `This session's scripts: ${known.join(', ')}.` : 'This session has no scripts.'}`
     );
   }
+}
+
+/** `tools["slow"]: 3/10 copying` */
+function describeProgress(tool: string, progress: Progress): string {
+  const count = progress.total !== undefined ? `${progress.progress}/${progress.total}` : String(progress.progress);
+  return `tools[${JSON.stringify(tool)}]: ${count}${progress.message !== undefined ? ` ${progress.message}` : ''}`;
 }
 
 function cut(text: string): string {

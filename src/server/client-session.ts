@@ -112,7 +112,8 @@ export class ClientSession {
     return new SessionScripts({
       supply: this.options.supply(),
       catalog: () => hub.tools(),
-      callTool: (name, args, signal) => hub.callTool(name, args, signal),
+      unlisted: () => hub.unlistedPrefixes(),
+      callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress }),
       settings,
       log: (data) => this.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });

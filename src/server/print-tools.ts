@@ -5,7 +5,7 @@
 import type { CliInvocation } from '../cli/parse-cli.js';
 import { readPackageVersion } from '../cli/package-version.js';
 import { renderTools } from '../catalog/render-tools.js';
-import { ConfigError } from '../errors.js';
+import { NameCollisionError } from '../errors.js';
 import { UpstreamHub } from '../upstream/hub.js';
 import { closeLeavingNoProcess } from './process-tree.js';
 
@@ -32,7 +32,7 @@ export async function printTools(invocation: CliInvocation, output: PrintToolsOu
     await hub.start();
   } catch (error) {
     // start() closed every upstream before it rejected.
-    if (!(error instanceof ConfigError)) throw error;
+    if (!(error instanceof NameCollisionError)) throw error;
     output.stderr(`codemode-mcp: ${error.message}`);
     return 1;
   }

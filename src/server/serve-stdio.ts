@@ -6,7 +6,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { CliInvocation } from '../cli/parse-cli.js';
 import { readPackageVersion } from '../cli/package-version.js';
-import { ConfigError } from '../errors.js';
+import { NameCollisionError } from '../errors.js';
 import { ChildSupply } from '../scripts/child-supply.js';
 import { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/upstream.js';
@@ -65,7 +65,7 @@ export async function serveStdio(invocation: CliInvocation, log: (line: string) 
     started.then(
       () => log(`codemode-mcp ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
       (error: unknown) => {
-        log(error instanceof ConfigError ? `codemode-mcp: ${error.message}` : `codemode-mcp: upstreams failed to start: ${String(error)}`);
+        log(error instanceof NameCollisionError ? `codemode-mcp: ${error.message}` : `codemode-mcp: upstreams failed to start: ${String(error)}`);
         void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE);
       },
     );

@@ -4,11 +4,18 @@
  */
 import type { CallToolResult, ClientCapabilities, Implementation, Progress } from '@modelcontextprotocol/client';
 import type { CatalogTool } from '../catalog/types.js';
-import { ConfigError, ToolRefusedError } from '../errors.js';
-import { isToolAllowed } from './policy.js';
+import { NameCollisionError, ToolRefusedError } from '../errors.js';
+import { isToolAllowed } from '../config/tool-policy.js';
 import { RELAYED_CAPABILITIES, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
-import { assignToolNames, describeCollision, scriptToolName, serverForName, type NameCollision } from './tool-names.js';
+import {
+  TOOL_NAME_SEPARATOR,
+  assignToolNames,
+  describeCollision,
+  scriptToolName,
+  serverForName,
+  type NameCollision,
+} from './tool-names.js';
 import { Upstream, type UpstreamStatus } from './upstream.js';
 
 export interface UpstreamHubOptions {
@@ -47,21 +54,21 @@ export class UpstreamHub {
       log: this.log,
     };
     const duplicate = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
-    if (duplicate !== undefined) throw new ConfigError('NAME_COLLISION', `two upstream servers are named "${duplicate.name}"`);
+    if (duplicate !== undefined) throw new NameCollisionError(`two upstream servers are named "${duplicate.name}"`);
     this.upstreams = specs.map((spec) => new Upstream(spec, sessionOptions, { onChange: () => this.rebuildCatalog() }));
   }
 
   /**
    * Connects every upstream in parallel; resolves when each is ready or failed (a failed one is
-   * reported and retried in the background). Rejects only for a name collision (ConfigError
-   * NAME_COLLISION naming both tools), after closing everything.
+   * reported and retried in the background). Rejects only for a name collision (NameCollisionError
+   * naming both tools), after closing everything.
    */
   async start(): Promise<void> {
     await Promise.all(this.upstreams.map((upstream) => upstream.start()));
     const collisions = this.rebuildCatalog();
     if (collisions.length > 0) {
       await this.close();
-      throw new ConfigError('NAME_COLLISION', `${collisions.map(describeCollision).join('; ')}. Rename a server in the config`);
+      throw new NameCollisionError(`${collisions.map(describeCollision).join('; ')}. Rename a server in the config`);
     }
     this.started = true;
   }
@@ -69,6 +76,17 @@ export class UpstreamHub {
   /** Every known tool, denied ones included (`allowed: false`), named as scripts call them. */
   tools(): readonly CatalogTool[] {
     return this.catalog;
+  }
+
+  /**
+   * Name prefixes of upstreams that have never listed their tools (still starting, or down since
+   * start): '' for the only upstream. A script may call names under them; the call is refused.
+   */
+  unlistedPrefixes(): string[] {
+    const prefixed = this.upstreams.length > 1;
+    return this.upstreams
+      .filter((upstream) => upstream.tools === undefined)
+      .map((upstream) => (prefixed ? `${upstream.name}${TOOL_NAME_SEPARATOR}` : ''));
   }
 
   upstreamStatus(): UpstreamStatus[] {

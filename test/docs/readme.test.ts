@@ -22,6 +22,12 @@ describe('the README', () => {
     expect(readme).toContain(row);
   });
 
+  it('shows examples/scripts/notes-to-memory.js as it is, so the worked example runs in the suite', () => {
+    const example = readFileSync(new URL('../../examples/scripts/notes-to-memory.js', import.meta.url), 'utf8');
+    const code = example.split('\n').filter((line) => !line.startsWith('// ')).join('\n').trim();
+    expect(readme).toContain(`\`\`\`js\n${code}\n\`\`\``);
+  });
+
   it('states the fixed limits as protocol/contract.ts and src/isolate define them', () => {
     expect(readme).toContain(`| calls in flight per script | ${CALLS_IN_FLIGHT_MAX} |`);
     expect(readme).toContain(`| a call's arguments | ${CALL_ARGS_MAX_BYTES / 1024 / 1024} MiB of JSON, ${grouped(CALL_ARGS_MAX_VALUES)} values |`);

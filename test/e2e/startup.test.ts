@@ -36,8 +36,12 @@ describe('startup', () => {
         try { await tools["broken__anything"]({}) } catch (e) { return { ping, name: e.name, message: e.message } }
       `,
     });
-    // An upstream that never listed its tools has no names yet: the call throws at once, sending nothing.
-    expect(valueOf(result)).toMatchObject({ ping: 'ping', message: expect.stringContaining('broken__anything') });
+    // An upstream that never listed its tools has no names yet: a call under its prefix is refused, naming why.
+    expect(valueOf(result)).toMatchObject({
+      ping: 'ping',
+      name: 'ToolRefused',
+      message: expect.stringMatching(/^UPSTREAM_DOWN: broken__anything was refused: upstream "broken" is down/),
+    });
     expect(await server.close()).toEqual([]);
   });
 

@@ -13,6 +13,7 @@ function open(settings: Partial<Settings>): { session: SessionScripts; supply: C
   const session = new SessionScripts({
     supply,
     catalog: () => [],
+    unlisted: () => [],
     callTool: async () => ({ content: [] }),
     settings: all,
     log: () => {},

@@ -20,8 +20,11 @@ function open(settings: Partial<Settings> = {}): SessionScripts {
   const session = new SessionScripts({
     supply,
     catalog: () => catalog,
-    callTool: async (name, args) => {
+    unlisted: () => ['late__'],
+    callTool: async (name, args, _signal, onProgress) => {
       if (name === 'secret') throw new ToolRefusedError('TOOL_DENIED', name, 'denied by the config');
+      if (name.startsWith('late__')) throw new ToolRefusedError('UPSTREAM_CONNECTING', name, 'upstream "late" is still starting');
+      onProgress({ progress: 1, total: 2, message: 'halfway' });
       return { content: [{ type: 'text', text: JSON.stringify(args) }] };
     },
     settings: all,
@@ -138,6 +141,27 @@ describe('code_execution in one session', () => {
     expect(list).toMatch(/^Scripts: 0 running, 2 ended/);
     expect(list).toContain(ids[3]);
     expect(list).not.toContain(ids[0]);
+  });
+
+  it('refuses with ToolRefused a call to an upstream that has not listed its tools yet, and only under its prefix', async () => {
+    const answer = await open().handle(
+      {
+        code:
+          'const refused = await tools.late__anything({}).catch((e) => e.name + ": " + e.message);\n' +
+          'let unknown; try { tools.other__x } catch (e) { unknown = e.message }\n' +
+          'return [refused, unknown]',
+      },
+      idle,
+    );
+    const [refused, unknown] = (answer.structuredContent as { value: [string, string] }).value;
+    expect(refused).toMatch(/^ToolRefused: UPSTREAM_CONNECTING: late__anything was refused: upstream "late" is still starting/);
+    expect(unknown).toMatch(/tools\["other__x"\] is not a tool/);
+  });
+
+  it("passes an upstream's progress on a script's call to the call watching the script", async () => {
+    const messages: string[] = [];
+    await open().handle({ code: 'await tools.echo({})' }, { signal: new AbortController().signal, onProgress: (m) => messages.push(m) });
+    expect(messages).toContain('tools["echo"]: 1/2 halfway');
   });
 
   it('lets a script call a denied tool by name and get ToolRefused, while ALL_TOOLS leaves it out', async () => {

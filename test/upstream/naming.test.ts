@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { NameCollisionError } from '../../src/errors.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { assignToolNames, describeCollision, serverForName } from '../../src/upstream/tool-names.js';
 import { childPidsOf } from '../support/processes.js';
@@ -53,7 +53,7 @@ describe('tool names with several upstreams', () => {
       log: () => {},
     });
     const error = await hub.start().then(() => undefined, (reason: unknown) => reason);
-    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(NameCollisionError);
     expect(error).toMatchObject({ code: 'NAME_COLLISION' });
     expect((error as Error).message).toBe(
       'NAME_COLLISION: "a__x__y" is both tool "x__y" of upstream "a" and tool "y" of upstream "a__x". Rename a server in the config',

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ToolRefusedError } from '../../src/errors.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import { isToolAllowed, matchesGlob } from '../../src/upstream/policy.js';
 import { childPidsOf } from '../support/processes.js';
 import { fixture, readRecord, textOf } from './specs.js';
 
@@ -16,32 +15,6 @@ afterEach(async () => {
   hub = undefined;
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   expect(childPidsOf(process.pid)).toEqual([]);
-});
-
-describe('tool policy globs', () => {
-  test('* matches any run of characters and ? exactly one', () => {
-    expect(matchesGlob('get_*', 'get_issue')).toBe(true);
-    expect(matchesGlob('get_*', 'list_issues')).toBe(false);
-    expect(matchesGlob('file?', 'file1')).toBe(true);
-    expect(matchesGlob('file?', 'file12')).toBe(false);
-    expect(matchesGlob('*', '')).toBe(true);
-  });
-
-  test('every other character matches only itself', () => {
-    expect(matchesGlob('a.b', 'a.b')).toBe(true);
-    expect(matchesGlob('a.b', 'axb')).toBe(false);
-    expect(matchesGlob('(x)+[y]', '(x)+[y]')).toBe(true);
-    expect(matchesGlob('Read', 'read')).toBe(false);
-  });
-
-  test('a tool is allowed when it matches allow (or there is none) and no deny', () => {
-    expect(isToolAllowed({}, 'anything')).toBe(true);
-    expect(isToolAllowed({ allow: ['read_*'] }, 'read_file')).toBe(true);
-    expect(isToolAllowed({ allow: ['read_*'] }, 'write_file')).toBe(false);
-    expect(isToolAllowed({ deny: ['delete_*'] }, 'delete_repo')).toBe(false);
-    expect(isToolAllowed({ allow: ['*'], deny: ['delete_*'] }, 'delete_repo')).toBe(false);
-    expect(isToolAllowed({ allow: [] }, 'anything')).toBe(false);
-  });
 });
 
 describe('a denied tool', () => {
