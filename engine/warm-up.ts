@@ -1,4 +1,5 @@
-import type { ChildMessage, ChildOptions } from '../protocol/contract.js';
+import type { ChildMessage, ChildOptions, StartMessage } from '../protocol/contract.js';
+import { FrameDecoder, encodeFrame, splitFrameBody } from '../protocol/frames.js';
 import type { PreludeSnapshot } from './prelude-vm.js';
 import { ScriptRun } from './script-run.js';
 
@@ -21,12 +22,20 @@ const WARM_UP_TOOLS = JSON.stringify([
 
 const WARM_UP_RESULT = JSON.stringify({ content: [{ type: 'text', text: 'warm' }] });
 
+/** Decodes a start frame as the channel will: the frame codec's code is compiled before the script's arrives. */
+function readStartFrame(): void {
+  const start: StartMessage = { t: 'start', code: WARM_UP_SCRIPT, tools: WARM_UP_TOOLS, unlisted: [] };
+  const frame = encodeFrame(start);
+  new FrameDecoder(frame.length).push(frame, (body) => JSON.parse(splitFrameBody(body).json));
+}
+
 /**
  * Runs the warm-up script on a throwaway VM in this child, so that the script's own VM, made
  * afterwards from the snapshot, is pristine while the code it runs is already compiled.
  */
 export async function warmUp(wasm: WebAssembly.Module, snapshot: PreludeSnapshot | null, options: ChildOptions, rounds: number): Promise<void> {
   for (let round = 0; round < rounds; round++) {
+    readStartFrame();
     await new Promise<void>((resolve, reject) => {
       let run: ScriptRun | undefined;
       const sink = {
