@@ -60,5 +60,6 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
   if (options.warm) await warmUp(wasm, snapshot, options, WARM_UP_ROUNDS);
   run = await ScriptRun.create(wasm, snapshot, { channel, options, exit, parentAlive });
   channel.send({ t: 'ready', v: PROTOCOL_VERSION, prelude: snapshot ? 'snapshot' : 'evaluated' });
+  channel.flush();
   for (const [message, payload] of early.splice(0)) onMessage(message, payload);
 }

@@ -198,6 +198,7 @@ export class ScriptRun {
       ...ending,
       ...(cut ? { error: `${error.slice(0, ERROR_MAX_CHARS - 64)}… (cut: the error was ${error.length} characters)` } : {}),
     });
+    this.hooks.channel.flush();
     this.hooks.exit('ended');
   }
 
@@ -271,6 +272,8 @@ export class ScriptRun {
     this.lastStopCheck = now;
     if (!this.hooks.parentAlive()) this.hooks.exit('parent-gone');
     this.output.flushIfStale(now);
+    // Calls and output sent before a loop that never yields go out here, not at the turn's end.
+    this.hooks.channel.flush();
     if (existsSync(STOP_FILE_NAME)) this.stopRequested = true;
     return this.stopRequested;
   }

@@ -43,6 +43,7 @@ export async function warmUp(wasm: WebAssembly.Module, snapshot: PreludeSnapshot
           if (message.t === 'call') setImmediate(() => run?.deliver(message.id, 'ok', WARM_UP_RESULT));
           if (message.t === 'end' && message.status !== 'finished') reject(new Error(`warm-up ${message.status}: ${message.error}`));
         },
+        flush(): void {},
       };
       const exit = () => {
         run?.dispose();

@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+import { CALLS_IN_FLIGHT_MAX } from '../../protocol/contract.js';
 import type { CallSummary, UnseenCall } from './types.js';
 
 /** 10: unseen calls named with their arguments in a return; the rest are counted by tool. */
@@ -43,7 +45,10 @@ export class CallRecord {
   constructor(
     private readonly timeoutMs: number,
     private readonly onTimeout: (call: OpenCall) => void,
-  ) {}
+  ) {
+    // Each call out listens on the one signal: 16 at once would set off Node's leak warning at 11.
+    setMaxListeners(2 * CALLS_IN_FLIGHT_MAX, this.cancel.signal);
+  }
 
   /** Aborts when the script has ended: the calls still out are cancelled upstream. */
   get signal(): AbortSignal {

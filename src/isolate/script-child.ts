@@ -17,6 +17,9 @@ import { FrameDecoder, encodeFrame } from '../../protocol/frames.js';
 import { checkChildFrame } from './check-message.js';
 import { ENGINE_MAIN } from './engine-path.js';
 
+/** 64 KiB: frames waiting for the child's stdin are joined into one write up to this size. */
+const WRITE_JOIN_MAX_BYTES = 64 * 1024;
+
 /** 16 KiB: the end of a child's stderr kept to explain an exit; the rest goes to the server's stderr. */
 const STDERR_KEPT_CHARS = 16 * 1024;
 
@@ -136,14 +139,21 @@ export class ScriptChild {
     if (!this.exited) this.process.kill('SIGKILL');
   }
 
+  /** Writes the frames waiting, several small ones in one write, and the next ones when it has drained. */
   private writeNext(): void {
-    if (this.writing || this.exited) return;
-    const next = this.writes.shift();
-    if (!next) return;
+    if (this.writing || this.exited || this.writes.length === 0) return;
+    let bytes = 0;
+    let count = 0;
+    while (count < this.writes.length && (count === 0 || bytes + this.writes[count]!.frame.length <= WRITE_JOIN_MAX_BYTES)) {
+      bytes += this.writes[count]!.frame.length;
+      count++;
+    }
+    const batch = this.writes.splice(0, count);
+    const data = count === 1 ? batch[0]!.frame : Buffer.concat(batch.map((write) => write.frame), bytes);
     this.writing = true;
-    this.process.stdin!.write(next.frame, (error) => {
+    this.process.stdin!.write(data, (error) => {
       this.writing = false;
-      if (!error) next.written?.();
+      if (!error) for (const write of batch) write.written?.();
       this.writeNext();
     });
   }

@@ -34,6 +34,26 @@ describe("a script's limits", () => {
     expect(ret.calls.unseenMore).toEqual({ echo: 10 });
   });
 
+  it('listens for cancellation on one signal for 16 calls at once without a MaxListeners warning', async () => {
+    // Regression: the per-script cancel signal carried one abort listener per call out (as the SDK adds),
+    // and Node warned of a leak at 11.
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const listening: ToolCaller = async (_name, _args, signal) => {
+      const onAbort = () => {};
+      signal.addEventListener('abort', onAbort);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      signal.removeEventListener('abort', onAbort);
+      return { content: [] };
+    };
+    const ret = await runScript('await Promise.all(Array.from({ length: 32 }, () => tools.echo({})))', { callTool: listening });
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(ret.status).toBe('finished');
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('rejects a refused call with ToolRefused, saying why', async () => {
     const refusing: ToolCaller = async (name) => {
       throw new ToolRefusedError('TOOL_DENIED', name, 'denied by the config');

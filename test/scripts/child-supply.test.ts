@@ -30,11 +30,12 @@ afterEach(async () => {
   expect(await waitForNoChildren(process.pid)).toEqual([]);
 });
 
-/** Waits until this process has exactly `count` children, and returns their pids. */
-async function childrenSettleAt(count: number): Promise<number[]> {
+/** Waits until this process has exactly `count` children, none of them `gone`, and returns their pids. */
+async function childrenSettleAt(count: number, gone: readonly number[] = []): Promise<number[]> {
   const deadline = Date.now() + 10_000;
+  const settled = (pids: number[]) => pids.length === count && !pids.some((pid) => gone.includes(pid));
   let pids = childPidsOf(process.pid);
-  while (pids.length !== count && Date.now() < deadline) {
+  while (!settled(pids) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20));
     pids = childPidsOf(process.pid);
   }
@@ -49,7 +50,8 @@ describe('the warm pool', () => {
     const { session } = open({ pool: 1 });
     const [first] = await childrenSettleAt(1);
     expect(await valueOf(session, 'globalThis.leftover = "from the first script"; return typeof leftover')).toBe('string');
-    const [second] = await childrenSettleAt(1);
+    const [second] = await childrenSettleAt(1, [first!]);
+    expect(second).toBeDefined();
     expect(second).not.toBe(first);
     expect(childPidsOf(process.pid)).not.toContain(first);
     expect(await valueOf(session, 'return typeof leftover')).toBe('undefined');
@@ -59,12 +61,7 @@ describe('the warm pool', () => {
     const { session } = open({ pool: 1 });
     const [pooled] = await childrenSettleAt(1);
     process.kill(pooled!, 'SIGKILL');
-    const deadline = Date.now() + 10_000;
-    let pids = childPidsOf(process.pid);
-    while ((pids.length !== 1 || pids[0] === pooled) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      pids = childPidsOf(process.pid);
-    }
+    const pids = await childrenSettleAt(1, [pooled!]);
     expect(pids).toHaveLength(1);
     expect(pids[0]).not.toBe(pooled);
     expect(await valueOf(session, 'return "ran"')).toBe('ran');
