@@ -138,7 +138,7 @@ export const DEFAULT_SETTINGS: Settings = Object.fromEntries(
   Object.entries(SETTINGS).map(([name, spec]) => [name, spec.default]),
 ) as Settings;
 
-/** `SETTING_INVALID: memoryMaxBytes must be between 4 MiB and 2 GiB; got 1 MiB`, or null. */
+/** `SETTING_INVALID: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 1 MiB`, or null. */
 export function checkSetting(name: SettingName, value: number): string | null {
   const spec = SETTINGS[name];
   if (!Number.isInteger(value) || value < spec.min || value > spec.max) {
@@ -147,6 +147,21 @@ export function checkSetting(name: SettingName, value: number): string | null {
       `${formatSettingValue(spec, spec.min)} and ${formatSettingValue(spec, spec.max)}; ` +
       `got ${Number.isFinite(value) ? formatSettingValue(spec, value) : String(value)}`
     );
+  }
+  return null;
+}
+
+/** Settings that are each in range but can't hold together: the default yield past its own cap, a pool past the child cap. */
+export function checkSettingsTogether(settings: Settings): string | null {
+  const { yieldMs, maxYieldMs, pool, maxScriptChildren } = settings;
+  if (yieldMs > maxYieldMs) {
+    return (
+      `SETTING_INVALID: yieldMs (--yield-ms, ${formatSettingValue(SETTINGS.yieldMs, yieldMs)}) must not be past ` +
+      `maxYieldMs (--max-yield-ms, ${formatSettingValue(SETTINGS.maxYieldMs, maxYieldMs)})`
+    );
+  }
+  if (pool > maxScriptChildren) {
+    return `SETTING_INVALID: pool (--pool, ${pool}) must not be past maxScriptChildren (--max-script-children, ${maxScriptChildren}), which counts pooled children`;
   }
   return null;
 }

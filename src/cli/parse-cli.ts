@@ -7,7 +7,7 @@ import { mergeSettings } from '../config/merge-settings.js';
 import { readSettingValue } from '../config/setting-value.js';
 import type { UpstreamSpec, VariableSource } from '../config/types.js';
 import { upstreamFromCommand } from '../config/upstream-from-command.js';
-import type { SettingName, Settings } from '../settings.js';
+import { checkSettingsTogether, type SettingName, type Settings } from '../settings.js';
 import { FORMS, PROGRAM_NAME, TOOLS_FORMS, formsMessage } from './help-text.js';
 import { readPackageVersion } from './package-version.js';
 import { buildProgram, type CapturedOutput, type RawArgs } from './program.js';
@@ -101,11 +101,16 @@ function invocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context: Cl
     // The `--` form: checked above to hold a command.
     const [command = '', ...args] = upstreamArgv ?? [];
     const upstreams = [upstreamFromCommand(command, args)];
-    return { command: raw.command, upstreams, settings: mergeSettings({}, flags), configPath: null };
+    const settings = mergeSettings({}, flags);
+    const clash = checkSettingsTogether(settings);
+    if (clash !== null) return usageError(clash);
+    return { command: raw.command, upstreams, settings, configPath: null };
   }
   try {
     const config = loadConfigFile(resolveConfigPath(configArg, context), context.env ?? process.env);
     const settings = mergeSettings(config.settings, flags);
+    const clash = checkSettingsTogether(settings);
+    if (clash !== null) return usageError(clash);
     return { command: raw.command, upstreams: config.upstreams, settings, configPath: config.path };
   } catch (error) {
     if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };

@@ -196,6 +196,16 @@ describe('setting flags', () => {
     );
   });
 
+  it('refuses settings that are each in range but do not hold together', () => {
+    expect(exitOf(['--yield-ms', '20min', '--max-yield-ms', '5min', '--', 'x']).stderr).toContain(
+      'SETTING_INVALID: yieldMs (--yield-ms, 20 min) must not be past maxYieldMs (--max-yield-ms, 5 min)',
+    );
+    const file = writeConfig({ ...SERVERS, settings: { pool: 4, maxScriptChildren: 2 } });
+    expect(exitOf(['--config', file]).stderr).toContain(
+      'SETTING_INVALID: pool (--pool, 4) must not be past maxScriptChildren (--max-script-children, 2)',
+    );
+  });
+
   it('refuses a value it cannot read, saying what the flag takes', () => {
     expect(exitOf(['--yield-ms', 'soon', '--', 'x']).stderr).toBe(
       'codemode-mcp: SETTING_INVALID: yieldMs (--yield-ms) takes a whole number of milliseconds, or a number with ms, s or min (as in 5s); got "soon"\n' +
