@@ -27,6 +27,8 @@ import { wrapScript, SCRIPT_FILE } from './script-source.js';
 const STATUS_ENDED = 1;
 const STATUS_STALLED = 2;
 const MAX_TIMER_MS = 0x7fff_ffff;
+/** 100 ms: the most a stopped script's prelude may take to count its unsent calls before it too is interrupted. */
+const ENDING_COLLECT_MAX_MS = 100;
 
 type EntryMethod = 'start' | 'deliver' | 'fire' | 'status' | 'unsent' | 'ending' | 'format';
 type Ending = Omit<EndMessage, 't'>;
@@ -51,12 +53,14 @@ export class ScriptRun {
   private readonly timers = new Map<number, NodeJS.Timeout>();
   private readonly unhandled = new Map<number, JSValueHandle>();
   private started = false;
-  /** While the prelude reports a stopped script's unsent calls, the stop must not interrupt it. */
-  private collectingEnding = false;
+  /** While the prelude reports a stopped script's unsent calls, the stop must not interrupt it (for a while). */
+  private collectingEndingSince: number | null = null;
   private ended = false;
   private stopRequested = false;
   private lastStopCheck = 0;
   private lastCallId = 0;
+  /** Answers handed to the script, for its ending: the server names the ones it never read. */
+  private answersRead = 0;
   private lastTimerId = 0;
   private notifies = 0;
   private lastNotifyAt = -Infinity;
@@ -106,6 +110,7 @@ export class ScriptRun {
 
   deliver(id: number, kind: string, payload: string): void {
     if (this.ended) return;
+    if (kind !== 'timeout' && kind !== 'release') this.answersRead++;
     this.callEntry('deliver', this.vm.newNumber(id), this.vm.newString(kind), this.vm.newString(payload));
   }
 
@@ -122,13 +127,13 @@ export class ScriptRun {
   /** Stopped: no more of the script runs, but the prelude still counts the calls it never sent. */
   private finishStopped(): void {
     let unsent = '{}';
-    this.collectingEnding = true;
+    this.collectingEndingSince = performance.now();
     try {
       if (this.started) unsent = this.vm.callFunction(this.methods.get('unsent')!, this.entry).consume((h) => h.toString());
     } catch {
-      // The VM is out of memory or broken: the calls never sent go uncounted.
+      // Out of memory, broken, or past ENDING_COLLECT_MAX_MS: the calls never sent go uncounted.
     }
-    this.collectingEnding = false;
+    this.collectingEndingSince = null;
     this.finish(unsent === '{}' ? { status: 'stopped' } : { status: 'stopped', unsent });
   }
 
@@ -196,6 +201,7 @@ export class ScriptRun {
     this.hooks.channel.send({
       t: 'end',
       ...ending,
+      read: this.answersRead,
       ...(cut ? { error: `${error.slice(0, ERROR_MAX_CHARS - 64)}… (cut: the error was ${error.length} characters)` } : {}),
     });
     this.hooks.channel.flush();
@@ -264,7 +270,7 @@ export class ScriptRun {
 
   /** Called by QuickJS every few thousand instructions: the stop file, the parent, stale output. */
   private shouldInterrupt(): boolean {
-    if (this.collectingEnding) return false;
+    if (this.collectingEndingSince !== null) return performance.now() - this.collectingEndingSince > ENDING_COLLECT_MAX_MS;
     if (this.stopRequested) return true;
     if (!this.started) return false;
     const now = performance.now();

@@ -1,5 +1,6 @@
 import { ResultTooLarge, TimeoutError, ToolRefused } from './errors';
 import type { Host, Limits } from './host';
+import { jsonStringify, jsonParse } from './intrinsics';
 
 interface Waiting {
   readonly tool: string;
@@ -13,7 +14,6 @@ interface Sent {
   readonly reject: (error: unknown) => void;
 }
 
-const parseJson = JSON.parse;
 
 /**
  * The script's tool calls: at most `callsInFlightMax` out at once (a timed-out call keeps its
@@ -24,14 +24,20 @@ export class Calls {
   private readonly out = new Map<number, Sent | null>();
   private readonly waiting: Waiting[] = [];
   private waitingHead = 0;
+  /** Calls out whose answer the script still waits for: `out` less the timed-out ones. */
+  private awaited = 0;
 
   constructor(
     private readonly host: Host,
     private readonly limits: Limits,
   ) {}
 
+  /**
+   * Calls the script still waits on: sent and unanswered, or not yet sent. A timed-out call holds
+   * its place but no longer keeps the script alive: the script has had its TimeoutError.
+   */
   get busy(): boolean {
-    return this.out.size > 0 || this.waitingHead < this.waiting.length;
+    return this.awaited > 0 || this.waitingHead < this.waiting.length;
   }
 
   /** Checks the arguments at once (nothing is sent when they are wrong), then sends or queues. */
@@ -40,11 +46,11 @@ export class Calls {
     if (this.out.size < this.limits.callsInFlightMax && this.waitingHead === this.waiting.length) {
       // A place is free: one crossing to the host checks and sends.
       const id = this.host.send(tool, argsJson);
-      if (typeof id === 'string') throw new RangeError(`tools[${JSON.stringify(tool)}](args): ${id}; nothing was sent`);
-      return new Promise((resolve, reject) => this.out.set(id, { resolve, reject }));
+      if (typeof id === 'string') throw new RangeError(`tools[${jsonStringify(tool)}](args): ${id}; nothing was sent`);
+      return new Promise((resolve, reject) => this.sent(id, { resolve, reject }));
     }
     const problem = this.host.checkArgs(argsJson);
-    if (problem !== '') throw new RangeError(`tools[${JSON.stringify(tool)}](args): ${problem}; nothing was sent`);
+    if (problem !== '') throw new RangeError(`tools[${jsonStringify(tool)}](args): ${problem}; nothing was sent`);
     return new Promise((resolve, reject) => {
       this.waiting.push({ tool, argsJson, resolve, reject });
     });
@@ -54,12 +60,15 @@ export class Calls {
     const sent = this.out.get(id);
     if (sent === undefined) return;
     if (kind === 'timeout') {
+      if (sent === null) return;
       this.out.set(id, null);
-      sent?.reject(new TimeoutError(payload));
+      this.awaited--;
+      sent.reject(new TimeoutError(payload));
       return;
     }
     this.out.delete(id);
     if (sent !== null) {
+      this.awaited--;
       if (kind === 'ok') settleParsed(sent, payload);
       else if (kind === 'refused') sent.reject(new ToolRefused(payload));
       else if (kind === 'too_large') sent.reject(new ResultTooLarge(payload));
@@ -69,7 +78,8 @@ export class Calls {
 
   /** Calls made but never sent, counted by tool. */
   unsent(): Record<string, number> {
-    const counts: Record<string, number> = {};
+    // No prototype: a setter the script put on Object.prototype must not run (at a stop, interrupts are off).
+    const counts: Record<string, number> = Object.create(null);
     for (let i = this.waitingHead; i < this.waiting.length; i++) {
       const tool = this.waiting[i]!.tool;
       counts[tool] = (counts[tool] ?? 0) + 1;
@@ -87,19 +97,24 @@ export class Calls {
       }
       const id = this.host.send(next.tool, next.argsJson);
       if (typeof id === 'string') next.reject(new RangeError(id));
-      else this.out.set(id, { resolve: next.resolve, reject: next.reject });
+      else this.sent(id, { resolve: next.resolve, reject: next.reject });
     }
   }
 
+  private sent(id: number, waiter: Sent): void {
+    this.out.set(id, waiter);
+    this.awaited++;
+  }
+
   private argumentsJson(tool: string, args: unknown): string {
-    const name = JSON.stringify(tool);
+    const name = jsonStringify(tool);
     if (args === undefined) return '{}';
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw new TypeError(`tools[${name}](args): args must be an object of named arguments`);
     }
     let json: string;
     try {
-      json = JSON.stringify(args);
+      json = jsonStringify(args);
     } catch (error) {
       throw new TypeError(`tools[${name}](args): args can't become JSON: ${(error as Error).message}`);
     }
@@ -116,7 +131,7 @@ export class Calls {
 function settleParsed(sent: Sent, payload: string): void {
   let result: unknown;
   try {
-    result = parseJson(payload);
+    result = jsonParse(payload);
   } catch (error) {
     sent.reject(error);
     return;

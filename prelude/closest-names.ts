@@ -1,3 +1,5 @@
+import { jsonStringify } from './intrinsics';
+
 /** Up to `limit` names closest to `wanted`: substring matches first, then by edit distance. */
 export function closestNames(wanted: string, names: readonly string[], limit = 3): string[] {
   const lower = wanted.toLowerCase();
@@ -29,5 +31,5 @@ function editDistance(a: string, b: string): number {
 /** ` Closest: "a", "b".` or '' when nothing is close. */
 export function closestHint(wanted: string, names: readonly string[]): string {
   const closest = closestNames(wanted, names);
-  return closest.length > 0 ? ` Closest: ${closest.map((name) => JSON.stringify(name)).join(', ')}.` : '';
+  return closest.length > 0 ? ` Closest: ${closest.map((name) => jsonStringify(name)).join(', ')}.` : '';
 }

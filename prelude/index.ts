@@ -13,6 +13,7 @@ import { Random } from './random';
 import { ScriptState } from './script-state';
 import { Timers } from './timers';
 import { installTools } from './tools';
+import { jsonStringify } from './intrinsics';
 
 export function install(host: Host, limits: Limits): Entry {
   const global = globalThis as unknown as Record<string, unknown>;
@@ -39,7 +40,7 @@ export function install(host: Host, limits: Limits): Entry {
     deliver: (id, kind, payload) => calls.deliver(id, kind, payload),
     fire: (timerId) => timers.fire(timerId),
     status: () => state.status(),
-    unsent: () => JSON.stringify(calls.unsent()),
+    unsent: () => jsonStringify(calls.unsent()),
     ending: (stalled) => state.ending(stalled),
     format: (value) => inspect(value, format),
   };

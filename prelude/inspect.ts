@@ -3,6 +3,8 @@
  * JSON that says what JSON can't hold ([Circular], [Function f], 12n, undefined).
  */
 
+import { jsonStringify } from './intrinsics';
+
 const MAX_DEPTH = 20;
 
 export function inspect(value: unknown, formatError: (error: unknown) => string): string {
@@ -19,7 +21,7 @@ function describe(
 ): string {
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return jsonStringify(value);
     case 'number':
     case 'boolean':
       return String(value);
@@ -36,8 +38,8 @@ function describe(
   const object = value as object;
   if (seen.has(object)) return '[Circular]';
   if (depth >= MAX_DEPTH) return Array.isArray(object) ? '[Array]' : '[Object]';
-  if (object instanceof Error) return JSON.stringify(formatError(object));
-  if (object instanceof Date) return JSON.stringify(isNaN(object.getTime()) ? 'Invalid Date' : object.toISOString());
+  if (object instanceof Error) return jsonStringify(formatError(object));
+  if (object instanceof Date) return jsonStringify(isNaN(object.getTime()) ? 'Invalid Date' : object.toISOString());
   if (object instanceof Map) return `Map(${describe([...object], seen, depth, formatError)})`;
   if (object instanceof Set) return `Set(${describe([...object], seen, depth, formatError)})`;
   seen.add(object);
@@ -50,7 +52,7 @@ function describe(
     const parts: string[] = [];
     for (const key of Object.keys(object)) {
       const item = (object as Record<string, unknown>)[key];
-      parts.push(`${JSON.stringify(key)}:${describe(item, seen, depth + 1, formatError)}`);
+      parts.push(`${jsonStringify(key)}:${describe(item, seen, depth + 1, formatError)}`);
     }
     return `{${parts.join(',')}}`;
   } finally {

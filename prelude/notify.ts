@@ -1,11 +1,12 @@
 import type { Host, Limits } from './host';
+import { jsonStringify } from './intrinsics';
 
 /** notify(payload): tells the client now; true when sent, false when skipped as too soon. */
 export function installNotify(global: Record<string, unknown>, host: Host, limits: Limits): void {
   const notify = (payload: unknown): boolean => {
     let json: string | undefined;
     try {
-      json = JSON.stringify(payload);
+      json = jsonStringify(payload);
     } catch (error) {
       throw new TypeError(`notify(payload): payload can't become JSON: ${(error as Error).message}`);
     }

@@ -1,6 +1,7 @@
 import type { Calls } from './calls';
 import type { Limits } from './host';
 import type { Timers } from './timers';
+import { jsonStringify } from './intrinsics';
 
 type Body =
   | { readonly state: 'pending' }
@@ -11,7 +12,6 @@ export const STATUS_RUNNING = 0;
 export const STATUS_ENDED = 1;
 export const STATUS_STALLED = 2;
 
-const stringify = JSON.stringify;
 
 /** The script body's progress and, once it is over, its ending. */
 export class ScriptState {
@@ -46,10 +46,10 @@ export class ScriptState {
   }
 
   ending(stalled: boolean): string {
-    const unsent = stringify(this.calls.unsent());
+    const unsent = jsonStringify(this.calls.unsent());
     const withUnsent = unsent === '{}' ? {} : { unsent };
     if (stalled) {
-      return stringify({
+      return jsonStringify({
         status: 'failed',
         error:
           'Stalled: the script awaits a promise that nothing can settle (no tool call, timer or job is left).',
@@ -57,10 +57,10 @@ export class ScriptState {
       });
     }
     if (this.body.state === 'rejected') {
-      return stringify({ status: 'failed', error: this.formatError(this.body.error), ...withUnsent });
+      return jsonStringify({ status: 'failed', error: this.formatError(this.body.error), ...withUnsent });
     }
     const value = this.body.state === 'fulfilled' ? this.valueJson(this.body.value) : undefined;
-    return stringify({ status: 'finished', ...(value === undefined ? {} : { value }), ...withUnsent });
+    return jsonStringify({ status: 'finished', ...(value === undefined ? {} : { value }), ...withUnsent });
   }
 
   /** The value as JSON, once; a value JSON can't hold comes back as a string that says so. */
@@ -68,13 +68,13 @@ export class ScriptState {
     if (value === undefined) return undefined;
     let json: string | undefined;
     try {
-      json = stringify(value);
+      json = jsonStringify(value);
     } catch (error) {
-      return stringify(`[the value can't become JSON: ${(error as Error).message}]`);
+      return jsonStringify(`[the value can't become JSON: ${(error as Error).message}]`);
     }
-    if (json === undefined) return stringify(`[the value can't become JSON: it is a ${typeof value}]`);
+    if (json === undefined) return jsonStringify(`[the value can't become JSON: it is a ${typeof value}]`);
     if (json.length > this.limits.valueMaxChars) {
-      return stringify(
+      return jsonStringify(
         `[the value is ${json.length} characters of JSON, past the cap of ${this.limits.valueMaxChars}: ` +
           'return less, or print parts of it]',
       );

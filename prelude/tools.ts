@@ -1,6 +1,7 @@
 import type { Calls } from './calls';
 import { closestHint } from './closest-names';
 import { searchTools } from './search-tools';
+import { jsonStringify, jsonParse } from './intrinsics';
 
 interface ToolEntry {
   readonly name: string;
@@ -21,25 +22,27 @@ export function installTools(
   unlisted: readonly string[],
   calls: Calls,
 ): void {
-  const given = JSON.parse(toolsJson) as ToolEntry[];
+  const given = jsonParse(toolsJson) as ToolEntry[];
   // A denied tool stays callable by name, so its call is refused (ToolRefused), but is listed nowhere.
   const entries = given.filter((entry) => !entry.denied);
   const byName = new Map(entries.map((entry) => [entry.name, entry]));
   const names = entries.map((entry) => entry.name);
 
   const functions: Record<string, (args?: unknown) => Promise<unknown>> = Object.create(null);
-  for (const { name } of given) {
+  for (const name of names) {
     functions[name] = (args?: unknown) => calls.call(name, args);
   }
+  const denied = new Set(given.filter((entry) => entry.denied).map((entry) => entry.name));
   const tools = new Proxy(Object.freeze(functions), {
     get(target, key) {
       if (typeof key !== 'string') return undefined;
       const fn = target[key];
       if (fn !== undefined) return fn;
       if (QUIET_NAMES.has(key)) return undefined;
-      // An upstream that hasn't listed its tools yet: the server refuses the call with ToolRefused.
-      if (unlisted.some((prefix) => key.startsWith(prefix))) return (args?: unknown) => calls.call(key, args);
-      throw new TypeError(`tools[${JSON.stringify(key)}] is not a tool.${closestHint(key, names)} ALL_TOOLS lists every tool.`);
+      // Denied by the config, or of an upstream that hasn't listed its tools yet: callable by name,
+      // listed nowhere (not even by Object.keys), and the server refuses the call with ToolRefused.
+      if (denied.has(key) || unlisted.some((prefix) => key.startsWith(prefix))) return (args?: unknown) => calls.call(key, args);
+      throw new TypeError(`tools[${jsonStringify(key)}] is not a tool.${closestHint(key, names)} ALL_TOOLS lists every tool.`);
     },
   });
 
@@ -57,7 +60,7 @@ export function installTools(
   const describe = (name: unknown): string => {
     const entry = typeof name === 'string' ? byName.get(name) : undefined;
     if (entry === undefined) {
-      throw new TypeError(`describe(${JSON.stringify(name)}): not a tool.${closestHint(String(name), names)}`);
+      throw new TypeError(`describe(${jsonStringify(name)}): not a tool.${closestHint(String(name), names)}`);
     }
     return entry.declaration;
   };

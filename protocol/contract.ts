@@ -121,6 +121,8 @@ export interface EndMessage {
   readonly error?: string;
   /** Calls the script made that were never sent, as JSON text of {tool: count}. */
   readonly unsent?: string;
+  /** How many answers (results, refusals, results too large) the script read. */
+  readonly read?: number;
 }
 
 export type ChildMessage = ReadyMessage | CallMessage | OutputMessage | NotifyMessage | EndMessage;
@@ -173,15 +175,16 @@ export const BREACH = {
   FRAME_TOO_MANY_VALUES: `a frame with more than ${FRAME_MAX_VALUES} values`,
   MESSAGE_UNEXPECTED: 'a message the protocol does not allow at this point',
   TOOL_NOT_GIVEN: 'a call to a tool the script was not given',
-  CALL_ID_REUSED: 'a call id reused before its answer was seen',
+  CALL_ID_REUSED: 'a call id reused or out of order (ids only go up)',
   TOO_MANY_CALLS: `more than ${CALLS_IN_FLIGHT_MAX} calls out`,
   ARGS_TOO_LARGE: `arguments over ${CALL_ARGS_MAX_BYTES / MiB} MiB of JSON`,
   ARGS_TOO_MANY_VALUES: `arguments over ${CALL_ARGS_MAX_VALUES} values`,
   ARGS_INVALID: 'arguments that are not a JSON object',
   TOO_MANY_NOTIFIES: 'too many notifies',
-  NOTIFY_INVALID: 'a notify payload over its cap',
+  NOTIFY_INVALID: 'a notify payload that is not JSON or is over its cap',
   OUTPUT_PAST_BATCH: `output past a batch of ${OUTPUT_BATCH_MAX_CHARS / KiB} KiB`,
   VALUE_TOO_LARGE: `a value over ${VALUE_MAX_CHARS / MiB} MiB of JSON`,
+  VALUE_NOT_JSON: 'a value that is not JSON',
   EXIT_BEFORE_END: 'an exit before saying how the script ended',
   PROTOCOL_VERSION: 'a protocol version this server does not speak',
 } as const;

@@ -16,13 +16,14 @@ export interface OpenCall {
 
 interface Unseen {
   readonly call: OpenCall;
-  readonly how: 'timed-out' | 'cancelled';
+  readonly how: 'timed-out' | 'cancelled' | 'unread';
   readonly timeoutMs: number;
   answeredLater?: boolean;
 }
 
 function fateOf(unseen: Unseen): string {
   if (unseen.how === 'cancelled') return 'cancelled, may have taken effect';
+  if (unseen.how === 'unread') return 'answered (it took effect), but the script ended before it read the answer';
   const timedOut = `timed out after ${unseen.timeoutMs} ms`;
   return unseen.answeredLater ? `${timedOut}; the tool answered later` : `${timedOut}; it may still take effect`;
 }
@@ -39,7 +40,12 @@ export class CallRecord {
   private readonly unseen: Unseen[] = [];
   private readonly cancel = new AbortController();
   private timeoutTimer: NodeJS.Timeout | undefined;
-  private answered = 0;
+  /** Answers sent to the child, and the last of them: only as many as places can be unread at once. */
+  private answersSent = 0;
+  private readonly lastAnswersSent: OpenCall[] = [];
+  /** Answers written into the child's stdin, and, once it ends, how many it says the script read. */
+  private answersWritten = 0;
+  private answersRead: number | null = null;
   private unsent: Record<string, number> = {};
 
   constructor(
@@ -79,12 +85,33 @@ export class CallRecord {
     return false;
   }
 
-  /** The answer reached the script's process. */
-  delivered(): void {
-    this.answered++;
+  /** The call's answer is on its way to the script's process. */
+  answerSent(call: OpenCall): void {
+    this.answersSent++;
+    this.lastAnswersSent.push(call);
+    if (this.lastAnswersSent.length > 2 * CALLS_IN_FLIGHT_MAX) this.lastAnswersSent.shift();
   }
 
-  /** The script ended: every call still out is cancelled upstream and named as such. */
+  /** The answer was written into the child's stdin. */
+  answerWritten(): void {
+    this.answersWritten++;
+  }
+
+  /**
+   * The child's count of answers its script read, from its ending. False when it can't be true:
+   * more than were sent, or fewer than the places that could have been left unread.
+   */
+  noteAnswersRead(count: number): boolean {
+    const unread = this.answersSent - count;
+    if (unread < 0 || unread > this.lastAnswersSent.length) return false;
+    this.answersRead = count;
+    return true;
+  }
+
+  /**
+   * The script ended: every call still out is cancelled upstream and named as such, and so is
+   * every answer the script never read (by the child's count, or else those never written).
+   */
   cancelOpen(): void {
     clearTimeout(this.timeoutTimer);
     this.cancel.abort();
@@ -92,6 +119,10 @@ export class CallRecord {
       if (!call.timedOut) this.unseen.push({ call, how: 'cancelled', timeoutMs: 0 });
     }
     this.open.clear();
+    const unread = this.answersSent - (this.answersRead ?? this.answersWritten);
+    for (const call of unread > 0 ? this.lastAnswersSent.slice(-unread) : []) {
+      this.unseen.push({ call, how: 'unread', timeoutMs: 0 });
+    }
     this.unseen.sort((a, b) => a.call.id - b.call.id);
   }
 
@@ -124,6 +155,6 @@ export class CallRecord {
     for (const { call } of this.unseen.slice(CALLS_NAMED_MAX)) {
       unseenMore[call.tool] = (unseenMore[call.tool] ?? 0) + 1;
     }
-    return { answered: this.answered, inFlight: this.open.size, unseen: named, unseenMore, unsent: { ...this.unsent } };
+    return { answered: this.answersRead ?? this.answersWritten, inFlight: this.open.size, unseen: named, unseenMore, unsent: { ...this.unsent } };
   }
 }

@@ -44,17 +44,29 @@ export function checkChildFrame(body: Buffer): Checked {
       return m.text.length > OUTPUT_BATCH_MAX_CHARS ? breach('OUTPUT_PAST_BATCH') : ok(m);
     case 'notify':
       if (typeof m.payload !== 'string') return breach('FRAME_UNDECODABLE');
-      return m.payload.length > NOTIFY_PAYLOAD_MAX_CHARS ? breach('NOTIFY_INVALID') : ok(m);
+      return m.payload.length > NOTIFY_PAYLOAD_MAX_CHARS || !isJson(m.payload) ? breach('NOTIFY_INVALID') : ok(m);
     case 'end':
       if (typeof m.status !== 'string' || !END_STATUSES.has(m.status)) return breach('FRAME_UNDECODABLE');
       if (!optionalString(m.value) || !optionalString(m.error) || !optionalString(m.unsent)) {
         return breach('FRAME_UNDECODABLE');
       }
+      if (m.read !== undefined && !(Number.isSafeInteger(m.read) && (m.read as number) >= 0)) return breach('FRAME_UNDECODABLE');
       if (typeof m.value === 'string' && m.value.length > VALUE_FIELD_MAX_CHARS) return breach('VALUE_TOO_LARGE');
+      if (typeof m.value === 'string' && !isJson(m.value)) return breach('VALUE_NOT_JSON');
       if (typeof m.error === 'string' && m.error.length > ERROR_MAX_CHARS) return breach('FRAME_UNDECODABLE');
       return ok(m);
     default:
       return breach('FRAME_UNDECODABLE');
+  }
+}
+
+/** The payload and the value travel as JSON text, and the server parses them: text that isn't JSON is a breach, not a throw. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

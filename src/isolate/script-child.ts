@@ -56,6 +56,8 @@ export class ScriptChild {
   private isReady = false;
   private exitedWith: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private stderrTail = '';
+  /** Why the process could not be started or signalled, from its 'error' event. */
+  private failure: string | null = null;
   private brokenBy: Breach | null = null;
 
   constructor(options: SpawnChildOptions) {
@@ -82,14 +84,23 @@ export class ScriptChild {
     this.readStderr(this.process.stderr!, log);
     (this.process.stdio[3] as Readable).on('data', (chunk: Buffer) => this.onData(chunk, settleReady));
     (this.process.stdin as Writable).on('error', () => {});
-    this.process.on('error', (error) => settleReady(error));
-    this.process.on('exit', (code, signal) => {
+    const gone = (code: number | null, signal: NodeJS.Signals | null): void => {
+      if (this.exitedWith !== null) return;
       this.exitedWith = { code, signal };
       rmSync(this.dir, { recursive: true, force: true });
       settleReady(new Error(`the script's process exited before it was ready${this.describeExit()}`));
       this.events.exit?.(code, signal);
       markGone();
+    };
+    this.process.on('error', (error) => {
+      this.failure = error.message;
+      settleReady(error);
+      // A spawn that failed (no pid) has no process to wait for; it never emits 'exit'.
+      if (this.process.pid === undefined) gone(null, null);
     });
+    // 'close', not 'exit': it comes after the last of fd 3 is read, so an ending is never taken
+    // for an exit before it.
+    this.process.on('close', gone);
   }
 
   get pid(): number | undefined {
@@ -102,6 +113,7 @@ export class ScriptChild {
 
   /** The exit code or signal and the end of stderr, to explain an exit. */
   describeExit(): string {
+    if (this.failure !== null) return ` (${this.failure})`;
     const how = this.exitedWith
       ? this.exitedWith.signal
         ? ` (killed by ${this.exitedWith.signal})`

@@ -26,8 +26,6 @@ export const EXIT_GRACE_MS = 2_000;
 /** Distinct names under unlisted upstreams' prefixes an ending's count of unsent calls may hold, beyond the catalog. */
 const UNLISTED_NAMES_MAX = 1_000;
 
-/** Spacing the parent tolerates below NOTIFY_SPACING_MS, for timer jitter between the two processes. */
-const NOTIFY_SPACING_SLACK_MS = 50;
 
 export interface ScriptLimits {
   readonly toolCallTimeoutMs: number;
@@ -73,7 +71,9 @@ export class Script {
   private readonly toolNames: ReadonlySet<string>;
   private readonly unlisted: readonly string[];
   private notifies = 0;
-  private lastNotifyAt = -Infinity;
+  private readonly startedAt = performance.now();
+  /** The child numbers its calls 1, 2, 3…: an id not above the last is reused or out of order. */
+  private lastCallId = 0;
   private lifetimeTimer: NodeJS.Timeout | undefined;
   private killTimer: NodeJS.Timeout | undefined;
   /** Set when the child was killed after a stop: its output may be cut short. */
@@ -179,7 +179,8 @@ export class Script {
 
   private onCall(message: CallMessage): void {
     if (!this.gives(message.tool)) return this.breach('TOOL_NOT_GIVEN');
-    if (this.record.isOpen(message.id)) return this.breach('CALL_ID_REUSED');
+    if (message.id <= this.lastCallId) return this.breach('CALL_ID_REUSED');
+    this.lastCallId = message.id;
     if (this.record.openCount >= CALLS_IN_FLIGHT_MAX) return this.breach('TOO_MANY_CALLS');
     if (Buffer.byteLength(message.args, 'utf8') > CALL_ARGS_MAX_BYTES) return this.breach('ARGS_TOO_LARGE');
     if (countJsonValues(message.args, CALL_ARGS_MAX_VALUES) > CALL_ARGS_MAX_VALUES) {
@@ -225,21 +226,24 @@ export class Script {
       return;
     }
     const frame = resultFrame(call.id, outcome, this.options.limits.memoryMaxBytes);
-    this.child.send(frame.message, frame.payload, () => this.record.delivered());
+    this.record.answerSent(call);
+    this.child.send(frame.message, frame.payload, () => this.record.answerWritten());
   }
 
+  /**
+   * The child spaces notifies by its own clock; frames can arrive bunched after a stall of this
+   * process, so the check is a budget since the start (one now, one more per spacing), not a gap.
+   */
   private onNotify(payload: string): void {
-    const now = performance.now();
-    if (this.notifies >= this.options.limits.notifyMax || now - this.lastNotifyAt < NOTIFY_SPACING_MS - NOTIFY_SPACING_SLACK_MS) {
-      return this.breach('TOO_MANY_NOTIFIES');
-    }
+    const budget = 2 + Math.floor((performance.now() - this.startedAt) / NOTIFY_SPACING_MS);
+    if (this.notifies >= this.options.limits.notifyMax || this.notifies >= budget) return this.breach('TOO_MANY_NOTIFIES');
     this.notifies++;
-    this.lastNotifyAt = now;
     this.notifications.push(payload);
     this.options.onNotify?.(payload);
   }
 
   private onEnd(message: EndMessage): void {
+    if (message.read !== undefined && !this.record.noteAnswersRead(message.read)) return this.breach('MESSAGE_UNEXPECTED');
     if (message.unsent !== undefined) {
       const unsent = parseCounts(message.unsent, this.toolNames.size, (tool) => this.gives(tool));
       if (unsent === null) return this.breach('MESSAGE_UNEXPECTED');
@@ -252,6 +256,8 @@ export class Script {
       ...(message.value !== undefined ? { value: message.value } : {}),
       ...(message.error !== undefined ? { error: message.error } : stopped ? { error: this.stopMessage() } : {}),
     });
+    // The stop's grace, if any, gives way to the exit's.
+    clearTimeout(this.killTimer);
     this.killTimer = setTimeout(() => this.child.kill(), EXIT_GRACE_MS);
   }
 
@@ -263,7 +269,7 @@ export class Script {
       this.end({ status: 'stopped', error: this.stopMessage() + cut });
       return;
     }
-    this.crash(`the script's process ${BREACH.EXIT_BEFORE_END}${this.child.describeExit()}`);
+    this.crash(`the script's process crashed: ${BREACH.EXIT_BEFORE_END}${this.child.describeExit()}`);
   }
 
   /** A name the script was given, or one under an upstream that hasn't listed its tools yet. */

@@ -7,14 +7,13 @@ import type { Settings } from '../settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSupply } from './child-supply.js';
 import { parseInput } from './input.js';
+import { ProgressThrottle } from './progress-throttle.js';
 import { renderList, type ListedScript } from './list.js';
 import { toolEntries } from './tool-entries.js';
 
 /** Tags this server process's script ids, so an id from an earlier run is told apart from a typo. */
 export const SERVER_TAG = randomBytes(3).toString('hex');
 
-/** 2,000: characters of output carried by one progress notification; the rest waits for the return. */
-const PROGRESS_MESSAGE_MAX_CHARS = 2_000;
 
 export interface WatchContext {
   /** Aborts when the client cancels its call: the watch is released. */
@@ -44,7 +43,8 @@ export interface SessionScriptsDeps {
 
 interface Watch {
   readonly release: AbortController;
-  readonly onProgress: ((message: string) => void) | undefined;
+  /** Present when the watching call has a progress token. */
+  readonly progress: ProgressThrottle | undefined;
 }
 
 interface Entry {
@@ -124,12 +124,12 @@ export class SessionScripts {
       unlisted: this.deps.unlisted(),
       // An upstream's progress on a script's call goes to the call watching the script.
       callTool: (name, args, signal) =>
-        this.deps.callTool(name, args, signal, (progress) => watching()?.onProgress?.(cut(describeProgress(name, progress)))),
+        this.deps.callTool(name, args, signal, (progress) => watching()?.progress?.push(describeProgress(name, progress))),
       limits: settings,
-      onOutput: (text) => watching()?.onProgress?.(cut(text)),
+      onOutput: (text) => watching()?.progress?.push(text),
       onNotify: (payload) => {
         this.deps.log({ script: id, notify: JSON.parse(payload) as unknown });
-        watching()?.onProgress?.(cut(`notify: ${payload}`));
+        watching()?.progress?.push(`notify: ${payload}`);
       },
     });
     const entry: Entry = { script, startedAt: Date.now(), endedAt: null, returnedAnything: false, endingReturned: false, watch: null };
@@ -148,7 +148,10 @@ export class SessionScripts {
    */
   private async watch(entry: Entry, boundMs: number, ctx: WatchContext): Promise<CallToolResult> {
     entry.watch?.release.abort();
-    const watch: Watch = { release: new AbortController(), onProgress: ctx.onProgress };
+    const watch: Watch = {
+      release: new AbortController(),
+      progress: ctx.onProgress ? new ProgressThrottle(ctx.onProgress) : undefined,
+    };
     entry.watch = watch;
     const cancel = () => watch.release.abort();
     ctx.signal.addEventListener('abort', cancel, { once: true });
@@ -156,6 +159,7 @@ export class SessionScripts {
       await entry.script.watch(boundMs, watch.release.signal);
     } finally {
       ctx.signal.removeEventListener('abort', cancel);
+      watch.progress?.stop();
       if (entry.watch === watch) entry.watch = null;
     }
     if (ctx.signal.aborted) {
@@ -210,6 +214,3 @@ function describeProgress(tool: string, progress: Progress): string {
   return `tools[${JSON.stringify(tool)}]: ${count}${progress.message !== undefined ? ` ${progress.message}` : ''}`;
 }
 
-function cut(text: string): string {
-  return text.length <= PROGRESS_MESSAGE_MAX_CHARS ? text : `${text.slice(0, PROGRESS_MESSAGE_MAX_CHARS)}…`;
-}

@@ -54,6 +54,64 @@ describe("a script's limits", () => {
     expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 
+  it('ends a script that caught its TimeoutError and returned, without waiting for the tool', async () => {
+    // Regression: a timed-out call kept the script alive until the tool answered, or its lifetime.
+    const ret = await runScript('try { await tools.echo({}) } catch (e) { return e.name }', {
+      callTool: hangingTool,
+      limits: { toolCallTimeoutMs: 100, scriptLifetimeMs: 30_000 },
+    });
+    expect(ret.status).toBe('finished');
+    expect(ret.value).toBe('"TimeoutError"');
+    expect(ret.calls.unseen).toEqual([{ tool: 'echo', args: '{}', fate: 'timed out after 100 ms; it may still take effect' }]);
+  });
+
+  it('names an answer the script never read, when it ends computing', async () => {
+    const script = startScript('tools.echo({ row: 1 });\nwhile (true) {}');
+    await script.observe(500);
+    script.stop('requested');
+    await script.ended;
+    const ret = await script.observe(0);
+    expect(ret.calls.answered).toBe(0);
+    expect(ret.calls.unseen).toEqual([
+      { tool: 'echo', args: '{"row":1}', fate: 'answered (it took effect), but the script ended before it read the answer' },
+    ]);
+  });
+
+  it('keeps its own JSON when the script replaces JSON.stringify, and stops promptly', async () => {
+    // Regression: the prelude called the script's JSON.stringify for notify (crashing the server on
+    // what came back) and, with interrupts off, while counting a stopped script's unsent calls.
+    const notified = await runScript('JSON.stringify = () => "not json"; notify({ ok: 1 }); return 2');
+    expect(notified.status).toBe('finished');
+    expect(notified.notifications).toEqual(['{"ok":1}']);
+
+    const script = startScript(
+      'JSON.stringify = () => { while (true) {} };\n' +
+        'Promise.all(Array.from({ length: 20 }, () => tools.slow({})));\nwhile (true) {}',
+      { tools: toolEntries('slow'), callTool: hangingTool },
+    );
+    await script.observe(300);
+    script.stop('requested');
+    await script.ended;
+    const ret = await script.observe(0);
+    expect(ret.status).toBe('stopped');
+    expect(ret.error).not.toMatch(/killed/);
+    expect(ret.calls.unsent).toEqual({ slow: 4 });
+  });
+
+  it('takes notifies spaced by the child as honest even when the server reads them late and together', async () => {
+    // Regression: the server checked the gap between arrivals, so a stall of its own made an
+    // honest script "too many notifies".
+    const script = startScript('notify(1); await sleep(1000); notify(2); return "ok"');
+    const stallUntil = Date.now() + 2_500;
+    while (Date.now() < stallUntil) {
+      // The server's event loop is blocked: both notify frames wait in the pipe.
+    }
+    await script.ended;
+    const ret = await script.observe(0);
+    expect(ret.status).toBe('finished');
+    expect(ret.notifications).toEqual(['1', '2']);
+  });
+
   it('rejects a refused call with ToolRefused, saying why', async () => {
     const refusing: ToolCaller = async (name) => {
       throw new ToolRefusedError('TOOL_DENIED', name, 'denied by the config');

@@ -166,9 +166,13 @@ describe('code_execution in one session', () => {
 
   it('lets a script call a denied tool by name and get ToolRefused, while ALL_TOOLS leaves it out', async () => {
     const answer = await open().handle(
-      { code: 'const names = ALL_TOOLS.map((t) => t.name); try { await tools.secret({}) } catch (e) { return [names, e.name] }' },
+      {
+        code:
+          'const names = ALL_TOOLS.map((t) => t.name); const keys = Object.keys(tools);\n' +
+          'try { await tools.secret({}) } catch (e) { return [names, keys, e.name] }',
+      },
       idle,
     );
-    expect(answer.structuredContent).toMatchObject({ value: [['echo'], 'ToolRefused'] });
+    expect(answer.structuredContent).toMatchObject({ value: [['echo'], ['echo'], 'ToolRefused'] });
   });
 });
