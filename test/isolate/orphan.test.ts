@@ -1,17 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { statFieldsOf } from '../support/processes.js';
 
 const parentProgram = new URL('../fixtures/isolate-parent.mjs', import.meta.url).pathname;
 
 /** Alive and not a zombie. */
 function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
+  const fields = statFieldsOf(pid);
+  return fields !== undefined && fields[0] !== 'Z';
 }
 
 describe('a script child whose server is killed', () => {

@@ -3,7 +3,7 @@
  * transport, with a real process on the other end.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ import {
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { childPidsOf } from './processes.js';
+import { childPidsOf, statFieldsOf } from './processes.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/codemode-mcp.js', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -162,14 +162,8 @@ const LEFT_BEHIND_GRACE_MS = 1_000;
 
 /** Field 22 of /proc/<pid>/stat (start time in clock ticks), or undefined when the process is gone or a zombie. */
 function startTimeOf(pid: number): string | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields[0] === 'Z' ? undefined : fields[19];
+  const fields = statFieldsOf(pid);
+  return fields === undefined || fields[0] === 'Z' ? undefined : fields[19];
 }
 
 /** A code_execution answer's structuredContent: the same facts as its text. */

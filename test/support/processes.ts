@@ -34,8 +34,11 @@ export async function waitForNoChildren(pid: number, timeoutMs = 5_000): Promise
   return left;
 }
 
-/** The parent pid from /proc/<pid>/stat, or undefined when the process is already gone. */
-function parentOf(pid: number): number | undefined {
+/**
+ * The fields of /proc/<pid>/stat after the command name, from the state (field 3: `Z` for a
+ * zombie) on; undefined when the process is gone.
+ */
+export function statFieldsOf(pid: number): string[] | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -43,6 +46,11 @@ function parentOf(pid: number): number | undefined {
     return undefined;
   }
   // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[1]);
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The parent pid, or undefined when the process is already gone. */
+function parentOf(pid: number): number | undefined {
+  const fields = statFieldsOf(pid);
+  return fields === undefined ? undefined : Number(fields[1]);
 }

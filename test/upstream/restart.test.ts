@@ -1,23 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ToolRefusedError, UpstreamLostError } from '../../src/errors.js';
 import { Backoff, RESTART_DELAY_FIRST_MS, RESTART_DELAY_MAX_MS } from '../../src/upstream/backoff.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { StdioUpstreamSpec } from '../../src/upstream/spec.js';
-import { childPidsOf } from '../support/processes.js';
-import { collectLog, fixture, readRecord, textOf, until } from './specs.js';
+import { collectLog, fixture, hubPerTest, readRecord, textOf, until } from './specs.js';
 
-let hub: UpstreamHub | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await hub?.close();
-  hub = undefined;
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  expect(childPidsOf(process.pid)).toEqual([]);
-});
+const scratch = hubPerTest();
 
 const missingCommand: StdioUpstreamSpec = {
   name: 'ghost',
@@ -30,25 +21,25 @@ const missingCommand: StdioUpstreamSpec = {
 
 describe('an upstream that dies', () => {
   test('fails the call in flight with a clear error, restarts, and serves the next call', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'codemode-restart-'));
-    const record = join(dir, 'calls.jsonl');
+    scratch.dir = mkdtempSync(join(tmpdir(), 'codemode-restart-'));
+    const record = join(scratch.dir, 'calls.jsonl');
     const { lines, log } = collectLog();
-    hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log });
-    await hub.start();
+    scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log });
+    await scratch.hub.start();
     const changes: number[] = [];
-    hub.onCatalogChanged(() => changes.push(Date.now()));
+    scratch.hub.onCatalogChanged(() => changes.push(Date.now()));
 
-    const error = await hub.callTool('die', {}).catch((reason: unknown) => reason);
+    const error = await scratch.hub.callTool('die', {}).catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(UpstreamLostError);
     expect(error).not.toBeInstanceOf(ToolRefusedError);
     expect((error as Error).message).toBe('upstream rec exited while the call to die was in flight; the call may have taken effect');
     expect(lines).toContain(`codemode-mcp: upstream "rec" exited; restarting in 0.25 s`);
 
     // Until it is back, a call is refused, and says why.
-    await expect(hub.callTool('echo', { text: 'too soon' })).rejects.toMatchObject({ code: 'UPSTREAM_CONNECTING' });
+    await expect(scratch.hub.callTool('echo', { text: 'too soon' })).rejects.toMatchObject({ code: 'UPSTREAM_CONNECTING' });
 
-    await until(() => hub!.upstreamStatus()[0]!.state === 'ready');
-    expect(textOf(await hub.callTool('echo', { text: 'back' }))).toBe('back');
+    await until(() => scratch.hub!.upstreamStatus()[0]!.state === 'ready');
+    expect(textOf(await scratch.hub.callTool('echo', { text: 'back' }))).toBe('back');
     const starts = readRecord(record).filter((entry) => entry.event === 'start');
     expect(starts).toHaveLength(2);
     expect(starts[0]!.pid).not.toBe(starts[1]!.pid);
@@ -71,54 +62,54 @@ describe('an upstream that dies', () => {
 describe('an upstream that fails to start', () => {
   test('a command that does not exist is reported, its calls are refused with the reason, and the others serve', async () => {
     const { lines, log } = collectLog();
-    hub = new UpstreamHub([missingCommand, fixture('rec', 'recorder.mjs')], { log });
-    await hub.start();
+    scratch.hub = new UpstreamHub([missingCommand, fixture('rec', 'recorder.mjs')], { log });
+    await scratch.hub.start();
     expect(lines.filter((line) => line.includes('"ghost"'))).toEqual([
       'codemode-mcp: upstream "ghost" failed to start: spawn codemode-no-such-command ENOENT; next attempt in 0.25 s',
     ]);
-    expect(hub.upstreamStatus()).toEqual([
+    expect(scratch.hub.upstreamStatus()).toEqual([
       { name: 'ghost', state: 'down', reason: 'spawn codemode-no-such-command ENOENT' },
       { name: 'rec', state: 'ready', toolCount: 10 },
     ]);
 
     // It has never listed its tools, so any name under its prefix is refused as down, not unknown.
-    const refusal = await hub.callTool('ghost__anything', {}).catch((error: unknown) => error);
+    const refusal = await scratch.hub.callTool('ghost__anything', {}).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ToolRefusedError);
     expect(refusal).toMatchObject({ code: 'UPSTREAM_DOWN' });
     expect((refusal as Error).message).toMatch(
       /^UPSTREAM_DOWN: ghost__anything was refused: upstream "ghost" is down: spawn codemode-no-such-command ENOENT(; next attempt in [\d.]+ s)?\. Nothing was sent; it is safe to retry later\.$/,
     );
-    expect(textOf(await hub.callTool('rec__echo', { text: 'still here' }))).toBe('still here');
+    expect(textOf(await scratch.hub.callTool('rec__echo', { text: 'still here' }))).toBe('still here');
   });
 
   test('a server that exits at once is reported with what it said on stderr', async () => {
     const { lines, log } = collectLog();
-    hub = new UpstreamHub([fixture('gh', 'exits-at-once.mjs'), fixture('rec', 'recorder.mjs')], { log });
-    await hub.start();
+    scratch.hub = new UpstreamHub([fixture('gh', 'exits-at-once.mjs'), fixture('rec', 'recorder.mjs')], { log });
+    await scratch.hub.start();
     expect(lines).toContain('[gh] fatal: GITHUB_TOKEN is not set');
     const reason = 'it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"';
     expect(lines).toContain(`codemode-mcp: upstream "gh" failed to start: ${reason}; next attempt in 0.25 s`);
-    expect(hub.upstreamStatus()[0]).toEqual({ name: 'gh', state: 'down', reason });
-    await expect(hub.callTool('gh__list_issues', {})).rejects.toMatchObject({ code: 'UPSTREAM_DOWN' });
-    expect(textOf(await hub.callTool('rec__echo', { text: 'ok' }))).toBe('ok');
+    expect(scratch.hub.upstreamStatus()[0]).toEqual({ name: 'gh', state: 'down', reason });
+    await expect(scratch.hub.callTool('gh__list_issues', {})).rejects.toMatchObject({ code: 'UPSTREAM_DOWN' });
+    expect(textOf(await scratch.hub.callTool('rec__echo', { text: 'ok' }))).toBe('ok');
   });
 
   test('it is retried in the background without a log line per identical failure', async () => {
     const { lines, log } = collectLog();
-    hub = new UpstreamHub([missingCommand], { log });
-    await hub.start();
+    scratch.hub = new UpstreamHub([missingCommand], { log });
+    await scratch.hub.start();
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // attempts at 0.25, 0.75 s
     expect(lines.filter((line) => line.includes('failed to start'))).toHaveLength(1);
-    expect(hub.upstreamStatus()[0]!.state).toBe('down');
+    expect(scratch.hub.upstreamStatus()[0]!.state).toBe('down');
   });
 
   test('a call while it is still starting is refused as connecting', async () => {
-    hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
-    const starting = hub.start();
-    const refusal = await hub.callTool('echo', { text: 'early' }).catch((error: unknown) => error);
+    scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
+    const starting = scratch.hub.start();
+    const refusal = await scratch.hub.callTool('echo', { text: 'early' }).catch((error: unknown) => error);
     expect(refusal).toMatchObject({ code: 'UPSTREAM_CONNECTING' });
     expect((refusal as Error).message).toContain('upstream "rec" is still starting');
     await starting;
-    expect(textOf(await hub.callTool('echo', { text: 'now' }))).toBe('now');
+    expect(textOf(await scratch.hub.callTool('echo', { text: 'now' }))).toBe('now');
   });
 });

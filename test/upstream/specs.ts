@@ -1,8 +1,11 @@
 /** Upstream entries and small readers shared by the upstream tests. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { afterEach, expect } from 'vitest';
+import type { UpstreamHub } from '../../src/upstream/hub.js';
 import type { StdioUpstreamSpec, ToolPolicy } from '../../src/upstream/spec.js';
+import { childPidsOf } from '../support/processes.js';
 
 const fixturesDir = fileURLToPath(new URL('../fixtures/upstreams/', import.meta.url));
 const packageEntry = (pkg: string): string =>
@@ -53,4 +56,17 @@ export async function until(check: () => boolean, timeoutMs = 10_000): Promise<v
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** A test's hub and scratch directory: after each test the hub is closed, the directory removed, and no process may be left. */
+export function hubPerTest(): { hub?: UpstreamHub; dir?: string } {
+  const scratch: { hub?: UpstreamHub; dir?: string } = {};
+  afterEach(async () => {
+    await scratch.hub?.close();
+    if (scratch.dir !== undefined) rmSync(scratch.dir, { recursive: true, force: true });
+    delete scratch.hub;
+    delete scratch.dir;
+    expect(childPidsOf(process.pid)).toEqual([]);
+  });
+  return scratch;
 }
