@@ -2,11 +2,12 @@
  * Run as its own process by the bench: times the engine's start-up steps in a fresh Node, as a
  * child sees them, and prints them as JSON. Cold: nothing compiled yet. Warm: after a warm-up.
  */
+import { HOST_FUNCTIONS } from '../common/seam.js';
 import { compileEngine } from '../engine/wasm.js';
 
 const started = performance.now();
 const compiling = compileEngine();
-const { HOST_FUNCTIONS, readPreludeSnapshot, restorePrelude } = await import('../engine/prelude-vm.js');
+const { readPreludeSnapshot, restorePrelude } = await import('../engine/prelude-vm.js');
 const imported = performance.now();
 const wasm = await compiling;
 const compiled = performance.now();

@@ -1,17 +1,36 @@
-// Joins the prelude's CommonJS modules (tsc output) into one script whose value is
-// `function (host, limits)`: QuickJS evaluates it without a module loader.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Joins the prelude's CommonJS modules (tsc output), and the modules of common/ and protocol/ they
+// require, into one script whose value is `function (host, limits)`: QuickJS evaluates it
+// without a module loader. Only modules reachable from prelude/index are included.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { posix } from 'node:path';
+
+const REQUIRE = /require\("([^"]+)"\)/g;
+
+/** `../common/seam.js` required from `prelude/index` is `common/seam`. */
+function resolve(from, specifier) {
+  return posix.normalize(posix.join(posix.dirname(from), specifier)).replace(/\.js$/, '');
+}
 
 export function bundlePrelude(dirUrl, outUrl) {
-  const files = readdirSync(dirUrl).filter((name) => name.endsWith('.js')).sort();
-  const modules = files.map((name) => {
-    const source = readFileSync(new URL(name, dirUrl), 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '');
-    return `${JSON.stringify('./' + name.slice(0, -3))}: function (exports, require, module) {\n${source}\n}`;
-  });
+  const modules = new Map();
+  const pending = ['prelude/index'];
+  while (pending.length > 0) {
+    const id = pending.pop();
+    if (modules.has(id)) continue;
+    const source = readFileSync(new URL(`${id}.js`, dirUrl), 'utf8')
+      .replace(/^\/\/# sourceMappingURL=.*$/m, '')
+      .replace(REQUIRE, (_, specifier) => {
+        const target = resolve(id, specifier);
+        pending.push(target);
+        return `require(${JSON.stringify(target)})`;
+      });
+    modules.set(id, source);
+  }
+  const entries = [...modules].sort(([a], [b]) => (a < b ? -1 : 1));
   const bundle = `(function (host, limits) {
 "use strict";
 const modules = {
-${modules.join(',\n')}
+${entries.map(([id, source]) => `${JSON.stringify(id)}: function (exports, require, module) {\n${source}\n}`).join(',\n')}
 };
 const cache = Object.create(null);
 function require(name) {
@@ -23,7 +42,7 @@ function require(name) {
   factory(module.exports, require, module);
   return module.exports;
 }
-return require('./index').install(host, limits);
+return require('prelude/index').install(host, limits);
 })`;
   writeFileSync(outUrl, bundle);
 }

@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { QuickJS } from 'quickjs-wasi';
 import { compileEngine } from './wasm.js';
+import { HOST_FUNCTIONS } from '../common/seam.js';
 import {
-  HOST_FUNCTIONS,
   PRELUDE_SNAPSHOT,
   PRELUDE_SNAPSHOT_META,
   evaluatePrelude,

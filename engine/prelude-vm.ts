@@ -1,16 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { QuickJS, type JSValueHandle, type QuickJSOptions } from 'quickjs-wasi';
-import {
-  CALLS_IN_FLIGHT_MAX,
-  CALL_ARGS_MAX_BYTES,
-  NOTIFY_PAYLOAD_MAX_CHARS,
-  VALUE_MAX_CHARS,
-} from '../protocol/contract.js';
+import { CompileFlags, QuickJS, type JSValueHandle, type QuickJSOptions } from 'quickjs-wasi';
+import { HOST_FUNCTIONS, type HostFunctionName, type PreludeLimits } from '../common/seam.js';
+import { CALLS_IN_FLIGHT_MAX, CALL_ARGS_MAX_BYTES, NOTIFY_PAYLOAD_MAX_CHARS, VALUE_MAX_CHARS } from '../protocol/contract.js';
 import { SCRIPT_FILE, SCRIPT_PREFIX } from './script-source.js';
 
-/** The host functions the prelude closes over; keyed by these names inside the snapshot. */
-export const HOST_FUNCTIONS = ['send', 'checkArgs', 'out', 'notify', 'setTimer', 'clearTimer'] as const;
-export type HostFunctionName = (typeof HOST_FUNCTIONS)[number];
 export type HostImpl = Record<HostFunctionName, (...args: JSValueHandle[]) => JSValueHandle>;
 
 const distDir = new URL('../', import.meta.url);
@@ -32,16 +25,25 @@ export interface PreludeVm {
 
 export type VmOptions = Omit<QuickJSOptions, 'wasm'>;
 
+const LIMITS: PreludeLimits = {
+  callsInFlightMax: CALLS_IN_FLIGHT_MAX,
+  argsMaxBytes: CALL_ARGS_MAX_BYTES,
+  valueMaxChars: VALUE_MAX_CHARS,
+  notifyPayloadMaxChars: NOTIFY_PAYLOAD_MAX_CHARS,
+  scriptFile: SCRIPT_FILE,
+  scriptLine1Offset: SCRIPT_PREFIX.length,
+};
+
 function hostName(name: HostFunctionName): string {
   return `codemode.${name}`;
 }
 
-/** Evaluates the prelude bundle in a fresh VM: the build's way, and the fallback at run time. */
-export async function evaluatePrelude(
-  wasm: WebAssembly.Module,
-  options: VmOptions,
-  host: HostImpl,
-): Promise<PreludeVm> {
+/**
+ * Evaluates the prelude bundle in a fresh VM: the build's way, and the fallback at run time. The
+ * bundle is compiled without its source or line tables, so the prelude's functions print as
+ * native code and its frames carry no positions.
+ */
+export async function evaluatePrelude(wasm: WebAssembly.Module, options: VmOptions, host: HostImpl): Promise<PreludeVm> {
   const vm = await QuickJS.create({ ...options, wasm });
   const hostObject = vm.newObject();
   for (const name of HOST_FUNCTIONS) {
@@ -49,15 +51,9 @@ export async function evaluatePrelude(
     vm.setProp(hostObject, name, fn);
     fn.dispose();
   }
-  const install = vm.evalCode(readFileSync(PRELUDE_BUNDLE, 'utf8'), 'prelude');
-  const limits = vm.hostToHandle({
-    callsInFlightMax: CALLS_IN_FLIGHT_MAX,
-    argsMaxBytes: CALL_ARGS_MAX_BYTES,
-    valueMaxChars: VALUE_MAX_CHARS,
-    notifyPayloadMaxChars: NOTIFY_PAYLOAD_MAX_CHARS,
-    scriptFile: SCRIPT_FILE,
-    scriptLine1Offset: SCRIPT_PREFIX.length,
-  });
+  const bytecode = vm.compile(readFileSync(PRELUDE_BUNDLE, 'utf8'), 'prelude', 0, CompileFlags.STRIP_SOURCE | CompileFlags.STRIP_DEBUG);
+  const install = vm.evalBytecode(bytecode);
+  const limits = vm.hostToHandle(LIMITS);
   const entry = vm.callFunction(install, vm.undefined, hostObject, limits);
   install.dispose();
   limits.dispose();

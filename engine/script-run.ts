@@ -1,5 +1,8 @@
 import { existsSync } from 'node:fs';
 import { JSException, type JSValueHandle } from 'quickjs-wasi';
+import { closestHint } from '../common/closest-names.js';
+import { HOST_REFUSED, NOTIFY_SKIPPED, type EntryMethod } from '../common/seam.js';
+import { searchTools, type SearchableTool } from '../common/search-tools.js';
 import {
   CALL_ARGS_MAX_BYTES,
   CALL_ARGS_MAX_VALUES,
@@ -9,29 +12,29 @@ import {
   STOP_FILE_NAME,
   type ChildOptions,
   type EndMessage,
-  type EndStatus,
+  type ToolEntry,
 } from '../protocol/contract.js';
 import { countJsonValues } from '../protocol/frames.js';
 import type { MessageSink } from './channel.js';
 import { OutputBatcher } from './output-batcher.js';
-import {
-  restorePrelude,
-  evaluatePrelude,
-  type HostImpl,
-  type PreludeSnapshot,
-  type PreludeVm,
-  type VmOptions,
-} from './prelude-vm.js';
-import { wrapScript, SCRIPT_FILE } from './script-source.js';
+import { evaluatePrelude, restorePrelude, type HostImpl, type PreludeSnapshot, type PreludeVm, type VmOptions } from './prelude-vm.js';
+import { SCRIPT_FILE, wrapScript } from './script-source.js';
 
-const STATUS_ENDED = 1;
-const STATUS_STALLED = 2;
 const MAX_TIMER_MS = 0x7fff_ffff;
 /** 100 ms: the most a stopped script's prelude may take to count its unsent calls before it too is interrupted. */
 const ENDING_COLLECT_MAX_MS = 100;
+const PROMISE_FULFILLED = 1;
+const PROMISE_REJECTED = 2;
 
-type EntryMethod = 'start' | 'deliver' | 'fire' | 'status' | 'unsent' | 'ending' | 'format';
-type Ending = Omit<EndMessage, 't'>;
+const STALLED =
+  'Stalled: the script awaits a promise that nothing can settle (no tool call, timer or job is left).';
+const NOT_A_BODY =
+  'SyntaxError: the script closed the function it runs in (a stray "})"?); write it as the body of an async function';
+const TOO_DEEP =
+  'RangeError: the script went deeper than the engine can follow (Maximum call stack size exceeded outside its own limit); ' +
+  'it could not go on';
+
+type Ending = Omit<EndMessage, 't' | 'read'>;
 
 export interface ScriptRunHooks {
   readonly channel: MessageSink;
@@ -41,9 +44,17 @@ export interface ScriptRunHooks {
   readonly parentAlive: () => boolean;
 }
 
+/** The catalog as the engine searches it for the script: the tools it may list. */
+interface Catalog {
+  readonly tools: readonly SearchableTool[];
+  readonly names: readonly string[];
+}
+
 /**
  * One script in this child: its VM (made before the script is known, so a pooled child is
- * ready at once), the host functions the prelude calls, host timers, and its ending.
+ * ready at once), the host functions the prelude calls, host timers, and its ending. The body's
+ * promise is watched here, by the engine's own promise state, so no script code decides when
+ * the script is over.
  */
 export class ScriptRun {
   private vm!: PreludeVm['vm'];
@@ -52,10 +63,17 @@ export class ScriptRun {
   private readonly output: OutputBatcher;
   private readonly timers = new Map<number, NodeJS.Timeout>();
   private readonly unhandled = new Map<number, JSValueHandle>();
+  private catalog: Catalog = { tools: [], names: [] };
+  /** The script's body's promise, once it runs. */
+  private body: JSValueHandle | null = null;
   private started = false;
+  /** The body has settled and its ending is being read: no more calls into the prelude. */
+  private settling = false;
   /** While the prelude reports a stopped script's unsent calls, the stop must not interrupt it (for a while). */
   private collectingEndingSince: number | null = null;
   private ended = false;
+  /** V8's stack ran out inside the engine: the VM was unwound mid-call and must not be entered again. */
+  private broken = false;
   private stopRequested = false;
   private lastStopCheck = 0;
   private lastCallId = 0;
@@ -70,46 +88,69 @@ export class ScriptRun {
   }
 
   /** Restores the prelude snapshot (or, without one, evaluates the prelude) into the script's VM. */
-  static async create(
-    wasm: WebAssembly.Module,
-    snapshot: PreludeSnapshot | null,
-    hooks: ScriptRunHooks,
-  ): Promise<ScriptRun> {
+  static async create(wasm: WebAssembly.Module, snapshot: PreludeSnapshot | null, hooks: ScriptRunHooks): Promise<ScriptRun> {
     const run = new ScriptRun(hooks);
     const options: VmOptions = {
       memoryLimit: hooks.options.memoryMaxBytes,
+      maxStackSize: hooks.options.quickjsStackBytes,
       interruptHandler: () => run.shouldInterrupt(),
       onUnhandledRejection: (promise, reason, isHandled) => run.trackRejection(promise, reason, isHandled),
     };
     const host = run.hostFunctions();
-    const { vm, entry } = snapshot
-      ? await restorePrelude(wasm, snapshot, options, host)
-      : await evaluatePrelude(wasm, options, host);
+    const { vm, entry } = snapshot ? await restorePrelude(wasm, snapshot, options, host) : await evaluatePrelude(wasm, options, host);
     run.vm = vm;
     run.entry = entry;
-    for (const name of ['start', 'deliver', 'fire', 'status', 'unsent', 'ending', 'format'] as const) {
+    for (const name of ['start', 'deliver', 'fire', 'busy', 'unsent', 'valueJson', 'format'] as const) {
       run.methods.set(name, entry.getProp(name));
     }
     return run;
   }
 
+  /**
+   * Installs the script's catalog, then compiles its body and calls it. The catalog goes in
+   * first, so that code which closes the wrapper early (`}); ...`) runs, like the body, in a
+   * world already set up, and gains nothing by it.
+   */
   start(code: string, toolsJson: string, unlisted: readonly string[]): void {
     if (this.started) return;
     this.started = true;
-    let body: JSValueHandle;
+    this.catalog = catalogOf(toolsJson);
+    const [a, b, c, d] = crypto.getRandomValues(new Uint32Array(4));
+    const vm = this.vm;
+    const installed = this.callEntry(
+      'start',
+      vm.newString(toolsJson),
+      vm.newString(JSON.stringify(unlisted)),
+      vm.newNumber(a!),
+      vm.newNumber(b!),
+      vm.newNumber(c!),
+      vm.newNumber(d!),
+    );
+    if (!installed) return;
+    let promise: JSValueHandle;
     try {
-      body = this.vm.evalCode(wrapScript(code), SCRIPT_FILE);
+      const fn = vm.evalCode(wrapScript(code), SCRIPT_FILE);
+      try {
+        if (!fn.isFunction) return this.finish({ status: 'failed', error: NOT_A_BODY });
+        promise = vm.callFunction(fn, vm.undefined);
+      } finally {
+        fn.dispose();
+      }
     } catch (error) {
       this.endWithException(error);
       return;
     }
-    const seed = this.vm.hostToHandle([...crypto.getRandomValues(new Uint32Array(4))]);
-    this.callEntry('start', body, this.vm.newString(toolsJson), seed, this.vm.hostToHandle([...unlisted]));
-    body.dispose();
+    if (!promise.isPromise) {
+      promise.dispose();
+      return this.finish({ status: 'failed', error: NOT_A_BODY });
+    }
+    vm.markPromiseHandled(promise);
+    this.body = promise;
+    this.settle();
   }
 
   deliver(id: number, kind: string, payload: string): void {
-    if (this.ended) return;
+    if (this.ended || this.settling) return;
     if (kind !== 'timeout' && kind !== 'release') this.answersRead++;
     this.callEntry('deliver', this.vm.newNumber(id), this.vm.newString(kind), this.vm.newString(payload));
   }
@@ -127,39 +168,95 @@ export class ScriptRun {
   /** Stopped: no more of the script runs, but the prelude still counts the calls it never sent. */
   private finishStopped(): void {
     let unsent = '{}';
-    this.collectingEndingSince = performance.now();
-    try {
-      if (this.started) unsent = this.vm.callFunction(this.methods.get('unsent')!, this.entry).consume((h) => h.toString());
-    } catch {
-      // Out of memory, broken, or past ENDING_COLLECT_MAX_MS: the calls never sent go uncounted.
+    if (this.started && !this.broken) {
+      this.collectingEndingSince = performance.now();
+      try {
+        unsent = this.callString('unsent');
+      } catch {
+        // Out of memory, broken, or past ENDING_COLLECT_MAX_MS: the calls never sent go uncounted.
+      }
+      this.collectingEndingSince = null;
     }
-    this.collectingEndingSince = null;
     this.finish(unsent === '{}' ? { status: 'stopped' } : { status: 'stopped', unsent });
   }
 
-  /** Calls into the prelude, then runs every job it queued and checks whether the script is over. */
-  private callEntry(method: EntryMethod, ...args: JSValueHandle[]): void {
-    if (this.ended) return;
+  /** Calls into the prelude, then runs the jobs it queued and sees whether the script is over. False once it is. */
+  private callEntry(method: EntryMethod, ...args: JSValueHandle[]): boolean {
+    if (this.ended || this.settling) {
+      for (const arg of args) arg.dispose();
+      return false;
+    }
     try {
       this.vm.callFunction(this.methods.get(method)!, this.entry, ...args).dispose();
-      this.vm.executePendingJobs();
-      const status = this.callNumber('status');
-      if (status === STATUS_ENDED || status === STATUS_STALLED) {
-        const ending = this.vm.callFunction(this.methods.get('ending')!, this.entry, status === STATUS_STALLED ? this.vm.true : this.vm.false);
-        this.finish(JSON.parse(ending.consume((h) => h.toString())) as Ending);
-        return;
-      }
     } catch (error) {
       this.endWithException(error);
-      return;
+      return false;
     } finally {
       for (const arg of args) if (!arg.disposed) arg.dispose();
     }
-    this.output.flush();
+    return this.settle();
+  }
+
+  /** Runs every pending job, then ends the script if its body has settled and nothing it waits on remains. */
+  private settle(): boolean {
+    try {
+      this.vm.executePendingJobs();
+      if (this.body === null) return true;
+      const state = this.body.promiseState;
+      if (state !== PROMISE_REJECTED && this.callNumber('busy') !== 0) {
+        this.output.flush();
+        return true;
+      }
+      if (state === PROMISE_REJECTED || state === PROMISE_FULFILLED) {
+        this.settling = true;
+        void this.endWithBody();
+        return false;
+      }
+      this.finish({ status: 'failed', error: STALLED, ...this.unsentField() });
+      return false;
+    } catch (error) {
+      this.endWithException(error);
+      return false;
+    }
+  }
+
+  /** The body settled: its value as JSON, or its error as the script would print it. */
+  private async endWithBody(): Promise<void> {
+    const settled = await this.vm.resolvePromise(this.body!);
+    try {
+      if ('error' in settled) {
+        this.finish({ status: 'failed', error: this.callString('format', settled.error), ...this.unsentField() });
+      } else {
+        const value = this.callString('valueJson', settled.value);
+        this.finish({ status: 'finished', ...(value === '' ? {} : { value }), ...this.unsentField() });
+      }
+    } catch (error) {
+      this.endWithException(error);
+    }
+  }
+
+  private unsentField(): { unsent?: string } {
+    const unsent = this.callString('unsent');
+    return unsent === '{}' ? {} : { unsent };
   }
 
   private callNumber(method: EntryMethod): number {
-    return this.vm.callFunction(this.methods.get(method)!, this.entry).consume((h) => h.toNumber());
+    return this.vm.callFunction(this.methods.get(method)!, this.entry).consume((h) => {
+      if (!h.isNumber) throw new Error(`the prelude's ${method}() gave something other than a number`);
+      return h.toNumber();
+    });
+  }
+
+  /** An entry method's string; the arguments are disposed. */
+  private callString(method: EntryMethod, ...args: JSValueHandle[]): string {
+    try {
+      return this.vm.callFunction(this.methods.get(method)!, this.entry, ...args).consume((h) => {
+        if (!h.isString) throw new Error(`the prelude's ${method}() gave something other than a string`);
+        return h.toString();
+      });
+    } finally {
+      for (const arg of args) if (!arg.disposed) arg.dispose();
+    }
   }
 
   private endWithException(error: unknown): void {
@@ -168,25 +265,32 @@ export class ScriptRun {
       return;
     }
     if (error instanceof JSException) {
-      const message =
-        error.message === 'out of memory'
-          ? `InternalError: out of memory: the script used all of its ${formatMiB(this.hooks.options.memoryMaxBytes)} ` +
-            '(the server\'s memoryMaxBytes setting)'
-          : this.formatException(error);
-      this.finish({ status: 'failed', error: message });
+      this.finish({ status: 'failed', error: this.describeException(error) });
+      return;
+    }
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      // V8's own stack, not QuickJS's: the VM was unwound mid-call. Say so, and touch it no more.
+      this.broken = true;
+      this.finish({ status: 'failed', error: TOO_DEEP });
       return;
     }
     process.stderr.write(`engine error: ${(error as Error)?.stack ?? String(error)}\n`);
-    this.finish({ status: 'failed', error: `the engine failed: ${(error as Error)?.message ?? String(error)}` });
+    this.finish({ status: 'failed', error: "InternalError: the engine failed (the server's log has the details)" });
   }
 
-  /** A syntax error reads like any other: its message and the script's own frames. */
-  private formatException(error: JSException): string {
-    const frames = (error.stack ?? '')
-      .split('\n')
-      .filter((line) => line.includes(`${SCRIPT_FILE}:`))
-      .join('\n');
-    return frames ? `${error.name}: ${error.message}\n${frames}` : `${error.name}: ${error.message}`;
+  /** A script's exception as the script would print it; the engine's own words for out of memory. */
+  private describeException(error: JSException): string {
+    if (error.message === 'out of memory') {
+      return (
+        `InternalError: out of memory: the script used all of its ${formatMiB(this.hooks.options.memoryMaxBytes)} ` +
+        "(the server's memoryMaxBytes setting)"
+      );
+    }
+    try {
+      return this.callString('format', error.handle.dup());
+    } catch {
+      return `${error.name}: ${error.message}`;
+    }
   }
 
   private finish(ending: Ending): void {
@@ -194,7 +298,7 @@ export class ScriptRun {
     this.ended = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    if (ending.status !== 'stopped') this.reportUnhandledRejections();
+    if (ending.status !== 'stopped' && !this.broken) this.reportUnhandledRejections();
     this.output.flush();
     const error = ending.error;
     const cut = error !== undefined && error.length > ERROR_MAX_CHARS;
@@ -208,29 +312,62 @@ export class ScriptRun {
     this.hooks.exit('ended');
   }
 
-  // ---- what the prelude calls ----
+  // ---- what the prelude calls: primitives in, primitives out (common/seam.ts) ----
 
   private hostFunctions(): HostImpl {
-    const vm = () => this.vm;
+    const refuse = (): JSValueHandle => this.vm.newString(HOST_REFUSED);
+    const guarded = (name: string, fn: (...args: JSValueHandle[]) => JSValueHandle) => (...args: JSValueHandle[]): JSValueHandle => {
+      try {
+        return fn(...args);
+      } catch (error) {
+        // A string, not an Error: quickjs-wasi copies an Error's host stack into the script.
+        process.stderr.write(`engine error in codemode.${name}: ${(error as Error)?.stack ?? String(error)}\n`);
+        throw `codemode: the engine failed in ${name} (the server's log has the details)`;
+      }
+    };
     return {
-      send: (tool, argsJson) => {
-        const json = argsJson.toString();
+      send: guarded('send', (tool, argsJson) => {
+        const name = textOf(tool);
+        const json = textOf(argsJson);
+        if (name === undefined || json === undefined) return refuse();
         const problem = checkArgs(json);
-        return problem === '' ? vm().newNumber(this.send(tool.toString(), json)) : vm().newString(problem);
-      },
-      checkArgs: (argsJson) => vm().newString(checkArgs(argsJson.toString())),
-      out: (text) => {
-        if (!this.ended) this.output.write(text.toString());
-        return vm().undefined;
-      },
-      notify: (payload) => vm().newString(this.notify(payload.toString())),
-      setTimer: (ms) => vm().newNumber(this.setTimer(ms.toNumber())),
-      clearTimer: (id) => {
-        const timer = this.timers.get(id.toNumber());
-        if (timer) clearTimeout(timer);
-        this.timers.delete(id.toNumber());
-        return vm().undefined;
-      },
+        return problem === '' ? this.vm.newNumber(this.send(name, json)) : this.vm.newString(problem);
+      }),
+      checkArgs: guarded('checkArgs', (argsJson) => {
+        const json = textOf(argsJson);
+        return json === undefined ? refuse() : this.vm.newString(checkArgs(json));
+      }),
+      out: guarded('out', (text) => {
+        const written = textOf(text);
+        if (written === undefined) return refuse();
+        if (!this.ended) this.output.write(written);
+        return this.vm.undefined;
+      }),
+      notify: guarded('notify', (payload) => {
+        const json = textOf(payload);
+        return json === undefined ? refuse() : this.vm.newString(this.notify(json));
+      }),
+      setTimer: guarded('setTimer', (ms) => {
+        const delay = numberOf(ms);
+        return delay === undefined ? refuse() : this.vm.newNumber(this.setTimer(delay));
+      }),
+      clearTimer: guarded('clearTimer', (id) => {
+        const timerId = numberOf(id);
+        if (timerId === undefined) return refuse();
+        clearTimeout(this.timers.get(timerId));
+        this.timers.delete(timerId);
+        return this.vm.undefined;
+      }),
+      search: guarded('search', (query, limit) => {
+        const text = textOf(query);
+        const max = numberOf(limit);
+        if (text === undefined || max === undefined) return refuse();
+        return this.vm.newString(JSON.stringify(searchTools(this.catalog.tools, text, max)));
+      }),
+      closest: guarded('closest', (name) => {
+        const wanted = textOf(name);
+        return wanted === undefined ? refuse() : this.vm.newString(closestHint(wanted, this.catalog.names));
+      }),
     };
   }
 
@@ -247,7 +384,7 @@ export class ScriptRun {
     if (notifyMax === 0) return 'notify is off on this server (its notifyMax setting is 0)';
     if (this.notifies >= notifyMax) return `notify: this script has used all ${notifyMax} of its notifies`;
     const now = performance.now();
-    if (now - this.lastNotifyAt < NOTIFY_SPACING_MS) return 'skipped';
+    if (now - this.lastNotifyAt < NOTIFY_SPACING_MS) return NOTIFY_SKIPPED;
     this.notifies++;
     this.lastNotifyAt = now;
     this.output.flush();
@@ -298,16 +435,32 @@ export class ScriptRun {
   /** A rejection nothing ever handled is printed, as a browser console would. */
   private reportUnhandledRejections(): void {
     for (const reason of this.unhandled.values()) {
+      let text: string;
       try {
-        const text = this.vm.callFunction(this.methods.get('format')!, this.entry, reason).consume((h) => h.toString());
-        this.output.write(`Uncaught (in promise) ${text}\n`);
+        text = this.callString('format', reason);
       } catch {
-        this.output.write('Uncaught (in promise) (a rejection that could not be printed)\n');
+        text = '(a rejection that could not be printed)';
       }
-      reason.dispose();
+      this.output.write(`Uncaught (in promise) ${text}\n`);
     }
     this.unhandled.clear();
   }
+}
+
+/** A host function's argument, when it is a string: tested by the engine, so no script code runs. */
+function textOf(handle: JSValueHandle | undefined): string | undefined {
+  return handle !== undefined && handle.isString ? handle.toString() : undefined;
+}
+
+/** A host function's argument, when it is a number. */
+function numberOf(handle: JSValueHandle | undefined): number | undefined {
+  return handle !== undefined && handle.isNumber ? handle.toNumber() : undefined;
+}
+
+/** The tools a script may list and search: the catalog less the denied ones. */
+function catalogOf(toolsJson: string): Catalog {
+  const tools = (JSON.parse(toolsJson) as ToolEntry[]).filter((tool) => tool.denied !== true);
+  return { tools, names: tools.map((tool) => tool.name) };
 }
 
 /** '' when a call's arguments are within the caps, else what to tell the script. */
@@ -325,5 +478,3 @@ function checkArgs(argsJson: string): string {
 function formatMiB(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
 }
-
-export type { EndStatus };

@@ -1,36 +1,58 @@
-import { ResultTooLarge, TimeoutError, ToolRefused } from './errors';
-import type { Host, Limits } from './host';
-import { jsonStringify, jsonParse } from './intrinsics';
+import { DELIVERY } from '../common/seam.js';
+import { describeThrown, refused, resultTooLarge, timedOut } from './errors.js';
+import { host, limits } from './host.js';
+import {
+  ArrayIsArray,
+  JSONParse,
+  JSONStringify,
+  MapDelete,
+  MapGet,
+  MapSet,
+  MapSize,
+  NullProto,
+  PromiseConstructor,
+  RangeErrorConstructor,
+  StringCharCodeAt,
+  TypeErrorConstructor,
+  blank,
+  dictionary,
+  list,
+  newError,
+} from './intrinsics.js';
 
-interface Waiting {
-  readonly tool: string;
-  readonly argsJson: string;
-  readonly resolve: (result: unknown) => void;
-  readonly reject: (error: unknown) => void;
+/** A call sent and not yet answered; after its timeout it stays, with no one waiting on it. */
+class Sent extends NullProto {
+  constructor(
+    readonly resolve: (result: unknown) => void,
+    readonly reject: (error: unknown) => void,
+  ) {
+    super();
+  }
 }
 
-interface Sent {
-  readonly resolve: (result: unknown) => void;
-  readonly reject: (error: unknown) => void;
+/** A call made while every place was taken: sent when one frees. */
+class Waiting extends NullProto {
+  constructor(
+    readonly tool: string,
+    readonly argsJson: string,
+    readonly resolve: (result: unknown) => void,
+    readonly reject: (error: unknown) => void,
+  ) {
+    super();
+  }
 }
-
 
 /**
  * The script's tool calls: at most `callsInFlightMax` out at once (a timed-out call keeps its
  * place until the engine releases it); more wait here, in the script's own memory.
  */
-export class Calls {
-  /** Calls sent and not yet answered; a timed-out call stays, with no one waiting on it. */
-  private readonly out = new Map<number, Sent | null>();
-  private readonly waiting: Waiting[] = [];
+export class Calls extends NullProto {
+  /** Calls sent and not yet answered; a timed-out one maps to null. */
+  private readonly out = dictionary<number, Sent | null>();
+  private readonly waiting = list<Waiting | null>();
   private waitingHead = 0;
   /** Calls out whose answer the script still waits for: `out` less the timed-out ones. */
   private awaited = 0;
-
-  constructor(
-    private readonly host: Host,
-    private readonly limits: Limits,
-  ) {}
 
   /**
    * Calls the script still waits on: sent and unanswered, or not yet sent. A timed-out call holds
@@ -42,96 +64,114 @@ export class Calls {
 
   /** Checks the arguments at once (nothing is sent when they are wrong), then sends or queues. */
   call(tool: string, args: unknown): Promise<unknown> {
-    const argsJson = this.argumentsJson(tool, args);
-    if (this.out.size < this.limits.callsInFlightMax && this.waitingHead === this.waiting.length) {
-      // A place is free: one crossing to the host checks and sends.
-      const id = this.host.send(tool, argsJson);
-      if (typeof id === 'string') throw new RangeError(`tools[${jsonStringify(tool)}](args): ${id}; nothing was sent`);
-      return new Promise((resolve, reject) => this.sent(id, { resolve, reject }));
-    }
-    const problem = this.host.checkArgs(argsJson);
-    if (problem !== '') throw new RangeError(`tools[${jsonStringify(tool)}](args): ${problem}; nothing was sent`);
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ tool, argsJson, resolve, reject });
+    const argsJson = argumentsJson(tool, args);
+    const capture = blank<{ resolve: (result: unknown) => void; reject: (error: unknown) => void }>();
+    const promise = new PromiseConstructor<unknown>((resolve, reject) => {
+      capture.resolve = resolve;
+      capture.reject = reject;
     });
+    if (MapSize(this.out) < limits.callsInFlightMax && this.waitingHead === this.waiting.length) {
+      // A place is free: one crossing to the host checks and sends.
+      const id = host.send(tool, argsJson);
+      if (typeof id === 'string') throw newError(RangeErrorConstructor, `tools[${JSONStringify(tool)}](args): ${id}; nothing was sent`);
+      this.opened(id, new Sent(capture.resolve, capture.reject));
+      return promise;
+    }
+    const problem = host.checkArgs(argsJson);
+    if (problem !== '') throw newError(RangeErrorConstructor, `tools[${JSONStringify(tool)}](args): ${problem}; nothing was sent`);
+    this.waiting[this.waiting.length] = new Waiting(tool, argsJson, capture.resolve, capture.reject);
+    return promise;
   }
 
   deliver(id: number, kind: string, payload: string): void {
-    const sent = this.out.get(id);
+    const sent = MapGet(this.out, id) as Sent | null | undefined;
     if (sent === undefined) return;
-    if (kind === 'timeout') {
+    if (kind === DELIVERY.timeout) {
       if (sent === null) return;
-      this.out.set(id, null);
+      MapSet(this.out, id, null);
       this.awaited--;
-      sent.reject(new TimeoutError(payload));
+      sent.reject(timedOut(payload));
       return;
     }
-    this.out.delete(id);
+    MapDelete(this.out, id);
     if (sent !== null) {
       this.awaited--;
-      if (kind === 'ok') settleParsed(sent, payload);
-      else if (kind === 'refused') sent.reject(new ToolRefused(payload));
-      else if (kind === 'too_large') sent.reject(new ResultTooLarge(payload));
+      if (kind === DELIVERY.ok) settleParsed(sent, payload);
+      else if (kind === DELIVERY.refused) sent.reject(refused(payload));
+      else if (kind === DELIVERY.tooLarge) sent.reject(resultTooLarge(payload));
     }
     this.sendWaiting();
   }
 
-  /** Calls made but never sent, counted by tool. */
-  unsent(): Record<string, number> {
-    // No prototype: a setter the script put on Object.prototype must not run (at a stop, interrupts are off).
-    const counts: Record<string, number> = Object.create(null);
+  /** Calls made but never sent, as JSON text of {tool: count}. */
+  unsentJson(): string {
+    const counts = blank<Record<string, number>>();
     for (let i = this.waitingHead; i < this.waiting.length; i++) {
       const tool = this.waiting[i]!.tool;
       counts[tool] = (counts[tool] ?? 0) + 1;
     }
-    return counts;
+    return JSONStringify(counts);
   }
 
   private sendWaiting(): void {
-    while (this.out.size < this.limits.callsInFlightMax && this.waitingHead < this.waiting.length) {
+    while (MapSize(this.out) < limits.callsInFlightMax && this.waitingHead < this.waiting.length) {
       const next = this.waiting[this.waitingHead]!;
-      this.waiting[this.waitingHead++] = undefined as unknown as Waiting;
-      if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
-        this.waiting.splice(0, this.waitingHead);
-        this.waitingHead = 0;
-      }
-      const id = this.host.send(next.tool, next.argsJson);
-      if (typeof id === 'string') next.reject(new RangeError(id));
-      else this.sent(id, { resolve: next.resolve, reject: next.reject });
+      this.waiting[this.waitingHead++] = null;
+      if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) this.compact();
+      const id = host.send(next.tool, next.argsJson);
+      if (typeof id === 'string') next.reject(newError(RangeErrorConstructor, id));
+      else this.opened(id, new Sent(next.resolve, next.reject));
     }
   }
 
-  private sent(id: number, waiter: Sent): void {
-    this.out.set(id, waiter);
+  /** Drops the sent calls from the front of the queue. */
+  private compact(): void {
+    const rest = list<Waiting | null>();
+    for (let i = this.waitingHead; i < this.waiting.length; i++) rest[rest.length] = this.waiting[i]!;
+    this.waiting.length = 0;
+    for (let i = 0; i < rest.length; i++) this.waiting[i] = rest[i]!;
+    this.waitingHead = 0;
+  }
+
+  private opened(id: number, sent: Sent): void {
+    MapSet(this.out, id, sent);
     this.awaited++;
   }
+}
 
-  private argumentsJson(tool: string, args: unknown): string {
-    const name = jsonStringify(tool);
-    if (args === undefined) return '{}';
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      throw new TypeError(`tools[${name}](args): args must be an object of named arguments`);
-    }
-    let json: string;
-    try {
-      json = jsonStringify(args);
-    } catch (error) {
-      throw new TypeError(`tools[${name}](args): args can't become JSON: ${(error as Error).message}`);
-    }
-    if (json.length > this.limits.argsMaxBytes) {
-      throw new RangeError(
-        `tools[${name}](args): args are ${json.length} characters of JSON, past the cap of ` +
-          `${this.limits.argsMaxBytes}; nothing was sent`,
-      );
-    }
-    return json;
+/**
+ * The arguments as JSON. JSON.stringify runs the script's own toJSON, getters and Proxy traps
+ * (they are its values); whatever they throw or return, the script gets a TypeError that says so.
+ */
+function argumentsJson(tool: string, args: unknown): string {
+  const name = JSONStringify(tool);
+  if (args === undefined) return '{}';
+  if (typeof args !== 'object' || args === null || ArrayIsArray(args)) {
+    throw newError(TypeErrorConstructor, `tools[${name}](args): args must be an object of named arguments`);
   }
+  let json: unknown;
+  try {
+    json = JSONStringify(args);
+  } catch (error) {
+    throw newError(TypeErrorConstructor, `tools[${name}](args): args can't become JSON: ${describeThrown(error)}`);
+  }
+  if (typeof json !== 'string' || StringCharCodeAt(json, 0) !== 0x7b /* { */) {
+    const gave = json === undefined ? 'its toJSON gave undefined' : 'it became JSON that is not an object';
+    throw newError(TypeErrorConstructor, `tools[${name}](args): args must become a JSON object, but ${gave}; nothing was sent`);
+  }
+  if (json.length > limits.argsMaxBytes) {
+    throw newError(
+      RangeErrorConstructor,
+      `tools[${name}](args): args are ${json.length} characters of JSON, past the cap of ${limits.argsMaxBytes}; nothing was sent`,
+    );
+  }
+  return json;
 }
 
 function settleParsed(sent: Sent, payload: string): void {
   let result: unknown;
   try {
-    result = jsonParse(payload);
+    result = JSONParse(payload);
   } catch (error) {
     sent.reject(error);
     return;

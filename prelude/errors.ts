@@ -1,55 +1,99 @@
-import type { Limits } from './host';
+import { limits } from './host.js';
+import {
+  ErrorConstructor,
+  ErrorIsError,
+  NumberParseInt,
+  StringIndexOf,
+  StringSlice,
+  defineValue,
+  globalObject,
+  list,
+  newError,
+  stringOf,
+} from './intrinsics.js';
 
 /** A call the server refused before sending: nothing happened, safe to retry. */
-export class ToolRefused extends Error {
-  override name = 'ToolRefused';
-}
+export class ToolRefused extends ErrorConstructor {}
 
 /** A call past the tool-call timeout; the tool may still be running and may take effect. */
-export class TimeoutError extends Error {
-  override name = 'TimeoutError';
-}
+export class TimeoutError extends ErrorConstructor {}
 
 /** A result past the size or nesting cap; the call took effect, its result was not delivered. */
-export class ResultTooLarge extends Error {
-  override name = 'ResultTooLarge';
+export class ResultTooLarge extends ErrorConstructor {}
+
+const ERROR_CLASSES = [ToolRefused, TimeoutError, ResultTooLarge] as const;
+const ERROR_NAMES = ['ToolRefused', 'TimeoutError', 'ResultTooLarge'] as const;
+
+// Built by the captured Error constructor, not by the classes a script can see and re-parent.
+export const refused = (message: string): Error => newError(ErrorConstructor, message, ToolRefused);
+export const timedOut = (message: string): Error => newError(ErrorConstructor, message, TimeoutError);
+export const resultTooLarge = (message: string): Error => newError(ErrorConstructor, message, ResultTooLarge);
+
+/** Puts the error classes on the global object, each with its name on its prototype. */
+export function installErrorClasses(): void {
+  for (let i = 0; i < ERROR_CLASSES.length; i++) {
+    const cls = ERROR_CLASSES[i]!;
+    const name = ERROR_NAMES[i]!;
+    defineValue(cls.prototype, 'name', name);
+    defineValue(globalObject, name, cls);
+  }
+}
+
+/** What a thrown value says, for a message of ours: an error's message, or the value as text. */
+export function describeThrown(thrown: unknown): string {
+  if (!ErrorIsError(thrown)) return stringOf(thrown);
+  try {
+    return stringOf((thrown as { message?: unknown }).message);
+  } catch {
+    return 'an error whose message could not be read';
+  }
 }
 
 /** An error as the script should read it: name, message, and only the script's own frames. */
-export function formatError(error: unknown, limits: Limits): string {
-  if (!(error instanceof Error)) return `Uncaught ${safeString(error)}`;
-  const head = `${safeString(error.name)}: ${safeString(error.message)}`;
-  const stack = typeof error.stack === 'string' ? error.stack : '';
-  const frames = stack
-    .split('\n')
-    .filter((line) => line.includes(`${limits.scriptFile}:`))
-    .map((line) => adjustLine1(line, limits));
-  return frames.length > 0 ? `${head}\n${frames.join('\n')}` : head;
+export function formatError(error: unknown): string {
+  if (!ErrorIsError(error)) return `Uncaught ${stringOf(error)}`;
+  const head = `${readField(error, 'name')}: ${readField(error, 'message')}`;
+  const stack = readField(error, 'stack');
+  const frames = scriptFrames(stack);
+  return frames === '' ? head : `${head}\n${frames}`;
+}
+
+/** A field of an error, as text; a getter that throws reads as empty. */
+function readField(error: unknown, field: 'name' | 'message' | 'stack'): string {
+  try {
+    const value = (error as Record<string, unknown>)[field];
+    return value === undefined ? '' : stringOf(value);
+  } catch {
+    return '';
+  }
+}
+
+/** The lines of a stack that are the script's own frames, line 1's columns given back. */
+export function scriptFrames(stack: string): string {
+  const marker = `${limits.scriptFile}:`;
+  const kept = list<string>();
+  let start = 0;
+  while (start <= stack.length) {
+    let end = StringIndexOf(stack, '\n', start);
+    if (end === -1) end = stack.length;
+    const line = StringSlice(stack, start, end);
+    if (StringIndexOf(line, marker) !== -1) kept[kept.length] = adjustLine1(line, marker);
+    start = end + 1;
+  }
+  let joined = '';
+  for (let i = 0; i < kept.length; i++) joined = i === 0 ? kept[i]! : `${joined}\n${kept[i]!}`;
+  return joined;
 }
 
 /** Line 1 of the script shares its line with the wrapper; give its columns back. */
-function adjustLine1(frame: string, limits: Limits): string {
-  const marker = `${limits.scriptFile}:1:`;
-  const at = frame.indexOf(marker);
+function adjustLine1(frame: string, marker: string): string {
+  const line1 = `${marker}1:`;
+  const at = StringIndexOf(frame, line1);
   if (at === -1) return frame;
-  const rest = frame.slice(at + marker.length);
-  const column = parseInt(rest, 10);
-  if (!Number.isFinite(column)) return frame;
-  const digits = String(column).length;
-  const adjusted = Math.max(1, column - limits.scriptLine1Offset);
-  return frame.slice(0, at + marker.length) + adjusted + rest.slice(digits);
-}
-
-function safeString(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-export function installErrorClasses(global: Record<string, unknown>): void {
-  for (const cls of [ToolRefused, TimeoutError, ResultTooLarge]) {
-    Object.defineProperty(global, cls.name, { value: cls, writable: true, configurable: true });
-  }
+  const rest = StringSlice(frame, at + line1.length);
+  const column = NumberParseInt(rest, 10);
+  if (!(column >= 0)) return frame;
+  const digits = `${column}`.length;
+  const adjusted = column - limits.scriptLine1Offset > 1 ? column - limits.scriptLine1Offset : 1;
+  return `${StringSlice(frame, 0, at + line1.length)}${adjusted}${StringSlice(rest, digits)}`;
 }

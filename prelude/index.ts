@@ -1,47 +1,65 @@
 /**
- * The guest API, installed inside QuickJS before any script: built once into a snapshot at
- * build time (engine/build-snapshot.ts). The engine calls `install` with its host functions;
- * they stay in these closures and never reach a global.
+ * The guest API, installed inside QuickJS before any script: built once into a snapshot at build
+ * time (engine/build-snapshot.ts). The engine calls `install` with its host functions and the
+ * limits; they stay in the prelude's modules and reach no global. The entry it returns is the
+ * engine's handle on the script (see ENTRY_METHODS in common/seam.ts).
  */
-import { Calls } from './calls';
-import { formatError, installErrorClasses } from './errors';
-import type { Entry, Host, Limits } from './host';
-import { installConsole } from './console';
-import { inspect } from './inspect';
-import { installNotify } from './notify';
-import { Random } from './random';
-import { ScriptState } from './script-state';
-import { Timers } from './timers';
-import { installTools } from './tools';
-import { jsonStringify } from './intrinsics';
+import type { Delivery } from '../common/seam.js';
+import { Calls } from './calls.js';
+import { describeThrown, installErrorClasses } from './errors.js';
+import { host, limits, takeHost } from './host.js';
+import { installConsole } from './console.js';
+import { inspect } from './inspect.js';
+import { JSONStringify, ObjectFreeze, blank } from './intrinsics.js';
+import { installNotify } from './notify.js';
+import { Random } from './random.js';
+import { lockStackTraces } from './stack-traces.js';
+import { Timers } from './timers.js';
+import { installTools } from './tools.js';
 
-export function install(host: Host, limits: Limits): Entry {
-  const global = globalThis as unknown as Record<string, unknown>;
-  const format = (error: unknown) => formatError(error, limits);
-  const reportUncaught = (error: unknown) => host.out(`Uncaught ${inspect(error, format)}\n`);
-
-  const calls = new Calls(host, limits);
-  const timers = new Timers(host, reportUncaught);
-  const state = new ScriptState(calls, timers, limits, format);
+export function install(givenHost: Record<string, unknown>, givenLimits: Record<string, unknown>): object {
+  takeHost(givenHost, givenLimits);
+  lockStackTraces();
+  const calls = new Calls();
+  const timers = new Timers((error) => host.out(`Uncaught ${inspect(error)}\n`));
   const random = new Random();
-
-  installErrorClasses(global);
-  installConsole(global, host, format);
-  installNotify(global, host, limits);
-  timers.install(global);
+  installErrorClasses();
+  installConsole();
+  installNotify();
+  timers.install();
   random.install();
 
-  return {
-    start(body, toolsJson, seed, unlisted) {
-      random.seed(seed);
-      installTools(global, toolsJson, unlisted, calls);
-      state.run(body);
-    },
-    deliver: (id, kind, payload) => calls.deliver(id, kind, payload),
-    fire: (timerId) => timers.fire(timerId),
-    status: () => state.status(),
-    unsent: () => jsonStringify(calls.unsent()),
-    ending: (stalled) => state.ending(stalled),
-    format: (value) => inspect(value, format),
+  const entry = blank<Record<string, unknown>>();
+  entry.start = (toolsJson: string, unlistedJson: string, a: number, b: number, c: number, d: number): void => {
+    random.seed(a, b, c, d);
+    installTools(toolsJson, unlistedJson, calls);
   };
+  entry.deliver = (id: number, kind: Delivery, payload: string): void => calls.deliver(id, kind, payload);
+  entry.fire = (timerId: number): void => timers.fire(timerId);
+  entry.busy = (): number => (calls.busy || timers.pending > 0 ? 1 : 0);
+  entry.unsent = (): string => calls.unsentJson();
+  entry.valueJson = (value: unknown): string => valueJson(value);
+  entry.format = (value: unknown): string => inspect(value);
+  return ObjectFreeze(entry);
+}
+
+/**
+ * The value as JSON, once ('' when the script returned nothing); a value JSON can't hold comes
+ * back as a JSON string that says so. JSON.stringify runs the script's own toJSON and getters.
+ */
+function valueJson(value: unknown): string {
+  if (value === undefined) return '';
+  let json: unknown;
+  try {
+    json = JSONStringify(value);
+  } catch (error) {
+    return JSONStringify(`[the value can't become JSON: ${describeThrown(error)}]`) as string;
+  }
+  if (typeof json !== 'string') return JSONStringify(`[the value can't become JSON: ${json === undefined ? `it is a ${typeof value}` : 'its toJSON gave something that is not JSON'}]`) as string;
+  if (json.length > limits.valueMaxChars) {
+    return JSONStringify(
+      `[the value is ${json.length} characters of JSON, past the cap of ${limits.valueMaxChars}: return less, or print parts of it]`,
+    ) as string;
+  }
+  return json;
 }

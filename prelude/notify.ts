@@ -1,25 +1,28 @@
-import type { Host, Limits } from './host';
-import { jsonStringify } from './intrinsics';
+import { NOTIFY_SKIPPED } from '../common/seam.js';
+import { describeThrown } from './errors.js';
+import { host, limits } from './host.js';
+import { ErrorConstructor, JSONStringify, RangeErrorConstructor, TypeErrorConstructor, defineValue, globalObject, newError } from './intrinsics.js';
 
 /** notify(payload): tells the client now; true when sent, false when skipped as too soon. */
-export function installNotify(global: Record<string, unknown>, host: Host, limits: Limits): void {
+export function installNotify(): void {
   const notify = (payload: unknown): boolean => {
-    let json: string | undefined;
+    let json: unknown;
     try {
-      json = jsonStringify(payload);
+      json = JSONStringify(payload);
     } catch (error) {
-      throw new TypeError(`notify(payload): payload can't become JSON: ${(error as Error).message}`);
+      throw newError(TypeErrorConstructor, `notify(payload): payload can't become JSON: ${describeThrown(error)}`);
     }
-    if (json === undefined) throw new TypeError('notify(payload): payload must be a JSON value');
+    if (typeof json !== 'string') throw newError(TypeErrorConstructor, 'notify(payload): payload must be a JSON value');
     if (json.length > limits.notifyPayloadMaxChars) {
-      throw new RangeError(
+      throw newError(
+        RangeErrorConstructor,
         `notify(payload): payload is ${json.length} characters of JSON, past the cap of ${limits.notifyPayloadMaxChars}`,
       );
     }
     const answer = host.notify(json);
     if (answer === '') return true;
-    if (answer === 'skipped') return false;
-    throw new Error(answer);
+    if (answer === NOTIFY_SKIPPED) return false;
+    throw newError(ErrorConstructor, answer);
   };
-  Object.defineProperty(global, 'notify', { value: notify, writable: true, configurable: true });
+  defineValue(globalObject, 'notify', notify);
 }

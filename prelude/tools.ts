@@ -1,76 +1,98 @@
-import type { Calls } from './calls';
-import { closestHint } from './closest-names';
-import { searchTools } from './search-tools';
-import { jsonStringify, jsonParse } from './intrinsics';
-
-interface ToolEntry {
-  readonly name: string;
-  readonly description: string;
-  readonly inputSchema: unknown;
-  readonly outputSchema?: unknown;
-  readonly declaration: string;
-  readonly denied?: boolean;
-}
+import type { ToolEntry } from '../protocol/contract.js';
+import type { Calls } from './calls.js';
+import { host } from './host.js';
+import {
+  ArrayPush,
+  JSONParse,
+  JSONStringify,
+  ObjectFreeze,
+  ProxyConstructor,
+  SetAdd,
+  SetHas,
+  StringStartsWith,
+  TypeErrorConstructor,
+  blank,
+  collection,
+  defineValue,
+  globalObject,
+  newError,
+  stringOf,
+} from './intrinsics.js';
 
 /** Names a `tools[...]` lookup answers with undefined instead of throwing (await, JSON, inspection). */
-const QUIET_NAMES = new Set(['then', 'toJSON', 'constructor', 'valueOf', 'toString']);
+const QUIET_NAMES = collection<string>();
+SetAdd(QUIET_NAMES, 'then');
+SetAdd(QUIET_NAMES, 'toJSON');
+SetAdd(QUIET_NAMES, 'constructor');
+SetAdd(QUIET_NAMES, 'valueOf');
+SetAdd(QUIET_NAMES, 'toString');
 
-/** Installs `tools`, `ALL_TOOLS`, `describe` and `searchTools` for this script's catalog. */
-export function installTools(
-  global: Record<string, unknown>,
-  toolsJson: string,
-  unlisted: readonly string[],
-  calls: Calls,
-): void {
-  const given = jsonParse(toolsJson) as ToolEntry[];
+/** 10: hits searchTools returns when the script gives no limit. */
+export const SEARCH_DEFAULT_LIMIT = 10;
+
+/**
+ * Installs `tools`, `ALL_TOOLS`, `describe` and `searchTools` for this script's catalog. Runs
+ * before any of the script's code, so the arrays and literals made here meet a pristine world.
+ */
+export function installTools(toolsJson: string, unlistedJson: string, calls: Calls): void {
+  const given = JSONParse(toolsJson) as ToolEntry[];
+  const unlisted = JSONParse(unlistedJson) as string[];
+  const functions = blank<Record<string, (args?: unknown) => Promise<unknown>>>();
+  const declarations = blank<Record<string, string>>();
   // A denied tool stays callable by name, so its call is refused (ToolRefused), but is listed nowhere.
-  const entries = given.filter((entry) => !entry.denied);
-  const byName = new Map(entries.map((entry) => [entry.name, entry]));
-  const names = entries.map((entry) => entry.name);
-
-  const functions: Record<string, (args?: unknown) => Promise<unknown>> = Object.create(null);
-  for (const name of names) {
+  const denied = blank<Record<string, true>>();
+  const allTools: object[] = [];
+  for (let i = 0; i < given.length; i++) {
+    const entry = given[i]!;
+    const name = entry.name;
+    if (entry.denied === true) {
+      denied[name] = true;
+      continue;
+    }
     functions[name] = (args?: unknown) => calls.call(name, args);
+    declarations[name] = entry.declaration;
+    ArrayPush(allTools, ObjectFreeze({
+      name,
+      description: entry.description,
+      inputSchema: entry.inputSchema,
+      outputSchema: entry.outputSchema,
+    }));
   }
-  const denied = new Set(given.filter((entry) => entry.denied).map((entry) => entry.name));
-  const tools = new Proxy(Object.freeze(functions), {
-    get(target, key) {
-      if (typeof key !== 'string') return undefined;
-      const fn = target[key];
-      if (fn !== undefined) return fn;
-      if (QUIET_NAMES.has(key)) return undefined;
-      // Denied by the config, or of an upstream that hasn't listed its tools yet: callable by name,
-      // listed nowhere (not even by Object.keys), and the server refuses the call with ToolRefused.
-      if (denied.has(key) || unlisted.some((prefix) => key.startsWith(prefix))) return (args?: unknown) => calls.call(key, args);
-      throw new TypeError(`tools[${jsonStringify(key)}] is not a tool.${closestHint(key, names)} ALL_TOOLS lists every tool.`);
-    },
-  });
-
-  const allTools = Object.freeze(
-    entries.map((entry) =>
-      Object.freeze({
-        name: entry.name,
-        description: entry.description,
-        inputSchema: entry.inputSchema,
-        outputSchema: entry.outputSchema,
-      }),
-    ),
-  );
+  const callable = (key: string): boolean => {
+    if (denied[key] === true) return true;
+    for (let i = 0; i < unlisted.length; i++) if (StringStartsWith(key, unlisted[i]!)) return true;
+    return false;
+  };
+  const handler = blank<ProxyHandler<object>>();
+  handler.get = (target, key) => {
+    if (typeof key !== 'string') return undefined;
+    const fn = (target as Record<string, unknown>)[key];
+    if (fn !== undefined) return fn;
+    if (SetHas(QUIET_NAMES, key)) return undefined;
+    // Denied by the config, or of an upstream that hasn't listed its tools yet: callable by name,
+    // listed nowhere (not even by Object.keys), and the server refuses the call with ToolRefused.
+    if (callable(key)) return (args?: unknown) => calls.call(key, args);
+    throw newError(TypeErrorConstructor, `tools[${JSONStringify(key) as string}] is not a tool.${host.closest(key)} ALL_TOOLS lists every tool.`);
+  };
+  const tools = new ProxyConstructor(ObjectFreeze(functions), handler);
+  ObjectFreeze(allTools);
 
   const describe = (name: unknown): string => {
-    const entry = typeof name === 'string' ? byName.get(name) : undefined;
-    if (entry === undefined) {
-      throw new TypeError(`describe(${jsonStringify(name)}): not a tool.${closestHint(String(name), names)}`);
+    const declaration = typeof name === 'string' ? declarations[name] : undefined;
+    if (declaration === undefined) {
+      const text = stringOf(name);
+      throw newError(TypeErrorConstructor, `describe(${JSONStringify(text) as string}): not a tool.${host.closest(text)}`);
     }
-    return entry.declaration;
+    return declaration;
+  };
+  const searchTools = (query: unknown, limit?: unknown): unknown => {
+    const text = query === undefined || query === null ? '' : stringOf(query);
+    const max = typeof limit === 'number' && limit === limit ? limit : SEARCH_DEFAULT_LIMIT;
+    return JSONParse(host.search(text, max));
   };
 
-  const define = (name: string, value: unknown) =>
-    Object.defineProperty(global, name, { value, writable: true, configurable: true });
-  define('tools', tools);
-  define('ALL_TOOLS', allTools);
-  define('describe', describe);
-  define('searchTools', (query: unknown, limit?: unknown) =>
-    searchTools(allTools, String(query ?? ''), typeof limit === 'number' ? limit : undefined),
-  );
+  defineValue(globalObject, 'tools', tools);
+  defineValue(globalObject, 'ALL_TOOLS', allTools);
+  defineValue(globalObject, 'describe', describe);
+  defineValue(globalObject, 'searchTools', searchTools);
 }

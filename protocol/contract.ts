@@ -67,6 +67,8 @@ export const CHILD_DIR_PREFIX = 'codemode-script-';
 export interface ChildOptions {
   readonly memoryMaxBytes: number;
   readonly notifyMax: number;
+  /** QuickJS's stack limit, set by the server to trip before the child's V8 stack runs out (src/isolate/stack-budget.ts). */
+  readonly quickjsStackBytes: number;
   /** Warm the engine's hot paths on a throwaway VM before making the script's: for pooled children. */
   readonly warm: boolean;
 }

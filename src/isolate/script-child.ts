@@ -16,6 +16,10 @@ import {
 import { FrameDecoder, encodeFrame } from '../../protocol/frames.js';
 import { checkChildFrame } from './check-message.js';
 import { ENGINE_MAIN } from './engine-path.js';
+import { stackBudget } from './stack-budget.js';
+
+/** This machine's stack budget for a script, read once: every child gets the same. */
+const STACK_BUDGET = stackBudget();
 
 /** 64 KiB: frames waiting for the child's stdin are joined into one write up to this size. */
 const WRITE_JOIN_MAX_BYTES = 64 * 1024;
@@ -23,7 +27,7 @@ const WRITE_JOIN_MAX_BYTES = 64 * 1024;
 /** 16 KiB: the end of a child's stderr kept to explain an exit; the rest goes to the server's stderr. */
 const STDERR_KEPT_CHARS = 16 * 1024;
 
-export interface SpawnChildOptions extends Omit<ChildOptions, 'warm'> {
+export interface SpawnChildOptions extends Omit<ChildOptions, 'warm' | 'quickjsStackBytes'> {
   /** Warm the engine before saying ready: for a pooled child, which has time to spare. */
   readonly warm?: boolean;
   /** The program the child runs; the engine unless a test gives a misbehaving one. */
@@ -62,12 +66,15 @@ export class ScriptChild {
 
   constructor(options: SpawnChildOptions) {
     this.dir = mkdtempSync(join(tmpdir(), CHILD_DIR_PREFIX));
+    const budget = STACK_BUDGET;
     const childOptions: ChildOptions = {
       memoryMaxBytes: options.memoryMaxBytes,
       notifyMax: options.notifyMax,
+      quickjsStackBytes: budget.quickjsStackBytes,
       warm: options.warm ?? false,
     };
-    this.process = spawn(process.execPath, [options.entry ?? ENGINE_MAIN, JSON.stringify(childOptions)], {
+    const v8Flags = budget.v8StackKiB === undefined ? [] : [`--stack-size=${budget.v8StackKiB}`];
+    this.process = spawn(process.execPath, [...v8Flags, options.entry ?? ENGINE_MAIN, JSON.stringify(childOptions)], {
       cwd: this.dir,
       env: {},
       stdio: ['pipe', 'ignore', 'pipe', 'pipe'],

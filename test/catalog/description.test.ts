@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { SEARCH_SUMMARY_MAX_CHARS, summarize } from '../../prelude/search-tools.js';
+import { SEARCH_SUMMARY_MAX_CHARS, summarize } from '../../common/search-tools.js';
 import { DESCRIPTION_MAX_CHARS, SUMMARY_MAX_CHARS, SUMMARY_MIN_CHARS, describeCodeExecution, summaryOf } from '../../src/catalog/description.js';
 import type { CatalogTool } from '../../src/catalog/types.js';
 

@@ -1,8 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { QuickJS } from 'quickjs-wasi';
-import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
-import { SEARCH_DEFAULT_LIMIT, searchTools, tokenize } from '../../prelude/search-tools.js';
+import { SEARCH_DEFAULT_LIMIT, searchTools, tokenize } from '../../common/search-tools.js';
 
 const GITHUB = [
   { name: 'github__create_issue', description: 'Create a new issue in a GitHub repository.' },
@@ -116,33 +113,12 @@ describe('searchTools', () => {
     expect(searchTools(GITHUB, 42 as unknown as string)).toEqual([]);
   });
 
-  test('searches 2,000 tools with long descriptions quickly', () => {
+  test('finds the one tool among 2,000 with long descriptions', () => {
     const tools = Array.from({ length: 2_000 }, (_, i) => ({
       name: `server${i % 7}__tool_number_${i}`,
       description: `Does thing ${i}. `.repeat(200),
     }));
-    const started = performance.now();
     const hits = searchTools(tools, 'tool number 1999');
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(hits[0]?.name).toBe('server4__tool_number_1999');
-  });
-
-  test('gives the same answers inside QuickJS, compiled as the prelude is', async () => {
-    const source = await readFile(new URL('../../prelude/search-tools.ts', import.meta.url), 'utf8');
-    const { outputText } = ts.transpileModule(source, {
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-    });
-    const wasm = await readFile(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm')));
-    const vm = await QuickJS.create({ wasm });
-    try {
-      vm.evalCode(`var exports = {};\n${outputText}\nglobalThis.searchTools = exports.searchTools;`).dispose();
-      for (const query of ['create issue', 'GithubSearch', 'repo', 'Größe', 'a file from the file system']) {
-        const handle = vm.evalCode(`searchTools(${JSON.stringify(GITHUB)}, ${JSON.stringify(query)})`);
-        expect(vm.dump(handle), query).toEqual(searchTools(GITHUB, query));
-        handle.dispose();
-      }
-    } finally {
-      vm.dispose();
-    }
   });
 });

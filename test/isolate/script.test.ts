@@ -126,8 +126,13 @@ describe('a script in its own child', () => {
   });
 
   it('yields its output so far and keeps running, then returns only what is new', async () => {
-    const script = startScript('console.log("one"); await sleep(300); console.log("two"); await sleep(300); return 3');
-    const first = await script.observe(150);
+    let printed: () => void = () => {};
+    const firstLine = new Promise<void>((resolve) => (printed = resolve));
+    const script = startScript('console.log("one"); await sleep(300); console.log("two"); await sleep(300); return 3', {
+      onOutput: () => printed(),
+    });
+    await firstLine;
+    const first = await script.observe(0);
     expect(first.status).toBe('running');
     expect(first.output.head).toBe('one\n');
     const second = await script.observe(10_000);

@@ -28,6 +28,7 @@ export interface StartOptions {
   readonly limits?: Partial<ScriptLimits>;
   readonly entry?: string;
   readonly onNotify?: (payload: string) => void;
+  readonly onOutput?: (text: string) => void;
 }
 
 export function startScript(code: string, options: StartOptions = {}): Script {
@@ -45,6 +46,7 @@ export function startScript(code: string, options: StartOptions = {}): Script {
     callTool: options.callTool ?? echoTool,
     limits,
     ...(options.onNotify ? { onNotify: options.onNotify } : {}),
+    ...(options.onOutput ? { onOutput: options.onOutput } : {}),
   });
 }
 

@@ -1,4 +1,4 @@
-import { jsonStringify } from './intrinsics';
+import { editDistance } from './edit-distance.js';
 
 /** Up to `limit` names closest to `wanted`: substring matches first, then by edit distance. */
 export function closestNames(wanted: string, names: readonly string[], limit = 3): string[] {
@@ -15,21 +15,8 @@ export function closestNames(wanted: string, names: readonly string[], limit = 3
     .map((scored) => scored.name);
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 /** ` Closest: "a", "b".` or '' when nothing is close. */
 export function closestHint(wanted: string, names: readonly string[]): string {
   const closest = closestNames(wanted, names);
-  return closest.length > 0 ? ` Closest: ${closest.map((name) => jsonStringify(name)).join(', ')}.` : '';
+  return closest.length > 0 ? ` Closest: ${closest.map((name) => JSON.stringify(name)).join(', ')}.` : '';
 }

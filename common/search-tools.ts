@@ -1,6 +1,7 @@
 /**
- * searchTools(query): ranks tools by name and description. Runs inside QuickJS: a pure function
- * over `{name, description}` entries, with no host dependency, so vitest imports it directly.
+ * searchTools(query): ranks tools by name and description. The engine runs it for the script (a
+ * host function, so scoring runs in Node, not inside QuickJS): a pure function over
+ * `{name, description}` entries.
  */
 
 export interface SearchableTool {
