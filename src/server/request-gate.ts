@@ -108,17 +108,22 @@ export class RequestGate implements Transport {
       case 'oversize':
         this.oversize(rejection);
         return;
-      case 'not-json':
-        this.answer(undefined, { code: ProtocolErrorCode.ParseError, message: `Parse error: a line is not JSON (${rejection.problem}); each line must be one JSON-RPC message` }, 'a line');
+      case 'not-json': {
+        const message = `Parse error: a line is not JSON (${rejection.problem}); each line must be one JSON-RPC message`;
+        this.answer(undefined, { code: ProtocolErrorCode.ParseError, message }, 'a line');
         return;
+      }
       case 'not-json-rpc': {
         const { id, role, value, problem } = rejection;
+        const invalid: Refusal = { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` };
         if (role === 'request') {
-          const refusal = checkRequest(value as Record<string, unknown>, this.options.serves) ?? { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` };
-          this.answer(id, refusal, requestLabel(id, (value as { method: unknown }).method));
+          // The method's own check says more (-32601, or the field at fault) than the envelope's.
+          const request = value as Record<string, unknown>;
+          this.answer(id, checkRequest(request, this.options.serves) ?? invalid, requestLabel(id, request.method));
         } else if (role === 'notification') this.log(`dropped a notification that does not hold: ${problem}`);
-        else if (role === 'response' && id !== undefined) this.failOwnRequest(id, `the client answered with something that is not a JSON-RPC response: ${problem}`);
-        else this.answer(id, { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` }, 'a message');
+        else if (role === 'response' && id !== undefined) {
+          this.failOwnRequest(id, `the client answered with something that is not a JSON-RPC response: ${problem}`);
+        } else this.answer(id, invalid, 'a message');
         return;
       }
     }
