@@ -129,6 +129,20 @@ export const SETTINGS = {
     max: 16,
     doc: 'script children started ahead so a run starts at once; 0 turns the pool off',
   }),
+  /**
+   * 16 MiB: the longest message a client may send (one JSON line on stdin). A longer request gets
+   * JSON-RPC error -32600 naming this setting; one with no readable id is dropped with a log line.
+   * Either way the server reads on and every running script goes on.
+   */
+  maxMessageBytes: setting({
+    name: 'maxMessageBytes',
+    flag: 'max-message-bytes',
+    unit: 'bytes',
+    default: 16 * MiB,
+    min: 1 * MiB,
+    max: 256 * MiB,
+    doc: 'longest message a client may send; a longer request gets a JSON-RPC error naming this setting, and the server reads on',
+  }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -1,82 +1,129 @@
 /**
- * The code_execution tool's input: run / wait / stop / list. Anything else is refused with a
- * message that says what is accepted; nothing runs.
+ * The code_execution tool's input, defined once: a zod schema per action (run / wait / stop /
+ * list) gives the parsed type, the fields each action takes, the refusal for each bad field, the
+ * example input every refusal shows, and the JSON schema `tools/list` shows. Anything else is
+ * refused with a message that says what is accepted; nothing runs.
  */
+import * as z from 'zod';
+import { describeInput, quoteInput } from '../echo.js';
 
-export type CodeExecutionInput =
-  | { readonly action: 'run'; readonly code: string; readonly yieldMs: number | undefined }
-  | { readonly action: 'wait'; readonly script: string; readonly yieldMs: number | undefined }
-  | { readonly action: 'stop'; readonly script: string }
-  | { readonly action: 'list' };
+/** An example script id, for messages and the listed schema. */
+const EXAMPLE_SCRIPT_ID = 'a1b2c3-1';
+
+const code = z
+  .string({ error: (issue) => `code must be a string of JavaScript (the body of an async function); got ${describeInput(issue.input)}.` })
+  .refine((text) => text.trim() !== '', 'code is empty: give the body of an async function, e.g. "return 1 + 1".')
+  .meta({
+    description: 'JavaScript, the body of an async function (top-level await; `return x` gives x). Starts a script.',
+    examples: ['return 1 + 1'],
+  });
+
+/** yield_ms, checked against the server's maxYieldMs (the listed schema gives no maximum: it is a setting). */
+function yieldMs(maxYieldMs: number | undefined) {
+  const error = (issue: { input?: unknown }): string =>
+    `yield_ms must be a whole number of milliseconds from 0 to ${maxYieldMs} (the server's maxYieldMs); got ${describeInput(issue.input)}.`;
+  const field = z.int({ error }).min(0, { error });
+  return (maxYieldMs === undefined ? field : field.max(maxYieldMs, { error })).meta({
+    description: "Return by then with the output so far (the script keeps running). Default: the server's yieldMs",
+    examples: [30_000],
+  });
+}
+
+function scriptOf(action: 'wait' | 'stop') {
+  const error = (issue: { input?: unknown }): string =>
+    `${action} needs the script's id: {"action": "${action}", "script": "<id>"}; got ${describeInput(issue.input)}. ` +
+    '{"action": "list"} shows this session\'s scripts.';
+  // A refinement, not min(1): the listed schema stays as loose as it was, so "" reaches this refusal.
+  return z
+    .string({ error })
+    .refine((id) => id !== '', { error: () => error({ input: '' }) })
+    .meta({ description: 'The script id, for wait and stop', examples: [EXAMPLE_SCRIPT_ID] });
+}
+
+/** What each action is for, in the message that lists what is accepted. */
+const PURPOSE = { run: 'to run a script', wait: 'to watch it again', stop: 'to stop it', list: "to list this session's scripts" } as const;
+
+/** Each action's own fields; past them, a field is refused by name. */
+function actionSchemas(maxYieldMs: number | undefined) {
+  const strict = <Shape extends Record<string, z.ZodType>>(action: keyof typeof PURPOSE, shape: Shape) =>
+    z.strictObject(shape, {
+      error: (issue): string | undefined => {
+        if (issue.code !== 'unrecognized_keys') return undefined;
+        const fields = Object.keys(shape).map((key) => `"${key}"`).join(', ');
+        return `${action} takes ${fields}; not ${issue.keys.map(quoteInput).join(', ')}. ${ACCEPTED}.`;
+      },
+    });
+  return {
+    run: strict('run', { action: z.literal('run').optional(), code, yield_ms: yieldMs(maxYieldMs).optional() }),
+    wait: strict('wait', { action: z.literal('wait'), script: scriptOf('wait'), yield_ms: yieldMs(maxYieldMs).optional() }),
+    stop: strict('stop', { action: z.literal('stop'), script: scriptOf('stop') }),
+    list: strict('list', { action: z.literal('list') }),
+  };
+}
+
+type ActionSchemas = ReturnType<typeof actionSchemas>;
+export type CodeExecutionInput = { [A in keyof typeof PURPOSE]: z.output<ActionSchemas[A]> & { readonly action: A } }[keyof typeof PURPOSE];
+
+const ACTION_NAMES = Object.keys(PURPOSE) as Array<keyof typeof PURPOSE>;
+const ACTION = z.enum(ACTION_NAMES);
+
+/** `code_execution accepts {"code": "return 1 + 1", "yield_ms"?: 30000} to run a script; ...`, from the schemas' fields and examples. */
+const ACCEPTED: string = `code_execution accepts ${Object.entries(actionSchemas(undefined))
+  .map(([action, schema]) => `${exampleOf(schema.shape as Record<string, z.ZodType>)} ${PURPOSE[action as keyof typeof PURPOSE]}`)
+  .join('; ')}`;
+
+/**
+ * The input as `tools/list` shows it: every field of every action, all optional and none
+ * forbidden, so that bad input reaches our own refusal (which says what is accepted) rather
+ * than a schema error from a client or the SDK.
+ */
+export const CODE_EXECUTION_INPUT_SCHEMA = listedSchema();
+
+function listedSchema(): { type: 'object'; [key: string]: unknown } {
+  const fields = Object.assign({}, ...Object.values(actionSchemas(undefined)).map((schema) => schema.shape)) as Record<string, z.ZodType>;
+  const listed = z
+    .object(fields)
+    .partial()
+    .extend({ action: ACTION.optional().describe('run (the default when code is given), wait or stop (with script), list') });
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(listed, { io: 'input' });
+  return { ...schema, type: 'object' };
+}
 
 export type Parsed = { readonly input: CodeExecutionInput } | { readonly refused: string };
 
-const ACCEPTED =
-  'code_execution accepts {"code": "<JavaScript>", "yield_ms"?: n} to run a script, ' +
-  '{"action": "wait", "script": "<id>", "yield_ms"?: n}, {"action": "stop", "script": "<id>"} ' +
-  'or {"action": "list"}';
-
-const FIELDS: Record<CodeExecutionInput['action'], readonly string[]> = {
-  run: ['action', 'code', 'yield_ms'],
-  wait: ['action', 'script', 'yield_ms'],
-  stop: ['action', 'script'],
-  list: ['action'],
-};
+/** Memoized per maxYieldMs, since a server has one. */
+let schemasFor: { maxYieldMs: number; schemas: ActionSchemas } | undefined;
 
 export function parseInput(raw: unknown, maxYieldMs: number): Parsed {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return refuse(`the input must be an object. ${ACCEPTED}.`);
   const input = raw as Record<string, unknown>;
-  const action = input.action ?? (input.code !== undefined ? 'run' : undefined);
-  if (action === undefined) return refuse(`nothing to do: ${ACCEPTED}.`);
-  if (typeof action !== 'string' || !(action in FIELDS)) {
-    return refuse(`action must be one of "run", "wait", "stop", "list"; got ${describe(action)}. ${ACCEPTED}.`);
+  const given = Object.hasOwn(input, 'action') ? input.action : Object.hasOwn(input, 'code') ? 'run' : undefined;
+  if (given === undefined) return refuse(`nothing to do: ${ACCEPTED}.`);
+  const action = ACTION.safeParse(given);
+  if (!action.success) {
+    return refuse(`action must be one of ${ACTION_NAMES.map((name) => `"${name}"`).join(', ')}; got ${describeInput(given)}. ${ACCEPTED}.`);
   }
-  const known = FIELDS[action as CodeExecutionInput['action']];
-  const stray = Object.keys(input).filter((key) => !known.includes(key));
-  if (stray.length > 0) {
-    return refuse(`${action} takes ${known.map((key) => `"${key}"`).join(', ')}; not ${stray.map((key) => `"${key}"`).join(', ')}. ${ACCEPTED}.`);
+  if (schemasFor?.maxYieldMs !== maxYieldMs) schemasFor = { maxYieldMs, schemas: actionSchemas(maxYieldMs) };
+  const parsed = schemasFor.schemas[action.data].safeParse(input);
+  if (!parsed.success) {
+    const { issues } = parsed.error;
+    // A field the action doesn't take explains the most: it comes first.
+    return refuse((issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0]!).message);
   }
+  return { input: { ...parsed.data, action: action.data } as CodeExecutionInput };
+}
 
-  let yieldMs: number | undefined;
-  if (input.yield_ms !== undefined) {
-    const value = input.yield_ms;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > maxYieldMs) {
-      return refuse(`yield_ms must be a whole number of milliseconds from 0 to ${maxYieldMs} (the server's maxYieldMs); got ${describe(value)}.`);
-    }
-    yieldMs = value;
-  }
-
-  switch (action) {
-    case 'run':
-      if (typeof input.code !== 'string') {
-        return refuse(`code must be a string of JavaScript (the body of an async function); got ${describe(input.code)}.`);
-      }
-      if (input.code.trim() === '') return refuse('code is empty: give the body of an async function, e.g. "return 1 + 1".');
-      return { input: { action: 'run', code: input.code, yieldMs } };
-    case 'wait':
-    case 'stop':
-      if (typeof input.script !== 'string' || input.script === '') {
-        return refuse(
-          `${action} needs the script's id: {"action": "${action}", "script": "<id>"}; got ${describe(input.script)}. ` +
-            '{"action": "list"} shows this session\'s scripts.',
-        );
-      }
-      return action === 'wait'
-        ? { input: { action, script: input.script, yieldMs } }
-        : { input: { action, script: input.script } };
-    default:
-      return { input: { action: 'list' } };
-  }
+/** `{"action": "wait", "script": "a1b2c3-1", "yield_ms"?: 30000}`: required fields as they are, optional ones marked. */
+function exampleOf(shape: Record<string, z.ZodType>): string {
+  const fields = Object.entries(shape).flatMap(([key, field]) => {
+    const optional = field.safeParse(undefined).success;
+    if (key === 'action') return optional ? [] : [`"action": ${JSON.stringify((field as z.ZodLiteral).value)}`];
+    const example = (optional ? ((field as z.ZodOptional).unwrap() as z.ZodType) : field).meta()?.examples;
+    return [`"${key}"${optional ? '?' : ''}: ${JSON.stringify(Array.isArray(example) ? example[0] : null)}`];
+  });
+  return `{${fields.join(', ')}}`;
 }
 
 function refuse(message: string): Parsed {
   return { refused: message };
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }

@@ -6,6 +6,7 @@ import type { ToolResult } from '../isolate/types.js';
 import type { Settings } from '../settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSupply } from './child-supply.js';
+import { quoteInput } from '../echo.js';
 import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { renderList, type ListedScript } from './list.js';
@@ -77,10 +78,10 @@ export class SessionScripts {
     const yieldMs = (given: number | undefined) => given ?? this.deps.settings.yieldMs;
     switch (input.action) {
       case 'run':
-        return this.run(input.code, yieldMs(input.yieldMs), ctx);
+        return this.run(input.code, yieldMs(input.yield_ms), ctx);
       case 'wait': {
         const entry = this.entries.get(input.script);
-        return entry ? this.watch(entry, yieldMs(input.yieldMs), ctx) : refusalAnswer(this.unknownScript(input.script));
+        return entry ? this.watch(entry, yieldMs(input.yield_ms), ctx) : refusalAnswer(this.unknownScript(input.script));
       }
       case 'stop': {
         const entry = this.entries.get(input.script);
@@ -201,7 +202,7 @@ export class SessionScripts {
     const known = [...this.entries.keys()];
     const elsewhere = !id.startsWith(`${SERVER_TAG}-`) && /^[0-9a-f]{6}-\d+$/.test(id);
     return (
-      `no script ${JSON.stringify(id)} in this session` +
+      `no script ${quoteInput(id)} in this session` +
       (elsewhere ? ': it was started by an earlier run of the server, and ended with it' : '') +
       `. ${known.length > 0 ? `This session's scripts: ${known.join(', ')}.` : 'This session has no scripts.'}`
     );

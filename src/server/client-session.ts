@@ -13,6 +13,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { describeCodeExecution } from '../catalog/description.js';
+import { ECHO_MAX_CHARS, quoteInput } from '../echo.js';
 import { refusalAnswer } from '../scripts/answer.js';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SessionScripts } from '../scripts/session-scripts.js';
@@ -26,8 +27,8 @@ export const LOGGER_NAME = 'codemode-mcp';
 
 export interface ClientSessionOptions {
   readonly hub: UpstreamHub;
-  /** The server's script children; asked for at the session's first code_execution call. */
-  readonly supply: () => ChildSupply;
+  /** The server's script children, once `initialize` has started them; asked for at the session's first code_execution call. */
+  readonly supply: () => ChildSupply | undefined;
   readonly settings: Settings;
   readonly version: string;
   /** Settles when requests may be answered: the upstreams have started, or the startup wait is over. */
@@ -76,6 +77,19 @@ export class ClientSession {
     );
   }
 
+  /**
+   * Whether the Server has a handler for this request method. The SDK has no query for it; its
+   * `assertCanSetRequestHandler` throws exactly when a handler exists.
+   */
+  serves(method: string): boolean {
+    try {
+      this.server.assertCanSetRequestHandler(method);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
   /** Serves the client on `transport`; `onClosed` runs once when the connection ends, whoever ended it. */
   async connect(transport: Transport, onClosed: () => void): Promise<void> {
     this.server.onclose = onClosed;
@@ -94,23 +108,30 @@ export class ClientSession {
 
   private async callTool(name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
     if (name !== CODE_EXECUTION_TOOL) {
+      // A name too long to quote whole can't be shown as code either.
+      const asCode = name.length <= ECHO_MAX_CHARS ? `tools[${JSON.stringify(name)}](args)` : 'tools[name](args)';
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool ${JSON.stringify(name)}: this server offers one tool, "${CODE_EXECUTION_TOOL}"; ` +
-          `call the other tools from a script in it, as tools[${JSON.stringify(name)}](args)`,
+        `Unknown tool ${quoteInput(name)}: this server offers one tool, "${CODE_EXECUTION_TOOL}"; ` +
+          `call the other tools from a script in it, as ${asCode}`,
       );
     }
     await this.options.startup();
     const onProgress = progressSender(ctx);
     if (this.closing !== undefined) return refusalAnswer('the server is shutting down');
-    this.scripts ??= this.createScripts();
+    if (this.scripts === undefined) {
+      const supply = this.options.supply();
+      // Only a shutdown that began before `initialize` leaves no supply (RequestGate lets no call come before it).
+      if (supply === undefined) return refusalAnswer('the server is shutting down');
+      this.scripts = this.createScripts(supply);
+    }
     return this.scripts.handle(args ?? {}, { signal: ctx.mcpReq.signal, ...(onProgress !== undefined ? { onProgress } : {}) });
   }
 
-  private createScripts(): SessionScripts {
+  private createScripts(supply: ChildSupply): SessionScripts {
     const { hub, settings } = this.options;
     return new SessionScripts({
-      supply: this.options.supply(),
+      supply,
       catalog: () => hub.tools(),
       unlisted: () => hub.unlistedPrefixes(),
       callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress }),

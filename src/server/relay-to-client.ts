@@ -3,6 +3,7 @@
  * asked of our own client in turn, with its answer handed back to the upstream.
  */
 import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type Server } from '@modelcontextprotocol/server';
+import { quoteInput } from '../echo.js';
 import type { RelayedRequest, RelayedResult, RequestRelay } from '../upstream/relay.js';
 import { SDK_CALL_TIMEOUT_MS } from '../upstream/session.js';
 
@@ -23,7 +24,7 @@ export function relayToClient(server: Server, initialized: Promise<void>): Reque
     const missing = missingCapability(server.getClientCapabilities(), request);
     if (missing !== undefined) {
       const client = server.getClientVersion();
-      const who = client === undefined ? 'the MCP client' : `the MCP client (${client.name} ${client.version})`;
+      const who = client === undefined ? 'the MCP client' : `the MCP client ${quoteInput(`${client.name} ${client.version}`)}`;
       throw new ProtocolError(
         ProtocolErrorCode.MethodNotFound,
         `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": ${who} did not declare ${missing}`,
@@ -51,7 +52,8 @@ function missingCapability(capabilities: ClientCapabilities | undefined, request
       if (elicitation === undefined) return 'the elicitation capability, so it cannot ask the user';
       // A bare `elicitation: {}` means form mode (the spec's rule from before modes existed).
       const supported = mode === 'url' ? elicitation.url !== undefined : elicitation.form !== undefined || elicitation.url === undefined;
-      return supported ? undefined : `${mode}-mode elicitation (its elicitation capability is ${JSON.stringify(elicitation)})`;
+      const declared = Object.keys(elicitation).slice(0, 4).map(quoteInput).join(', ');
+      return supported ? undefined : `${mode}-mode elicitation (its elicitation capability declares ${declared === '' ? 'no mode' : declared})`;
     }
     case 'sampling/createMessage': {
       if (capabilities?.sampling === undefined) return 'the sampling capability, so it cannot run a model for the tool';

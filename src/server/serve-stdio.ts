@@ -3,7 +3,6 @@
  * then stops every script, the warm pool and every upstream, and exits. Stdout is the protocol;
  * every log line goes to stderr.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { CliInvocation } from '../cli/parse-cli.js';
 import { readPackageVersion } from '../cli/package-version.js';
 import { NameCollisionError } from '../errors.js';
@@ -11,8 +10,9 @@ import { ChildSupply } from '../scripts/child-supply.js';
 import { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/upstream.js';
 import { ClientSession } from './client-session.js';
-import { InitializeHook } from './initialize-hook.js';
+import { StdioServerTransport } from '../transport/stdio-server-transport.js';
 import { closeLeavingNoProcess } from './process-tree.js';
+import { RequestGate } from './request-gate.js';
 import { startupWait } from './startup.js';
 
 /**
@@ -30,7 +30,7 @@ const writeStderr = (line: string): void => void process.stderr.write(`${line}\n
 export async function serveStdio(invocation: CliInvocation, log: (line: string) => void = writeStderr): Promise<void> {
   const version = readPackageVersion();
   const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log });
-  // Both start when the client sends `initialize` (see InitializeHook).
+  // Both start when the client's first valid `initialize` goes through (see RequestGate).
   let supply: ChildSupply | undefined;
   let ready: Promise<void> | undefined;
 
@@ -73,7 +73,7 @@ export async function serveStdio(invocation: CliInvocation, log: (line: string) 
 
   const session = new ClientSession({
     hub,
-    supply: () => supply ?? (supply = new ChildSupply(invocation.settings)),
+    supply: () => supply,
     settings: invocation.settings,
     version,
     // Before `initialize` nothing has started, so there is nothing to wait for.
@@ -87,7 +87,13 @@ export async function serveStdio(invocation: CliInvocation, log: (line: string) 
     void shutDown('internal error', EXIT_FAILURE);
   });
 
-  const transport = new InitializeHook(new StdioServerTransport(), startUpstreams);
+  const { maxMessageBytes } = invocation.settings;
+  const transport = new RequestGate(new StdioServerTransport({ maxMessageBytes }), {
+    serves: (method) => session.serves(method),
+    onInitialize: startUpstreams,
+    maxMessageBytes,
+    log,
+  });
   await session.connect(transport, () => void shutDown('the client closed the connection'));
 }
 

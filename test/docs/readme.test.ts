@@ -8,9 +8,11 @@ import {
   RESULT_MAX_DEPTH,
   VALUE_MAX_CHARS,
 } from '../../protocol/contract.js';
+import { ECHO_MAX_CHARS } from '../../src/echo.js';
 import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
 import { STOP_GRACE_MS } from '../../src/isolate/script.js';
 import { SETTINGS, formatSettingValue } from '../../src/settings.js';
+import { MAX_SCANNED_ID_BYTES } from '../../src/transport/id-scanner.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
@@ -36,5 +38,7 @@ describe('the README', () => {
     expect(readme).toContain(`the first and last ${grouped(OUTPUT_KEPT_CHARS)} characters |`);
     expect(readme).toContain(`| a \`notify()\` payload | ${NOTIFY_PAYLOAD_MAX_CHARS / 1024} KiB of JSON, one per second |`);
     expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS / 1000} s to end by itself |`);
+    expect(readme).toContain(`| client input quoted in a message | ${ECHO_MAX_CHARS} characters |`);
+    expect(readme).toContain(`| the id of a message over \`maxMessageBytes\` | ${MAX_SCANNED_ID_BYTES / 1024} KiB as written |`);
   });
 });

@@ -54,3 +54,12 @@ function parentOf(pid: number): number | undefined {
   const fields = statFieldsOf(pid);
   return fields === undefined ? undefined : Number(fields[1]);
 }
+
+/** The command line of `pid`, its arguments joined by spaces; undefined when the process is gone. */
+export function commandLineOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return undefined;
+  }
+}
