@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
 import { descendantsRunning, median, memoryOf, now, sleep, timeProcess } from './measure.js';
 import { runCode, startDirect, startServer, type Connected } from './server.js';
+import { measureStackNeeds } from './stack-depth.js';
 
 const quick = process.argv.includes('--quick');
 const RUNS = quick ? 3 : 15;
@@ -21,7 +22,7 @@ const MiB = 1024 * 1024;
 interface Row {
   readonly name: string;
   readonly value: number;
-  readonly unit: 'ms' | 'MiB';
+  readonly unit: 'ms' | 'MiB' | 'KiB';
   readonly baselineName: string;
   readonly baseline: number;
   /** What the goal allows, as a test of value and baseline, and how it reads. */
@@ -144,6 +145,39 @@ async function measureIdleChild(): Promise<void> {
     goal: { text: '≤ baseline + 25 MiB', met: (v, b) => v <= b + 25 } });
 }
 
+async function measureStops(): Promise<void> {
+  log('stop latency…');
+  await withServer(['--pool', '2'], async (server) => {
+    await sleep(POOL_SETTLE_MS);
+    const stopOnce = async (code: string): Promise<number> => {
+      const started = await server.client.callTool({ name: 'code_execution', arguments: { code, yield_ms: 300 } });
+      const id = (started.structuredContent as { script: string }).script;
+      const asked = now();
+      await server.client.callTool({ name: 'code_execution', arguments: { action: 'stop', script: id } });
+      return now() - asked;
+    };
+    const idle = await repeat(RUNS, () => stopOnce('await sleep(600000)'), 300);
+    const busy = await repeat(RUNS, () => stopOnce('for (;;) {}'), 300);
+    const native = await repeat(RUNS, () => stopOnce('const a = Array.from({ length: 300000 }, (_, i) => "s" + i); for (;;) a.join(",")'), 300);
+    const within = { text: '≤ 500 ms', met: (v: number) => v <= 500 };
+    rows.push(
+      { name: 'stop of a busy loop', value: busy, unit: 'ms', baselineName: 'stop of an idle script', baseline: idle, goal: within },
+      { name: 'stop of a loop of long native calls', value: native, unit: 'ms', baselineName: 'stop of an idle script', baseline: idle, goal: within },
+    );
+  });
+}
+
+/** Each deep path's need of V8 stack against the child's; in quick mode only that QuickJS trips first on each. */
+function measureStack(): void {
+  log('stack needed by deep paths…');
+  for (const need of measureStackNeeds(quick)) {
+    if (need.neededKiB === Number.POSITIVE_INFINITY) throw new Error(`${need.path}: the host's stack runs out before QuickJS's limit`);
+    if (quick) continue;
+    rows.push({ name: `V8 stack needed: ${need.path}`, value: need.neededKiB, unit: 'KiB', baselineName: "the child's V8 stack", baseline: need.childKiB,
+      goal: { text: '≤ 0.67 × (margin 1.5)', met: (v, b) => v <= b / 1.5 } });
+  }
+}
+
 function probeEngine(): Record<string, number> {
   const out = execFileSync(process.execPath, [join(PACKAGE_ROOT, 'dist', 'bench', 'probe-engine.js')], { encoding: 'utf8' });
   return JSON.parse(out) as Record<string, number>;
@@ -199,6 +233,8 @@ await measureStart();
 await measureCalls();
 await measureConcurrency();
 await measureIdleChild();
+await measureStops();
+measureStack();
 const table = report(await measureBreakdown());
 process.stdout.write(`${table}\n`);
 if (!quick) {

@@ -5,8 +5,10 @@
  *
  * The WebAssembly compile starts before the engine's modules load, so the two overlap.
  */
+import { closeInheritedFds } from './inherited-fds.js';
 import { compileEngine } from './wasm.js';
 
+closeInheritedFds();
 const wasm = compileEngine();
 const { runChild } = await import('./child.js');
 await runChild(wasm);

@@ -17,9 +17,11 @@ export class OutputBatcher {
     if (this.pending.length >= OUTPUT_BATCH_MAX_CHARS) this.flush();
   }
 
-  /** Sends output that has waited OUTPUT_FLUSH_MS, for a script computing without pause. */
-  flushIfStale(now: number): void {
-    if (this.pending.length > 0 && now - this.pendingSince >= OUTPUT_FLUSH_MS) this.flush();
+  /** Sends output that has waited OUTPUT_FLUSH_MS, for a script computing without pause; true when it did. */
+  flushIfStale(now: number): boolean {
+    if (this.pending.length === 0 || now - this.pendingSince < OUTPUT_FLUSH_MS) return false;
+    this.flush();
+    return true;
   }
 
   flush(): void {

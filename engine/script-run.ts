@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { JSException, type JSValueHandle } from 'quickjs-wasi';
 import { closestHint } from '../common/closest-names.js';
-import { HOST_REFUSED, NOTIFY_SKIPPED, type EntryMethod } from '../common/seam.js';
+import { ENTRY_METHODS, HOST_REFUSED, NOTIFY_SKIPPED, type EntryMethod } from '../common/seam.js';
 import { searchTools, type SearchableTool } from '../common/search-tools.js';
 import {
   CALL_ARGS_MAX_BYTES,
@@ -100,7 +100,7 @@ export class ScriptRun {
     const { vm, entry } = snapshot ? await restorePrelude(wasm, snapshot, options, host) : await evaluatePrelude(wasm, options, host);
     run.vm = vm;
     run.entry = entry;
-    for (const name of ['start', 'deliver', 'fire', 'busy', 'unsent', 'valueJson', 'format'] as const) {
+    for (const name of ENTRY_METHODS) {
       run.methods.set(name, entry.getProp(name));
     }
     return run;
@@ -340,7 +340,11 @@ export class ScriptRun {
       out: guarded('out', (text) => {
         const written = textOf(text);
         if (written === undefined) return refuse();
-        if (!this.ended) this.output.write(written);
+        if (!this.ended) {
+          this.output.write(written);
+          // Output waits for a batch, but never longer than OUTPUT_FLUSH_MS when the script prints again.
+          if (this.output.flushIfStale(performance.now())) this.hooks.channel.flush();
+        }
         return this.vm.undefined;
       }),
       notify: guarded('notify', (payload) => {
@@ -376,6 +380,9 @@ export class ScriptRun {
     if (this.ended) return id;
     this.output.flush();
     this.hooks.channel.send({ t: 'call', id, tool, args: argsJson });
+    // At once, not at the end of the turn: the script may go on computing for seconds in native
+    // code that no interrupt check sees, and its call should be running meanwhile.
+    this.hooks.channel.flush();
     return id;
   }
 

@@ -17,8 +17,13 @@ import { resultFrame } from './result-frame.js';
 import type { ScriptChild } from './script-child.js';
 import type { ScriptReturn, ScriptStatus, StopReason, ToolCaller, ToolResult } from './types.js';
 
-/** 2 s: a stopped child that hasn't ended by then is killed, and its output may be cut short. */
-export const STOP_GRACE_MS = 2_000;
+/**
+ * 250 ms: a stopped child that hasn't ended by then is killed, so a stop lands within half a
+ * second whatever the script does (a loop of long native calls sees no interrupt check for
+ * seconds). A computing script ends at its next interrupt check, an idle one at once; one that is
+ * killed loses the output it printed since its last batch and the count of calls it never sent.
+ */
+export const STOP_GRACE_MS = 250;
 
 /** 2 s: a child that said how its script ended but hasn't exited by then is killed. */
 export const EXIT_GRACE_MS = 2_000;
@@ -265,7 +270,9 @@ export class Script {
     clearTimeout(this.killTimer);
     if (this.ending !== null) return;
     if (this.stopReason !== null) {
-      const cut = this.killedAfterStop ? ` It did not stop within ${STOP_GRACE_MS} ms and was killed; its output may be cut short.` : '';
+      const cut = this.killedAfterStop
+        ? ` It did not stop within ${STOP_GRACE_MS} ms and was killed: output from its last moments, and calls it made but never sent, may be missing.`
+        : '';
       this.end({ status: 'stopped', error: this.stopMessage() + cut });
       return;
     }

@@ -19,8 +19,9 @@ const MiB = 1024 * KiB;
 
 /**
  * 16: bytes of V8 stack per byte of QuickJS stack at worst. Measured (Node 20, Liftoff) over 40
- * recursive paths: nested parentheses in source 14.6, nested object literals 13.9, JSON.stringify
- * of deep values 12.6, JSON.parse 7.9, plain recursion 1.7 (bench/stack-depth.ts).
+ * recursive paths: nested parentheses in source 14.5, nested object literals 13.9, JSON.stringify
+ * of deep values 12.6, JSON.parse 7.9, plain recursion 1.7. `npm run bench` measures the main
+ * ones again against the child's stack (bench/stack-depth.ts).
  */
 export const V8_PER_QUICKJS_STACK = 16;
 
@@ -45,6 +46,13 @@ const QUICKJS_STACK_MAX_BYTES = 512 * KiB;
 /** 16 KiB: the least QuickJS limit worth running a script with. */
 const QUICKJS_STACK_MIN_BYTES = 16 * KiB;
 
+/**
+ * 32 KiB: QuickJS's limit under Bun, whose engine (JavaScriptCore) takes no stack flag: its stack
+ * ran out at 48–64 KiB of QuickJS stack on the parser's nesting paths (Bun 1.4.5), less the margin.
+ * About 130 frames of plain recursion.
+ */
+export const BUN_QUICKJS_STACK_BYTES = 32 * KiB;
+
 export interface StackBudget {
   /** V8's stack for the child, in KiB, for `--stack-size`; undefined to leave V8's default. */
   readonly v8StackKiB: number | undefined;
@@ -53,9 +61,11 @@ export interface StackBudget {
 }
 
 /** The budget for this machine: from the system's stack limit, as the child will inherit it. */
-export function stackBudget(systemLimitBytes: number | undefined = systemStackLimit()): StackBudget {
+/** `systemLimitBytes`: null when unknown. */
+export function stackBudget(systemLimitBytes: number | null = systemStackLimit()): StackBudget {
+  if (process.versions.bun !== undefined) return { v8StackKiB: undefined, quickjsStackBytes: BUN_QUICKJS_STACK_BYTES };
   const v8Bytes =
-    systemLimitBytes === undefined
+    systemLimitBytes === null
       ? V8_DEFAULT_STACK_BYTES
       : Math.max(V8_DEFAULT_STACK_BYTES, Math.min(CHILD_V8_STACK_BYTES, systemLimitBytes - SYSTEM_STACK_RESERVE_BYTES));
   const quickjs = Math.floor((v8Bytes - HOST_STACK_HEADROOM_BYTES) / (V8_PER_QUICKJS_STACK * STACK_RATIO_MARGIN) / KiB) * KiB;
@@ -67,21 +77,19 @@ export function stackBudget(systemLimitBytes: number | undefined = systemStackLi
 
 /**
  * The main thread's stack limit, which a child inherits: the soft RLIMIT_STACK on Linux (from
- * /proc), 8 MiB on macOS (its main-thread default); unknown elsewhere, and under Bun, whose
- * engine takes no `--stack-size`.
+ * /proc), 8 MiB on macOS (its main-thread default); unknown elsewhere.
  */
-function systemStackLimit(): number | undefined {
-  if (process.versions.bun !== undefined) return undefined;
+function systemStackLimit(): number | null {
   if (process.platform === 'darwin') return 8 * MiB;
-  if (process.platform !== 'linux') return undefined;
+  if (process.platform !== 'linux') return null;
   try {
     const line = readFileSync('/proc/self/limits', 'utf8')
       .split('\n')
       .find((text) => text.startsWith('Max stack size'));
     const soft = line?.slice('Max stack size'.length).trim().split(/\s+/)[0];
-    if (soft === undefined) return undefined;
+    if (soft === undefined) return null;
     return soft === 'unlimited' ? Number.POSITIVE_INFINITY : Number(soft);
   } catch {
-    return undefined;
+    return null;
   }
 }

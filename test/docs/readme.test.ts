@@ -37,7 +37,7 @@ describe('the README', () => {
     expect(readme).toContain(`| the value | ${VALUE_MAX_CHARS / 1024 / 1024} MiB of JSON |`);
     expect(readme).toContain(`the first and last ${grouped(OUTPUT_KEPT_CHARS)} characters |`);
     expect(readme).toContain(`| a \`notify()\` payload | ${NOTIFY_PAYLOAD_MAX_CHARS / 1024} KiB of JSON, one per second |`);
-    expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS / 1000} s to end by itself |`);
+    expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS} ms to end by itself |`);
     expect(readme).toContain(`| client input quoted in a message | ${ECHO_MAX_CHARS} characters |`);
     expect(readme).toContain(`| the id of a message over \`maxMessageBytes\` | ${MAX_SCANNED_ID_BYTES / 1024} KiB as written |`);
   });

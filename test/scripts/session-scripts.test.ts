@@ -14,6 +14,17 @@ const catalog: CatalogTool[] = [
 
 const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
 
+/** A call to echo with `{gate: true}` reaches the tool, then waits until the test opens the gate. */
+let gate = { reached: () => {}, opened: Promise.resolve() };
+
+function armGate(): { reached: Promise<void>; open: () => void } {
+  let reached: () => void = () => {};
+  let open: () => void = () => {};
+  const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+  gate = { reached, opened: new Promise<void>((resolve) => (open = resolve)) };
+  return { reached: reachedPromise, open };
+}
+
 function open(settings: Partial<Settings> = {}): SessionScripts {
   const all = { ...DEFAULT_SETTINGS, pool: 0, ...settings };
   const supply = new ChildSupply(all);
@@ -25,6 +36,10 @@ function open(settings: Partial<Settings> = {}): SessionScripts {
       if (name === 'secret') throw new ToolRefusedError('TOOL_DENIED', name, 'denied by the config');
       if (name.startsWith('late__')) throw new ToolRefusedError('UPSTREAM_CONNECTING', name, 'upstream "late" is still starting');
       onProgress({ progress: 1, total: 2, message: 'halfway' });
+      if ((args as { gate?: boolean }).gate === true) {
+        gate.reached();
+        await gate.opened;
+      }
       return { content: [{ type: 'text', text: JSON.stringify(args) }] };
     },
     settings: all,
@@ -70,12 +85,18 @@ describe('code_execution in one session', () => {
 
   it('yields a running script, returns only what is new on wait, and lists what ran', async () => {
     const session = open();
-    const first = await session.handle({ code: 'console.log("one"); await sleep(400); console.log("two"); return 2', yield_ms: 150 }, idle);
+    const { reached, open: openGate } = armGate();
+    const first = await session.handle({ code: 'console.log("one"); await tools.echo({ gate: true }); console.log("two"); return 2', yield_ms: 0 }, idle);
     expect(text(first)).toMatch(/^Script \S+ running\n/);
-    expect(text(first)).toMatch(/output:\none\n$/);
     const id = scriptId(first);
+    // The script's output goes out before its call, so by the time the call arrives "one" is in.
+    await reached;
+    const middle = await session.handle({ action: 'wait', script: id, yield_ms: 0 }, idle);
+    expect(text(middle)).toMatch(/^Script \S+ running\n/);
+    expect(text(middle)).toMatch(/output:\none\n$/);
+    openGate();
     const second = await session.handle({ action: 'wait', script: id }, idle);
-    expect(text(second)).toBe(`Script ${id} finished\ncalls: 0 answered\nvalue: 2\noutput:\ntwo\n`);
+    expect(text(second)).toBe(`Script ${id} finished\ncalls: 1 answered\nvalue: 2\noutput:\ntwo\n`);
     expect(second.structuredContent).toMatchObject({ script: id, status: 'finished', value: 2 });
 
     const busy = await session.handle({ code: 'while (true) {}', yield_ms: 100 }, idle);
