@@ -11,6 +11,9 @@ import {
 import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
 import { STOP_GRACE_MS } from '../../src/isolate/script.js';
 import { SETTINGS, formatSettingValue } from '../../src/settings.js';
+import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/upstream/process-group.js';
+import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
+import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
@@ -36,5 +39,10 @@ describe('the README', () => {
     expect(readme).toContain(`the first and last ${grouped(OUTPUT_KEPT_CHARS)} characters |`);
     expect(readme).toContain(`| a \`notify()\` payload | ${NOTIFY_PAYLOAD_MAX_CHARS / 1024} KiB of JSON, one per second |`);
     expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS / 1000} s to end by itself |`);
+    expect(readme).toContain(`| a message from an upstream | the result cap plus ${UPSTREAM_READ_HEADROOM_BYTES / 1024 / 1024} MiB (`);
+    expect(readme).toContain(`| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON |`);
+    expect(readme).toContain(
+      `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes, SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
+    );
   });
 });
