@@ -1,19 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { childPidsOf, statFieldsOf } from '../support/processes.js';
+import { descendantsRunning, statFieldsOf } from '../support/processes.js';
 import { fixturePath, nodeEntry, startServer, valueOf, writeConfig } from '../support/mcp-client.js';
 import { until } from '../upstream/specs.js';
-
-/** The descendants of `pid` whose command line names `script`. */
-function processesRunning(pid: number, script: string): number[] {
-  return childPidsOf(pid).filter((child) => {
-    try {
-      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes(script);
-    } catch {
-      return false;
-    }
-  });
-}
 
 /** Whether `pid` is still a live process (a zombie has ended). */
 function isAlive(pid: number): boolean {
@@ -28,15 +16,15 @@ describe('an upstream behind a wrapper that starts the real server as its child,
     const config = writeConfig({ stubborn: nodeEntry(fixturePath('e2e/wrapper.mjs'), [process.execPath, fixturePath('upstreams/stubborn.mjs')]) });
     const server = await startServer(['--config', config]);
     expect(valueOf(await server.run({ code: 'return (await tools["ping"]({})).content[0].text' }))).toBe('pong');
-    const [wrapper] = processesRunning(server.pid, 'wrapper.mjs');
-    const [grandchild] = processesRunning(server.pid, 'stubborn.mjs');
+    const [wrapper] = descendantsRunning(server.pid, 'wrapper.mjs');
+    const [grandchild] = descendantsRunning(server.pid, 'stubborn.mjs');
     expect([wrapper, grandchild].every((pid) => pid !== undefined)).toBe(true);
 
     process.kill(wrapper!, 'SIGKILL');
     await until(() => server.stderr().includes('upstream "stubborn" is up again'), 15_000);
     expect(isAlive(grandchild!)).toBe(false);
     expect(server.stderr()).toContain('upstream "stubborn" exited; restarting in 0.25 s');
-    expect(processesRunning(server.pid, 'stubborn.mjs')).not.toContain(grandchild);
+    expect(descendantsRunning(server.pid, 'stubborn.mjs')).not.toContain(grandchild);
     expect(valueOf(await server.run({ code: 'return (await tools["ping"]({})).content[0].text' }))).toBe('pong');
 
     expect(await server.close()).toEqual([]);

@@ -54,3 +54,17 @@ function parentOf(pid: number): number | undefined {
   const fields = statFieldsOf(pid);
   return fields === undefined ? undefined : Number(fields[1]);
 }
+
+/**
+ * The descendants of `pid` running the script `script` as `node <script> ...`: matched on the end
+ * of argv[1], so a wrapper given the script as an argument is not taken for it.
+ */
+export function descendantsRunning(pid: number, script: string): number[] {
+  return childPidsOf(pid).filter((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')[1]?.endsWith(script) === true;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,22 +1,16 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import { childPidsOf, statFieldsOf } from '../support/processes.js';
+import { descendantsRunning, statFieldsOf } from '../support/processes.js';
 import { hubPerTest, until } from './specs.js';
 
 const scratch = hubPerTest();
 const fixtures = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-/** Our descendants whose command line names `script`, each with its start time (against pid reuse). */
+/** Our descendants running `script`, each with its start time (against pid reuse). */
 function running(script: string): Array<{ pid: number; started: string }> {
-  return childPidsOf(process.pid).flatMap((pid) => {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(script)) return [];
-    } catch {
-      return [];
-    }
+  return descendantsRunning(process.pid, script).flatMap((pid) => {
     const started = statFieldsOf(pid)?.[19];
     return started === undefined ? [] : [{ pid, started }];
   });
