@@ -28,8 +28,11 @@ export const SUMMARY_MIN_CHARS = 40;
  */
 export const UPSTREAM_NOTE_MAX_CHARS = 320;
 
-/** 3 upstream notes at most; the rest are counted, pointing at the server's log. */
-export const UPSTREAM_NOTES_MAX = 3;
+/**
+ * 800 characters: all upstream notes together, their heading included, so the tools keep room
+ * within DESCRIPTION_MAX_CHARS. Notes past it are counted, pointing at the server's log.
+ */
+export const UPSTREAM_NOTES_MAX_CHARS = 800;
 
 /** The API, as terse as a model still reads it well. Each line is one idea. */
 const API_TEXT = [
@@ -87,13 +90,19 @@ export function describeCodeExecution(tools: Catalog): string {
   return `${head}\n${names.slice(0, shown).map((n) => `${n}, `).join('')}${more(names.length - shown)}`;
 }
 
-/** `\nNot available now: github is down: ...`, a line per upstream, bounded. */
+/** `\nUpstream servers not serving their tools now:\n- github is down: ...`, a line per upstream, within UPSTREAM_NOTES_MAX_CHARS. */
 function notesText(notes: readonly string[]): string {
   if (notes.length === 0) return '';
-  const shown = notes.slice(0, UPSTREAM_NOTES_MAX).map((note) => `\n- ${cutMiddle(note.replace(/\s+/g, ' '), UPSTREAM_NOTE_MAX_CHARS)}`);
-  const more = notes.length - UPSTREAM_NOTES_MAX;
-  if (more > 0) shown.push(`\n- and ${more} more upstreams (see the server's log)`);
-  return `\nUpstream servers not serving their tools now:${shown.join('')}`;
+  const heading = '\nUpstream servers not serving their tools now:';
+  const more = (left: number): string => `\n- and ${left} more (see the server's log)`;
+  let text = heading;
+  for (const [index, note] of notes.entries()) {
+    const line = `\n- ${cutMiddle(note.replace(/\s+/g, ' '), UPSTREAM_NOTE_MAX_CHARS)}`;
+    const left = notes.length - index - 1;
+    if (text.length + line.length + (left > 0 ? more(left).length : 0) > UPSTREAM_NOTES_MAX_CHARS) return text + more(left + 1);
+    text += line;
+  }
+  return text;
 }
 
 /** Text cut to `max` characters by dropping its middle: a reason's start and its stderr's last words both survive. */

@@ -108,9 +108,10 @@ export class UpstreamSession {
         markEnded();
         if (session?.client === client) session.handleEnd();
       };
-      // Before it is up, a transport error is the start failure, reported once as such.
+      // Before it is up, a transport error is the start failure, reported once as such; once it is
+      // lost or closing, what its teardown aborts is no news.
       client.onerror = (error) => {
-        if (session?.client === client) options.log(`codemode-mcp: upstream "${spec.name}": ${error.message}`);
+        if (session?.client === client && !session.lost && !session.closing) options.log(`codemode-mcp: upstream "${spec.name}": ${error.message}`);
       };
       return client;
     };
