@@ -12,3 +12,6 @@ export const UPSTREAM_READ_HEADROOM_BYTES = 1024 * 1024;
 export function upstreamReadLimit(memoryMaxBytes: number): number {
   return resultMaxBytes(memoryMaxBytes) + UPSTREAM_READ_HEADROOM_BYTES;
 }
+
+/** How the limit is made, for a message that names it. */
+export const READ_LIMIT_RULE = `a third of memoryMaxBytes, plus ${UPSTREAM_READ_HEADROOM_BYTES / 1024 / 1024} MiB`;

@@ -21,6 +21,7 @@ import { describeSize, faultOf, type AnswerFault } from './answer-check.js';
 import { formatDelay } from './backoff.js';
 import { messageWithCauses } from './error-text.js';
 import { Liveness } from './liveness.js';
+import { READ_LIMIT_RULE } from './read-limit.js';
 import { ProgressRouter } from './progress.js';
 import { installRelay, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
@@ -221,7 +222,7 @@ export class UpstreamSession {
       }
       const fault = faultOf(error);
       if (fault?.kind === 'too_large') {
-        throw new ResultTooLargeError(this.name, scriptName, `its result came as a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (a third of memoryMaxBytes, plus 1 MiB)`);
+        throw new ResultTooLargeError(this.name, scriptName, `its result came as a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (${READ_LIMIT_RULE})`);
       }
       if (fault?.kind === 'invalid') throw new UpstreamAnswerError(this.name, scriptName, fault.detail);
       throw error;
@@ -296,7 +297,7 @@ function describeStartFailure(spec: UpstreamSpec, error: unknown, stderrTail: re
 function describeFault(fault: AnswerFault): string {
   return fault.kind === 'invalid'
     ? `something that isn't a result (${fault.detail})`
-    : `a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (a third of memoryMaxBytes, plus 1 MiB)`;
+    : `a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (${READ_LIMIT_RULE})`;
 }
 
 /** The result as the SDK's CallToolResult schema reads it, or UpstreamAnswerError naming each wrong field and what it held. */

@@ -101,9 +101,18 @@ export class StdioUpstreamTransport implements Transport {
     if (stdin === undefined || stdin === null || !stdin.writable || this.ending !== undefined) {
       return Promise.reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
     }
-    return new Promise((resolve) => {
-      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
-      else stdin.once('drain', resolve);
+    return new Promise((resolve, reject) => {
+      if (stdin.write(`${JSON.stringify(message)}\n`)) return resolve();
+      // A full pipe: sent once it drains, not at all if the pipe closes first.
+      const drained = (): void => {
+        stdin.off('close', closed);
+        resolve();
+      };
+      const closed = (): void => {
+        stdin.off('drain', drained);
+        reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
+      };
+      stdin.once('drain', drained).once('close', closed);
     });
   }
 
