@@ -280,8 +280,9 @@ export class UpstreamSession {
  * complete log of this run ..."`: its last STDERR_TAIL_LINES lines, each quoted and cut at 200 characters.
  */
 function describeStartFailure(spec: UpstreamSpec, error: unknown, stderrTail: readonly string[], startTimeoutMs: number): string {
+  // NotConnected: our stdio transport refuses to send once its process is ending.
   const reason =
-    error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed
+    error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
       ? spec.transport === 'stdio'
         ? 'it exited during startup'
         : 'it closed the connection during startup'
