@@ -24,17 +24,58 @@ export class ToolRefusedError extends Error {
   }
 }
 
-/** A call that was sent, and whose upstream went away before it answered: it may have taken effect. */
-export class UpstreamLostError extends Error {
-  override readonly name = 'UpstreamLostError';
-  readonly code = 'UPSTREAM_LOST';
+/** A call that was sent, and came to grief upstream: `server` is the upstream, `tool` the name the script called. */
+export abstract class SentCallError extends Error {
+  abstract readonly code: string;
 
   constructor(
     readonly server: string,
     readonly tool: string,
-    how: 'exited' | 'disconnected' | 'was closed',
+    message: string,
   ) {
-    super(`upstream ${server} ${how} while the call to ${tool} was in flight; the call may have taken effect`);
+    super(message);
+  }
+}
+
+/** A call that was sent, and whose upstream went away before it answered: it may have taken effect. */
+export class UpstreamLostError extends SentCallError {
+  override readonly name = 'UpstreamLostError';
+  readonly code = 'UPSTREAM_LOST';
+
+  constructor(server: string, tool: string, how: 'exited' | 'disconnected' | 'was closed' | 'stopped answering') {
+    super(server, tool, `upstream ${server} ${how} while the call to ${tool} was in flight; the call may have taken effect`);
+  }
+}
+
+/**
+ * A call whose answer was too large to read: the upstream's message was past the limit, so it was
+ * skipped unread while the connection stayed up. The call took effect; scripts see `ResultTooLarge`.
+ */
+export class ResultTooLargeError extends SentCallError {
+  override readonly name = 'ResultTooLargeError';
+  readonly code = 'RESULT_TOO_LARGE';
+
+  /** `why`: as the script reads it after "The call took effect, but ". */
+  constructor(
+    server: string,
+    tool: string,
+    readonly why: string,
+  ) {
+    super(server, tool, `upstream ${server} answered the call to ${tool}, but ${why}; the call took effect`);
+  }
+}
+
+/**
+ * A call the upstream answered with something that isn't a tool result (`null`, a string, content
+ * that isn't a list): the call may have taken effect, and the upstream stays up.
+ */
+export class UpstreamAnswerError extends SentCallError {
+  override readonly name = 'UpstreamAnswerError';
+  readonly code = 'UPSTREAM_ANSWER_INVALID';
+
+  /** `detail`: what was wrong, naming the field and what it held: `result must be an object; got null`. */
+  constructor(server: string, tool: string, detail: string) {
+    super(server, tool, `upstream ${server} answered the call to ${tool} with something that isn't a tool result (${detail}); the call may have taken effect`);
   }
 }
 

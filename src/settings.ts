@@ -143,6 +143,46 @@ export const SETTINGS = {
     max: 256 * MiB,
     doc: 'longest message a client may send; a longer request gets a JSON-RPC error naming this setting, and the server reads on',
   }),
+  /** 15 s: how long tools/list and tools/call wait for the upstreams' first start; then they answer with the tools known so far. */
+  startupWaitMs: setting({
+    name: 'startupWaitMs',
+    flag: 'startup-wait-ms',
+    unit: 'ms',
+    default: 15 * SECOND,
+    min: 0,
+    max: 10 * MINUTE,
+    doc: "tools/list and tools/call wait this long for the upstreams' first start; then they answer with the tools known so far, the log and the description name the upstreams still starting",
+  }),
+  /** 60 s: an upstream that hasn't answered initialize, or a page of tools/list, within it has failed to start. */
+  upstreamStartTimeoutMs: setting({
+    name: 'upstreamStartTimeoutMs',
+    flag: 'upstream-start-timeout-ms',
+    unit: 'ms',
+    default: 60 * SECOND,
+    min: 1 * SECOND,
+    max: 60 * MINUTE,
+    doc: 'an upstream that has not answered initialize, or a page of tools/list, by then has failed to start; it is retried with backoff',
+  }),
+  /** 30 s: a remote upstream idle this long is pinged, and pinged before its next call; 0 turns pings off. */
+  upstreamPingIntervalMs: setting({
+    name: 'upstreamPingIntervalMs',
+    flag: 'upstream-ping-interval-ms',
+    unit: 'ms',
+    default: 30 * SECOND,
+    min: 0,
+    max: 60 * MINUTE,
+    doc: 'a remote (http/sse) upstream idle this long is pinged, and pinged before its next call; 0 turns pings off',
+  }),
+  /** 10 s: a remote upstream that doesn't answer a ping within it is marked down and reconnected with backoff. */
+  upstreamPingTimeoutMs: setting({
+    name: 'upstreamPingTimeoutMs',
+    flag: 'upstream-ping-timeout-ms',
+    unit: 'ms',
+    default: 10 * SECOND,
+    min: 1,
+    max: 10 * MINUTE,
+    doc: 'a remote upstream that does not answer a ping by then is marked down, with the reason, and reconnected with backoff',
+  }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -86,7 +86,9 @@ function buildDeclaration(tool: CatalogTool): string {
     Number.POSITIVE_INFINITY,
   );
 
-  const text = `${docComment(tool.description)}tools[${JSON.stringify(tool.name)}](args${argsMark} ${args}): Promise<${result}>`;
+  // The upstream's schema couldn't be used (upstream/tool-admission.ts): say so where the types are.
+  const note = tool.note === undefined ? '' : `/* ${escapeComment(tool.note)} */\n`;
+  const text = `${docComment(tool.description)}${note}tools[${JSON.stringify(tool.name)}](args${argsMark} ${args}): Promise<${result}>`;
   return inputCtx.cut || outputCtx.cut ? `${text}\n${CUT_MARKER}` : text;
 }
 

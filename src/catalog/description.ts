@@ -3,7 +3,7 @@
  * with a one-line summary while room lasts. Denied tools are not named.
  */
 
-import type { CatalogTool } from './types.js';
+import type { Catalog, CatalogTool } from './types.js';
 
 /**
  * 2,048 characters: the most the description may hold, since Claude Code cuts MCP tool
@@ -22,6 +22,18 @@ export const SUMMARY_MAX_CHARS = 80;
  */
 export const SUMMARY_MIN_CHARS = 40;
 
+/**
+ * 320 characters: an upstream's note (why it is down, with the last lines of its stderr; or that it
+ * is still starting). A longer one keeps its start and its end, with "…" between.
+ */
+export const UPSTREAM_NOTE_MAX_CHARS = 320;
+
+/**
+ * 800 characters: all upstream notes together, their heading included, so the tools keep room
+ * within DESCRIPTION_MAX_CHARS. Notes past it are counted, pointing at the server's log.
+ */
+export const UPSTREAM_NOTES_MAX_CHARS = 800;
+
 /** The API, as terse as a model still reads it well. Each line is one idea. */
 const API_TEXT = [
   'Runs JavaScript that calls the tools below: one script replaces many tool calls; shape results in code, return only what matters.',
@@ -33,11 +45,12 @@ const API_TEXT = [
   'No files, network or processes: only these tools.',
 ].join('\n');
 
-export function describeCodeExecution(tools: readonly CatalogTool[]): string {
+export function describeCodeExecution(tools: Catalog): string {
   const allowed = tools.filter((t) => t.allowed);
   const names = allowed.map((t) => t.name);
-  if (names.length === 0) return `${API_TEXT}\nNo tools are available right now.`;
-  const head = `${API_TEXT}\nTools (${names.length}):`;
+  const api = `${API_TEXT}${notesText(tools.upstreamNotes ?? [])}`;
+  if (names.length === 0) return `${api}\nNo tools are available right now.`;
+  const head = `${api}\nTools (${names.length}):`;
   const sentences = allowed.map((t) => firstSentenceOf(t.description));
   const listed = (cut: number, withSummary: number): string =>
     withSummaries(head, names, sentences.map((s) => cutAtWord(s, cut)), withSummary);
@@ -75,6 +88,28 @@ export function describeCodeExecution(tools: readonly CatalogTool[]): string {
     shown += 1;
   }
   return `${head}\n${names.slice(0, shown).map((n) => `${n}, `).join('')}${more(names.length - shown)}`;
+}
+
+/** `\nUpstream servers not serving their tools now:\n- github is down: ...`, a line per upstream, within UPSTREAM_NOTES_MAX_CHARS. */
+function notesText(notes: readonly string[]): string {
+  if (notes.length === 0) return '';
+  const heading = '\nUpstream servers not serving their tools now:';
+  const more = (left: number): string => `\n- and ${left} more (see the server's log)`;
+  let text = heading;
+  for (const [index, note] of notes.entries()) {
+    const line = `\n- ${cutMiddle(note.replace(/\s+/g, ' '), UPSTREAM_NOTE_MAX_CHARS)}`;
+    const left = notes.length - index - 1;
+    if (text.length + line.length + (left > 0 ? more(left).length : 0) > UPSTREAM_NOTES_MAX_CHARS) return text + more(left + 1);
+    text += line;
+  }
+  return text;
+}
+
+/** Text cut to `max` characters by dropping its middle: a reason's start and its stderr's last words both survive. */
+function cutMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.floor((max - 1) * 0.4);
+  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
 }
 
 /** The first `count` tools with their summaries, one a line, then the names of the rest on one line. */

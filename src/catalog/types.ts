@@ -20,6 +20,15 @@ export interface CatalogTool {
   /** An object schema, per MCP. */
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
+  /** Set when the upstream's schema couldn't be used and a placeholder stands in: why, and what is shown. */
+  readonly note?: string;
   /** False when the config denies it: then it is neither listed to the model nor callable. */
   readonly allowed: boolean;
 }
+
+/**
+ * The catalog as the hub hands it over: every tool, and a note for each upstream that is not
+ * serving its tools (`github is down: it exited during startup; its stderr last said: "..."`),
+ * which the description shows so the model knows why tools are missing.
+ */
+export type Catalog = readonly CatalogTool[] & { readonly upstreamNotes?: readonly string[] };

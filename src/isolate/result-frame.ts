@@ -1,5 +1,5 @@
 import { RESULT_MAX_DEPTH, resultMaxBytes, type ResultMessage } from '../../protocol/contract.js';
-import { ToolRefusedError } from '../errors.js';
+import { ResultTooLargeError, ToolRefusedError } from '../errors.js';
 import type { ToolResult } from './types.js';
 
 export interface ResultFrame {
@@ -13,6 +13,8 @@ export function resultFrame(id: number, outcome: { result: ToolResult } | { erro
     if (outcome.error instanceof ToolRefusedError) {
       return { message: { t: 'result', id, kind: 'refused', message: outcome.error.message } };
     }
+    // Too large to read off the upstream's connection, which stayed up: the call took effect.
+    if (outcome.error instanceof ResultTooLargeError) return tooLarge(id, outcome.error.why);
     return okFrame(id, failureResult(outcome.error));
   }
   const depth = depthOf(outcome.result, RESULT_MAX_DEPTH);

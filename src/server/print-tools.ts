@@ -23,6 +23,7 @@ const processOutput: PrintToolsOutput = {
 export async function printTools(invocation: CliInvocation, output: PrintToolsOutput = processOutput): Promise<number> {
   const hub = new UpstreamHub(invocation.upstreams, {
     clientInfo: { name: 'codemode-mcp', version: readPackageVersion() },
+    settings: invocation.settings,
     // Our own lines only: an upstream's stderr ("[name] ...") would bury the catalog in chatter.
     log: (line) => {
       if (!line.startsWith('[')) output.stderr(line);

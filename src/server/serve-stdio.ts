@@ -29,7 +29,7 @@ const writeStderr = (line: string): void => void process.stderr.write(`${line}\n
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
 export async function serveStdio(invocation: CliInvocation, log: (line: string) => void = writeStderr): Promise<void> {
   const version = readPackageVersion();
-  const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log });
+  const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings: invocation.settings });
   // Both start when the client's first valid `initialize` goes through (see RequestGate).
   let supply: ChildSupply | undefined;
   let ready: Promise<void> | undefined;
@@ -61,7 +61,7 @@ export async function serveStdio(invocation: CliInvocation, log: (line: string) 
     if (shuttingDown !== undefined) return;
     supply = new ChildSupply(invocation.settings);
     const started = hub.start();
-    ready = startupWait(started);
+    ready = startupWait(hub, started, invocation.settings.startupWaitMs, log);
     started.then(
       () => log(`codemode-mcp ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
       (error: unknown) => {

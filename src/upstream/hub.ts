@@ -3,9 +3,11 @@
  * the config's tool policy, and routes each call to its upstream, or refuses it before sending.
  */
 import type { CallToolResult, ClientCapabilities, Implementation, Progress } from '@modelcontextprotocol/client';
-import type { CatalogTool } from '../catalog/types.js';
+import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { NameCollisionError, ToolRefusedError } from '../errors.js';
 import { isToolAllowed } from '../config/tool-policy.js';
+import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
+import { upstreamReadLimit } from './read-limit.js';
 import { RELAYED_CAPABILITIES, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
 import {
@@ -25,7 +27,12 @@ export interface UpstreamHubOptions {
   readonly capabilities?: ClientCapabilities;
   /** Where our log lines and the upstreams' stderr go, a line at a time. Default: our stderr. */
   readonly log?: (line: string) => void;
+  /** The settings upstream connections follow. Default: every setting's default. */
+  readonly settings?: UpstreamSettings;
 }
+
+/** The settings that govern upstream connections. */
+export type UpstreamSettings = Pick<Settings, 'upstreamStartTimeoutMs' | 'upstreamPingIntervalMs' | 'upstreamPingTimeoutMs' | 'memoryMaxBytes'>;
 
 /** Per call: where the upstream's `notifications/progress` for this call go. */
 export interface CallContext {
@@ -34,7 +41,7 @@ export interface CallContext {
 
 export class UpstreamHub {
   private readonly upstreams: Upstream[];
-  private catalog: CatalogTool[] = [];
+  private catalog: Catalog = [];
   private byName = new Map<string, CatalogTool>();
   private catalogKey = '[]';
   private readonly reportedCollisions = new Set<string>();
@@ -46,7 +53,12 @@ export class UpstreamHub {
 
   constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
     this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
+    const settings = options.settings ?? DEFAULT_SETTINGS;
     const sessionOptions = {
+      startTimeoutMs: settings.upstreamStartTimeoutMs,
+      maxMessageBytes: upstreamReadLimit(settings.memoryMaxBytes),
+      pingIntervalMs: settings.upstreamPingIntervalMs,
+      pingTimeoutMs: settings.upstreamPingTimeoutMs,
       clientInfo: options.clientInfo ?? { name: 'codemode-mcp', version: '0.0.0' },
       capabilities: options.capabilities ?? RELAYED_CAPABILITIES,
       relay: () => this.relay,
@@ -56,6 +68,8 @@ export class UpstreamHub {
     const duplicate = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
     if (duplicate !== undefined) throw new NameCollisionError(`two upstream servers are named "${duplicate.name}"`);
     this.upstreams = specs.map((spec) => new Upstream(spec, sessionOptions, { onChange: () => this.rebuildCatalog() }));
+    // No tools yet, but a note per upstream: each is still starting.
+    this.rebuildCatalog();
   }
 
   /**
@@ -73,8 +87,11 @@ export class UpstreamHub {
     this.started = true;
   }
 
-  /** Every known tool, denied ones included (`allowed: false`), named as scripts call them. */
-  tools(): readonly CatalogTool[] {
+  /**
+   * Every known tool, denied ones included (`allowed: false`), named as scripts call them, with a
+   * note for each upstream not serving its tools (down, or still starting) for the description.
+   */
+  tools(): Catalog {
     return this.catalog;
   }
 
@@ -173,6 +190,7 @@ export class UpstreamHub {
         description: definition.description ?? '',
         inputSchema: definition.inputSchema,
         ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
+        ...(definition.note !== undefined ? { note: definition.note } : {}),
         allowed: isToolAllowed(upstream.spec.policy, claim.tool),
       });
     }
@@ -183,9 +201,14 @@ export class UpstreamHub {
       this.reportedCollisions.add(text);
       this.log(`codemode-mcp: NAME_COLLISION: ${text}; scripts get the first and can't call the second`);
     }
-    const key = JSON.stringify(catalog);
+    const upstreamNotes = this.upstreams.flatMap((upstream) => {
+      const note = upstream.note();
+      return note === undefined ? [] : [note];
+    });
+    const key = JSON.stringify([catalog, upstreamNotes]);
     if (key !== this.catalogKey) {
-      this.catalog = catalog;
+      // Not enumerable: the catalog compares, copies and serialises as its tools alone.
+      this.catalog = Object.defineProperty(catalog, 'upstreamNotes', { value: upstreamNotes, enumerable: false });
       this.byName = new Map(catalog.map((tool) => [tool.name, tool]));
       this.catalogKey = key;
       this.notify(this.catalogListeners, (listener) => listener());

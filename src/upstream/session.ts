@@ -6,21 +6,28 @@ import {
   Client,
   SdkError,
   SdkErrorCode,
+  specTypeSchemas,
   type CallToolResult,
   type ClientCapabilities,
   type Implementation,
   type Progress,
-  type Tool,
+  type Transport,
 } from '@modelcontextprotocol/client';
-import { ToolRefusedError, UpstreamLostError } from '../errors.js';
+import * as z from 'zod';
+import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLostError } from '../errors.js';
+import { quoteInput } from '../echo.js';
+import { describeIssues } from '../transport/describe-issues.js';
+import { describeSize, faultOf, type AnswerFault } from './answer-check.js';
+import { formatDelay } from './backoff.js';
+import { messageWithCauses } from './error-text.js';
+import { Liveness } from './liveness.js';
+import { READ_LIMIT_RULE } from './read-limit.js';
 import { ProgressRouter } from './progress.js';
 import { installRelay, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
 import { StderrLines } from './stderr-lines.js';
+import { admitTools, type ListedTool } from './tool-admission.js';
 import { connectUpstream, type TransportKind } from './transport.js';
-
-/** An upstream that hasn't answered `initialize`, or a page of `tools/list`, within this is down. */
-export const UPSTREAM_START_TIMEOUT_MS = 60_000;
 
 /** `tools/list` pages followed before the listing counts as broken (a cursor that never ends). */
 export const TOOLS_LIST_MAX_PAGES = 100;
@@ -31,8 +38,17 @@ export const TOOLS_LIST_MAX_PAGES = 100;
  */
 export const SDK_CALL_TIMEOUT_MS = 2_147_483_647;
 
-/** After close, how long to wait for the upstream's process to be gone (the SDK escalates to SIGKILL by 4 s). */
+/** After close, how long to wait for the upstream's process to be gone (its process group gets SIGKILL by 2.5 s). */
 export const SESSION_EXIT_WAIT_MS = 10_000;
+
+/**
+ * A page of tools/list as the SDK is asked to check it: the tools themselves are checked one by one
+ * (tool-admission.ts), since the SDK's check of a whole page recurses through every schema.
+ */
+const TOOLS_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+/** A tools/call result as the SDK is asked to check it: not at all, so that what it was can be quoted (checkToolResult). */
+const ANY_RESULT = z.unknown();
 
 export interface SessionOptions {
   readonly clientInfo: Implementation;
@@ -42,16 +58,30 @@ export interface SessionOptions {
   /** Our stderr, one line at a time. */
   readonly log: (line: string) => void;
   readonly signal: AbortSignal;
+  /** An upstream that hasn't answered `initialize`, or a page of `tools/list`, within this has failed to start. */
+  readonly startTimeoutMs: number;
+  /** The longest message read from the upstream (read-limit.ts). */
+  readonly maxMessageBytes: number;
+  /** A remote upstream idle this long is pinged, and pinged before its next call; 0: never. */
+  readonly pingIntervalMs: number;
+  /** A ping not answered within this means the remote upstream is gone. */
+  readonly pingTimeoutMs: number;
 }
 
 export class UpstreamSession {
-  /** Called once when the connection ends by itself (process exit, transport closed); not on close(). */
-  onLost: (() => void) | undefined;
+  /**
+   * Called once when the connection ends by itself (process exit, transport closed), or when a
+   * remote upstream stopped answering pings (with the reason); not on close().
+   */
+  onLost: ((unanswered?: string) => void) | undefined;
   /** Called when the upstream says its tool list changed. */
   onToolsChanged: (() => void) | undefined;
-  tools: Tool[] = [];
+  tools: ListedTool[] = [];
   private lost = false;
   private closing = false;
+  /** Set when a remote upstream stopped answering pings: why. */
+  private unanswered: string | undefined;
+  private liveness: Liveness | undefined;
   private readonly progress = new ProgressRouter();
 
   private constructor(
@@ -59,6 +89,7 @@ export class UpstreamSession {
     private readonly client: Client,
     readonly kind: TransportKind,
     private readonly ended: Promise<void>,
+    private readonly options: SessionOptions,
   ) {}
 
   /** Connects and lists the tools; a failure closes whatever was opened and names the reason. */
@@ -78,29 +109,38 @@ export class UpstreamSession {
         markEnded();
         if (session?.client === client) session.handleEnd();
       };
-      // Before it is up, a transport error is the start failure, reported once as such.
+      // Before it is up, a transport error is the start failure, reported once as such; once it is
+      // lost or closing, what its teardown aborts is no news.
       client.onerror = (error) => {
-        if (session?.client === client) options.log(`codemode-mcp: upstream "${spec.name}": ${error.message}`);
+        if (session?.client === client && !session.lost && !session.closing) options.log(`codemode-mcp: upstream "${spec.name}": ${error.message}`);
       };
       return client;
     };
     let connected;
     try {
-      connected = await connectUpstream(spec, { createClient, stderr, timeoutMs: UPSTREAM_START_TIMEOUT_MS, signal: options.signal });
+      connected = await connectUpstream(spec, {
+        createClient,
+        stderr,
+        timeoutMs: options.startTimeoutMs,
+        signal: options.signal,
+        maxMessageBytes: options.maxMessageBytes,
+        log: options.log,
+      });
     } catch (error) {
       await Promise.all([...clients.values()].map(({ ended }) => waitAtMost(ended, SESSION_EXIT_WAIT_MS)));
-      throw new Error(describeStartFailure(spec, error, stderr.tail), { cause: error });
+      throw new Error(describeStartFailure(spec, error, stderr.tail, options.startTimeoutMs), { cause: error });
     }
     const end = clients.get(connected.client)!;
-    session = new UpstreamSession(spec.name, connected.client, connected.kind, end.ended);
+    session = new UpstreamSession(spec.name, connected.client, connected.kind, end.ended, options);
     session.lost = end.hasEnded;
     session.progress.attach(connected.transport);
+    if (connected.kind !== 'stdio') session.watchLiveness(connected.transport);
     try {
       session.tools = await session.listTools(options.signal);
       if (session.lost) throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
     } catch (error) {
       await session.close();
-      throw new Error(describeStartFailure(spec, error, stderr.tail), { cause: error });
+      throw new Error(describeStartFailure(spec, error, stderr.tail, options.startTimeoutMs), { cause: error });
     }
     return session;
   }
@@ -109,18 +149,31 @@ export class UpstreamSession {
     return this.lost;
   }
 
-  /** Every page of `tools/list`, following `nextCursor`. */
-  async listTools(signal?: AbortSignal): Promise<Tool[]> {
+  /**
+   * Every page of `tools/list`, following `nextCursor`, each tool checked on its own: one whose
+   * schema can't be used is kept with a placeholder and a note, and logged (tool-admission.ts).
+   */
+  async listTools(signal?: AbortSignal): Promise<ListedTool[]> {
     if (!this.client.getServerCapabilities()?.tools) return [];
-    const tools: Tool[] = [];
+    const tools: ListedTool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < TOOLS_LIST_MAX_PAGES; page++) {
-      const result = await this.client.request(
-        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-        { timeout: UPSTREAM_START_TIMEOUT_MS, ...(signal !== undefined ? { signal } : {}) },
-      );
-      tools.push(...result.tools);
+      let result: z.infer<typeof TOOLS_PAGE>;
+      try {
+        result = await this.client.request(
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          TOOLS_PAGE,
+          { timeout: this.options.startTimeoutMs, ...(signal !== undefined ? { signal } : {}) },
+        );
+      } catch (error) {
+        const fault = faultOf(error);
+        if (fault === undefined) throw error;
+        throw new Error(`it answered tools/list with ${describeFault(fault)}`);
+      }
+      const admitted = admitTools(result.tools);
+      for (const problem of admitted.problems) this.options.log(`codemode-mcp: upstream "${this.name}": ${problem}`);
+      tools.push(...admitted.tools);
       if (result.nextCursor === undefined) return tools;
       if (seen.has(result.nextCursor)) throw new Error(`tools/list sent the cursor ${JSON.stringify(result.nextCursor)} twice`);
       seen.add(result.nextCursor);
@@ -132,6 +185,8 @@ export class UpstreamSession {
   /**
    * Calls the tool by its own name and returns its result as sent. `client.request` rather than
    * `client.callTool`, which would throw for structured content that breaks the tool's output schema.
+   * An answer that isn't a tool result rejects at once with UpstreamAnswerError, one too large to
+   * read with ResultTooLargeError; the connection stays up either way.
    */
   async callTool(
     tool: string,
@@ -140,11 +195,19 @@ export class UpstreamSession {
     signal: AbortSignal | undefined,
     onProgress: ((progress: Progress) => void) | undefined,
   ): Promise<CallToolResult> {
+    const pinged = this.liveness?.beforeUse();
+    if (pinged !== undefined) {
+      await pinged.catch((error: Error) => {
+        throw new ToolRefusedError('UPSTREAM_DOWN', scriptName, `upstream "${this.name}" is down: ${error.message}`);
+      });
+    }
     const progress = onProgress === undefined ? undefined : this.progress.register(onProgress);
     const params = { name: tool, arguments: args, ...(progress !== undefined ? { _meta: { progressToken: progress.token } } : {}) };
+    let result: unknown;
     try {
-      return await this.client.request(
+      result = await this.client.request(
         { method: 'tools/call', params },
+        ANY_RESULT,
         { timeout: SDK_CALL_TIMEOUT_MS, ...(signal !== undefined ? { signal } : {}) },
       );
     } catch (error) {
@@ -154,12 +217,19 @@ export class UpstreamSession {
         throw new ToolRefusedError('UPSTREAM_DOWN', scriptName, `upstream "${this.name}" had just gone away`);
       }
       if (this.lost || this.closing) {
-        throw new UpstreamLostError(this.name, scriptName, this.closing ? 'was closed' : this.kind === 'stdio' ? 'exited' : 'disconnected');
+        const how = this.unanswered !== undefined ? 'stopped answering' : this.closing ? 'was closed' : this.kind === 'stdio' ? 'exited' : 'disconnected';
+        throw new UpstreamLostError(this.name, scriptName, how);
       }
+      const fault = faultOf(error);
+      if (fault?.kind === 'too_large') {
+        throw new ResultTooLargeError(this.name, scriptName, `its result came as a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (${READ_LIMIT_RULE})`);
+      }
+      if (fault?.kind === 'invalid') throw new UpstreamAnswerError(this.name, scriptName, fault.detail);
       throw error;
     } finally {
       progress?.release();
     }
+    return checkToolResult(result, this.name, scriptName);
   }
 
   async notifyRootsListChanged(): Promise<void> {
@@ -169,36 +239,73 @@ export class UpstreamSession {
   /** Closes the client and, for stdio, waits until the process is gone. */
   async close(): Promise<void> {
     this.closing = true;
+    this.liveness?.stop();
     await this.client.close().catch(() => {});
     await waitAtMost(this.ended, SESSION_EXIT_WAIT_MS);
+  }
+
+  /** Pings a remote upstream when idle, and before a call after an idle spell (liveness.ts). */
+  private watchLiveness(transport: Transport): void {
+    const { pingIntervalMs, pingTimeoutMs } = this.options;
+    if (pingIntervalMs === 0) return;
+    const liveness = new Liveness({
+      intervalMs: pingIntervalMs,
+      timeoutMs: pingTimeoutMs,
+      ping: (timeout) => this.client.ping({ timeout }),
+      onDead: (reason) => {
+        this.unanswered = reason;
+        this.handleEnd();
+        // Its calls in flight fail now, as "stopped answering", and its HTTP streams are let go.
+        void this.client.close().catch(() => {});
+      },
+    });
+    this.liveness = liveness;
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      liveness.heard();
+      deliver?.(message, extra);
+    };
   }
 
   private handleEnd(): void {
     if (this.lost) return;
     this.lost = true;
-    if (!this.closing) this.onLost?.();
+    this.liveness?.stop();
+    if (!this.closing) this.onLost?.(this.unanswered);
   }
 }
 
-/** `it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"`. */
-function describeStartFailure(spec: UpstreamSpec, error: unknown, stderrTail: readonly string[]): string {
+/**
+ * `it exited during startup; its stderr last said: "npm error code SELF_SIGNED_CERT_IN_CHAIN" / "npm error A
+ * complete log of this run ..."`: its last STDERR_TAIL_LINES lines, each quoted and cut at 200 characters.
+ */
+function describeStartFailure(spec: UpstreamSpec, error: unknown, stderrTail: readonly string[], startTimeoutMs: number): string {
+  // NotConnected: our stdio transport refuses to send once its process is ending.
   const reason =
-    error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed
+    error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
       ? spec.transport === 'stdio'
         ? 'it exited during startup'
         : 'it closed the connection during startup'
       : error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
-        ? `it did not answer within ${UPSTREAM_START_TIMEOUT_MS / 1000} s`
+        ? `it did not answer within ${formatDelay(startTimeoutMs)} (upstreamStartTimeoutMs)`
         : messageWithCauses(error);
-  const said = stderrTail.at(-1);
-  return said === undefined ? reason : `${reason}; its stderr last said: ${JSON.stringify(said)}`;
+  if (stderrTail.length === 0) return reason;
+  const said = stderrTail.map((line) => quoteInput(line.trim())).join(' / ');
+  return `${reason}; its stderr last said: ${said}`;
 }
 
-/** `fetch failed (connect ECONNREFUSED 127.0.0.1:3000)`: Node's fetch keeps the useful part in `cause`. */
-function messageWithCauses(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? error.cause.message : undefined;
-  return cause === undefined || error.message.includes(cause) ? error.message : `${error.message} (${cause})`;
+/** What an answer to tools/list was, when it couldn't be used. */
+function describeFault(fault: AnswerFault): string {
+  return fault.kind === 'invalid'
+    ? `something that isn't a result (${fault.detail})`
+    : `a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (${READ_LIMIT_RULE})`;
+}
+
+/** The result as the SDK's CallToolResult schema reads it, or UpstreamAnswerError naming each wrong field and what it held. */
+function checkToolResult(result: unknown, server: string, scriptName: string): CallToolResult {
+  const checked = specTypeSchemas.CallToolResult['~standard'].validate(result);
+  if (checked.issues === undefined) return checked.value;
+  throw new UpstreamAnswerError(server, scriptName, describeIssues(checked.issues, result));
 }
 
 async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {

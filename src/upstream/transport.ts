@@ -1,12 +1,14 @@
 /**
- * Opens the transport an upstream entry names and connects a client over it: stdio with a minimal
- * environment and its stderr passed on line by line; Streamable HTTP, falling back to SSE when the
- * server answers like one that doesn't speak it; or SSE.
+ * Opens the transport an upstream entry names and connects a client over it: stdio (our own
+ * transport, stdio-transport.ts) with a minimal environment and its stderr passed on line by line;
+ * Streamable HTTP, falling back to SSE when the server answers like one that doesn't speak it; or SSE.
  */
 import { Client, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { boundedFetch } from './bounded-fetch.js';
+import { upstreamEnvironment } from './environment.js';
 import type { StdioUpstreamSpec, UpstreamSpec } from './spec.js';
 import { StderrLines } from './stderr-lines.js';
+import { StdioUpstreamTransport } from './stdio-transport.js';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
 
@@ -22,33 +24,37 @@ export interface ConnectOptions {
   readonly stderr: StderrLines;
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
+  /** The longest message read from the upstream (read-limit.ts). */
+  readonly maxMessageBytes: number;
+  /** Our log, for what a remote upstream sent that was skipped unread. */
+  readonly log: (line: string) => void;
 }
 
 export async function connectUpstream(spec: UpstreamSpec, options: ConnectOptions): Promise<Connected> {
-  if (spec.transport === 'stdio') return connectOver('stdio', createStdioTransport(spec, options.stderr), options);
+  if (spec.transport === 'stdio') return connectOver('stdio', createStdioTransport(spec, options), options);
   const url = new URL(spec.url);
-  const requestInit = { headers: spec.headers };
-  if (spec.transport === 'sse') return connectOver('sse', new SSEClientTransport(url, { requestInit }), options);
+  const onSkipped = (what: string): void => options.log(`codemode-mcp: upstream "${spec.name}": skipped ${what}`);
+  const remote = { requestInit: { headers: spec.headers }, fetch: boundedFetch(options.maxMessageBytes, onSkipped) };
+  if (spec.transport === 'sse') return connectOver('sse', new SSEClientTransport(url, remote), options);
   try {
-    return await connectOver('http', new StreamableHTTPClientTransport(url, { requestInit }), options);
+    return await connectOver('http', new StreamableHTTPClientTransport(url, remote), options);
   } catch (error) {
     if (!speaksNoStreamableHttp(error) || options.signal.aborted) throw error;
-    return connectOver('sse', new SSEClientTransport(url, { requestInit }), options);
+    return connectOver('sse', new SSEClientTransport(url, remote), options);
   }
 }
 
-/** The entry's env over the SDK's minimal inherited set (PATH, HOME, ...), never our whole environment. */
-export function createStdioTransport(spec: StdioUpstreamSpec, stderr: StderrLines): StdioClientTransport {
-  const transport = new StdioClientTransport({
+/** The entry's env over the SDK's minimal set and the proxy variables (environment.ts), never our whole environment. */
+export function createStdioTransport(spec: StdioUpstreamSpec, options: Pick<ConnectOptions, 'stderr' | 'maxMessageBytes'>): StdioUpstreamTransport {
+  return new StdioUpstreamTransport({
+    name: spec.name,
     command: spec.command,
     args: spec.args,
-    env: { ...getDefaultEnvironment(), ...spec.env },
+    env: upstreamEnvironment(spec.env),
     ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
-    stderr: 'pipe',
+    stderr: options.stderr,
+    maxMessageBytes: options.maxMessageBytes,
   });
-  // The SDK hands out the stderr stream before start(), so not even the first line is lost.
-  if (transport.stderr) stderr.attach(transport.stderr);
-  return transport;
 }
 
 async function connectOver(kind: TransportKind, transport: Transport, options: ConnectOptions): Promise<Connected> {

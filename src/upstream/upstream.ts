@@ -2,10 +2,10 @@
  * One configured upstream over its whole life: starts it, keeps its last tool list, restarts it
  * with backoff when it dies or fails to start, and re-lists its tools when it says they changed.
  */
-import type { Tool } from '@modelcontextprotocol/client';
 import { Backoff, formatDelay, RESTART_STABLE_AFTER_MS } from './backoff.js';
 import type { UpstreamSpec } from './spec.js';
 import { UpstreamSession, type SessionOptions } from './session.js';
+import type { ListedTool } from './tool-admission.js';
 
 /**
  * connecting: first start, or restarting after it died (calls refused, UPSTREAM_CONNECTING);
@@ -31,7 +31,7 @@ export class Upstream {
   state: UpstreamState = 'connecting';
   reason: string | undefined;
   /** The last listing; kept while down, so a call to one of its tools is refused, not unknown. */
-  tools: Tool[] | undefined;
+  tools: ListedTool[] | undefined;
   private session: UpstreamSession | undefined;
   private readonly backoff = new Backoff();
   private nextAttemptAt = 0;
@@ -69,6 +69,17 @@ export class Upstream {
     const wait = Math.max(0, this.nextAttemptAt - Date.now());
     const next = this.retryTimer !== undefined ? `; next attempt in ${formatDelay(wait)}` : '';
     return `${this.reason ?? 'starting'}${next}`;
+  }
+
+  /**
+   * For the description, when this upstream is not serving its tools: `github is down: <reason>`,
+   * or `github is still starting`. None while it restarts with its tools known: that is brief, and
+   * a note would change the description twice per restart.
+   */
+  note(): string | undefined {
+    if (this.state === 'down') return `${this.name} is down: ${this.reason ?? 'its last start failed'}`;
+    if (this.state === 'connecting' && this.tools === undefined) return `${this.name} is still starting`;
+    return undefined;
   }
 
   status(): UpstreamStatus {
@@ -126,7 +137,7 @@ export class Upstream {
     this.state = 'ready';
     this.reason = undefined;
     this.lastLoggedFailure = undefined;
-    session.onLost = () => this.handleLost(session);
+    session.onLost = (unanswered) => this.handleLost(session, unanswered);
     session.onToolsChanged = () => this.relist(session);
     this.stableTimer = setTimeout(() => this.backoff.reset(), RESTART_STABLE_AFTER_MS).unref();
     const how = recovered ? 'is up again' : `connected over ${session.kind}`;
@@ -146,10 +157,20 @@ export class Upstream {
     this.events.onChange();
   }
 
-  private handleLost(session: UpstreamSession): void {
+  /** It exited or disconnected (restarting: `connecting`), or stopped answering pings (`down`, with why). */
+  private handleLost(session: UpstreamSession, unanswered?: string): void {
     if (session !== this.session || this.state === 'closed') return;
     this.session = undefined;
     clearTimeout(this.stableTimer);
+    if (unanswered !== undefined) {
+      this.state = 'down';
+      this.reason = unanswered;
+      this.lastLoggedFailure = unanswered;
+      const delay = this.scheduleRetry();
+      this.options.log(`codemode-mcp: upstream "${this.name}" is down: ${unanswered}; reconnecting in ${formatDelay(delay)}`);
+      this.events.onChange();
+      return;
+    }
     const how = session.kind === 'stdio' ? 'exited' : 'disconnected';
     this.state = 'connecting';
     this.reason = `it ${how}`;

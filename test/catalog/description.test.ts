@@ -1,7 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import { SEARCH_SUMMARY_MAX_CHARS, summarize } from '../../common/search-tools.js';
-import { DESCRIPTION_MAX_CHARS, SUMMARY_MAX_CHARS, SUMMARY_MIN_CHARS, describeCodeExecution, summaryOf } from '../../src/catalog/description.js';
-import type { CatalogTool } from '../../src/catalog/types.js';
+import {
+  DESCRIPTION_MAX_CHARS,
+  SUMMARY_MAX_CHARS,
+  SUMMARY_MIN_CHARS,
+  UPSTREAM_NOTE_MAX_CHARS,
+  UPSTREAM_NOTES_MAX_CHARS,
+  describeCodeExecution,
+  summaryOf,
+} from '../../src/catalog/description.js';
+import type { Catalog, CatalogTool } from '../../src/catalog/types.js';
 
 const LONG_DESCRIPTION =
   'Creates or updates a record in the remote store, validating it against the schema first and retrying on conflicts. '.repeat(20);
@@ -160,6 +168,34 @@ describe('summaryOf', () => {
       '- bullet? yes',
     ]) {
       expect(summarize(description), description).toBe(summaryOf({ description }));
+    }
+  });
+});
+
+describe('upstream notes in the description', () => {
+  const withNotes = (tools: CatalogTool[], upstreamNotes: string[]): Catalog => Object.defineProperty(tools, 'upstreamNotes', { value: upstreamNotes });
+
+  test('each upstream not serving its tools gets a line after the API, before the tools', () => {
+    const text = describeCodeExecution(withNotes(toolsOf(2), ['github is down: it exited during startup', 'files is still starting']));
+    expect(text).toContain('\nUpstream servers not serving their tools now:\n- github is down: it exited during startup\n- files is still starting\nTools (2):');
+  });
+
+  test("a long note keeps its start and its end, so the reason and the stderr's last words both show", () => {
+    const note = `proxied is down: it exited during startup; its stderr last said: "npm error code SELF_SIGNED_CERT_IN_CHAIN" / ${'"npm notice filler" / '.repeat(20)}"npm error A complete log is in debug-0.log"`;
+    const line = describeCodeExecution(withNotes([], [note])).split('\n').find((candidate) => candidate.startsWith('- proxied'))!;
+    expect(line.length).toBe(2 + UPSTREAM_NOTE_MAX_CHARS);
+    expect(line).toContain('"npm error code SELF_SIGNED_CERT_IN_CHAIN"');
+    expect(line).toMatch(/….*debug-0\.log"$/);
+  });
+
+  test('many long notes stay within their share, the rest counted, and the description within its cap', () => {
+    const notes = Array.from({ length: 10 }, (_, i) => `upstream${i} is down: ${'a reason '.repeat(100)}`);
+    for (const tools of [[], toolsOf(300)]) {
+      const text = describeCodeExecution(withNotes(tools, notes));
+      const section = text.slice(text.indexOf('\nUpstream servers'), text.includes('\nTools (') ? text.indexOf('\nTools (') : text.indexOf('\nNo tools'));
+      expect(section.length).toBeLessThanOrEqual(UPSTREAM_NOTES_MAX_CHARS);
+      expect(section).toMatch(/\n- and \d+ more \(see the server's log\)$/);
+      expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
     }
   });
 });

@@ -257,6 +257,7 @@ describe('config errors: settings', () => {
     expect(detailOf(withSettings({ yieldMS: 100 }))).toBe(
       `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${Object.keys(SETTINGS).join(', ')}`,
     );
+    expect(Object.keys(SETTINGS).slice(0, 3)).toEqual(['yieldMs', 'maxYieldMs', 'scriptLifetimeMs']);
   });
 
   it('refuses an out-of-range setting, naming it and its range', () => {

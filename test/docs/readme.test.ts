@@ -13,6 +13,9 @@ import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
 import { STOP_GRACE_MS } from '../../src/isolate/script.js';
 import { SETTINGS, formatSettingValue } from '../../src/settings.js';
 import { MAX_SCANNED_ID_BYTES } from '../../src/transport/id-scanner.js';
+import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/upstream/process-group.js';
+import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
+import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
@@ -40,5 +43,10 @@ describe('the README', () => {
     expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS} ms to end by itself |`);
     expect(readme).toContain(`| client input quoted in a message | ${ECHO_MAX_CHARS} characters |`);
     expect(readme).toContain(`| the id of a message over \`maxMessageBytes\` | ${MAX_SCANNED_ID_BYTES / 1024} KiB as written |`);
+    expect(readme).toContain(`| a message from an upstream | the result cap plus ${UPSTREAM_READ_HEADROOM_BYTES / 1024 / 1024} MiB (`);
+    expect(readme).toContain(`| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON |`);
+    expect(readme).toContain(
+      `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes, SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
+    );
   });
 });

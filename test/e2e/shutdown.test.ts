@@ -49,7 +49,7 @@ describe('shutdown', () => {
     expect(await server.close()).toEqual([]);
     expect(Date.now() - began).toBeLessThan(4_000);
     expect(await server.exited).toEqual({ code: 0, signal: null });
-    expect(server.stderr()).toMatch(/SIGKILL to process \d+ \(\S+ \S+stubborn\.mjs\), still running 2\.5 s into shutdown/);
+    expect(server.stderr()).toMatch(/SIGKILL to upstream "stubborn" \(process group \d+\), still running 2\.5 s into shutdown/);
   });
 });
 

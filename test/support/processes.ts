@@ -63,3 +63,17 @@ export function commandLineOf(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The descendants of `pid` running the script `script` as `node <script> ...`: matched on the end
+ * of argv[1], so a wrapper given the script as an argument is not taken for it.
+ */
+export function descendantsRunning(pid: number, script: string): number[] {
+  return childPidsOf(pid).filter((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')[1]?.endsWith(script) === true;
+    } catch {
+      return false;
+    }
+  });
+}

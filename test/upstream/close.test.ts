@@ -18,12 +18,13 @@ describe('close', () => {
   test('fails a call in flight as closed, not as refused, and stops all restarts', async () => {
     const hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
     await hub.start();
-    const call = hub.callTool('hang', {});
-    await hub.close();
-    await expect(call).rejects.toMatchObject({
+    // Watched before the close: the call may fail while close() is still ending the process group.
+    const failed = expect(hub.callTool('hang', {})).rejects.toMatchObject({
       code: 'UPSTREAM_LOST',
       message: 'upstream rec was closed while the call to hang was in flight; the call may have taken effect',
     });
+    await hub.close();
+    await failed;
     expect(hub.upstreamStatus()).toEqual([{ name: 'rec', state: 'closed', toolCount: 10 }]);
     await expect(hub.callTool('echo', { text: 'x' })).rejects.toMatchObject({ code: 'UPSTREAM_DOWN' });
     await new Promise((resolve) => setTimeout(resolve, 400)); // past the first restart delay

@@ -1,26 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { RemoteUpstreamSpec } from '../../src/upstream/spec.js';
-import { childPidsOf } from '../support/processes.js';
-import { collectLog, everythingEntry, textOf } from './specs.js';
+import { collectLog, everythingEntry, remotePerTest, textOf } from './specs.js';
 
-let hub: UpstreamHub | undefined;
-let server: ChildProcess | undefined;
-
-afterEach(async () => {
-  await hub?.close();
-  hub = undefined;
-  if (server !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server!.once('close', resolve));
-    server.kill('SIGKILL');
-    await exited;
-  }
-  server = undefined;
-  expect(childPidsOf(process.pid)).toEqual([]);
-});
+const scratch = remotePerTest();
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -33,15 +18,7 @@ async function freePort(): Promise<number> {
 /** server-everything serving over HTTP: `streamableHttp` at /mcp, or the older `sse` at /sse. */
 async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<number> {
   const port = await freePort();
-  server = spawn(process.execPath, [everythingEntry, mode], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let said = '';
-    server!.stderr!.on('data', (chunk: Buffer) => {
-      said += String(chunk);
-      if (/listening|running/i.test(said)) resolve();
-    });
-    server!.once('exit', (code) => reject(new Error(`server-everything ${mode} exited with ${code}: ${said}`)));
-  });
+  await scratch.serve([everythingEntry, mode], { PATH: process.env.PATH, PORT: String(port) }, /listening|running/i);
   return port;
 }
 
@@ -51,7 +28,7 @@ describe('remote upstreams', () => {
   test('a Streamable HTTP server is reached over Streamable HTTP', async () => {
     const port = await startEverything('streamableHttp');
     const { lines, log } = collectLog();
-    hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/mcp`)], { log });
+    const hub = (scratch.hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/mcp`)], { log }));
     await hub.start();
     expect(lines.find((line) => line.startsWith('codemode-mcp: upstream "remote" connected'))).toMatch(/connected over http: \d+ tools$/);
     expect(textOf(await hub.callTool('get-sum', { a: 2, b: 40 }))).toContain('42');
@@ -60,7 +37,7 @@ describe('remote upstreams', () => {
   test('an http entry for a server that only speaks SSE falls back to SSE', async () => {
     const port = await startEverything('sse');
     const { lines, log } = collectLog();
-    hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/sse`)], { log });
+    const hub = (scratch.hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/sse`)], { log }));
     await hub.start();
     expect(lines.find((line) => line.startsWith('codemode-mcp: upstream "remote" connected'))).toMatch(/connected over sse: \d+ tools$/);
     expect(textOf(await hub.callTool('get-sum', { a: 2, b: 40 }))).toContain('42');
@@ -68,14 +45,14 @@ describe('remote upstreams', () => {
 
   test('an sse entry goes straight to SSE', async () => {
     const port = await startEverything('sse');
-    hub = new UpstreamHub([remote('sse', `http://127.0.0.1:${port}/sse`)], { log: () => {} });
+    const hub = (scratch.hub = new UpstreamHub([remote('sse', `http://127.0.0.1:${port}/sse`)], { log: () => {} }));
     await hub.start();
     expect(textOf(await hub.callTool('echo', { message: 'over sse' }))).toContain('over sse');
   });
 
   test('a server nobody listens on is down, with the reason', async () => {
     const port = await freePort();
-    hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/mcp`)], { log: () => {} });
+    const hub = (scratch.hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/mcp`)], { log: () => {} }));
     await hub.start();
     expect(hub.upstreamStatus()[0]).toEqual({ name: 'remote', state: 'down', reason: `fetch failed (connect ECONNREFUSED 127.0.0.1:${port})` });
     await expect(hub.callTool('anything', {})).rejects.toMatchObject({ code: 'UPSTREAM_DOWN' });
@@ -91,7 +68,7 @@ describe('remote upstreams', () => {
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = http.address() as { port: number };
-      hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/mcp`)], { log: () => {} });
+      const hub = (scratch.hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/mcp`)], { log: () => {} }));
       await hub.start();
       expect(seen.slice(0, 2)).toEqual([
         { method: 'POST', header: 'yes' },
@@ -99,7 +76,7 @@ describe('remote upstreams', () => {
       ]);
       expect(hub.upstreamStatus()[0]).toMatchObject({ state: 'down' });
     } finally {
-      await hub?.close();
+      await scratch.hub?.close();
       await new Promise((resolve) => http.close(resolve));
     }
   });

@@ -1,4 +1,5 @@
 /** Upstream entries and small readers shared by the upstream tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/client';
@@ -66,6 +67,43 @@ export function hubPerTest(): { hub?: UpstreamHub; dir?: string } {
     if (scratch.dir !== undefined) rmSync(scratch.dir, { recursive: true, force: true });
     delete scratch.hub;
     delete scratch.dir;
+    expect(childPidsOf(process.pid)).toEqual([]);
+  });
+  return scratch;
+}
+
+/**
+ * A test's hub and remote server process: after each test the hub is closed, the server killed,
+ * and no process may be left. `serve` starts the server (node with `args`) and resolves with what
+ * `ready` matched on its stderr.
+ */
+export function remotePerTest(): { hub?: UpstreamHub; serve(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<RegExpExecArray> } {
+  let server: ChildProcess | undefined;
+  const scratch = {
+    hub: undefined as UpstreamHub | undefined,
+    serve(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<RegExpExecArray> {
+      const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      server = child;
+      return new Promise((resolve, reject) => {
+        let said = '';
+        child.stderr!.on('data', (chunk: Buffer) => {
+          said += String(chunk);
+          const match = ready.exec(said);
+          if (match !== null) resolve(match);
+        });
+        child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${said}`)));
+      });
+    },
+  };
+  afterEach(async () => {
+    await scratch.hub?.close();
+    scratch.hub = undefined;
+    if (server !== undefined && server.exitCode === null) {
+      const exited = new Promise((resolve) => server!.once('close', resolve));
+      server.kill('SIGKILL');
+      await exited;
+    }
+    server = undefined;
     expect(childPidsOf(process.pid)).toEqual([]);
   });
   return scratch;

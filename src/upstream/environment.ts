@@ -1,0 +1,31 @@
+/**
+ * The environment a stdio upstream starts with: the SDK's minimal set (PATH, HOME, ...), the proxy
+ * and CA variables below when set, then the entry's own `env`. Never the rest of ours.
+ */
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+
+/**
+ * Passed on when set: what a server (or the `npx -y` that fetches it) needs to reach the network
+ * behind a proxy or a TLS-inspecting gateway. Without them such an upstream hung until its start
+ * timeout and failed with no reason.
+ */
+export const PASSED_ENV_VARS = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+] as const;
+
+export function upstreamEnvironment(entryEnv: Readonly<Record<string, string>>, ours: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const name of PASSED_ENV_VARS) {
+    const value = ours[name];
+    if (value !== undefined) passed[name] = value;
+  }
+  return { ...getDefaultEnvironment(), ...passed, ...entryEnv };
+}

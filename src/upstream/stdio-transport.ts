@@ -1,0 +1,171 @@
+/**
+ * The client side of a stdio upstream, on the SDK's `Transport` interface. Our own rather than the
+ * SDK's StdioClientTransport, which signals only its direct child (a server behind `npx -y` outlived
+ * it) and whose ReadBuffer ends the connection past 10 MiB. Here the upstream leads a process group
+ * of its own and everything in the group ends with it; every line it sends is checked
+ * (answer-check.ts) before the SDK sees it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { BoundedLineReader } from '../transport/bounded-lines.js';
+import { checkLine, checkOversize, type Checked } from './answer-check.js';
+import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from './process-group.js';
+import type { StderrLines } from './stderr-lines.js';
+
+export interface StdioTransportOptions {
+  /** The upstream's name in the config, for the shutdown's log. */
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The whole environment the upstream gets. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  readonly stderr: StderrLines;
+  /** The longest message read (read-limit.ts); a longer one is skipped, and a response among them fails its request. */
+  readonly maxMessageBytes: number;
+}
+
+export class StdioUpstreamTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private child: ChildProcess | undefined;
+  private leaderExited = false;
+  private stdoutClosed = false;
+  private finished = false;
+  private markFinished: () => void = () => {};
+  private readonly finishing = new Promise<void>((resolve) => (this.markFinished = resolve));
+  private ending: Promise<void> | undefined;
+
+  constructor(private readonly options: StdioTransportOptions) {}
+
+  /** The upstream's process id (also its process group's id); undefined before start. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    if (this.child !== undefined) throw new Error('StdioUpstreamTransport already started');
+    const { command, args, env, cwd } = this.options;
+    const child = spawn(command, args, {
+      env,
+      ...(cwd !== undefined ? { cwd } : {}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: PROCESS_GROUPS,
+      shell: false,
+      windowsHide: true,
+    });
+    this.child = child;
+    this.options.stderr.attach(child.stderr!);
+    child.stdin!.on('error', (error) => this.onerror?.(error));
+    child.stdout!.on('error', (error) => this.onerror?.(error));
+    const { maxMessageBytes } = this.options;
+    const reader = new BoundedLineReader(maxMessageBytes, {
+      line: (text) => this.deliver(checkLine(text)),
+      oversize: (line) => this.deliver(checkOversize(line, maxMessageBytes)),
+    });
+    child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
+    child.stdout!.on('end', () => {
+      const cut = reader.end();
+      if (cut > 0) this.onerror?.(new Error(`its stdout ended in the middle of a message (${cut} bytes without a newline)`));
+    });
+    child.stdout!.on('close', () => {
+      this.stdoutClosed = true;
+      // A server that closed its stdout can't answer any more, whether or not it runs on.
+      if (!this.leaderExited) void this.end();
+      this.finishIfDone();
+    });
+    child.on('exit', () => {
+      this.leaderExited = true;
+      // The process we started is gone: whatever it left in its group goes too.
+      void this.end(0);
+      this.finishIfDone();
+    });
+    return new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => {
+        if (PROCESS_GROUPS && child.pid !== undefined) liveGroups.add(child.pid, this.options.name);
+        child.on('error', (error) => this.onerror?.(error));
+        resolve();
+      });
+      child.once('error', (error) => {
+        if (child.pid === undefined) {
+          this.finish();
+          reject(error);
+        }
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (stdin === undefined || stdin === null || !stdin.writable || this.ending !== undefined) {
+      return Promise.reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
+    }
+    return new Promise((resolve, reject) => {
+      if (stdin.write(`${JSON.stringify(message)}\n`)) return resolve();
+      // A full pipe: sent once it drains, not at all if the pipe closes first.
+      const drained = (): void => {
+        stdin.off('close', closed);
+        resolve();
+      };
+      const closed = (): void => {
+        stdin.off('drain', drained);
+        reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
+      };
+      stdin.once('drain', drained).once('close', closed);
+    });
+  }
+
+  /** Closes the upstream's stdin and ends its process group: see process-group.ts for the escalation. */
+  async close(): Promise<void> {
+    if (this.child === undefined) return;
+    await this.end();
+  }
+
+  /** Ends the upstream (once): stdin closed, then the group is given `graceMs` before SIGTERM and SIGKILL. */
+  private end(graceMs: number = GROUP_TERM_AFTER_MS): Promise<void> {
+    this.ending ??= (async () => {
+      const child = this.child!;
+      // It never ran (spawn failed): nothing to end.
+      if (child.pid === undefined) return;
+      child.stdin?.end();
+      if (PROCESS_GROUPS && child.pid !== undefined) {
+        await endGroup(child.pid, graceMs);
+        liveGroups.delete(child.pid);
+      } else {
+        await endChild(child, graceMs);
+      }
+      // Ended, but the pipe is held by a process outside the group (one that left it): stop reading.
+      if (!this.stdoutClosed) child.stdout?.destroy();
+      await this.finishing;
+    })();
+    return this.ending;
+  }
+
+  private deliver(checked: Checked): void {
+    if ('skipped' in checked) this.onerror?.(new Error(`skipped ${checked.skipped}`));
+    else this.onmessage?.(checked.message);
+  }
+
+  private finishIfDone(): void {
+    if (this.leaderExited && this.stdoutClosed) this.finish();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.markFinished();
+    this.onclose?.();
+  }
+}
+
+/** Without process groups (Windows): the direct child only, stdin closed, then a kill after the grace. */
+async function endChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs).unref()))]);
+  clearTimeout(timer);
+  if (timedOut) child.kill();
+  await exited;
+}

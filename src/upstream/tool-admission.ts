@@ -1,0 +1,76 @@
+/**
+ * The tools of one `tools/list` page, each checked on its own. The SDK's check of a whole page
+ * walks every schema recursively: one tool with a 1,000-deep inputSchema threw "Maximum call stack
+ * size exceeded" and took its whole upstream down, retried forever. Here a tool whose schema can't
+ * be used (nested too deep, too large, not an object) is kept with a placeholder schema and a note
+ * naming it: it stays callable (the upstream checks its arguments) and its siblings are untouched.
+ */
+import { depthOf } from '../isolate/result-frame.js';
+
+/** 64 levels of JSON nesting in a tool's inputSchema or outputSchema; deeper is replaced by a placeholder. */
+export const SCHEMA_MAX_DEPTH = 64;
+
+/** 512 KiB: a tool's inputSchema or outputSchema as JSON; larger is replaced by a placeholder. */
+export const SCHEMA_MAX_BYTES = 512 * 1024;
+
+/** What a script is shown for an inputSchema that can't be used: any arguments, checked by the upstream. */
+export const PLACEHOLDER_INPUT_SCHEMA: ListedTool['inputSchema'] = Object.freeze({ type: 'object' });
+
+/** A tool as the hub keeps it: the fields the catalog uses, and a note when a schema was replaced. */
+export interface ListedTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: { readonly [keyword: string]: unknown };
+  readonly outputSchema?: { readonly [keyword: string]: unknown };
+  /** Why a schema was replaced, and what is shown instead. */
+  readonly note?: string;
+}
+
+export interface AdmittedPage {
+  readonly tools: ListedTool[];
+  /** One line per entry left out (no name) or changed (a schema replaced), for the log. */
+  readonly problems: string[];
+}
+
+/** Checks each entry of a page's `tools` array; never throws. */
+export function admitTools(entries: readonly unknown[]): AdmittedPage {
+  const tools: ListedTool[] = [];
+  const problems: string[] = [];
+  entries.forEach((entry, index) => {
+    const name = isObject(entry) ? entry.name : undefined;
+    if (!isObject(entry) || typeof name !== 'string' || name === '') {
+      problems.push(`tool #${index + 1} of the list has no name, so it can't be called; left out`);
+      return;
+    }
+    const notes: string[] = [];
+    const input = checkSchema(entry.inputSchema, 'inputSchema');
+    const output = entry.outputSchema === undefined ? { schema: undefined } : checkSchema(entry.outputSchema, 'outputSchema');
+    if ('problem' in input) notes.push(`${input.problem}, so it is shown as taking any arguments (the upstream still checks them)`);
+    if ('problem' in output) notes.push(`${output.problem}, so its structuredContent is shown as unknown`);
+    const note = notes.length > 0 ? notes.join('; ') : undefined;
+    if (note !== undefined) problems.push(`tool "${name}": ${note}`);
+    tools.push({
+      name,
+      description: typeof entry.description === 'string' ? entry.description : '',
+      inputSchema: 'schema' in input && input.schema !== undefined ? input.schema : PLACEHOLDER_INPUT_SCHEMA,
+      ...('schema' in output && output.schema !== undefined ? { outputSchema: output.schema } : {}),
+      ...(note !== undefined ? { note } : {}),
+    });
+  });
+  return { tools, problems };
+}
+
+type Checked = { readonly schema: ListedTool['inputSchema'] | undefined } | { readonly problem: string };
+
+function checkSchema(schema: unknown, field: 'inputSchema' | 'outputSchema'): Checked {
+  if (!isObject(schema)) return { problem: `its ${field} is ${schema === undefined ? 'missing' : 'not a JSON Schema object'}` };
+  // Iterative, and first: every later reader of the schema (JSON.stringify, the declaration) recurses.
+  if (depthOf(schema, SCHEMA_MAX_DEPTH) > SCHEMA_MAX_DEPTH) return { problem: `its ${field} is nested deeper than ${SCHEMA_MAX_DEPTH} levels` };
+  const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
+  if (bytes > SCHEMA_MAX_BYTES) return { problem: `its ${field} is ${bytes} bytes of JSON, past ${SCHEMA_MAX_BYTES}` };
+  return { schema };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
