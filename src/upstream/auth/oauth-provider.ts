@@ -33,7 +33,10 @@ import { readClientKey } from './client-key.js';
 import { REDIRECT_PATH, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
 import type { KeptTokens, SignInFile } from './sign-in-file.js';
 
-/** A token that expires within this (1 min) is renewed before it is sent: refreshed, or fetched again for client_credentials. */
+/**
+ * A token that expires within this (1 min), or within half its lifetime when that is shorter, is
+ * renewed before it is sent: refreshed, or fetched again for client_credentials.
+ */
 export const TOKEN_RENEW_MARGIN_MS = 60_000;
 
 /** What an OAuth block left out means: the authorization code grant, registered dynamically. */
@@ -181,7 +184,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
    */
   async tokens(ctx?: OAuthClientInformationContext): Promise<StoredOAuthTokens | undefined> {
     const kept = this.keptTokens();
-    if (ctx !== undefined || kept?.expires_at === undefined || kept.expires_at - Date.now() > TOKEN_RENEW_MARGIN_MS) return kept;
+    if (ctx !== undefined || kept === undefined || !expiresSoon(kept)) return kept;
     this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
     await this.renewing;
     return this.keptTokens();
@@ -190,6 +193,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   saveTokens(tokens: StoredOAuthTokens): void {
     const expiresAt = tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000;
     const kept: KeptTokens = { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) };
+    // expires_in stays as sent: with expires_at it gives the lifetime, for expiresSoon.
     this.memoryTokens = kept;
     if (this.persists) this.options.file.update((signIn) => ({ ...signIn, tokens: kept }));
   }
@@ -248,6 +252,13 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     const result = await auth(this, { serverUrl: this.options.serverUrl, fetchFn: this.options.fetch });
     if (result !== 'AUTHORIZED') throw new SignInNeededError('its access token expired and could not be refreshed');
   }
+}
+
+/** Within TOKEN_RENEW_MARGIN_MS of its expiry, or within half its lifetime for a short-lived token. */
+function expiresSoon(tokens: KeptTokens): boolean {
+  if (tokens.expires_at === undefined) return false;
+  const lifetime = (tokens.expires_in ?? Infinity) * 1000;
+  return tokens.expires_at - Date.now() <= Math.min(TOKEN_RENEW_MARGIN_MS, lifetime / 2);
 }
 
 /** A port nothing listens on now, from the system. */
