@@ -179,10 +179,11 @@ describe('tokens at run time', () => {
       env: env(),
       capabilities: { elicitation: { url: {} } },
       onElicit: (request) => {
-        if (request.params.mode !== 'url') throw new Error('a form was not expected');
-        offered.push(request.params.message);
+        const params = request.params;
+        if (params.mode !== 'url') throw new Error('a form was not expected');
+        offered.push(params.message);
         // Accept, then do what the person does in the browser.
-        setImmediate(() => void follow(request.params.url));
+        setImmediate(() => void follow(params.url));
         return { action: 'accept' };
       },
     });

@@ -3,7 +3,16 @@
  * to do: the status, what the server said (`error`, `error_description`), and the command or
  * config field that fixes it. Never a token.
  */
-import { InsufficientScopeError, OAuthError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
+import {
+  InsecureTokenEndpointError,
+  InsufficientScopeError,
+  IssuerMismatchError,
+  OAuthError,
+  RegistrationRejectedError,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { SignInNeededError } from './oauth-provider.js';
 import { describeRefusal, type Refusal } from './refusals.js';
@@ -35,6 +44,15 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   if (error instanceof OAuthError) {
     const what = `the authorization server refused ${interactive ? 'the sign-in' : 'its client credentials'} (${error.code}${error.message === '' ? '' : `: ${cut(error.message)}`})`;
     return interactive ? `${what}; ${signIn}` : `${what}; check oauth.clientId and oauth.${spec.oauth?.privateKeyFile !== undefined ? 'privateKeyFile' : 'clientSecret'} in its entry`;
+  }
+  if (error instanceof IssuerMismatchError && error.kind === 'metadata') {
+    return `${error.message}: its authorization server's metadata names another issuer than the one it was found for, which a mix-up attack looks like, so codemode-mcp does not sign in there; ask the server's operator to fix its metadata`;
+  }
+  if (error instanceof InsecureTokenEndpointError) {
+    return `its authorization server's token endpoint ${error.tokenEndpoint} is not https, so codemode-mcp sends it no credentials; ask the server's operator for an https one`;
+  }
+  if (error instanceof RegistrationRejectedError) {
+    return `its authorization server refused to register codemode-mcp as a client (${error.status}: ${cut(error.body)}); register a client by hand and set oauth.clientId (and oauth.clientSecret) in its entry`;
   }
   if (error instanceof InsufficientScopeError) {
     return `it answered 403 insufficient_scope${error.requiredScope === undefined ? '' : ` (it wants scope "${cut(error.requiredScope)}")`}; ${signIn}`;
