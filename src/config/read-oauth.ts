@@ -13,7 +13,7 @@ import type { OAuthOptions } from './types.js';
 export interface OAuthContext {
   /** The path of the `oauth` object, for messages. */
   readonly path: ConfigPath;
-  /** `${VAR}` expansion of one string at a path under `oauth`. */
+  /** `${VAR}` expansion of one string, at a path taken from the entry (`['oauth', 'clientSecret']`). */
   readonly expand: (text: string, where: ConfigPath) => string;
   readonly invalid: (detail: string) => ConfigError;
   /** A relative privateKeyFile is taken from here; null leaves it relative to the working directory. */
@@ -27,7 +27,7 @@ export function readOAuth(entry: OAuthEntry, context: OAuthContext): OAuthOption
   const grant = entry.grant ?? 'authorization_code';
   const expandAt = (key: keyof OAuthEntry): string | undefined => {
     const value = entry[key];
-    return typeof value === 'string' ? context.expand(value, [...context.path, key]) : undefined;
+    return typeof value === 'string' ? context.expand(value, ['oauth', key]) : undefined;
   };
   const clientId = expandAt('clientId');
   const clientSecret = expandAt('clientSecret');
@@ -52,7 +52,7 @@ export function readOAuth(entry: OAuthEntry, context: OAuthContext): OAuthOption
     grant,
     ...(clientId === undefined ? {} : { clientId }),
     ...(clientSecret === undefined ? {} : { clientSecret }),
-    ...(entry.scope === undefined ? {} : { scope: context.expand(entry.scope, [...context.path, 'scope']) }),
+    ...(entry.scope === undefined ? {} : { scope: context.expand(entry.scope, ['oauth', 'scope']) }),
     ...(entry.redirectPort === undefined ? {} : { redirectPort: entry.redirectPort }),
     ...(keyFile === undefined ? {} : { privateKeyFile: keyFile }),
     secretWrittenInline: entry.clientSecret !== undefined && !VARIABLE_REFERENCE.test(entry.clientSecret),

@@ -30,6 +30,12 @@ describe('a remote entry\'s "oauth"', () => {
     });
   });
 
+  it('names the field whose variable is unset', () => {
+    expect(detailOf({ clientId: 'cid', clientSecret: '${NOT_SET_ANYWHERE}' })).toBe(
+      'mcpServers.api.oauth.clientSecret uses ${NOT_SET_ANYWHERE}, which is not set in the environment; set NOT_SET_ANYWHERE or write ${NOT_SET_ANYWHERE:-default}',
+    );
+  });
+
   it('marks a secret written into the file itself, so the server warns about it', () => {
     expect(load({ clientId: 'cid', clientSecret: 'written-here' })).toMatchObject({ oauth: { secretWrittenInline: true } });
   });
