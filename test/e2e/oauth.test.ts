@@ -190,7 +190,8 @@ describe('tokens at run time', () => {
     await stderrLine(running, /upstream "oauthy" is up again: 1 tools/);
     expect(offered).toEqual([`Sign in to "oauthy" (${new URL(base).host}) so that codemode-mcp can reach its tools.`]);
     expect(running.stderr()).toContain('codemode-mcp: upstream "oauthy": signed in; reconnecting');
-    expect(await whoami(running)).toContain('token 1');
+    const answer = await whoami(running);
+    expect({ answer, events: await events(base) }).toMatchObject({ answer: expect.stringContaining('token 1') });
     expect(statSync(signInFile()).mode & 0o777).toBe(0o600);
   });
 });
@@ -220,5 +221,17 @@ describe('credentials of the entry itself', () => {
       'failed to start: the authorization server refused its client credentials (invalid_client: unknown client or wrong secret); check oauth.clientId and oauth.clientSecret in its entry',
     );
     expect(line).not.toContain('not-the-secret-4711');
+  });
+
+  test('a secret written into the config itself works, with a warning at start that names the variable to use and never the secret', async () => {
+    const base = await startFixture();
+    const config = configFor(base, { oauth: { grant: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret' } });
+    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    expect(await whoami(running)).toContain('token 1');
+    const warning = await stderrLine(running, /warning: upstream "oauthy"/);
+    expect(warning).toBe(
+      'codemode-mcp: warning: upstream "oauthy" has its oauth.clientSecret written in the config file; keep secrets out of files others may read: set OAUTHY_CLIENT_SECRET in the environment and write "clientSecret": "${OAUTHY_CLIENT_SECRET}"',
+    );
+    expect(running.stderr()).not.toContain('machine-secret');
   });
 });

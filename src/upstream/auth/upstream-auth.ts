@@ -26,7 +26,9 @@ export interface UpstreamAuthOptions {
 
 interface Offer {
   /** Settles when the upstream is signed in; rejects when the offer was declined, failed or timed out. */
-  readonly done: Promise<void>;
+  done: Promise<void>;
+  /** The client took the link: a person is signing in. */
+  accepted: boolean;
 }
 
 export class UpstreamAuth {
@@ -69,9 +71,9 @@ export class UpstreamAuth {
     return this.offers.get(name)?.done;
   }
 
-  /** `accept the sign-in link sent to your MCP client`, while an offer is out; for the down reason. */
+  /** For the down reason while a person signs in through a link their MCP client took. */
   offerNote(name: string): string | undefined {
-    return this.offers.has(name) ? 'accept the sign-in link codemode-mcp sent to your MCP client' : undefined;
+    return this.offers.get(name)?.accepted === true ? 'finish signing in through the link your MCP client opened' : undefined;
   }
 
   /** Called with the upstream's name once it has signed in through an offer; returns an unsubscribe. */
@@ -86,58 +88,66 @@ export class UpstreamAuth {
   }
 
   /**
-   * The SDK's redirectToAuthorization at run time: starts listening for the redirect and offers the
-   * link, without waiting for the person (the SDK waits for this before failing the request).
+   * The SDK's redirectToAuthorization at run time: listens for the redirect and offers the link,
+   * without waiting for the person (the SDK waits for this before it fails the request).
    */
-  private async offer(spec: RemoteUpstreamSpec, provider: UpstreamOAuthProvider, url: URL, fetch: FetchLike): Promise<void> {
+  private offer(spec: RemoteUpstreamSpec, provider: UpstreamOAuthProvider, url: URL, fetch: FetchLike): void {
     const relay = this.options.relay();
     if (relay === undefined || this.offers.has(spec.name) || this.notOffered.has(spec.name) || this.aborter.signal.aborted) return;
-    const receiver = await LoopbackRedirect.listen(provider.redirectPort!, (state) => provider.knowsState(state)).catch((error: Error) => {
-      this.options.log(`codemode-mcp: upstream "${spec.name}": can't offer a sign-in link: ${error.message}`);
-      return undefined;
-    });
-    if (receiver === undefined) return;
     const signal = AbortSignal.any([this.aborter.signal, AbortSignal.timeout(SIGN_IN_WAIT_MS)]);
+    const offer: Offer = { done: Promise.resolve(), accepted: false };
     const done = (async () => {
-      let answer;
+      const receiver = await LoopbackRedirect.listen(provider.redirectPort!, (state) => provider.knowsState(state));
       try {
-        answer = await relay(
-          spec.name,
-          {
-            method: 'elicitation/create',
-            params: {
-              mode: 'url',
-              message: `Sign in to "${spec.name}" (${new URL(spec.url).host}) so that codemode-mcp can reach its tools.`,
-              url: url.href,
-              elicitationId: randomBytes(12).toString('base64url'),
-            },
-          },
-          { signal },
-        );
-      } catch (error) {
-        // A client without URL-mode elicitation says so as a JSON-RPC error: the login hint stands alone.
-        this.notOffered.add(spec.name);
-        throw new Error(error instanceof ProtocolError ? error.message : `the MCP client did not take the sign-in link (${String(error)})`);
+        await this.askClient(spec, relay, url, signal);
+        offer.accepted = true;
+        await finishSignIn(provider, receiver, { name: spec.name, serverUrl: spec.url, fetch }, signal);
+      } finally {
+        await receiver.close();
       }
-      if (answer.action !== 'accept') {
-        this.notOffered.add(spec.name);
-        throw new Error(`the sign-in link was ${answer.action === 'decline' ? 'declined' : 'cancelled'} in the MCP client; run: ${loginCommand(spec)}`);
-      }
-      await finishSignIn(provider, receiver, { name: spec.name, serverUrl: spec.url, fetch }, signal);
     })();
-    this.offers.set(spec.name, { done });
-    done.then(
-      () => {
-        this.options.log(`codemode-mcp: upstream "${spec.name}": signed in; reconnecting`);
-        for (const listener of this.signedInListeners) listener(spec.name);
-      },
-      (error: Error) => {
-        if (!this.aborter.signal.aborted) this.options.log(`codemode-mcp: upstream "${spec.name}": no sign-in: ${error.message}`);
-      },
-    ).finally(() => {
-      this.offers.delete(spec.name);
-      void receiver.close();
-    });
+    // Set before anything is awaited, so a second request failing meanwhile makes no second offer.
+    offer.done = done;
+    this.offers.set(spec.name, offer);
+    done
+      .then(
+        () => {
+          this.options.log(`codemode-mcp: upstream "${spec.name}": signed in; reconnecting`);
+          for (const listener of this.signedInListeners) listener(spec.name);
+        },
+        (error: Error) => {
+          if (!this.aborter.signal.aborted) this.options.log(`codemode-mcp: upstream "${spec.name}": no sign-in: ${error.message}`);
+        },
+      )
+      .finally(() => this.offers.delete(spec.name));
+  }
+
+  /** Offers the link by URL-mode elicitation; throws unless the person accepted it. */
+  private async askClient(spec: RemoteUpstreamSpec, relay: RequestRelay, url: URL, signal: AbortSignal): Promise<void> {
+    let answer;
+    try {
+      answer = await relay(
+        spec.name,
+        {
+          method: 'elicitation/create',
+          params: {
+            mode: 'url',
+            message: `Sign in to "${spec.name}" (${new URL(spec.url).host}) so that codemode-mcp can reach its tools.`,
+            url: url.href,
+            elicitationId: randomBytes(12).toString('base64url'),
+          },
+        },
+        { signal },
+      );
+    } catch (error) {
+      // A client without URL-mode elicitation says so as a JSON-RPC error: the login hint stands alone.
+      this.notOffered.add(spec.name);
+      throw new Error(error instanceof ProtocolError ? error.message : `the MCP client did not take the sign-in link (${String(error)})`);
+    }
+    if (answer.action !== 'accept') {
+      this.notOffered.add(spec.name);
+      throw new Error(`the sign-in link was ${answer.action === 'decline' ? 'declined' : 'cancelled'} in the MCP client; run: ${loginCommand(spec)}`);
+    }
   }
 }
 
