@@ -40,6 +40,10 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   const interactive = (spec.oauth?.grant ?? 'authorization_code') === 'authorization_code';
   const signIn = `run: ${loginCommand(spec)}${context.offered === undefined ? '' : `, or ${context.offered}`}`;
   if (error instanceof SignInNeededError) return `${error.message}${said}; ${signIn}`;
+  if (error instanceof UnauthorizedError && refusal?.status === 403 && refusal.error === 'insufficient_scope') {
+    const wanted = refusal.scope === undefined ? 'the scope it names' : `"${cut(refusal.scope)}"`;
+    return `it needs more access than the sign-in gave${said}; set "scope": ${wanted} in its entry's oauth, then ${signIn}`;
+  }
   if (error instanceof UnauthorizedError && context.oauth && interactive) return `it needs you to sign in${said}; ${signIn}`;
   if (error instanceof OAuthError) {
     const what = `the authorization server refused ${interactive ? 'the sign-in' : 'its client credentials'} (${error.code}${error.message === '' ? '' : `: ${cut(error.message)}`})`;
