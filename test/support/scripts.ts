@@ -29,6 +29,8 @@ export interface StartOptions {
   readonly entry?: string;
   readonly onNotify?: (payload: string) => void;
   readonly onOutput?: (text: string) => void;
+  /** Where the child's stderr lines go; dropped by default. */
+  readonly log?: (line: string) => void;
 }
 
 export function startScript(code: string, options: StartOptions = {}): Script {
@@ -36,7 +38,7 @@ export function startScript(code: string, options: StartOptions = {}): Script {
   const childOptions: SpawnChildOptions = {
     memoryMaxBytes: limits.memoryMaxBytes,
     notifyMax: limits.notifyMax,
-    log: () => {},
+    log: options.log ?? (() => {}),
     ...(options.entry ? { entry: options.entry } : {}),
   };
   return new Script(new ScriptChild(childOptions), {
