@@ -16,7 +16,7 @@ import type { RefusalNotes } from './auth/refusals.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { upstreamEnvironment } from './environment.js';
 import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from './spec.js';
-import { StderrLines } from './stderr-lines.js';
+import { StderrLines } from '../stderr-lines.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { messageWithCauses } from '../error-text.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
-import { StderrLines } from '../stderr-lines.js';
+import { StderrLines } from '../../stderr-lines.js';
 import { connectUpstream, remoteFetch } from '../transport.js';
 import { authDirectory } from './auth-directory.js';
 import { describeAuthFailure } from './describe-auth-failure.js';
