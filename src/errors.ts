@@ -4,7 +4,7 @@
  */
 
 /** Why a tool call was refused before anything was sent. */
-export type ToolRefusedCode = 'TOOL_DENIED' | 'UPSTREAM_DOWN' | 'UPSTREAM_CONNECTING' | 'TOOL_UNKNOWN';
+export type ToolRefusedCode = 'TOOL_DENIED' | 'UPSTREAM_DOWN' | 'UPSTREAM_CONNECTING' | 'TOOL_UNKNOWN' | 'UPSTREAM_UNAUTHORIZED';
 
 /**
  * A call refused before it was sent: nothing happened upstream, so it is safe to retry later.
@@ -19,8 +19,10 @@ export class ToolRefusedError extends Error {
     readonly tool: string,
     /** Why, in a phrase: `upstream "github" is down: spawn gh-mcp ENOENT`. */
     reason: string,
+    /** What happened to it: by default nothing was sent; an upstream's 401/403 refused it unread. */
+    outcome = 'Nothing was sent',
   ) {
-    super(`${code}: ${tool} was refused: ${reason}. Nothing was sent; it is safe to retry later.`);
+    super(`${code}: ${tool} was refused: ${reason}. ${outcome}; it is safe to retry later.`);
   }
 }
 

@@ -22,6 +22,13 @@ export const TOOLS_FORMS = [
   `${PROGRAM_NAME} tools [options] -- <command> [args...]`,
 ];
 
+/** The `login` and `logout` subcommands in one line each, for the program's own usage. */
+export const LOGIN_FORM = `${PROGRAM_NAME} login <server> --config <file> [--no-browser]`;
+export const LOGOUT_FORM = `${PROGRAM_NAME} logout <server> --config <file>`;
+
+export const LOGIN_DESCRIPTION = 'sign in to a remote (http/sse) server of the config in the browser, and keep the tokens for the server to use';
+export const LOGOUT_DESCRIPTION = "forget a remote server's sign-in: its tokens and client registration";
+
 export const UNITS_NOTE =
   'Sizes take KiB, MiB or GiB (64MiB), durations ms, s or min (5s); a plain number is bytes or ms.\n' +
   'A flag overrides the same setting in the config file\'s "settings" object.';
@@ -31,6 +38,7 @@ export const EXAMPLES = [
   ['codemode-mcp -- npx -y @modelcontextprotocol/server-filesystem /tmp', 'one server, started as given'],
   ['codemode-mcp --memory-max-bytes 256MiB --yield-ms 10s --config servers.json', 'with settings'],
   ['codemode-mcp tools --config .mcp.json', 'list what a script can call'],
+  ['codemode-mcp login github --config servers.json', 'sign in to the remote server "github" ahead of time'],
 ] as const;
 
 export function formatExamples(): string {

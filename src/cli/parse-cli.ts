@@ -12,13 +12,17 @@ import { FORMS, PROGRAM_NAME, TOOLS_FORMS, formsMessage } from './help-text.js';
 import { readPackageVersion } from './package-version.js';
 import { buildProgram, type CapturedOutput, type RawArgs } from './program.js';
 
-/** Run the server (`serve`), or print what a script can call (`tools`). */
+/** Run the server (`serve`), print what a script can call (`tools`), or sign in to or out of one remote server (`login`, `logout`). */
 export interface CliInvocation {
-  command: 'serve' | 'tools';
+  command: 'serve' | 'tools' | 'login' | 'logout';
   upstreams: UpstreamSpec[];
   /** Defaults, then the config file's `settings`, then flags. */
   settings: Settings;
   configPath: string | null;
+  /** login, logout: the remote server's name in the config. */
+  server?: string;
+  /** login: open the system browser on the sign-in link (it is printed either way). */
+  openBrowser?: boolean;
 }
 
 /** Exit now with this code, after writing these (each already ending in a newline). */
@@ -69,10 +73,41 @@ export function parseCli(argv: readonly string[], context: CliContext = {}): Cli
     return usageExit(output.stderr.replace(/^error: /, '').trimEnd(), 'serve');
   }
   if (raw === undefined) throw new Error('commander parsed the command line without running an action');
-  return invocationFrom(raw, upstreamArgv, context);
+  const parsed: RawArgs = raw;
+  if (parsed.command === 'login' || parsed.command === 'logout') return authInvocationFrom(parsed, upstreamArgv, context);
+  return invocationFrom({ ...parsed, command: parsed.command }, upstreamArgv, context);
 }
 
-function invocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context: CliContext): CliInvocation | CliExit {
+/** `login <server> --config <file>` and `logout ...`: the server must be a remote one of that file. */
+function authInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context: CliContext): CliInvocation | CliExit {
+  const usageError = (message: string): CliExit => usageExit(message, raw.command);
+  const form = `${PROGRAM_NAME} ${raw.command} <server> --config <file>`;
+  if (upstreamArgv !== null) return usageError(`${raw.command} signs in to a server of a config file, not to a command after "--": ${form}`);
+  if (raw.config === undefined) return usageError(`${raw.command} needs the config file that names the server: ${form}`);
+  try {
+    const config = loadConfigFile(resolveConfigPath(raw.config, context), context.env ?? process.env);
+    const spec = config.upstreams.find((upstream) => upstream.name === raw.server);
+    const remote = config.upstreams.filter((upstream) => upstream.transport !== 'stdio').map((upstream) => upstream.name);
+    const known = remote.length === 0 ? 'it has no http or sse server' : `its http and sse servers: ${remote.join(', ')}`;
+    if (spec === undefined) return { exit: EXIT_CONFIG, stderr: `${PROGRAM_NAME}: ${config.path} has no enabled server named "${raw.server}" (${known})\n` };
+    if (spec.transport === 'stdio') {
+      return { exit: EXIT_CONFIG, stderr: `${PROGRAM_NAME}: "${spec.name}" is started over stdio, and signs in (if at all) with what its env gives it; ${raw.command} is for http and sse servers (${known})\n` };
+    }
+    return {
+      command: raw.command,
+      upstreams: [spec],
+      settings: mergeSettings(config.settings, {}),
+      configPath: config.path,
+      server: spec.name,
+      ...(raw.openBrowser !== undefined ? { openBrowser: raw.openBrowser } : {}),
+    };
+  } catch (error) {
+    if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
+    throw error;
+  }
+}
+
+function invocationFrom(raw: RawArgs & { command: 'serve' | 'tools' }, upstreamArgv: string[] | null, context: CliContext): CliInvocation | CliExit {
   const forms = raw.command === 'tools' ? TOOLS_FORMS : FORMS;
   const usageError = (message: string): CliExit => usageExit(message, raw.command);
   const [stray] = raw.stray;
@@ -126,6 +161,6 @@ function resolveConfigPath(path: string, context: CliContext): string {
 }
 
 function usageExit(message: string, command: CliInvocation['command']): CliExit {
-  const help = command === 'tools' ? `${PROGRAM_NAME} tools --help` : `${PROGRAM_NAME} --help`;
+  const help = command === 'serve' ? `${PROGRAM_NAME} --help` : `${PROGRAM_NAME} ${command} --help`;
   return { exit: EXIT_USAGE, stderr: `${PROGRAM_NAME}: ${message}\nRun "${help}" for usage.\n` };
 }

@@ -3,6 +3,10 @@ import { SETTINGS, formatSettingValue, type SettingName, type SettingSpec, type 
 import {
   DESCRIPTION,
   FORMS,
+  LOGIN_DESCRIPTION,
+  LOGIN_FORM,
+  LOGOUT_DESCRIPTION,
+  LOGOUT_FORM,
   PROGRAM_NAME,
   TOOLS_DESCRIPTION,
   TOOLS_FORMS,
@@ -13,12 +17,15 @@ import {
 
 /** What commander read, before any value is checked: that happens in parseCli, with our own messages. */
 export interface RawArgs {
-  command: 'serve' | 'tools';
+  command: 'serve' | 'tools' | 'login' | 'logout';
   config: string | undefined;
   /** Setting flags as typed, by setting name. */
   settings: Partial<Record<SettingName, string>>;
   /** Operands that shouldn't be there: usually an upstream command missing its `--`. */
   stray: string[];
+  /** login, logout: the server named, and whether to open a browser. */
+  server?: string;
+  openBrowser?: boolean;
 }
 
 export interface CapturedOutput {
@@ -39,7 +46,7 @@ const PLACEHOLDER: Record<SettingUnit, string> = { ms: '<duration>', bytes: '<si
 export function buildProgram(version: string, output: CapturedOutput, onParsed: (raw: RawArgs) => void): Command {
   const program = new Command(PROGRAM_NAME)
     .description(DESCRIPTION)
-    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF]))
+    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF, LOGIN_FORM, LOGOUT_FORM]))
     .helpOption('-h, --help', 'print this help and exit')
     .helpCommand('help [command]', 'print the help of a command')
     .exitOverride()
@@ -65,8 +72,34 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
     onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, stray: tools.args });
   });
 
+  addAuthCommands(program, onParsed);
   program.addHelpText('after', `\n${UNITS_NOTE}\n\n${formatExamples()}\n`);
   return program;
+}
+
+/** `login <server>` and `logout <server>`: each reads --config, and no setting flag. */
+function addAuthCommands(program: Command, onParsed: (raw: RawArgs) => void): void {
+  const configOption = '--config <file>';
+  const configHelp = 'the config file that names the server';
+  program
+    .command('login')
+    .description(LOGIN_DESCRIPTION)
+    .usage(usageOf([LOGIN_FORM]).replace(/^login /, ''))
+    .argument('<server>', 'the server\'s name in the config')
+    .option(configOption, configHelp)
+    .option('--no-browser', 'print the sign-in link without opening a browser')
+    .action((server: string, opts: { config?: string; browser: boolean }) => {
+      onParsed({ command: 'login', config: opts.config ?? program.opts<{ config?: string }>().config, settings: {}, stray: [], server, openBrowser: opts.browser });
+    });
+  program
+    .command('logout')
+    .description(LOGOUT_DESCRIPTION)
+    .usage(usageOf([LOGOUT_FORM]).replace(/^logout /, ''))
+    .argument('<server>', 'the server\'s name in the config')
+    .option(configOption, configHelp)
+    .action((server: string, opts: { config?: string }) => {
+      onParsed({ command: 'logout', config: opts.config ?? program.opts<{ config?: string }>().config, settings: {}, stray: [], server });
+    });
 }
 
 function addServeOptions(command: Command): Command {

@@ -37,16 +37,28 @@ export const stdioEntrySchema = z.strictObject({
   ...tolerated,
 });
 
+/** OAuth for a remote entry (src/upstream/auth/, docs/upstreams.md#oauth); checked together in parse-server-entry.ts. */
+export const oauthSchema = z.strictObject({
+  clientId: z.string().min(1, 'must not be empty').optional(),
+  clientSecret: z.string().min(1, 'must not be empty').optional(),
+  scope: z.string().min(1, 'must not be empty; leave scope out to let the server choose').optional(),
+  redirectPort: z.number().int('must be a whole number').min(1, 'must be a port from 1 to 65535').max(65535, 'must be a port from 1 to 65535').optional(),
+  grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+  privateKeyFile: z.string().min(1, 'must not be empty').optional(),
+});
+
 export const remoteEntrySchema = z.strictObject({
   type: z.enum(['http', 'sse']).optional(),
   url: z.string().min(1, 'must not be empty'),
   headers: stringMap.default({}),
+  oauth: oauthSchema.optional(),
   ...policy,
   ...tolerated,
 });
 
 export type StdioEntry = z.infer<typeof stdioEntrySchema>;
 export type RemoteEntry = z.infer<typeof remoteEntrySchema>;
+export type OAuthEntry = z.infer<typeof oauthSchema>;
 
 export const ENTRY_TYPES = ['stdio', 'http', 'sse'] as const;
 

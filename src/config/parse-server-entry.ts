@@ -4,6 +4,7 @@ import { ConfigError, describeValueType, formatConfigPath, type ConfigPath } fro
 import { ENTRY_TYPES, keysTakenBy, remoteEntrySchema, stdioEntrySchema } from './entry-schemas.js';
 import { VariableError, expandVariables } from './expand-variables.js';
 import { formatIssue, pickIssue } from './format-issue.js';
+import { readOAuth } from './read-oauth.js';
 import type { ToolPolicy, UpstreamSpec, VariableSource } from './types.js';
 
 export interface EntryContext {
@@ -90,12 +91,15 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     // The unexpanded value: the expanded one may carry a secret from the environment.
     throw invalid(`${formatConfigPath([...path, 'url'])} must be an http:// or https:// URL (got ${JSON.stringify(data.url)})`);
   }
+  const oauth = data.oauth === undefined ? undefined : readOAuth(data.oauth, { path: [...path, 'oauth'], expand, invalid, baseDir: context.baseDir });
   return {
     name,
     transport: data.type ?? 'http',
     url,
     headers: mapValues(data.headers, (value, key) => expand(value, ['headers', key])),
     policy: readPolicy(name, data, path, invalid),
+    ...(oauth === undefined ? {} : { oauth }),
+    ...(context.file === null ? {} : { configFile: context.file }),
   };
 }
 

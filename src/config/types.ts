@@ -26,7 +26,27 @@ export type UpstreamSpec =
       url: string;
       headers: Record<string, string>;
       policy: ToolPolicy;
+      /** The entry's `oauth`, checked and expanded; absent, a server that asks for a sign-in still gets one (authorization code, dynamic registration). */
+      oauth?: OAuthOptions;
+      /** The config file the entry came from, for the `codemode-mcp login` hint. */
+      configFile?: string;
     };
+
+/** How codemode-mcp signs in to one remote upstream (docs/upstreams.md#oauth). */
+export interface OAuthOptions {
+  grant: 'authorization_code' | 'client_credentials';
+  /** A pre-registered client id, or an https URL: a Client ID Metadata Document. Absent: dynamic registration. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Absent: the scope the server's challenge names, else its `scopes_supported`, else none. */
+  scope?: string;
+  /** The loopback port the sign-in redirect comes back to. Absent: the registered one, else a free one. */
+  redirectPort?: number;
+  /** An absolute path: a PEM private key, for `private_key_jwt` with the client_credentials grant. */
+  privateKeyFile?: string;
+  /** True when `clientSecret` was written into the config itself, not taken from a `${VAR}`. */
+  secretWrittenInline: boolean;
+}
 
 export interface LoadedConfig {
   /** The config file, resolved to an absolute path; null when the config did not come from a file. */

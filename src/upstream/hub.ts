@@ -7,6 +7,7 @@ import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { NameCollisionError, ToolRefusedError } from '../errors.js';
 import { isToolAllowed } from '../config/tool-policy.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
+import { UpstreamAuth } from './auth/upstream-auth.js';
 import { upstreamReadLimit } from './read-limit.js';
 import { RELAYED_CAPABILITIES, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
@@ -50,11 +51,14 @@ export class UpstreamHub {
   private relay: RequestRelay | undefined;
   private started = false;
   private readonly log: (line: string) => void;
+  private readonly auth: UpstreamAuth;
 
   constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
     this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
     const settings = options.settings ?? DEFAULT_SETTINGS;
+    this.auth = new UpstreamAuth({ relay: () => this.relay, log: this.log });
     const sessionOptions = {
+      auth: this.auth,
       startTimeoutMs: settings.upstreamStartTimeoutMs,
       maxMessageBytes: upstreamReadLimit(settings.memoryMaxBytes),
       pingIntervalMs: settings.upstreamPingIntervalMs,
@@ -68,6 +72,7 @@ export class UpstreamHub {
     const duplicate = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
     if (duplicate !== undefined) throw new NameCollisionError(`two upstream servers are named "${duplicate.name}"`);
     this.upstreams = specs.map((spec) => new Upstream(spec, sessionOptions, { onChange: () => this.rebuildCatalog() }));
+    this.auth.onSignedIn((name) => this.upstreams.find((upstream) => upstream.name === name)?.retryNow());
     // No tools yet, but a note per upstream: each is still starting.
     this.rebuildCatalog();
   }
@@ -152,6 +157,7 @@ export class UpstreamHub {
 
   /** Stops all restarts and closes every upstream; when it resolves, no upstream process is left. */
   async close(): Promise<void> {
+    this.auth.close();
     await Promise.all(this.upstreams.map((upstream) => upstream.close()));
   }
 

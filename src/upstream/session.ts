@@ -18,6 +18,10 @@ import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLos
 import { quoteInput } from '../echo.js';
 import { describeIssues } from '../transport/describe-issues.js';
 import { describeSize, faultOf, type AnswerFault } from './answer-check.js';
+import { describeAuthFailure } from './auth/describe-auth-failure.js';
+import { SignInNeededError, type UpstreamOAuthProvider } from './auth/oauth-provider.js';
+import { RefusalNotes } from './auth/refusals.js';
+import type { UpstreamAuth } from './auth/upstream-auth.js';
 import { formatDelay } from './backoff.js';
 import { messageWithCauses } from './error-text.js';
 import { Liveness } from './liveness.js';
@@ -27,7 +31,7 @@ import { installRelay, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
 import { StderrLines } from '../stderr-lines.js';
 import { admitTools, type ListedTool } from './tool-admission.js';
-import { connectUpstream, type TransportKind } from './transport.js';
+import { connectUpstream, remoteFetch, type TransportKind } from './transport.js';
 
 /** `tools/list` pages followed before the listing counts as broken (a cursor that never ends). */
 export const TOOLS_LIST_MAX_PAGES = 100;
@@ -66,6 +70,8 @@ export interface SessionOptions {
   readonly pingIntervalMs: number;
   /** A ping not answered within this means the remote upstream is gone. */
   readonly pingTimeoutMs: number;
+  /** Remote upstreams' sign-ins (auth/upstream-auth.ts); absent, they send their entry's headers alone. */
+  readonly auth?: UpstreamAuth;
 }
 
 export class UpstreamSession {
@@ -85,12 +91,17 @@ export class UpstreamSession {
   private readonly progress = new ProgressRouter();
 
   private constructor(
-    readonly name: string,
+    private readonly spec: UpstreamSpec,
     private readonly client: Client,
     readonly kind: TransportKind,
     private readonly ended: Promise<void>,
     private readonly options: SessionOptions,
+    private readonly signIn: SignInContext | undefined,
   ) {}
+
+  get name(): string {
+    return this.spec.name;
+  }
 
   /** Connects and lists the tools; a failure closes whatever was opened and names the reason. */
   static async open(spec: UpstreamSpec, options: SessionOptions): Promise<UpstreamSession> {
@@ -117,7 +128,9 @@ export class UpstreamSession {
       return client;
     };
     let connected;
+    let signIn: SignInContext | undefined;
     try {
+      signIn = await prepareSignIn(spec, options);
       connected = await connectUpstream(spec, {
         createClient,
         stderr,
@@ -125,13 +138,15 @@ export class UpstreamSession {
         signal: options.signal,
         maxMessageBytes: options.maxMessageBytes,
         log: options.log,
+        ...(signIn?.provider !== undefined ? { authProvider: signIn.provider } : {}),
+        ...(signIn !== undefined ? { refusals: signIn.refusals } : {}),
       });
     } catch (error) {
       await Promise.all([...clients.values()].map(({ ended }) => waitAtMost(ended, SESSION_EXIT_WAIT_MS)));
-      throw new Error(describeStartFailure(spec, error, stderr.tail, options.startTimeoutMs), { cause: error });
+      throw new Error(describeStartFailure(spec, error, stderr.tail, options, signIn), { cause: error });
     }
     const end = clients.get(connected.client)!;
-    session = new UpstreamSession(spec.name, connected.client, connected.kind, end.ended, options);
+    session = new UpstreamSession(spec, connected.client, connected.kind, end.ended, options, signIn);
     session.lost = end.hasEnded;
     session.progress.attach(connected.transport);
     if (connected.kind !== 'stdio') session.watchLiveness(connected.transport);
@@ -140,7 +155,7 @@ export class UpstreamSession {
       if (session.lost) throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
     } catch (error) {
       await session.close();
-      throw new Error(describeStartFailure(spec, error, stderr.tail, options.startTimeoutMs), { cause: error });
+      throw new Error(describeStartFailure(spec, error, stderr.tail, options, signIn), { cause: error });
     }
     return session;
   }
@@ -201,11 +216,38 @@ export class UpstreamSession {
         throw new ToolRefusedError('UPSTREAM_DOWN', scriptName, `upstream "${this.name}" is down: ${error.message}`);
       });
     }
+    let result: unknown;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        result = await this.sendToolCall(tool, scriptName, args, signal, onProgress);
+        break;
+      } catch (error) {
+        const refusal = this.describeAuth(error);
+        if (refusal === undefined) throw error;
+        // A sign-in offered to the client (a first one, or more scope for this tool) may still come:
+        // the call was refused unread, so once signed in it is sent once more.
+        const pending = this.options.auth?.pendingSignIn(this.name);
+        if (pending !== undefined && attempt === 1 && (await settledWithin(pending, signal))) continue;
+        if (signal?.aborted) throw signal.reason;
+        const lostSignIn = error instanceof SignInNeededError || this.signIn?.refusals.last?.status === 401;
+        if (lostSignIn) this.loseSignIn(refusal);
+        throw new ToolRefusedError('UPSTREAM_UNAUTHORIZED', scriptName, `upstream "${this.name}" ${refusal}`, 'The upstream refused it unread');
+      }
+    }
+    return checkToolResult(result, this.name, scriptName);
+  }
+
+  private async sendToolCall(
+    tool: string,
+    scriptName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    onProgress: ((progress: Progress) => void) | undefined,
+  ): Promise<unknown> {
     const progress = onProgress === undefined ? undefined : this.progress.register(onProgress);
     const params = { name: tool, arguments: args, ...(progress !== undefined ? { _meta: { progressToken: progress.token } } : {}) };
-    let result: unknown;
     try {
-      result = await this.client.request(
+      return await this.client.request(
         { method: 'tools/call', params },
         ANY_RESULT,
         { timeout: SDK_CALL_TIMEOUT_MS, ...(signal !== undefined ? { signal } : {}) },
@@ -229,9 +271,25 @@ export class UpstreamSession {
     } finally {
       progress?.release();
     }
-    return checkToolResult(result, this.name, scriptName);
   }
 
+  /** What an authorization failure of this upstream means, in words; undefined for any other error. */
+  private describeAuth(error: unknown): string | undefined {
+    if (this.spec.transport === 'stdio' || this.signIn === undefined) return undefined;
+    return describeAuthFailure(error, {
+      spec: this.spec,
+      refusal: this.signIn.refusals.last,
+      oauth: this.signIn.provider !== undefined,
+      ...offeredNote(this.options.auth, this.name),
+    });
+  }
+
+  /** Its sign-in no longer holds (revoked, expired past renewal): down with the reason, reconnected with backoff. */
+  private loseSignIn(reason: string): void {
+    this.unanswered = reason;
+    this.handleEnd();
+    void this.client.close().catch(() => {});
+  }
   async notifyRootsListChanged(): Promise<void> {
     await this.client.sendRootsListChanged();
   }
@@ -275,14 +333,54 @@ export class UpstreamSession {
   }
 }
 
+/** A remote upstream's sign-in for one connection: its provider (none when the entry's headers carry the credential) and what it refused. */
+interface SignInContext {
+  readonly provider: UpstreamOAuthProvider | undefined;
+  readonly refusals: RefusalNotes;
+}
+
+async function prepareSignIn(spec: UpstreamSpec, options: SessionOptions): Promise<SignInContext | undefined> {
+  if (spec.transport === 'stdio') return undefined;
+  const provider = options.auth?.providerFor(spec, remoteFetch(spec, options));
+  await provider?.prepare();
+  return { provider, refusals: new RefusalNotes() };
+}
+
+function offeredNote(auth: UpstreamAuth | undefined, name: string): { offered?: string } {
+  const offered = auth?.offerNote(name);
+  return offered === undefined ? {} : { offered };
+}
+
+/** True once `promise` resolves; false when it rejects or `signal` aborts first. */
+async function settledWithin(promise: Promise<void>, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return false;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<boolean>((resolve) => {
+    onAbort = () => resolve(false);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise.then(() => true, () => false), aborted]);
+  } finally {
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
 /**
  * `it exited during startup; its stderr last said: "npm error code SELF_SIGNED_CERT_IN_CHAIN" / "npm error A
  * complete log of this run ..."`: its last STDERR_TAIL_LINES lines, each quoted and cut at 200 characters.
  */
-function describeStartFailure(spec: UpstreamSpec, error: unknown, stderrTail: readonly string[], startTimeoutMs: number): string {
+function describeStartFailure(spec: UpstreamSpec, error: unknown, stderrTail: readonly string[], options: SessionOptions, signIn: SignInContext | undefined): string {
+  const { startTimeoutMs } = options;
+  const authFailure =
+    spec.transport === 'stdio' || signIn === undefined
+      ? undefined
+      : describeAuthFailure(error, { spec, refusal: signIn.refusals.last, oauth: signIn.provider !== undefined, ...offeredNote(options.auth, spec.name) });
   // NotConnected: our stdio transport refuses to send once its process is ending.
   const reason =
-    error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
+    authFailure !== undefined
+      ? authFailure
+      : error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
       ? spec.transport === 'stdio'
         ? 'it exited during startup'
         : 'it closed the connection during startup'

@@ -3,10 +3,19 @@
  * transport, stdio-transport.ts) with a minimal environment and its stderr passed on line by line;
  * Streamable HTTP, falling back to SSE when the server answers like one that doesn't speak it; or SSE.
  */
-import { Client, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type FetchLike,
+  type OAuthClientProvider,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import type { RefusalNotes } from './auth/refusals.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { upstreamEnvironment } from './environment.js';
-import type { StdioUpstreamSpec, UpstreamSpec } from './spec.js';
+import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from './spec.js';
 import { StderrLines } from '../stderr-lines.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
 
@@ -28,13 +37,21 @@ export interface ConnectOptions {
   readonly maxMessageBytes: number;
   /** Our log, for what a remote upstream sent that was skipped unread. */
   readonly log: (line: string) => void;
+  /** A remote upstream's OAuth (auth/oauth-provider.ts): its token on each request, and the SDK's sign-in flow on a 401 or 403. */
+  readonly authProvider?: OAuthClientProvider;
+  /** Notes what a remote upstream said when it answered 401 or 403 (auth/refusals.ts). */
+  readonly refusals?: RefusalNotes;
 }
 
 export async function connectUpstream(spec: UpstreamSpec, options: ConnectOptions): Promise<Connected> {
   if (spec.transport === 'stdio') return connectOver('stdio', createStdioTransport(spec, options), options);
   const url = new URL(spec.url);
-  const onSkipped = (what: string): void => options.log(`codemode-mcp: upstream "${spec.name}": skipped ${what}`);
-  const remote = { requestInit: { headers: spec.headers }, fetch: boundedFetch(options.maxMessageBytes, onSkipped) };
+  const fetch = remoteFetch(spec, options);
+  const remote = {
+    requestInit: { headers: spec.headers },
+    fetch: options.refusals === undefined ? fetch : options.refusals.observe(fetch),
+    ...(options.authProvider !== undefined ? { authProvider: options.authProvider } : {}),
+  };
   if (spec.transport === 'sse') return connectOver('sse', new SSEClientTransport(url, remote), options);
   try {
     return await connectOver('http', new StreamableHTTPClientTransport(url, remote), options);
@@ -42,6 +59,11 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
     if (!speaksNoStreamableHttp(error) || options.signal.aborted) throw error;
     return connectOver('sse', new SSEClientTransport(url, remote), options);
   }
+}
+
+/** The fetch a remote upstream's requests (and its sign-in's) go through: every answer bounded (bounded-fetch.ts). */
+export function remoteFetch(spec: RemoteUpstreamSpec, options: Pick<ConnectOptions, 'maxMessageBytes' | 'log'>): FetchLike {
+  return boundedFetch(options.maxMessageBytes, (what) => options.log(`codemode-mcp: upstream "${spec.name}": skipped ${what}`));
 }
 
 /** The entry's env over the SDK's minimal set and the proxy variables (environment.ts), never our whole environment. */

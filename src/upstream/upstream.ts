@@ -91,6 +91,13 @@ export class Upstream {
     };
   }
 
+  /** After a sign-in: an upstream waiting to retry tries now. */
+  retryNow(): void {
+    if (this.retryTimer === undefined || this.state === 'closed') return;
+    clearTimeout(this.retryTimer);
+    void this.attempt();
+  }
+
   async notifyRootsListChanged(): Promise<void> {
     await this.readySession()?.notifyRootsListChanged();
   }

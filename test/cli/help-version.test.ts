@@ -77,6 +77,17 @@ describe('--help', () => {
     expect(help(['help', 'tools'])).toBe(text);
   });
 
+  it('lists login and logout, each with its own usage', () => {
+    const text = help(['--help']).replace(/\n\s+/g, ' ');
+    expect(text).toContain('codemode-mcp login <server> --config <file> [--no-browser]');
+    expect(text).toContain('codemode-mcp logout <server> --config <file>');
+    expect(text).toMatch(/login \[options\] <server>\s+sign in to a remote \(http\/sse\) server of the config in the browser/);
+    expect(text).toMatch(/logout \[options\] <server>\s+forget a remote server's sign-in/);
+    const login = help(['login', '--help']);
+    expect(login).toContain('Usage: codemode-mcp login <server> --config <file> [--no-browser]');
+    expect(login).toContain('--no-browser');
+  });
+
   it('prints help rather than starting when --help comes with a form', () => {
     expect(help(['--help', '--', 'npx'])).toContain('Usage: codemode-mcp');
   });

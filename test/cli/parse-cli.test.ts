@@ -243,3 +243,29 @@ describe('parseCli leaves the process alone', () => {
     expect(invocation(['--config', file]).upstreams[0]).toMatchObject({ cwd: join(dir, 'conf', 'work') });
   });
 });
+
+describe('login and logout', () => {
+  const REMOTE = { mcpServers: { fs: SERVERS.mcpServers.fs, api: { type: 'http', url: 'https://api.example.com/mcp' } } };
+
+  it('name one remote server of the config, with the settings the file gives', () => {
+    const file = writeConfig({ ...REMOTE, settings: { upstreamStartTimeoutMs: '5s' } });
+    expect(invocation(['login', 'api', '--config', file])).toMatchObject({
+      command: 'login',
+      server: 'api',
+      openBrowser: true,
+      configPath: file,
+      upstreams: [{ name: 'api', transport: 'http', configFile: file }],
+      settings: { upstreamStartTimeoutMs: 5_000 },
+    });
+    expect(invocation(['login', 'api', '--config', file, '--no-browser'])).toMatchObject({ openBrowser: false });
+    expect(invocation(['logout', 'api', '--config', file])).toMatchObject({ command: 'logout', server: 'api' });
+  });
+
+  it('need --config and a server of it that is remote, and say so', () => {
+    const file = writeConfig(REMOTE);
+    expect(exitOf(['login', 'api'])).toMatchObject({ exit: EXIT_USAGE, stderr: expect.stringContaining('login needs the config file that names the server') });
+    expect(exitOf(['logout', 'nope', '--config', file])).toMatchObject({ exit: EXIT_CONFIG, stderr: expect.stringContaining('has no enabled server named "nope" (its http and sse servers: api)') });
+    expect(exitOf(['login', 'fs', '--config', file])).toMatchObject({ exit: EXIT_CONFIG, stderr: expect.stringContaining('"fs" is started over stdio') });
+    expect(exitOf(['login', 'api', '--config', file, '--', 'node', 'x.js'])).toMatchObject({ exit: EXIT_USAGE });
+  });
+});

@@ -11,7 +11,7 @@ describe('docs/config.md', () => {
   });
 
   it('shows only configs that load, a lone entry being read as the one server of a file', () => {
-    const env = { GITHUB_TOKEN: 'g', API_KEY: 'k' };
+    const env = { GITHUB_TOKEN: 'g', API_KEY: 'k', WIKI_CLIENT_SECRET: 'w' };
     for (const block of JSON_BLOCKS) {
       const text = block.trimStart().startsWith('"') ? `{"mcpServers": {${block}}}` : block;
       expect(() => parseConfig(JSON.parse(text), { path: 'docs/config.md', env }), block).not.toThrow();

@@ -42,8 +42,9 @@ describe('config formats', () => {
         url: 'https://api.example.com/mcp',
         headers: { Authorization: 'Bearer k-123' },
         policy: {},
+        configFile: path,
       },
-      { name: 'events', transport: 'sse', url: 'https://events.example.com/sse', headers: {}, policy: {} },
+      { name: 'events', transport: 'sse', url: 'https://events.example.com/sse', headers: {}, policy: {}, configFile: path },
       {
         name: 'local',
         transport: 'stdio',
@@ -53,7 +54,7 @@ describe('config formats', () => {
         cwd: fixture('tools'),
         policy: {},
       },
-      { name: 'untyped', transport: 'http', url: 'https://untyped.example.com/mcp', headers: {}, policy: {} },
+      { name: 'untyped', transport: 'http', url: 'https://untyped.example.com/mcp', headers: {}, policy: {}, configFile: path },
     ]);
   });
 
@@ -85,6 +86,7 @@ describe('config formats', () => {
         url: 'https://mcp.example.com/mcp',
         headers: { 'X-Token': 'tok' },
         policy: {},
+        configFile: fixture('vscode-mcp.json'),
       },
     ]);
   });

@@ -17,6 +17,10 @@ import { MAX_SCANNED_ID_BYTES } from '../../src/transport/id-scanner.js';
 import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/upstream/process-group.js';
 import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
 import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
+import { LOGIN_ROUNDS_MAX } from '../../src/upstream/auth/login.js';
+import { HELD_REDIRECTS_MAX, SIGN_IN_WAIT_MS } from '../../src/upstream/auth/loopback-redirect.js';
+import { TOKEN_RENEW_MARGIN_MS } from '../../src/upstream/auth/oauth-provider.js';
+import { REFUSAL_BODY_MAX_BYTES } from '../../src/upstream/auth/refusals.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -48,5 +52,13 @@ describe('the README', () => {
     expect(readme).toContain(
       `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes, SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
     );
+  });
+
+  it('states the OAuth limits as src/upstream/auth defines them', () => {
+    expect(readme).toContain(`| a remote upstream's access token | renewed when it expires within ${TOKEN_RENEW_MARGIN_MS / 60_000} min,`);
+    expect(readme).toContain(`| a sign-in's redirect | ${SIGN_IN_WAIT_MS / 60_000} min |`);
+    expect(readme).toContain(`| sign-ins one \`login\` goes through | ${LOGIN_ROUNDS_MAX} |`);
+    expect(readme).toContain(`| redirects held while none is awaited | ${HELD_REDIRECTS_MAX} |`);
+    expect(readme).toContain(`| a 401/403 body read for its \`error\` | ${REFUSAL_BODY_MAX_BYTES / 1024} KiB |`);
   });
 });

@@ -1,0 +1,42 @@
+/**
+ * `codemode-mcp login <server>` and `logout <server>`: run the sign-in (src/upstream/auth/login.ts)
+ * with the server's settings, print what happened on stderr, and give the exit code.
+ */
+import type { RemoteUpstreamSpec } from '../upstream/spec.js';
+import { LoginError, login, logout } from '../upstream/auth/login.js';
+import { openBrowser } from '../upstream/auth/open-browser.js';
+import { upstreamReadLimit } from '../upstream/read-limit.js';
+import type { CliInvocation } from './parse-cli.js';
+import { readPackageVersion } from './package-version.js';
+
+export async function runAuthCommand(invocation: CliInvocation, log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`)): Promise<number> {
+  const spec = invocation.upstreams[0] as RemoteUpstreamSpec;
+  if (invocation.command === 'logout') {
+    log(logout(spec));
+    return 0;
+  }
+  const aborter = new AbortController();
+  const stop = (): void => aborter.abort(new Error('interrupted'));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    log(
+      await login(spec, {
+        log,
+        openBrowser: invocation.openBrowser === false ? async () => {} : openBrowser,
+        timeoutMs: invocation.settings.upstreamStartTimeoutMs,
+        maxMessageBytes: upstreamReadLimit(invocation.settings.memoryMaxBytes),
+        version: readPackageVersion(),
+        signal: aborter.signal,
+      }),
+    );
+    return 0;
+  } catch (error) {
+    if (!(error instanceof LoginError)) throw error;
+    log(error.message);
+    return 1;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}

@@ -1,0 +1,242 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { remotePerTest } from '../upstream/specs.js';
+import { BIN, fixturePath, startServer, textOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+
+const scratch = remotePerTest();
+let dir: string;
+let running: RunningServer | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'codemode-oauth-'));
+});
+afterEach(async () => {
+  expect(await running?.close()).toEqual(running === undefined ? undefined : []);
+  running = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The OAuth-protected fixture (its own authorization server on the same port); its base URL. */
+async function startFixture(): Promise<string> {
+  const [, port] = await scratch.serve([fixturePath('upstreams/oauth-protected.mjs')], {}, /listening on (\d+)/);
+  return `http://127.0.0.1:${port}`;
+}
+
+const env = (): Record<string, string> => ({ XDG_CONFIG_HOME: join(dir, 'config') });
+const authDir = (): string => join(dir, 'config', 'codemode-mcp', 'auth');
+
+function configFor(base: string, extra: Record<string, unknown> = {}): string {
+  return writeConfig({ oauthy: { type: 'http', url: `${base}/mcp`, ...extra } });
+}
+
+/** What a browser does with the sign-in link: the fixture approves at once and redirects to our loopback port. */
+async function follow(link: string): Promise<Response> {
+  const authorization = await fetch(link, { redirect: 'manual' });
+  return fetch(authorization.headers.get('location')!);
+}
+
+/** `codemode-mcp login oauthy --no-browser`, its link followed; its exit code and stderr. */
+async function login(config: string, verb: 'login' | 'logout' = 'login'): Promise<{ code: number | null; stderr: string; pages: string[] }> {
+  const child = spawn(process.execPath, [BIN, verb, 'oauthy', '--config', config, '--no-browser'].slice(0, verb === 'login' ? 6 : 5), {
+    env: { ...process.env, ...env() },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let stderr = '';
+  const pages: Promise<string>[] = [];
+  for await (const line of createInterface({ input: child.stderr! })) {
+    stderr += `${line}\n`;
+    const link = /^\s+(http:\/\/\S+)$/.exec(line);
+    if (link !== null) pages.push(follow(link[1]!).then(async (page) => `${page.status} ${await page.text()}`));
+  }
+  return { code: await exited, stderr, pages: await Promise.all(pages) };
+}
+
+async function events(base: string): Promise<string[]> {
+  return (await fetch(`${base}/events`)).json() as Promise<string[]>;
+}
+
+function signInFile(): string {
+  const files = readdirSync(authDir());
+  expect(files).toHaveLength(1);
+  return join(authDir(), files[0]!);
+}
+
+/** Rewrites the kept access token's expiry, as if the time had come. */
+function expireSoon(): void {
+  const file = signInFile();
+  const kept = JSON.parse(readFileSync(file, 'utf8'));
+  kept.tokens.expires_at = Date.now() + 1_000;
+  writeFileSync(file, JSON.stringify(kept));
+}
+
+async function whoami(server: RunningServer): Promise<string> {
+  return textOf(await server.run({ code: 'return (await tools["whoami"]({})).content[0].text' }));
+}
+
+/** 20 s: the hang guard on waiting for a line of the server's stderr. */
+const STDERR_LINE_GUARD_MS = 20_000;
+
+/** Resolves once the server's stderr has a line matching `pattern`; throws with what it said past the guard. */
+async function stderrLine(server: RunningServer, pattern: RegExp): Promise<string> {
+  const deadline = Date.now() + STDERR_LINE_GUARD_MS;
+  for (;;) {
+    const line = server.stderr().split('\n').find((candidate) => pattern.test(candidate));
+    if (line !== undefined) return line;
+    if (Date.now() > deadline) throw new Error(`no stderr line matched ${pattern} within ${STDERR_LINE_GUARD_MS} ms; it said:\n${server.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('codemode-mcp login and logout', () => {
+  test('login signs in through the redirect to its loopback port and keeps the tokens in a 0600 file of a 0700 directory; the server uses them; logout removes them', async () => {
+    const base = await startFixture();
+    const config = configFor(base);
+    const signedIn = await login(config);
+    expect(signedIn.code).toBe(0);
+    expect(signedIn.pages).toEqual([expect.stringMatching(/^200 .*codemode-mcp is signed in to &#34;oauthy&#34;/)]);
+    expect(signedIn.stderr).toMatch(/codemode-mcp: signed in to "oauthy" \(http:\/\/127\.0\.0\.1:\d+\/mcp\): 1 tools\. Kept in /);
+    expect(statSync(authDir()).mode & 0o777).toBe(0o700);
+    const file = signInFile();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const kept = JSON.parse(readFileSync(file, 'utf8'));
+    expect(kept).toMatchObject({ serverUrl: `${base}/mcp`, client: { client_id: expect.any(String) }, tokens: { access_token: expect.stringMatching(/^at-1-/) } });
+    // Never logged: no token in what login printed.
+    expect(signedIn.stderr).not.toContain(kept.tokens.access_token);
+    expect(signedIn.stderr).not.toContain(kept.tokens.refresh_token);
+
+    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    expect(await whoami(running)).toContain('token 1');
+    expect(running.stderr()).not.toContain(kept.tokens.access_token);
+
+    const out = await login(config, 'logout');
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain(`codemode-mcp: signed out of "oauthy" (${base}/mcp): removed ${file}`);
+    expect(readdirSync(authDir())).toEqual([]);
+  });
+
+  test('login of a server that is not in the config, or is started over stdio, says which servers it can sign in to', async () => {
+    const config = writeConfig({ local: { command: 'node', args: ['x.js'] }, api: { type: 'http', url: 'http://127.0.0.1:1/mcp' } });
+    for (const [server, said] of [
+      ['nope', `has no enabled server named "nope" (its http and sse servers: api)`],
+      ['local', `"local" is started over stdio, and signs in (if at all) with what its env gives it; login is for http and sse servers (its http and sse servers: api)`],
+    ] as const) {
+      const child = spawn(process.execPath, [BIN, 'login', server, '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += String(chunk)));
+      expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
+      expect(stderr).toContain(said);
+    }
+  });
+});
+
+describe('tokens at run time', () => {
+  test('a token about to expire is refreshed before it is sent, and the new one is kept', async () => {
+    const base = await startFixture();
+    const config = configFor(base);
+    expect((await login(config)).code).toBe(0);
+    expireSoon();
+    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    expect(await whoami(running)).toContain('token 2');
+    expect(await events(base)).toContain('refresh_token -> token 2');
+    // The server never saw the old token after the refresh.
+    const seen = await events(base);
+    expect(seen.slice(seen.indexOf('refresh_token -> token 2')).filter((event) => event.endsWith('with token 1'))).toEqual([]);
+    expect(JSON.parse(readFileSync(signInFile(), 'utf8')).tokens.access_token).toMatch(/^at-2-/);
+  });
+
+  test('a revoked refresh token marks the upstream down with the login command', async () => {
+    const base = await startFixture();
+    const config = configFor(base);
+    expect((await login(config)).code).toBe(0);
+    expireSoon();
+    await fetch(`${base}/revoke`);
+    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    const hint = `run: codemode-mcp login oauthy --config ${config}`;
+    const line = await stderrLine(running, /upstream "oauthy" failed to start/);
+    expect(line).toContain(`failed to start: its access token expired and could not be refreshed`);
+    expect(line).toContain(hint);
+    expect(await events(base)).toContain('refresh_token refused');
+    const answer = await running.run({ code: 'return await tools["whoami"]({})' });
+    expect(textOf(answer)).toContain('UPSTREAM_DOWN');
+    expect(textOf(answer)).toContain(hint);
+  });
+
+  test('an upstream that needs a sign-in is down with the login command when the client takes no URL elicitation', async () => {
+    const base = await startFixture();
+    const config = configFor(base);
+    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    const line = await stderrLine(running, /upstream "oauthy" failed to start/);
+    expect(line).toBe(
+      `codemode-mcp: upstream "oauthy" failed to start: it needs you to sign in (it answered 401 (invalid_token: no live token)); run: codemode-mcp login oauthy --config ${config}; next attempt in 0.25 s`,
+    );
+  });
+
+  test('the sign-in link is offered through URL elicitation, and the upstream comes up once the person has signed in', async () => {
+    const base = await startFixture();
+    const config = configFor(base);
+    const offered: string[] = [];
+    running = await startServer(['--config', config, '--pool', '0'], {
+      env: env(),
+      capabilities: { elicitation: { url: {} } },
+      onElicit: (request) => {
+        const params = request.params;
+        if (params.mode !== 'url') throw new Error('a form was not expected');
+        offered.push(params.message);
+        // Accept, then do what the person does in the browser.
+        setImmediate(() => void follow(params.url));
+        return { action: 'accept' };
+      },
+    });
+    await stderrLine(running, /upstream "oauthy" is up again: 1 tools/);
+    expect(offered).toEqual([`Sign in to "oauthy" (${new URL(base).host}) so that codemode-mcp can reach its tools.`]);
+    expect(running.stderr()).toContain('codemode-mcp: upstream "oauthy": signed in; reconnecting');
+    const answer = await whoami(running);
+    expect({ answer, events: await events(base) }).toMatchObject({ answer: expect.stringContaining('token 1') });
+    expect(statSync(signInFile()).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('credentials of the entry itself', () => {
+  test("a 401 to the entry's own Authorization header says the status, what the server said, and what to do", async () => {
+    const base = await startFixture();
+    const config = configFor(base, { headers: { Authorization: 'Bearer stale' } });
+    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    const line = await stderrLine(running, /upstream "oauthy" failed to start/);
+    expect(line).toContain(
+      `failed to start: it answered 401 (invalid_token: no live token) to the credential in its entry's "headers"; check that header's token, or remove it and let codemode-mcp sign in (codemode-mcp login oauthy --config ${config})`,
+    );
+  });
+
+  test('client_credentials gets its token at start; a wrong secret says what the authorization server answered and which fields to check', async () => {
+    const base = await startFixture();
+    const good = configFor(base, { oauth: { grant: 'client_credentials', clientId: 'machine', clientSecret: '${MACHINE_SECRET}' } });
+    running = await startServer(['--config', good, '--pool', '0'], { env: { ...env(), MACHINE_SECRET: 'machine-secret' } });
+    expect(await whoami(running)).toContain('token 1');
+    expect(await events(base)).toContain('client_credentials -> token 1');
+    expect(await running.close()).toEqual([]);
+
+    running = await startServer(['--config', good, '--pool', '0'], { env: { ...env(), MACHINE_SECRET: 'not-the-secret-4711' } });
+    const line = await stderrLine(running, /upstream "oauthy" failed to start/);
+    expect(line).toContain(
+      'failed to start: the authorization server refused its client credentials (invalid_client: unknown client or wrong secret); check oauth.clientId and oauth.clientSecret in its entry',
+    );
+    expect(line).not.toContain('not-the-secret-4711');
+  });
+
+  test('a secret written into the config itself works, with a warning at start that names the variable to use and never the secret', async () => {
+    const base = await startFixture();
+    const config = configFor(base, { oauth: { grant: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret' } });
+    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    expect(await whoami(running)).toContain('token 1');
+    const warning = await stderrLine(running, /warning: upstream "oauthy"/);
+    expect(warning).toBe(
+      'codemode-mcp: warning: upstream "oauthy" has its oauth.clientSecret written in the config file; keep secrets out of files others may read: set OAUTHY_CLIENT_SECRET in the environment and write "clientSecret": "${OAUTHY_CLIENT_SECRET}"',
+    );
+    expect(running.stderr()).not.toContain('machine-secret');
+  });
+});
