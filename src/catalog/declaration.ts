@@ -6,6 +6,7 @@
  * so every keyword is read defensively and anything odd becomes `unknown`: this never throws.
  */
 
+import { cutAtWord } from '../../common/summary.js';
 import type { CatalogTool, JsonSchema } from './types.js';
 
 /** 4,000 characters: a longer declaration is cut at a line and ends with a comment that says so. */
@@ -57,6 +58,23 @@ type Member =
   | { readonly raw: string };
 
 const UNKNOWN: Rendered = { text: 'unknown', prec: 'atom' };
+
+/**
+ * The `Content` every declaration's result names, as MCP defines a content block: given once
+ * after a declaration, so that what describe(name) returns reads whole.
+ */
+export const CONTENT_TYPE = [
+  'type Content =',
+  '  | { type: "text"; text: string }',
+  '  | { type: "image" | "audio"; data: string /* base64 */; mimeType: string }',
+  '  | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string /* base64 */ } }',
+  '  | { type: "resource_link"; uri: string; name: string; mimeType?: string };',
+].join('\n');
+
+/** A declaration followed by the Content type it uses: what describe(name) gives a script. */
+export function selfContainedDeclarationOf(tool: CatalogTool): string {
+  return `${declarationOf(tool)}\n${CONTENT_TYPE}`;
+}
 
 export function declarationOf(tool: CatalogTool): string {
   try {
@@ -379,13 +397,13 @@ function commentOf(schema: unknown, ctx: Context): string | undefined {
   }
   if (merged.deprecated === true) parts.push('@deprecated');
   if (parts.length === 0) return undefined;
-  return `/** ${escapeComment(truncate(parts.join(' '), PROPERTY_COMMENT_MAX_CHARS))} */`;
+  return `/** ${escapeComment(cutAtWord(parts.join(' '), PROPERTY_COMMENT_MAX_CHARS))} */`;
 }
 
 /** The tool's description as a doc comment: one line when it is one line, a block otherwise. */
 function docComment(description: unknown): string {
   if (typeof description !== 'string') return '';
-  const lines = escapeComment(truncate(description.trim(), DECLARATION_DESCRIPTION_MAX_CHARS))
+  const lines = escapeComment(cutAtWord(description.trim(), DECLARATION_DESCRIPTION_MAX_CHARS))
     .split(/\r?\n/)
     .map((l) => l.trimEnd())
     .filter((l, i, all) => l !== '' || all[i - 1] !== '');
@@ -396,12 +414,6 @@ function docComment(description: unknown): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
-}
-
-function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.lastIndexOf(' ', max - 1);
-  return `${text.slice(0, cut > max / 2 ? cut : max - 1)}…`;
 }
 
 function escapeComment(text: string): string {
