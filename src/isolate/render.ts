@@ -21,6 +21,7 @@ export function renderReturn(ret: ScriptReturn): string {
 function renderCalls(calls: CallSummary, running: boolean): string[] {
   const unseenCount = calls.unseen.length + sum(calls.unseenMore);
   const parts = [`${calls.answered} answered`];
+  if (calls.refused > 0) parts.push(`${calls.refused} refused (never sent)`);
   if (running && calls.inFlight > 0) parts.push(`${calls.inFlight} in flight`);
   if (unseenCount > 0) parts.push(`${unseenCount} whose answer the script never saw`);
   const lines = [`calls: ${parts.join(', ')}`];

@@ -231,7 +231,7 @@ export class Script {
       return;
     }
     const frame = resultFrame(call.id, outcome, this.options.limits.memoryMaxBytes);
-    this.record.answerSent(call);
+    this.record.answerSent(call, frame.message.kind === 'refused');
     this.child.send(frame.message, frame.payload, () => this.record.answerWritten());
   }
 

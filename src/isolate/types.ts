@@ -23,7 +23,10 @@ export interface UnseenCall {
 }
 
 export interface CallSummary {
+  /** Calls whose answer (a result, or ResultTooLarge) the script read. */
   readonly answered: number;
+  /** Calls the server refused before sending them (ToolRefused in the script): nothing happened. */
+  readonly refused: number;
   readonly inFlight: number;
   /** At most CALLS_NAMED_MAX, oldest first. */
   readonly unseen: readonly UnseenCall[];
