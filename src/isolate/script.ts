@@ -15,6 +15,7 @@ import { CallRecord, type OpenCall } from './call-record.js';
 import { OutputWindow } from './output-window.js';
 import { resultFrame } from './result-frame.js';
 import type { ScriptChild } from './script-child.js';
+import { stripTypes } from './strip-types.js';
 import type { ScriptReturn, ScriptStatus, StopReason, ToolCaller, ToolResult } from './types.js';
 
 /**
@@ -75,6 +76,8 @@ export class Script {
   private readonly record: CallRecord;
   private readonly toolNames: ReadonlySet<string>;
   private readonly unlisted: readonly string[];
+  /** Added to a syntax error in a script too long to have its types stripped. */
+  private unstripped = '';
   private notifies = 0;
   private readonly startedAt = performance.now();
   /** The child numbers its calls 1, 2, 3…: an id not above the last is reused or out of order. */
@@ -98,11 +101,20 @@ export class Script {
       breach: (reason) => this.crash(`the script's process broke the protocol: ${BREACH[reason]}`),
       exit: () => this.onExit(),
     });
+    // TypeScript becomes JavaScript here, at the same lines and columns; a syntax error ends the
+    // script before its child runs anything.
+    const stripped = stripTypes(options.code);
+    if ('error' in stripped) {
+      child.kill();
+      this.end({ status: 'failed', error: stripped.error });
+      return;
+    }
+    this.unstripped = stripped.unstripped ?? '';
     this.lifetimeTimer = setTimeout(() => this.stop('lifetime'), options.limits.scriptLifetimeMs);
     this.lifetimeTimer.unref();
     // Sent at once: a child still starting reads it as soon as its VM is made, a round trip sooner
     // than waiting for its ready.
-    child.send({ t: 'start', code: options.code, tools: JSON.stringify(options.tools), unlisted: this.unlisted });
+    child.send({ t: 'start', code: stripped.code, tools: JSON.stringify(options.tools), unlisted: this.unlisted });
     child.ready.catch((error: Error) => this.crash(error.message));
   }
 
@@ -256,10 +268,11 @@ export class Script {
     }
     if (message.status === 'stopped' && this.stopReason === null) return this.breach('MESSAGE_UNEXPECTED');
     const stopped = message.status === 'stopped';
+    const error = message.error?.startsWith('SyntaxError: ') ? `${message.error}${this.unstripped}` : message.error;
     this.end({
       status: message.status,
       ...(message.value !== undefined ? { value: message.value } : {}),
-      ...(message.error !== undefined ? { error: message.error } : stopped ? { error: this.stopMessage() } : {}),
+      ...(error !== undefined ? { error } : stopped ? { error: this.stopMessage() } : {}),
     });
     // The stop's grace, if any, gives way to the exit's.
     clearTimeout(this.killTimer);
