@@ -380,7 +380,27 @@ export class ScriptRun {
         const wanted = textOf(name);
         return wanted === undefined ? refuse() : this.vm.newString(closestHint(wanted, this.catalog.names));
       }),
+      show: guarded('show', (blocks) => {
+        const json = textOf(blocks);
+        return json === undefined ? refuse() : this.vm.newString(this.show(json));
+      }),
     };
+  }
+
+  /** Sends the blocks the prelude copied for the answer: '' when sent, else what the script is told. */
+  private show(blocksJson: string): string {
+    const { showMaxBytes } = this.hooks.options;
+    if (showMaxBytes === 0) return 'show(x): show is off on this server (its showMaxBytes setting is 0)';
+    const bytes = Buffer.byteLength(blocksJson, 'utf8');
+    if (bytes > showMaxBytes) {
+      return `show(x): the blocks are ${bytes} bytes of JSON, past the ${showMaxBytes} an answer may carry (the server's showMaxBytes); nothing was shown`;
+    }
+    const notBase64 = firstNotBase64(JSON.parse(blocksJson) as ShownBlock[]);
+    if (notBase64 !== undefined) return `show(x): ${notBase64} is not base64; nothing was shown`;
+    if (this.ended) return '';
+    this.output.flush();
+    this.hooks.channel.send({ t: 'show', blocks: blocksJson });
+    return '';
   }
 
   private send(tool: string, argsJson: string): number {
@@ -460,6 +480,31 @@ export class ScriptRun {
     }
     this.unhandled.clear();
   }
+}
+
+/** A block as the prelude copied it: only its base64 fields are read here. */
+interface ShownBlock {
+  readonly data?: string;
+  readonly resource?: { readonly blob?: string };
+}
+
+/**
+ * The first base64 field of the blocks that is not base64 (`the data of block 2`), if any, by
+ * atob's rule: the one the server checks them by (the MCP SDK's Base64Schema), so that a script
+ * learns it here rather than losing its answer.
+ */
+function firstNotBase64(blocks: readonly ShownBlock[]): string | undefined {
+  for (const [index, block] of blocks.entries()) {
+    for (const [field, value] of [['data', block.data], ['resource.blob', block.resource?.blob]] as const) {
+      if (value === undefined) continue;
+      try {
+        atob(value);
+      } catch {
+        return `the ${field} of block ${index + 1}`;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** A host function's argument, when it is a string: tested by the engine, so no script code runs. */

@@ -59,7 +59,7 @@ describe('where an error is said to be', () => {
 
   it('the engine says the same of JavaScript that reaches it unstripped', async () => {
     // What QuickJS itself reports past the script's last line, for a script no stripper saw.
-    const child = new ScriptChild({ memoryMaxBytes: 32 * 1024 * 1024, notifyMax: 0, log: () => {} });
+    const child = new ScriptChild({ memoryMaxBytes: 32 * 1024 * 1024, notifyMax: 0, showMaxBytes: 0, log: () => {} });
     const ended = new Promise<EndMessage>((resolve) => child.listen({ message: (message) => message.t === 'end' && resolve(message) }));
     child.send({ t: 'start', code: 'const a = 1;\nreturn a +', tools: '[]', unlisted: [] });
     const end = await ended;

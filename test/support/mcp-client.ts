@@ -171,9 +171,12 @@ export function structuredOf(result: CallToolResult): Record<string, unknown> {
   return (result.structuredContent ?? {}) as Record<string, unknown>;
 }
 
-/** The value a finished script returned, as its answer's structuredContent carries it. */
+/** The value a finished script returned: from structuredContent while it is small, else from the text's `value:` line. */
 export function valueOf(result: CallToolResult): unknown {
-  return structuredOf(result).value;
+  const structured = structuredOf(result);
+  if (!('valueChars' in structured)) return structured.value;
+  const line = textOf(result).split('\n').find((candidate) => candidate.startsWith('value: '));
+  return line === undefined ? undefined : JSON.parse(line.slice('value: '.length));
 }
 
 /** All the text blocks of a result, joined. */
