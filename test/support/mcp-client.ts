@@ -16,6 +16,7 @@ import {
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { execa } from 'execa';
 import { childPidsOf, statFieldsOf } from './processes.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/codemode-mcp.js', import.meta.url));
@@ -195,4 +196,13 @@ export async function eventually(check: () => Promise<void>, timeoutMs = 5_000):
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/** Runs the bin to its end (a one-shot command), and returns what it printed, its exit code and the processes it left. */
+export async function runBin(args: string[], input?: string): Promise<{ stdout: string; stderr: string; exitCode: number | undefined; left: number[] }> {
+  const subprocess = execa(process.execPath, [BIN, ...args], { reject: false, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
+  const tracker = trackDescendants(subprocess.pid!);
+  const result = await subprocess;
+  tracker.stop();
+  return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, left: await tracker.leftAlive() };
 }
