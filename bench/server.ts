@@ -29,12 +29,15 @@ export function startDirect(): Promise<Connected> {
   return connect(process.execPath, [TIMING_UPSTREAM]);
 }
 
-/** Runs a script to its ending and returns its value. */
+/** Runs a script to its ending and returns its value: from structuredContent while small, else from the text's value line. */
 export async function runCode(server: Connected, code: string): Promise<unknown> {
   const result = await server.client.callTool({ name: 'code_execution', arguments: { code, yield_ms: 600_000 } });
-  const structured = result.structuredContent as { status?: string; value?: unknown; error?: string } | undefined;
+  const structured = result.structuredContent as { status?: string; value?: unknown; valueChars?: number } | undefined;
   if (structured?.status !== 'finished') {
     throw new Error(`bench script did not finish: ${JSON.stringify(result.content).slice(0, 500)}`);
   }
-  return structured.value;
+  if (structured.valueChars === undefined) return structured.value;
+  const [first] = result.content as Array<{ type: string; text?: string }>;
+  const line = (first?.text ?? '').split('\n').find((candidate) => candidate.startsWith('value: '));
+  return line === undefined ? undefined : JSON.parse(line.slice('value: '.length));
 }

@@ -103,6 +103,8 @@ function pick(source: Record<string, unknown>, keys: readonly string[]): Record<
  * travels once, as the block, not again as base64 inside the value's JSON.
  */
 export function liftResultBlocks(valueJson: string, shown: ShownBlocks): string {
+  // Only an object with content can be a tool result: any other value is not parsed again.
+  if (!valueJson.startsWith('{') || !valueJson.includes('"content":[')) return valueJson;
   const value = JSON.parse(valueJson) as unknown;
   if (!isRecord(value) || !Array.isArray(value.content)) return valueJson;
   const content: unknown[] = value.content;
