@@ -23,6 +23,18 @@ export const SHOWN_BLOCKS_MAX = 100;
 /** JSON values in one copied block at most (a resource_link: the object, type and five fields), for counting before parsing. */
 export const BLOCK_VALUES_MAX = 8;
 
+/**
+ * The `Content` type every declaration's result names, as MCP defines a content block: describe()
+ * gives it after the declaration, so what it returns reads whole; `codemode-mcp tools` prints it
+ * once.
+ */
+export const CONTENT_TYPE =
+  'type Content =\n' +
+  '  | { type: "text"; text: string }\n' +
+  '  | { type: "image" | "audio"; data: string /* base64 */; mimeType: string }\n' +
+  '  | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string /* base64 */ } }\n' +
+  '  | { type: "resource_link"; uri: string; name: string; mimeType?: string };';
+
 /** What show() takes, for its messages. */
 export const BLOCK_SHAPES =
   '{type: "text", text} | {type: "image" | "audio", data (base64), mimeType} | {type: "resource", resource: {uri, mimeType?, text | blob}} | {type: "resource_link", uri, name}';

@@ -59,23 +59,6 @@ type Member =
 
 const UNKNOWN: Rendered = { text: 'unknown', prec: 'atom' };
 
-/**
- * The `Content` every declaration's result names, as MCP defines a content block: given once
- * after a declaration, so that what describe(name) returns reads whole.
- */
-export const CONTENT_TYPE = [
-  'type Content =',
-  '  | { type: "text"; text: string }',
-  '  | { type: "image" | "audio"; data: string /* base64 */; mimeType: string }',
-  '  | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string /* base64 */ } }',
-  '  | { type: "resource_link"; uri: string; name: string; mimeType?: string };',
-].join('\n');
-
-/** A declaration followed by the Content type it uses: what describe(name) gives a script. */
-export function selfContainedDeclarationOf(tool: CatalogTool): string {
-  return `${declarationOf(tool)}\n${CONTENT_TYPE}`;
-}
-
 export function declarationOf(tool: CatalogTool): string {
   try {
     return capLength(buildDeclaration(tool));

@@ -3,7 +3,8 @@
  * declaration, then the tools the config denies.
  */
 
-import { CONTENT_TYPE, declarationOf } from './declaration.js';
+import { CONTENT_TYPE } from '../../common/content-blocks.js';
+import { declarationOf } from './declaration.js';
 import { summarize } from '../../common/summary.js';
 import type { CatalogTool } from './types.js';
 

@@ -1,5 +1,5 @@
 import type { ToolEntry } from '../../protocol/contract.js';
-import { selfContainedDeclarationOf } from '../catalog/declaration.js';
+import { declarationOf } from '../catalog/declaration.js';
 import type { CatalogTool } from '../catalog/types.js';
 
 const entries = new WeakMap<CatalogTool, ToolEntry>();
@@ -14,7 +14,7 @@ export function toolEntries(catalog: readonly CatalogTool[]): ToolEntry[] {
         description: tool.description,
         inputSchema: tool.inputSchema,
         ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
-        declaration: selfContainedDeclarationOf(tool),
+        declaration: declarationOf(tool),
         ...(tool.allowed ? {} : { denied: true }),
       };
       entries.set(tool, entry);
