@@ -50,7 +50,7 @@ describe('the README', () => {
     expect(readme).toContain(`| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON |`);
     expect(readme).toContain(`| content blocks in one answer, or in one \`show()\` | ${SHOWN_BLOCKS_MAX} (`);
     expect(readme).toContain(`| a script whose TypeScript types are stripped | ${STRIP_TYPES_MAX_CHARS / 1024} KiB (`);
-    expect(readme).toContain(`repeated only while each is at most ${grouped(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON`);
+    expect(readme).toContain(`each is at most ${grouped(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON: a larger one travels once`);
     expect(readme).toContain(
       `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes, SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
     );
