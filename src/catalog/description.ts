@@ -49,12 +49,12 @@ export interface DescriptionOptions {
 function apiText(options: DescriptionOptions): string {
   const yieldDefault = formatSettingValue(SETTINGS.yieldMs, options.yieldMs);
   return [
-    'Runs JavaScript or TypeScript that calls the tools below: one script does many calls; return only what matters.',
+    'Runs JavaScript or TypeScript that calls the tools below: one script, many calls; return only what matters.',
     `code: async function body (top-level await; \`return x\` gives x as JSON); each script starts fresh. Past yield_ms (default ${yieldDefault}) it answers "running" and goes on: {action:"wait"|"stop",script:id}, {action:"list"}.`,
-    'await tools["name"](args) → {content:[{type:"text",text}|{type:"image"|"audio",data,mimeType}|{type:"resource",resource:{uri,text|blob}}], structuredContent? (if the tool has an output schema), isError?}; Promise.all runs calls at once.',
-    'isError:true: the tool failed (it may have taken effect). Thrown: ToolRefused (not sent; retry), TimeoutError (may still take effect), ResultTooLarge (took effect).',
-    `searchTools(query, limit=${SEARCH_DEFAULT_LIMIT}) → [{name,description,score}]; console.log(describe(name)) prints its declaration; ALL_TOOLS: [{name,description,inputSchema,outputSchema}] (large: don't return it).`,
-    'console.log/text() print; show(block|result) puts images/resources in the answer; notify(x) tells the user; sleep(ms). No files, network or processes.',
+    'await tools["name"](args) → {content:[{type:"text",text}|{type:"image"|"audio",data,mimeType}|{type:"resource",resource:{uri,text|blob}}], structuredContent? (tools with an output schema), isError?}; Promise.all runs calls at once.',
+    'isError:true: the tool failed (may have taken effect). Thrown: ToolRefused (not sent; retry), TimeoutError (may still take effect), ResultTooLarge (took effect).',
+    `searchTools(query, limit=${SEARCH_DEFAULT_LIMIT}) → [{name,description,score}]; console.log(describe(name)) prints one tool's declaration; ALL_TOOLS: [{name,description,inputSchema,outputSchema}] (large: use describe; never return it).`,
+    'console.log/text() print; show(block|result) adds images/resources to the answer; notify(x) tells the user; sleep(ms). No files, network, processes.',
   ].join('\n');
 }
 
