@@ -31,15 +31,18 @@ export function startDirect(): Promise<Connected> {
 
 export type RunOutcome = { readonly value: unknown } | { readonly refused: string };
 
-/** Runs a script to its ending; its value, or the refusal when the server would not run it. */
+/**
+ * Runs a script to its ending; its value (from structuredContent while small, else from the text's
+ * value line), or the refusal when the server would not run it.
+ */
 export async function runScript(server: Connected, code: string): Promise<RunOutcome> {
   const result = await server.client.callTool({ name: 'code_execution', arguments: { code, yield_ms: 600_000 } });
-  const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+  const [first] = result.content as Array<{ type: string; text?: string }>;
+  const text = first?.text ?? '';
   if (text.startsWith('Refused:')) return { refused: text };
-  const structured = result.structuredContent as { status?: string; value?: unknown } | undefined;
+  const structured = result.structuredContent as { status?: string; value?: unknown; valueChars?: number } | undefined;
   if (structured?.status !== 'finished') throw new Error(`bench script did not finish: ${text.slice(0, 500)}`);
-  if ('value' in structured) return { value: structured.value };
-  // A large value travels in the text only.
+  if (structured.valueChars === undefined) return { value: structured.value };
   const line = text.split('\n').find((candidate) => candidate.startsWith('value: '));
   return { value: line === undefined ? undefined : JSON.parse(line.slice('value: '.length)) };
 }

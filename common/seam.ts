@@ -25,11 +25,13 @@
  *   back when one is due.
  * - `search(query: string, limit: number) → string`: searchTools' hits as JSON text.
  * - `closest(name: string) → string`: ` Closest: "a", "b".` or '', for "not a tool" messages.
+ * - `show(blocksJson: string) → string`: sends content blocks (a JSON list the prelude built
+ *   and checked) for the answer; '' when sent, else what to throw (past showMaxBytes, or off).
  *
  * A host function given anything but the primitives it takes returns HOST_REFUSED and does
  * nothing (the prelude never does that; a script that somehow held one would get nothing).
  */
-export const HOST_FUNCTIONS = ['send', 'checkArgs', 'out', 'notify', 'setTimer', 'clearTimer', 'search', 'closest'] as const;
+export const HOST_FUNCTIONS = ['send', 'checkArgs', 'out', 'notify', 'setTimer', 'clearTimer', 'search', 'closest', 'show'] as const;
 export type HostFunctionName = (typeof HOST_FUNCTIONS)[number];
 
 /** What a host function returns for arguments it does not take. */

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { CompileFlags, QuickJS, type JSValueHandle, type QuickJSOptions } from 'quickjs-wasi';
 import { HOST_FUNCTIONS, type HostFunctionName, type PreludeLimits } from '../common/seam.js';
 import { CALLS_IN_FLIGHT_MAX, CALL_ARGS_MAX_BYTES, NOTIFY_PAYLOAD_MAX_CHARS, VALUE_MAX_CHARS } from '../protocol/contract.js';
-import { SCRIPT_FILE, SCRIPT_PREFIX } from './script-source.js';
+import { SCRIPT_FILE } from '../common/script-position.js';
+import { SCRIPT_PREFIX } from './script-source.js';
 
 export type HostImpl = Record<HostFunctionName, (...args: JSValueHandle[]) => JSValueHandle>;
 

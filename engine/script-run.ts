@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { JSException, type JSValueHandle } from 'quickjs-wasi';
 import { closestHint } from '../common/closest-names.js';
+import { SCRIPT_FILE, endedEarly, lineCount } from '../common/script-position.js';
 import { ENTRY_METHODS, HOST_REFUSED, NOTIFY_SKIPPED, type EntryMethod } from '../common/seam.js';
 import { searchTools, type SearchableTool } from '../common/search-tools.js';
 import {
@@ -18,7 +19,7 @@ import { countJsonValues } from '../protocol/frames.js';
 import type { MessageSink } from './channel.js';
 import { OutputBatcher } from './output-batcher.js';
 import { evaluatePrelude, restorePrelude, type HostImpl, type PreludeSnapshot, type PreludeVm, type VmOptions } from './prelude-vm.js';
-import { SCRIPT_FILE, wrapScript } from './script-source.js';
+import { wrapScript } from './script-source.js';
 
 const MAX_TIMER_MS = 0x7fff_ffff;
 /** 100 ms: the most a stopped script's prelude may take to count its unsent calls before it too is interrupted. */
@@ -33,6 +34,9 @@ const NOT_A_BODY =
 const TOO_DEEP =
   'RangeError: the script went deeper than the engine can follow (Maximum call stack size exceeded outside its own limit); ' +
   'it could not go on';
+
+/** A syntax error as the prelude prints it, with the line it names. */
+const SYNTAX_ERROR_AT = new RegExp(`^SyntaxError: [^\\n]*\\n {4}at ${SCRIPT_FILE}:(\\d+):\\d+$`);
 
 type Ending = Omit<EndMessage, 't' | 'read'>;
 
@@ -137,7 +141,7 @@ export class ScriptRun {
         fn.dispose();
       }
     } catch (error) {
-      this.endWithException(error);
+      this.endWithException(error, code);
       return;
     }
     if (!promise.isPromise) {
@@ -259,13 +263,17 @@ export class ScriptRun {
     }
   }
 
-  private endWithException(error: unknown): void {
+  /** `code`, when the exception came from compiling the script: a syntax error at the wrapper's last line is the script ending early. */
+  private endWithException(error: unknown, code?: string): void {
     if (this.stopRequested) {
       this.finishStopped();
       return;
     }
     if (error instanceof JSException) {
-      this.finish({ status: 'failed', error: this.describeException(error) });
+      const described = this.describeException(error);
+      const wrapperLine = code === undefined ? undefined : lineCount(code) + 1;
+      const at = SYNTAX_ERROR_AT.exec(described);
+      this.finish({ status: 'failed', error: at !== null && Number(at[1]) === wrapperLine ? endedEarly(code!) : described });
       return;
     }
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
@@ -372,7 +380,27 @@ export class ScriptRun {
         const wanted = textOf(name);
         return wanted === undefined ? refuse() : this.vm.newString(closestHint(wanted, this.catalog.names));
       }),
+      show: guarded('show', (blocks) => {
+        const json = textOf(blocks);
+        return json === undefined ? refuse() : this.vm.newString(this.show(json));
+      }),
     };
+  }
+
+  /** Sends the blocks the prelude copied for the answer: '' when sent, else what the script is told. */
+  private show(blocksJson: string): string {
+    const { showMaxBytes } = this.hooks.options;
+    if (showMaxBytes === 0) return 'show(x): show is off on this server (its showMaxBytes setting is 0)';
+    const bytes = Buffer.byteLength(blocksJson, 'utf8');
+    if (bytes > showMaxBytes) {
+      return `show(x): the blocks are ${bytes} bytes of JSON, past the ${showMaxBytes} an answer may carry (the server's showMaxBytes); nothing was shown`;
+    }
+    const notBase64 = firstNotBase64(JSON.parse(blocksJson) as ShownBlock[]);
+    if (notBase64 !== undefined) return `show(x): ${notBase64} is not base64; nothing was shown`;
+    if (this.ended) return '';
+    this.output.flush();
+    this.hooks.channel.send({ t: 'show', blocks: blocksJson });
+    return '';
   }
 
   private send(tool: string, argsJson: string): number {
@@ -452,6 +480,31 @@ export class ScriptRun {
     }
     this.unhandled.clear();
   }
+}
+
+/** A block as the prelude copied it: only its base64 fields are read here. */
+interface ShownBlock {
+  readonly data?: string;
+  readonly resource?: { readonly blob?: string };
+}
+
+/**
+ * The first base64 field of the blocks that is not base64 (`the data of block 2`), if any, by
+ * atob's rule: the one the server checks them by (the MCP SDK's Base64Schema), so that a script
+ * learns it here rather than losing its answer.
+ */
+function firstNotBase64(blocks: readonly ShownBlock[]): string | undefined {
+  for (const [index, block] of blocks.entries()) {
+    for (const [field, value] of [['data', block.data], ['resource.blob', block.resource?.blob]] as const) {
+      if (value === undefined) continue;
+      try {
+        atob(value);
+      } catch {
+        return `the ${field} of block ${index + 1}`;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** A host function's argument, when it is a string: tested by the engine, so no script code runs. */

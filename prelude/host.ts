@@ -15,6 +15,7 @@ export interface Host {
   readonly clearTimer: (id: number) => void;
   readonly search: (query: string, limit: number) => string;
   readonly closest: (name: string) => string;
+  readonly show: (blocksJson: string) => string;
 }
 
 export const host: Host = blank<Host>();

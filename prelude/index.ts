@@ -12,6 +12,7 @@ import { installConsole } from './console.js';
 import { inspect } from './inspect.js';
 import { JSONStringify, ObjectFreeze, blank } from './intrinsics.js';
 import { installNotify } from './notify.js';
+import { installShow } from './show.js';
 import { Random } from './random.js';
 import { lockStackTraces } from './stack-traces.js';
 import { Timers } from './timers.js';
@@ -26,6 +27,7 @@ export function install(givenHost: Record<string, unknown>, givenLimits: Record<
   installErrorClasses();
   installConsole();
   installNotify();
+  installShow();
   timers.install();
   random.install();
 

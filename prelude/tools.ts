@@ -1,3 +1,4 @@
+import { CONTENT_TYPE } from '../common/content-blocks.js';
 import type { ToolEntry } from '../protocol/contract.js';
 import type { Calls } from './calls.js';
 import { host } from './host.js';
@@ -83,7 +84,8 @@ export function installTools(toolsJson: string, unlistedJson: string, calls: Cal
       const text = stringOf(name);
       throw newError(TypeErrorConstructor, `describe(${JSONStringify(text) as string}): not a tool.${host.closest(text)}`);
     }
-    return declaration;
+    // The Content type the declaration names, once: it would cost every tool's entry its length.
+    return `${declaration}\n${CONTENT_TYPE}`;
   };
   const searchTools = (query: unknown, limit?: unknown): unknown => {
     const text = query === undefined || query === null ? '' : stringOf(query);

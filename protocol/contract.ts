@@ -11,7 +11,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -51,6 +51,15 @@ export const ERROR_MAX_CHARS = 16 * KiB;
 /** 64 KiB: a notify() payload as JSON; past it notify throws. */
 export const NOTIFY_PAYLOAD_MAX_CHARS = 64 * KiB;
 
+/**
+ * 16 MiB: the most a server's showMaxBytes may be, and so the most one show message may carry
+ * (its blocks as JSON text); past it the message is a breach.
+ */
+export const SHOW_MAX_BYTES_LIMIT = 16 * MiB;
+
+/** The content block types show() takes, as MCP defines them. */
+export const SHOWN_BLOCK_TYPES = ['text', 'image', 'audio', 'resource', 'resource_link'] as const;
+
 /** 1 s: notify() sooner than this after the previous one is skipped and returns false. */
 export const NOTIFY_SPACING_MS = 1_000;
 
@@ -67,6 +76,8 @@ export const CHILD_DIR_PREFIX = 'codemode-script-';
 export interface ChildOptions {
   readonly memoryMaxBytes: number;
   readonly notifyMax: number;
+  /** The server's showMaxBytes: one show() past it throws in the script; 0 turns show() off. */
+  readonly showMaxBytes: number;
   /** QuickJS's stack limit, set by the server to trip before the child's V8 stack runs out (src/isolate/stack-budget.ts). */
   readonly quickjsStackBytes: number;
   /** Warm the engine's hot paths on a throwaway VM before making the script's: for pooled children. */
@@ -112,6 +123,13 @@ export interface NotifyMessage {
   readonly payload: string;
 }
 
+/** show(): content blocks for the answer, checked and copied field by field by the prelude. */
+export interface ShowMessage {
+  readonly t: 'show';
+  /** The blocks as JSON text: an array of MCP content blocks (text, image, audio, resource, resource_link). */
+  readonly blocks: string;
+}
+
 export type EndStatus = 'finished' | 'failed' | 'stopped';
 
 export interface EndMessage {
@@ -127,7 +145,7 @@ export interface EndMessage {
   readonly read?: number;
 }
 
-export type ChildMessage = ReadyMessage | CallMessage | OutputMessage | NotifyMessage | EndMessage;
+export type ChildMessage = ReadyMessage | CallMessage | OutputMessage | NotifyMessage | ShowMessage | EndMessage;
 
 // ---- parent → child ----
 
@@ -184,6 +202,7 @@ export const BREACH = {
   ARGS_INVALID: 'arguments that are not a JSON object',
   TOO_MANY_NOTIFIES: 'too many notifies',
   NOTIFY_INVALID: 'a notify payload that is not JSON or is over its cap',
+  SHOW_INVALID: 'shown blocks that are not a JSON list of content blocks, or over showMaxBytes',
   OUTPUT_PAST_BATCH: `output past a batch of ${OUTPUT_BATCH_MAX_CHARS / KiB} KiB`,
   VALUE_TOO_LARGE: `a value over ${VALUE_MAX_CHARS / MiB} MiB of JSON`,
   VALUE_NOT_JSON: 'a value that is not JSON',

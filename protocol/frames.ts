@@ -128,3 +128,13 @@ function isKey(text: string, from: number): boolean {
   }
   return false;
 }
+
+/** JSON text parsed, when it holds at most `maxValues` values (counted before parsing) and is JSON; else undefined. */
+export function parseCountedJson(text: string, maxValues: number): { readonly value: unknown } | undefined {
+  if (countJsonValues(text, maxValues) > maxValues) return undefined;
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}

@@ -4,6 +4,8 @@
  * README's settings table says the same.
  */
 
+import { SHOW_MAX_BYTES_LIMIT } from '../protocol/contract.js';
+
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const MiB = 1024 * 1024;
@@ -118,6 +120,21 @@ export const SETTINGS = {
     min: 0,
     max: 1_000,
     doc: 'notify() calls per script; past it notify throws; 0 turns notify off',
+  }),
+  /**
+   * 4 MiB per answer: content blocks a script shows (show(), or the image, audio and resource
+   * blocks of a tool result it returns) go into the answer up to this many bytes of JSON; blocks
+   * past it are left out, and the answer says how many. One show() larger than this throws in the
+   * script. 0 turns show() off.
+   */
+  showMaxBytes: setting({
+    name: 'showMaxBytes',
+    flag: 'show-max-bytes',
+    unit: 'bytes',
+    default: 4 * MiB,
+    min: 0,
+    max: SHOW_MAX_BYTES_LIMIT,
+    doc: "bytes of content blocks (images, audio, resources) a script's answer carries; blocks past it are left out and counted; 0 turns show() off",
   }),
   /** 2: children started ahead of scripts; 0 turns the pool off. */
   pool: setting({

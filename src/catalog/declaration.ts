@@ -6,6 +6,7 @@
  * so every keyword is read defensively and anything odd becomes `unknown`: this never throws.
  */
 
+import { cutAtWord } from '../../common/summary.js';
 import type { CatalogTool, JsonSchema } from './types.js';
 import { groupThousands } from '../../common/group-thousands.js';
 
@@ -380,13 +381,13 @@ function commentOf(schema: unknown, ctx: Context): string | undefined {
   }
   if (merged.deprecated === true) parts.push('@deprecated');
   if (parts.length === 0) return undefined;
-  return `/** ${escapeComment(truncate(parts.join(' '), PROPERTY_COMMENT_MAX_CHARS))} */`;
+  return `/** ${escapeComment(cutAtWord(parts.join(' '), PROPERTY_COMMENT_MAX_CHARS))} */`;
 }
 
 /** The tool's description as a doc comment: one line when it is one line, a block otherwise. */
 function docComment(description: unknown): string {
   if (typeof description !== 'string') return '';
-  const lines = escapeComment(truncate(description.trim(), DECLARATION_DESCRIPTION_MAX_CHARS))
+  const lines = escapeComment(cutAtWord(description.trim(), DECLARATION_DESCRIPTION_MAX_CHARS))
     .split(/\r?\n/)
     .map((l) => l.trimEnd())
     .filter((l, i, all) => l !== '' || all[i - 1] !== '');
@@ -397,12 +398,6 @@ function docComment(description: unknown): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
-}
-
-function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.lastIndexOf(' ', max - 1);
-  return `${text.slice(0, cut > max / 2 ? cut : max - 1)}…`;
 }
 
 function escapeComment(text: string): string {

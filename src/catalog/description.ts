@@ -1,24 +1,30 @@
 /**
- * The `code_execution` tool's description: the API in brief, then every allowed tool's name,
- * with a one-line summary while room lasts. Denied tools are not named.
+ * The `code_execution` tool's description: the API, stated exactly, then every upstream server
+ * by name with its tool count and what its tools are about, then its tools: with one-line
+ * summaries while they fit, then bare names, then a pointer to searchTools. Denied tools are not
+ * named.
  */
 
+import { SUMMARY_MAX_CHARS, cutAtWord, summarize } from '../../common/summary.js';
+import { SEARCH_DEFAULT_LIMIT } from '../../common/search-tools.js';
+import { SETTINGS, formatSettingValue } from '../settings.js';
+import { serverTopics } from './server-topics.js';
 import type { Catalog, CatalogTool } from './types.js';
+
+export { SUMMARY_MAX_CHARS } from '../../common/summary.js';
 
 /**
  * 2,048 characters: the most the description may hold, since Claude Code cuts MCP tool
- * descriptions there. Past the API text, summaries give way to names, then names to a count.
+ * descriptions there. Past the API text, summaries give way to names, then names to counts;
+ * every server stays named.
  */
 export const DESCRIPTION_MAX_CHARS = 2_048;
-
-/** 80 characters: a tool's summary (first sentence or line of its description) is cut past it with "…". */
-export const SUMMARY_MAX_CHARS = 80;
 
 /**
  * 40 characters: the shortest summary cut. When every tool's summary won't fit at
  * SUMMARY_MAX_CHARS, all are cut shorter, down to this, before any tool loses its summary: a
- * short hint for every tool beats a long one for some. Past it, the first tools keep summaries
- * this long and the rest are named only.
+ * short hint for every tool beats a long one for some. Past it, each server's first tools keep
+ * summaries this long and the rest are named only.
  */
 export const SUMMARY_MIN_CHARS = 40;
 
@@ -34,60 +40,159 @@ export const UPSTREAM_NOTE_MAX_CHARS = 320;
  */
 export const UPSTREAM_NOTES_MAX_CHARS = 800;
 
-/** The API, as terse as a model still reads it well. Each line is one idea. */
-const API_TEXT = [
-  'Runs JavaScript that calls the tools below: one script replaces many tool calls; shape results in code, return only what matters.',
-  '{code}: body of an async function (top-level await; `return x` gives x as JSON). yield_ms: how long this call waits.',
-  'In it: `await tools["name"](args)` → {content, structuredContent, isError} (text in content[0].text); Promise.all for parallel calls. ALL_TOOLS: every schema; describe(name): a tool\'s TypeScript declaration; searchTools(query): ranked tools.',
-  'console.log/text() write output; notify(payload) tells the user now; sleep(ms), setTimeout.',
-  'Errors: ToolRefused (nothing happened, safe to retry), TimeoutError, ResultTooLarge (the call took effect). isError:true may have taken effect.',
-  'Past yield_ms a script returns "running" with its output so far and keeps going: {action:"wait",script:id} to watch again, {action:"stop",script:id}, {action:"list"}.',
-  'No files, network or processes: only these tools.',
-].join('\n');
+export interface DescriptionOptions {
+  /** The server's yieldMs: how long a run waits by default, as the description states it. */
+  readonly yieldMs: number;
+}
 
-export function describeCodeExecution(tools: Catalog): string {
+/** The API: what a model must know to write a first script that works. Each line is one idea. */
+function apiText(options: DescriptionOptions): string {
+  const yieldDefault = formatSettingValue(SETTINGS.yieldMs, options.yieldMs);
+  return [
+    'Runs JavaScript or TypeScript that calls the tools below: one script, many calls; return only what matters.',
+    `code: async function body (top-level await; \`return x\` gives x as JSON); each script starts fresh. Past yield_ms (default ${yieldDefault}) it answers "running" and goes on: {action:"wait"|"stop",script:id}, {action:"list"}.`,
+    'await tools["name"](args) → {content:[{type:"text",text}|{type:"image"|"audio",data,mimeType}|{type:"resource",resource:{uri,text|blob}}], structuredContent? (tools with an output schema), isError?}; Promise.all runs calls at once.',
+    'isError:true: the tool failed (may have taken effect). Thrown: ToolRefused (not sent; retry), TimeoutError (may still take effect), ResultTooLarge (took effect).',
+    `searchTools(query, limit=${SEARCH_DEFAULT_LIMIT}) → [{name,description,score}]; console.log(describe(name)) prints one tool's declaration; ALL_TOOLS: [{name,description,inputSchema,outputSchema}] (large: use describe; never return it).`,
+    'console.log/text() print; show(block|result) adds images/resources to the answer; notify(x) tells the user; sleep(ms). No files, network, processes.',
+  ].join('\n');
+}
+
+/** One upstream server's allowed tools, as the description lists them. */
+interface ServerGroup {
+  readonly server: string;
+  /** The header: `files (14 tools: file, directory, search)`. */
+  readonly header: string;
+  /** Shorter, for when headers alone crowd the description: `files (14 tools)`. */
+  readonly bareHeader: string;
+  /** Tool names as the list shows them: without `server__` when the intro says how to call them. */
+  readonly names: readonly string[];
+  readonly summaries: readonly string[];
+}
+
+/** How much of each server's tool list a layout shows. */
+type Layout =
+  | { readonly kind: 'summaries'; readonly cut: number }
+  | { readonly kind: 'some-summaries'; readonly perServer: number }
+  | { readonly kind: 'names'; readonly perServer: number }
+  | { readonly kind: 'headers'; readonly bare: boolean };
+
+export function describeCodeExecution(tools: Catalog, options: DescriptionOptions): string {
   const allowed = tools.filter((t) => t.allowed);
-  const names = allowed.map((t) => t.name);
-  const api = `${API_TEXT}${notesText(tools.upstreamNotes ?? [])}`;
-  if (names.length === 0) return `${api}\nNo tools are available right now.`;
-  const head = `${api}\nTools (${names.length}):`;
-  const sentences = allowed.map((t) => firstSentenceOf(t.description));
-  const listed = (cut: number, withSummary: number): string =>
-    withSummaries(head, names, sentences.map((s) => cutAtWord(s, cut)), withSummary);
+  const api = `${apiText(options)}${notesText(tools.upstreamNotes ?? [])}`;
+  if (allowed.length === 0) return `${api}\nNo tools are available right now.`;
+  const groups = groupByServer(allowed);
+  const head = `${api}\n${introOf(groups)}`;
+  const render = (layout: Layout): string => `${head}\n${renderGroups(groups, layout)}`;
+  const fits = (layout: Layout): boolean => render(layout).length <= DESCRIPTION_MAX_CHARS;
 
-  if (listed(SUMMARY_MAX_CHARS, names.length).length <= DESCRIPTION_MAX_CHARS) return listed(SUMMARY_MAX_CHARS, names.length);
-  if (listed(SUMMARY_MIN_CHARS, names.length).length <= DESCRIPTION_MAX_CHARS) {
-    // The longest cut at which every tool keeps a summary.
-    let fits = SUMMARY_MIN_CHARS;
-    let fails = SUMMARY_MAX_CHARS;
-    while (fails - fits > 1) {
-      const mid = Math.floor((fits + fails) / 2);
-      if (listed(mid, names.length).length <= DESCRIPTION_MAX_CHARS) fits = mid;
-      else fails = mid;
+  if (fits({ kind: 'summaries', cut: SUMMARY_MAX_CHARS })) return render({ kind: 'summaries', cut: SUMMARY_MAX_CHARS });
+  if (fits({ kind: 'summaries', cut: SUMMARY_MIN_CHARS })) {
+    const cut = largest(SUMMARY_MIN_CHARS, SUMMARY_MAX_CHARS, (c) => fits({ kind: 'summaries', cut: c }));
+    return render({ kind: 'summaries', cut });
+  }
+  const mostTools = Math.max(...groups.map((g) => g.names.length));
+  if (fits({ kind: 'some-summaries', perServer: 1 })) {
+    const perServer = largest(1, mostTools, (n) => fits({ kind: 'some-summaries', perServer: n }));
+    return render({ kind: 'some-summaries', perServer });
+  }
+  if (fits({ kind: 'names', perServer: 0 })) {
+    const perServer = largest(0, mostTools, (n) => fits({ kind: 'names', perServer: n }));
+    return render({ kind: 'names', perServer });
+  }
+  if (fits({ kind: 'headers', bare: false })) return render({ kind: 'headers', bare: false });
+  return fitHeaders(head, groups);
+}
+
+/** The largest n in [low, high] for which `ok` holds, given that it holds for `low` and, past some n, never again. */
+function largest(low: number, high: number, ok: (n: number) => boolean): number {
+  let fits = low;
+  let fails = high + 1;
+  while (fails - fits > 1) {
+    const mid = Math.floor((fits + fails) / 2);
+    if (ok(mid)) fits = mid;
+    else fails = mid;
+  }
+  return fits;
+}
+
+function groupByServer(allowed: readonly CatalogTool[]): ServerGroup[] {
+  const byServer = new Map<string, CatalogTool[]>();
+  for (const tool of allowed) {
+    const list = byServer.get(tool.server);
+    if (list) list.push(tool);
+    else byServer.set(tool.server, [tool]);
+  }
+  // With several servers every name is `server__tool`, which the intro says once.
+  const prefixed = byServer.size > 1;
+  return [...byServer].map(([server, list]) => {
+    const topics = serverTopics(server, list);
+    const count = `${list.length} tool${list.length === 1 ? '' : 's'}`;
+    return {
+      server,
+      header: `${server} (${count}${topics.length > 0 ? `: ${topics.join(', ')}` : ''})`,
+      bareHeader: `${server} (${count})`,
+      names: list.map((tool) => (prefixed && tool.name === `${server}__${tool.upstreamName}` ? tool.upstreamName : tool.name)),
+      summaries: list.map((tool) => summarize(tool.description, Number.POSITIVE_INFINITY)),
+    };
+  });
+}
+
+function introOf(groups: readonly ServerGroup[]): string {
+  if (groups.length === 1) return 'Tools; call one as tools["name"]:';
+  return `Tools of ${groups.length} servers; call one as tools["<server>__<tool>"]:`;
+}
+
+function renderGroups(groups: readonly ServerGroup[], layout: Layout): string {
+  const blocks = groups.map((group) => {
+    const header = layout.kind === 'headers' && layout.bare ? group.bareHeader : group.header;
+    const lines = [header];
+    const { names, summaries } = group;
+    switch (layout.kind) {
+      case 'summaries':
+        for (const [i, name] of names.entries()) lines.push(toolLine(name, cutAtWord(summaries[i]!, layout.cut)));
+        break;
+      case 'some-summaries': {
+        const shown = Math.min(layout.perServer, names.length);
+        for (let i = 0; i < shown; i++) lines.push(toolLine(names[i]!, cutAtWord(summaries[i]!, SUMMARY_MIN_CHARS)));
+        if (shown < names.length) lines.push(`also: ${names.slice(shown).join(', ')}`);
+        break;
+      }
+      case 'names': {
+        const shown = Math.min(layout.perServer, names.length);
+        const more = names.length - shown;
+        if (shown > 0 || more > 0) {
+          const listed = names.slice(0, shown).join(', ');
+          lines.push(`${listed}${more > 0 ? `${shown > 0 ? ', ' : ''}+${more} more` : ''}`);
+        }
+        break;
+      }
+      case 'headers':
+        break;
     }
-    return listed(fits, names.length);
-  }
+    return lines.join('\n');
+  });
+  const complete = layout.kind === 'summaries' || layout.kind === 'some-summaries' || groups.every((g) => layout.kind === 'names' && layout.perServer >= g.names.length);
+  const pointer = complete ? '' : '\nsearchTools(query) finds the tools not named here.';
+  return `${blocks.join('\n')}${pointer}`;
+}
 
-  // Summaries for as many tools as fit beside the bare names of the rest.
-  let best: string | undefined;
-  for (let count = 0; count < names.length; count += 1) {
-    const text = listed(SUMMARY_MIN_CHARS, count);
-    if (text.length > DESCRIPTION_MAX_CHARS) break;
-    best = text;
-  }
-  if (best !== undefined) return best;
+function toolLine(name: string, summary: string): string {
+  return summary ? `${name}: ${summary}` : name;
+}
 
-  // Not even every name fits: as many as do, then a count of the rest.
+/** More servers than fit even by name and count: as many as fit, then a count of the rest. */
+function fitHeaders(head: string, groups: readonly ServerGroup[]): string {
+  const more = (left: number): string => `and ${left} more servers: searchTools(query) finds their tools`;
+  let text = head;
   let shown = 0;
-  let length = head.length + 1;
-  const more = (left: number): string => `and ${left} more (see ALL_TOOLS / searchTools)`;
-  for (const name of names) {
-    const next = length + name.length + 2;
-    if (next + more(names.length - shown - 1).length > DESCRIPTION_MAX_CHARS) break;
-    length = next;
+  for (const group of groups) {
+    const next = `${text}\n${group.bareHeader}`;
+    if (next.length + 1 + more(groups.length - shown - 1).length > DESCRIPTION_MAX_CHARS) break;
+    text = next;
     shown += 1;
   }
-  return `${head}\n${names.slice(0, shown).map((n) => `${n}, `).join('')}${more(names.length - shown)}`;
+  return `${text}\n${more(groups.length - shown)}`;
 }
 
 /** `\nUpstream servers not serving their tools now:\n- github is down: ...`, a line per upstream, within UPSTREAM_NOTES_MAX_CHARS. */
@@ -110,34 +215,4 @@ function cutMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const head = Math.floor((max - 1) * 0.4);
   return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
-}
-
-/** The first `count` tools with their summaries, one a line, then the names of the rest on one line. */
-function withSummaries(head: string, names: readonly string[], summaries: readonly string[], count: number): string {
-  const lines = names.slice(0, count).map((name, i) => (summaries[i] ? `${name}: ${summaries[i]}` : name));
-  const rest = names.slice(count);
-  if (rest.length > 0) lines.push(`${count > 0 ? 'Also: ' : ''}${rest.join(', ')}`);
-  return `${head}\n${lines.join('\n')}`;
-}
-
-/** The first sentence or line of a tool's description, on one line, cut at a word within `max` characters. */
-export function summaryOf(tool: Pick<CatalogTool, 'description'>, max: number = SUMMARY_MAX_CHARS): string {
-  return cutAtWord(firstSentenceOf(tool.description), max);
-}
-
-function firstSentenceOf(description: unknown): string {
-  const text = typeof description === 'string' ? description : '';
-  const firstLine =
-    text
-      .split(/\r?\n/, 50)
-      .map((l) => l.replace(/^[\s#>*-]+/, '').trim())
-      .find((l) => l !== '') ?? '';
-  const end = firstLine.search(/[.!?](\s|$)/);
-  return (end >= 0 ? firstLine.slice(0, end) : firstLine).replace(/\s+/g, ' ').trim();
-}
-
-function cutAtWord(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.lastIndexOf(' ', max - 1);
-  return `${text.slice(0, cut > max / 2 ? cut : max - 1)}…`;
 }

@@ -3,12 +3,10 @@
  * declaration, then the tools the config denies.
  */
 
+import { CONTENT_TYPE } from '../../common/content-blocks.js';
 import { declarationOf } from './declaration.js';
-import { summaryOf } from './description.js';
+import { summarize } from '../../common/summary.js';
 import type { CatalogTool } from './types.js';
-
-const CONTENT_NOTE =
-  'Content is MCP content: { type: "text"; text } | { type: "image" | "audio"; data; mimeType } | { type: "resource_link"; uri; name } | { type: "resource"; resource }.';
 
 export function renderTools(tools: readonly CatalogTool[]): string {
   const allowed = tools.filter((t) => t.allowed);
@@ -18,10 +16,10 @@ export function renderTools(tools: readonly CatalogTool[]): string {
   const head = `${count(allowed.length, 'tool')} callable from scripts as tools["name"](args), from ${count(servers, 'server')}${
     denied.length > 0 ? `; ${denied.length} denied by the config` : ''
   }.`;
-  const sections = [allowed.length > 0 ? `${head}\n${CONTENT_NOTE}` : head];
+  const sections = [allowed.length > 0 ? `${head}\n${CONTENT_TYPE}` : head];
 
   for (const tool of allowed) {
-    const summary = summaryOf(tool);
+    const summary = summarize(tool.description);
     sections.push(`== ${tool.name}${summary ? ` — ${summary}` : ''}  ${originOf(tool)}\n${declarationOf(tool)}`);
   }
   if (denied.length > 0) {

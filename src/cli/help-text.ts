@@ -28,6 +28,17 @@ export const LOGOUT_FORM = `${PROGRAM_NAME} logout <server> --config <file>`;
 
 export const LOGIN_DESCRIPTION = 'sign in to a remote (http/sse) server of the config in the browser, and keep the tokens for the server to use';
 export const LOGOUT_DESCRIPTION = "forget a remote server's sign-in: its tokens and client registration";
+/** The `run` subcommand in one line, for the program's own usage. */
+export const RUN_FORM_BRIEF = `${PROGRAM_NAME} run <file|-> [--json] (--config <file> | -- <command> [args...])`;
+
+export const RUN_DESCRIPTION =
+  'run one script (a file, or - for stdin) against the upstreams once, print its answer, then exit:\n' +
+  '0 when it finished, 1 when it failed, crashed or was stopped, 2 when it was refused';
+
+export const RUN_FORMS = [
+  `${PROGRAM_NAME} run <file|-> [--json] --config <file> [options]`,
+  `${PROGRAM_NAME} run <file|-> [--json] [options] -- <command> [args...]`,
+];
 
 export const UNITS_NOTE =
   'Sizes take KiB, MiB or GiB (64MiB), durations ms, s or min (5s); a plain number is bytes or ms.\n' +
@@ -39,6 +50,7 @@ export const EXAMPLES = [
   ['codemode-mcp --memory-max-bytes 256MiB --yield-ms 10s --config servers.json', 'with settings'],
   ['codemode-mcp tools --config .mcp.json', 'list what a script can call'],
   ['codemode-mcp login github --config servers.json', 'sign in to the remote server "github" ahead of time'],
+  ['codemode-mcp run check.ts --config .mcp.json', 'run one script by hand, print its answer'],
 ] as const;
 
 export function formatExamples(): string {

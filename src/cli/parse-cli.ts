@@ -8,13 +8,13 @@ import { readSettingValue } from '../config/setting-value.js';
 import type { UpstreamSpec, VariableSource } from '../config/types.js';
 import { upstreamFromCommand } from '../config/upstream-from-command.js';
 import { checkSettingsTogether, type SettingName, type Settings } from '../settings.js';
-import { FORMS, PROGRAM_NAME, TOOLS_FORMS, formsMessage } from './help-text.js';
+import { FORMS, PROGRAM_NAME, RUN_FORMS, TOOLS_FORMS, formsMessage } from './help-text.js';
 import { readPackageVersion } from './package-version.js';
 import { buildProgram, type CapturedOutput, type RawArgs } from './program.js';
 
-/** Run the server (`serve`), print what a script can call (`tools`), or sign in to or out of one remote server (`login`, `logout`). */
+/** Run the server (`serve`), print what a script can call (`tools`), run one script (`run`), or sign in to or out of one remote server (`login`, `logout`). */
 export interface CliInvocation {
-  command: 'serve' | 'tools' | 'login' | 'logout';
+  command: 'serve' | 'tools' | 'run' | 'login' | 'logout';
   upstreams: UpstreamSpec[];
   /** Defaults, then the config file's `settings`, then flags. */
   settings: Settings;
@@ -23,6 +23,8 @@ export interface CliInvocation {
   server?: string;
   /** login: open the system browser on the sign-in link (it is printed either way). */
   openBrowser?: boolean;
+  /** For `run`: the script's file ('-' for stdin), resolved against the working directory, and whether to print JSON. */
+  script?: { path: string; json: boolean };
 }
 
 /** Exit now with this code, after writing these (each already ending in a newline). */
@@ -107,10 +109,15 @@ function authInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context
   }
 }
 
-function invocationFrom(raw: RawArgs & { command: 'serve' | 'tools' }, upstreamArgv: string[] | null, context: CliContext): CliInvocation | CliExit {
-  const forms = raw.command === 'tools' ? TOOLS_FORMS : FORMS;
+function invocationFrom(raw: RawArgs & { command: 'serve' | 'tools' | 'run' }, upstreamArgv: string[] | null, context: CliContext): CliInvocation | CliExit {
+  const forms = raw.command === 'tools' ? TOOLS_FORMS : raw.command === 'run' ? RUN_FORMS : FORMS;
   const usageError = (message: string): CliExit => usageExit(message, raw.command);
-  const [stray] = raw.stray;
+  const operands = raw.command === 'run' ? raw.stray.slice(1) : raw.stray;
+  if (raw.command === 'run' && raw.stray[0] === undefined) {
+    return usageError(formsMessage('run needs the script to run: a file, or - to read it from stdin:', forms));
+  }
+  const script = raw.command === 'run' ? { path: scriptPath(raw.stray[0]!, context), json: raw.json === true } : undefined;
+  const [stray] = operands;
   if (stray !== undefined) {
     return usageError(formsMessage(`unexpected argument "${stray}"; an upstream command goes after "--":`, forms));
   }
@@ -139,18 +146,23 @@ function invocationFrom(raw: RawArgs & { command: 'serve' | 'tools' }, upstreamA
     const settings = mergeSettings({}, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
-    return { command: raw.command, upstreams, settings, configPath: null };
+    return { command: raw.command, upstreams, settings, configPath: null, ...(script ? { script } : {}) };
   }
   try {
     const config = loadConfigFile(resolveConfigPath(configArg, context), context.env ?? process.env);
     const settings = mergeSettings(config.settings, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
-    return { command: raw.command, upstreams: config.upstreams, settings, configPath: config.path };
+    return { command: raw.command, upstreams: config.upstreams, settings, configPath: config.path, ...(script ? { script } : {}) };
   } catch (error) {
     if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
     throw error;
   }
+}
+
+/** A script file resolved against the working directory; `-` stays stdin. */
+function scriptPath(path: string, context: CliContext): string {
+  return path === '-' ? '-' : resolve(context.cwd ?? process.cwd(), path);
 }
 
 /** `~` and `~/...` as a shell would expand them, since clients start us without a shell. */

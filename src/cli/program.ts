@@ -8,6 +8,9 @@ import {
   LOGOUT_DESCRIPTION,
   LOGOUT_FORM,
   PROGRAM_NAME,
+  RUN_DESCRIPTION,
+  RUN_FORMS,
+  RUN_FORM_BRIEF,
   TOOLS_DESCRIPTION,
   TOOLS_FORMS,
   TOOLS_FORM_BRIEF,
@@ -17,15 +20,17 @@ import {
 
 /** What commander read, before any value is checked: that happens in parseCli, with our own messages. */
 export interface RawArgs {
-  command: 'serve' | 'tools' | 'login' | 'logout';
+  command: 'serve' | 'tools' | 'run' | 'login' | 'logout';
   config: string | undefined;
   /** Setting flags as typed, by setting name. */
   settings: Partial<Record<SettingName, string>>;
-  /** Operands that shouldn't be there: usually an upstream command missing its `--`. */
+  /** Operands that shouldn't be there: usually an upstream command missing its `--`. For `run`, the first is its script. */
   stray: string[];
   /** login, logout: the server named, and whether to open a browser. */
   server?: string;
   openBrowser?: boolean;
+  /** `run --json`: print the whole answer as JSON. */
+  json?: boolean;
 }
 
 export interface CapturedOutput {
@@ -46,7 +51,7 @@ const PLACEHOLDER: Record<SettingUnit, string> = { ms: '<duration>', bytes: '<si
 export function buildProgram(version: string, output: CapturedOutput, onParsed: (raw: RawArgs) => void): Command {
   const program = new Command(PROGRAM_NAME)
     .description(DESCRIPTION)
-    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF, LOGIN_FORM, LOGOUT_FORM]))
+    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF, RUN_FORM_BRIEF, LOGIN_FORM, LOGOUT_FORM]))
     .helpOption('-h, --help', 'print this help and exit')
     .helpCommand('help [command]', 'print the help of a command')
     .exitOverride()
@@ -70,6 +75,14 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
     const parentConfig = program.opts<{ config?: string }>().config;
     const settings = { ...readSettingFlags(program), ...readSettingFlags(tools) };
     onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, stray: tools.args });
+  });
+
+  const run = program.command('run').description(RUN_DESCRIPTION).usage(usageOf(RUN_FORMS).replace(/^run /, ''));
+  run.option('--json', 'print the whole answer (content blocks and structuredContent) as JSON');
+  addServeOptions(run, false).action((opts: { config?: string; json?: boolean }) => {
+    const parentConfig = program.opts<{ config?: string }>().config;
+    const settings = { ...readSettingFlags(program), ...readSettingFlags(run) };
+    onParsed({ command: 'run', config: opts.config ?? parentConfig, settings, stray: run.args, json: opts.json === true });
   });
 
   addAuthCommands(program, onParsed);
@@ -102,12 +115,13 @@ function addAuthCommands(program: Command, onParsed: (raw: RawArgs) => void): vo
     });
 }
 
-function addServeOptions(command: Command): Command {
+/** `passThrough`: options after the first operand are kept as operands (serve, tools); `run`'s first operand is its script, and options may follow it. */
+function addServeOptions(command: Command, passThrough = true): Command {
+  // Operands are kept (in `command.args`) rather than refused by commander, so parseCli can say
+  // where an upstream command goes; passThroughOptions keeps that command's own flags among them.
+  command.allowExcessArguments();
+  if (passThrough) command.passThroughOptions();
   command
-    // Operands are kept (in `command.args`) rather than refused by commander, so parseCli can say
-    // where an upstream command goes; passThroughOptions keeps that command's own flags among them.
-    .allowExcessArguments()
-    .passThroughOptions()
     .option('--config <file>', 'the MCP servers to front: a JSON file as Claude Desktop, Claude Code or VS Code writes it');
   for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
     command.addOption(new Option(`--${spec.flag} ${PLACEHOLDER[spec.unit]}`, describeSetting(spec)));

@@ -42,7 +42,9 @@ export class CallRecord {
   private timeoutTimer: NodeJS.Timeout | undefined;
   /** Answers sent to the child, and the last of them: only as many as places can be unread at once. */
   private answersSent = 0;
-  private readonly lastAnswersSent: OpenCall[] = [];
+  private readonly lastAnswersSent: Array<{ readonly call: OpenCall; readonly refused: boolean }> = [];
+  /** Of the answers sent, the refusals (ToolRefused: the call was never sent upstream). */
+  private refusalsSent = 0;
   /** Answers written into the child's stdin, and, once it ends, how many it says the script read. */
   private answersWritten = 0;
   private answersRead: number | null = null;
@@ -85,10 +87,11 @@ export class CallRecord {
     return false;
   }
 
-  /** The call's answer is on its way to the script's process. */
-  answerSent(call: OpenCall): void {
+  /** The call's answer is on its way to the script's process; `refused` when it is a ToolRefused. */
+  answerSent(call: OpenCall, refused: boolean): void {
     this.answersSent++;
-    this.lastAnswersSent.push(call);
+    if (refused) this.refusalsSent++;
+    this.lastAnswersSent.push({ call, refused });
     if (this.lastAnswersSent.length > 2 * CALLS_IN_FLIGHT_MAX) this.lastAnswersSent.shift();
   }
 
@@ -119,9 +122,9 @@ export class CallRecord {
       if (!call.timedOut) this.unseen.push({ call, how: 'cancelled', timeoutMs: 0 });
     }
     this.open.clear();
-    const unread = this.answersSent - (this.answersRead ?? this.answersWritten);
-    for (const call of unread > 0 ? this.lastAnswersSent.slice(-unread) : []) {
-      this.unseen.push({ call, how: 'unread', timeoutMs: 0 });
+    // A refusal the script never read is no loss: nothing was sent, and it is counted as refused.
+    for (const { call, refused } of this.unreadAnswers()) {
+      if (!refused) this.unseen.push({ call, how: 'unread', timeoutMs: 0 });
     }
     this.unseen.sort((a, b) => a.call.id - b.call.id);
   }
@@ -147,6 +150,12 @@ export class CallRecord {
     this.unsent = counts;
   }
 
+  /** The answers sent that the script has not read (by the child's count once it ended, else those not yet written). */
+  private unreadAnswers(): ReadonlyArray<{ readonly call: OpenCall; readonly refused: boolean }> {
+    const unread = this.answersSent - (this.answersRead ?? this.answersWritten);
+    return unread > 0 ? this.lastAnswersSent.slice(-unread) : [];
+  }
+
   summary(): CallSummary {
     const named: UnseenCall[] = this.unseen
       .slice(0, CALLS_NAMED_MAX)
@@ -155,6 +164,9 @@ export class CallRecord {
     for (const { call } of this.unseen.slice(CALLS_NAMED_MAX)) {
       unseenMore[call.tool] = (unseenMore[call.tool] ?? 0) + 1;
     }
-    return { answered: this.answersRead ?? this.answersWritten, inFlight: this.open.size, unseen: named, unseenMore, unsent: { ...this.unsent } };
+    // Read answers less the refusals among them: a refused call was never sent, so it was not answered.
+    const refusalsUnread = this.unreadAnswers().filter((answer) => answer.refused).length;
+    const answered = (this.answersRead ?? this.answersWritten) - (this.refusalsSent - refusalsUnread);
+    return { answered, refused: this.refusalsSent, inFlight: this.open.size, unseen: named, unseenMore, unsent: { ...this.unsent } };
   }
 }

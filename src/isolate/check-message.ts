@@ -8,6 +8,7 @@ import {
   type ChildMessage,
 } from '../../protocol/contract.js';
 import { countJsonValues } from '../../protocol/frames.js';
+import { parseShownBlocks } from './shown-blocks.js';
 
 export type Checked = { readonly ok: true; readonly message: ChildMessage } | { readonly ok: false; readonly breach: Breach };
 
@@ -45,6 +46,9 @@ export function checkChildFrame(body: Buffer): Checked {
     case 'notify':
       if (typeof m.payload !== 'string') return breach('FRAME_UNDECODABLE');
       return m.payload.length > NOTIFY_PAYLOAD_MAX_CHARS || !isJson(m.payload) ? breach('NOTIFY_INVALID') : ok(m);
+    case 'show':
+      if (typeof m.blocks !== 'string') return breach('FRAME_UNDECODABLE');
+      return parseShownBlocks(m.blocks) === null ? breach('SHOW_INVALID') : ok(m);
     case 'end':
       if (typeof m.status !== 'string' || !END_STATUSES.has(m.status)) return breach('FRAME_UNDECODABLE');
       if (!optionalString(m.value) || !optionalString(m.error) || !optionalString(m.unsent)) {

@@ -1,4 +1,6 @@
 import { groupThousands } from '../../common/group-thousands.js';
+import type { ContentBlock } from '@modelcontextprotocol/server';
+import type { Shown } from './shown-blocks.js';
 import type { CallSummary, OutputSlice, ScriptReturn } from './types.js';
 
 /** 300: characters of a call's arguments shown when the call is named; the rest is marked as cut. */
@@ -14,6 +16,7 @@ export function renderReturn(ret: ScriptReturn): string {
   if (ret.error !== undefined) lines.push(`error: ${ret.error}`);
   if (ret.value !== undefined) lines.push(`value: ${ret.value}`);
   for (const payload of ret.notifications) lines.push(`notified: ${payload}`);
+  lines.push(...renderShown(ret.shown));
   const output = renderOutput(ret.output);
   if (output !== '') lines.push('output:', output);
   return lines.join('\n');
@@ -22,6 +25,7 @@ export function renderReturn(ret: ScriptReturn): string {
 function renderCalls(calls: CallSummary, running: boolean): string[] {
   const unseenCount = calls.unseen.length + sum(calls.unseenMore);
   const parts = [`${calls.answered} answered`];
+  if (calls.refused > 0) parts.push(`${calls.refused} refused (never sent)`);
   if (running && calls.inFlight > 0) parts.push(`${calls.inFlight} in flight`);
   if (unseenCount > 0) parts.push(`${unseenCount} whose answer the script never saw`);
   const lines = [`calls: ${parts.join(', ')}`];
@@ -29,6 +33,38 @@ function renderCalls(calls: CallSummary, running: boolean): string[] {
   if (sum(calls.unseenMore) > 0) lines.push(`  and more: ${counts(calls.unseenMore)}`);
   if (sum(calls.unsent) > 0) lines.push(`never sent: ${counts(calls.unsent)}`);
   return lines;
+}
+
+/** `shown: 2 blocks after this text: image (image/png, 5.5 KiB), resource file:///a.txt`, and what was left out. */
+function renderShown(shown: Shown): string[] {
+  const lines: string[] = [];
+  const count = shown.blocks.length;
+  if (count > 0) lines.push(`shown: ${count} block${count === 1 ? '' : 's'} after this text: ${shown.blocks.map(describeBlock).join(', ')}`);
+  const { blocks, bytes } = shown.leftOut;
+  if (blocks > 0) {
+    lines.push(`not shown: ${blocks} block${blocks === 1 ? '' : 's'} (${formatBytes(bytes)}), past what one answer carries (the server's showMaxBytes)`);
+  }
+  return lines;
+}
+
+function describeBlock(block: ContentBlock): string {
+  switch (block.type) {
+    case 'image':
+    case 'audio':
+      return `${block.type} (${block.mimeType}, ${formatBytes(block.data.length)} of base64)`;
+    case 'resource':
+      return `resource ${block.resource.uri}`;
+    case 'resource_link':
+      return `resource_link ${block.uri}`;
+    default:
+      return block.type;
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 export function renderOutput(output: OutputSlice): string {

@@ -71,6 +71,7 @@ export class ScriptChild {
     const childOptions: ChildOptions = {
       memoryMaxBytes: options.memoryMaxBytes,
       notifyMax: options.notifyMax,
+      showMaxBytes: options.showMaxBytes,
       quickjsStackBytes: budget.quickjsStackBytes,
       warm: options.warm ?? false,
     };

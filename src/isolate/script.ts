@@ -10,11 +10,13 @@ import {
   type EndMessage,
   type ToolEntry,
 } from '../../protocol/contract.js';
-import { countJsonValues } from '../../protocol/frames.js';
+import { countJsonValues, parseCountedJson } from '../../protocol/frames.js';
 import { CallRecord, type OpenCall } from './call-record.js';
 import { OutputWindow } from './output-window.js';
 import { resultFrame } from './result-frame.js';
 import type { ScriptChild } from './script-child.js';
+import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.js';
+import { stripTypes } from './strip-types.js';
 import type { ScriptReturn, ScriptStatus, StopReason, ToolCaller, ToolResult } from './types.js';
 
 /**
@@ -37,6 +39,8 @@ export interface ScriptLimits {
   readonly scriptLifetimeMs: number;
   readonly memoryMaxBytes: number;
   readonly notifyMax: number;
+  /** Bytes of content blocks one answer carries; past it they are left out and counted. */
+  readonly showMaxBytes: number;
 }
 
 export interface ScriptOptions {
@@ -72,9 +76,12 @@ export class Script {
   private stopReason: StopReason | null = null;
   private readonly output = new OutputWindow();
   private notifications: string[] = [];
+  private readonly shown: ShownBlocks;
   private readonly record: CallRecord;
   private readonly toolNames: ReadonlySet<string>;
   private readonly unlisted: readonly string[];
+  /** Added to a syntax error in a script too long to have its types stripped. */
+  private unstripped = '';
   private notifies = 0;
   private readonly startedAt = performance.now();
   /** The child numbers its calls 1, 2, 3…: an id not above the last is reused or out of order. */
@@ -90,6 +97,7 @@ export class Script {
   ) {
     this.id = options.id;
     this.record = new CallRecord(options.limits.toolCallTimeoutMs, (call) => this.onTimeout(call));
+    this.shown = new ShownBlocks(options.limits.showMaxBytes);
     this.toolNames = new Set(options.tools.map((tool) => tool.name));
     this.unlisted = options.unlisted ?? [];
     this.ended = new Promise((resolve) => (this.markEnded = resolve));
@@ -98,11 +106,20 @@ export class Script {
       breach: (reason) => this.crash(`the script's process broke the protocol: ${BREACH[reason]}`),
       exit: () => this.onExit(),
     });
+    // TypeScript becomes JavaScript here, at the same lines and columns; a syntax error ends the
+    // script before its child runs anything.
+    const stripped = stripTypes(options.code);
+    if ('error' in stripped) {
+      child.kill();
+      this.end({ status: 'failed', error: stripped.error });
+      return;
+    }
+    this.unstripped = stripped.unstripped ?? '';
     this.lifetimeTimer = setTimeout(() => this.stop('lifetime'), options.limits.scriptLifetimeMs);
     this.lifetimeTimer.unref();
     // Sent at once: a child still starting reads it as soon as its VM is made, a round trip sooner
     // than waiting for its ready.
-    child.send({ t: 'start', code: options.code, tools: JSON.stringify(options.tools), unlisted: this.unlisted });
+    child.send({ t: 'start', code: stripped.code, tools: JSON.stringify(options.tools), unlisted: this.unlisted });
     child.ready.catch((error: Error) => this.crash(error.message));
   }
 
@@ -160,6 +177,7 @@ export class Script {
       ...(status === 'stopped' && this.stopReason !== null ? { stopReason: this.stopReason } : {}),
       output: this.output.take(),
       notifications,
+      shown: this.shown.take(),
       isError: status === 'failed' || status === 'crashed' || (status === 'stopped' && this.stopReason === 'lifetime'),
     };
   }
@@ -175,6 +193,8 @@ export class Script {
         return;
       case 'notify':
         return this.onNotify(message.payload);
+      case 'show':
+        return this.onShow(message.blocks);
       case 'end':
         return this.onEnd(message);
       default:
@@ -231,7 +251,7 @@ export class Script {
       return;
     }
     const frame = resultFrame(call.id, outcome, this.options.limits.memoryMaxBytes);
-    this.record.answerSent(call);
+    this.record.answerSent(call, frame.message.kind === 'refused');
     this.child.send(frame.message, frame.payload, () => this.record.answerWritten());
   }
 
@@ -247,6 +267,13 @@ export class Script {
     this.options.onNotify?.(payload);
   }
 
+  /** Blocks for the answer, as the prelude copied them (check-message has checked their shape). */
+  private onShow(blocks: string): void {
+    // The child was told the cap: one show past it is a child that did not check.
+    if (Buffer.byteLength(blocks, 'utf8') > this.options.limits.showMaxBytes) return this.breach('SHOW_INVALID');
+    this.shown.add(parseShownBlocks(blocks) ?? []);
+  }
+
   private onEnd(message: EndMessage): void {
     if (message.read !== undefined && !this.record.noteAnswersRead(message.read)) return this.breach('MESSAGE_UNEXPECTED');
     if (message.unsent !== undefined) {
@@ -256,10 +283,13 @@ export class Script {
     }
     if (message.status === 'stopped' && this.stopReason === null) return this.breach('MESSAGE_UNEXPECTED');
     const stopped = message.status === 'stopped';
+    const error = message.error?.startsWith('SyntaxError: ') ? `${message.error}${this.unstripped}` : message.error;
+    // A returned tool result's images and resources go into the answer as blocks, once.
+    const value = message.value === undefined ? undefined : liftResultBlocks(message.value, this.shown);
     this.end({
       status: message.status,
-      ...(message.value !== undefined ? { value: message.value } : {}),
-      ...(message.error !== undefined ? { error: message.error } : stopped ? { error: this.stopMessage() } : {}),
+      ...(value !== undefined ? { value } : {}),
+      ...(error !== undefined ? { error } : stopped ? { error: this.stopMessage() } : {}),
     });
     // The stop's grace, if any, gives way to the exit's.
     clearTimeout(this.killTimer);
@@ -318,14 +348,7 @@ export class Script {
 
 /** A {tool: count} object of the script's own tools, or null when it is anything else. */
 function parseCounts(text: string, toolCount: number, given: (tool: string) => boolean): Record<string, number> | null {
-  const maxValues = 2 * (toolCount + UNLISTED_NAMES_MAX) + 1;
-  if (countJsonValues(text, maxValues) > maxValues) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
+  const parsed = parseCountedJson(text, 2 * (toolCount + UNLISTED_NAMES_MAX) + 1)?.value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
   for (const [tool, count] of Object.entries(parsed)) {
     if (!given(tool) || !Number.isSafeInteger(count) || (count as number) < 0) return null;

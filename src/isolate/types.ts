@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { Shown } from './shown-blocks.js';
 
 /** What a tool call resolves to, exactly as the tool sent it. */
 export type ToolResult = CallToolResult;
@@ -23,7 +24,10 @@ export interface UnseenCall {
 }
 
 export interface CallSummary {
+  /** Calls whose answer (a result, or ResultTooLarge) the script read. */
   readonly answered: number;
+  /** Calls the server refused before sending them (ToolRefused in the script): nothing happened. */
+  readonly refused: number;
   readonly inFlight: number;
   /** At most CALLS_NAMED_MAX, oldest first. */
   readonly unseen: readonly UnseenCall[];
@@ -53,5 +57,7 @@ export interface ScriptReturn {
   readonly output: OutputSlice;
   /** notify() payloads since the last return, as JSON text. */
   readonly notifications: readonly string[];
+  /** Content blocks shown since the last return (show(), or a returned tool result's non-text blocks), and those left out. */
+  readonly shown: Shown;
   readonly isError: boolean;
 }

@@ -2,22 +2,56 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { renderReturn } from '../isolate/render.js';
 import type { ScriptReturn } from '../isolate/types.js';
 
-/** A return as the code_execution tool answers it: the rendered text, and the same facts as data. */
+/**
+ * 2,048 characters: the value, the output and the notify payloads are repeated in
+ * structuredContent while each is at most this long as JSON; a longer one travels once, in the
+ * text, and structuredContent gives its length instead (valueChars, outputChars, notifyCount).
+ */
+export const STRUCTURED_REPEAT_MAX_CHARS = 2_048;
+
+/**
+ * A return as the code_execution tool answers it: the rendered text, then the content blocks the
+ * script showed; and the same facts as data, without repeating what is large.
+ */
 export function scriptAnswer(ret: ScriptReturn): CallToolResult {
   return {
-    content: [{ type: 'text', text: renderReturn(ret) }],
-    structuredContent: {
-      script: ret.script,
-      status: ret.status,
-      calls: { ...ret.calls },
-      ...(ret.value !== undefined ? { value: JSON.parse(ret.value) as unknown } : {}),
-      ...(ret.error !== undefined ? { error: ret.error } : {}),
-      ...(ret.stopReason !== undefined ? { stopReason: ret.stopReason } : {}),
-      notifications: ret.notifications.map((payload) => JSON.parse(payload) as unknown),
-      output: { ...ret.output },
-    },
+    content: [{ type: 'text', text: renderReturn(ret) }, ...ret.shown.blocks],
+    structuredContent: structuredOf(ret),
     isError: ret.isError,
   };
+}
+
+function structuredOf(ret: ScriptReturn): Record<string, unknown> {
+  const small = (chars: number): boolean => chars <= STRUCTURED_REPEAT_MAX_CHARS;
+  const outputChars = ret.output.head.length + ret.output.tail.length;
+  const notifyChars = ret.notifications.reduce((total, payload) => total + payload.length, 0);
+  return {
+    script: ret.script,
+    status: ret.status,
+    calls: { ...ret.calls },
+    ...(ret.value === undefined ? {} : small(ret.value.length) ? { value: JSON.parse(ret.value) as unknown } : { valueChars: ret.value.length }),
+    ...(ret.error !== undefined ? { error: ret.error } : {}),
+    ...(ret.stopReason !== undefined ? { stopReason: ret.stopReason } : {}),
+    ...(small(notifyChars) ? { notifications: ret.notifications.map((payload) => JSON.parse(payload) as unknown) } : { notifyCount: ret.notifications.length }),
+    ...(small(outputChars) ? { output: { ...ret.output } } : { outputChars, outputDropped: ret.output.dropped }),
+    ...(ret.shown.blocks.length > 0 ? { shown: ret.shown.blocks.map(describeShown) } : {}),
+    ...(ret.shown.leftOut.blocks > 0 ? { shownLeftOut: { ...ret.shown.leftOut } } : {}),
+  };
+}
+
+/** A shown block as a fact: its type, and its mime type or uri; its data is in the content. */
+function describeShown(block: ScriptReturn['shown']['blocks'][number]): Record<string, unknown> {
+  switch (block.type) {
+    case 'image':
+    case 'audio':
+      return { type: block.type, mimeType: block.mimeType, dataChars: block.data.length };
+    case 'resource':
+      return { type: block.type, uri: block.resource.uri, ...(block.resource.mimeType !== undefined ? { mimeType: block.resource.mimeType } : {}) };
+    case 'resource_link':
+      return { type: block.type, uri: block.uri, name: block.name };
+    case 'text':
+      return { type: block.type, chars: block.text.length };
+  }
 }
 
 /** A refusal of input or capacity: nothing ran. */

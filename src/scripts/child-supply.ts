@@ -63,6 +63,7 @@ export class ChildSupply {
     const child = new ScriptChild({
       memoryMaxBytes: this.settings.memoryMaxBytes,
       notifyMax: this.settings.notifyMax,
+      showMaxBytes: this.settings.showMaxBytes,
       warm,
     });
     this.alive.add(child);

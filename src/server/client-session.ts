@@ -58,7 +58,7 @@ export class ClientSession {
     );
     this.server.setRequestHandler('tools/list', async () => {
       await options.startup();
-      const tool = codeExecutionTool(hub.tools());
+      const tool = codeExecutionTool(hub.tools(), options.settings);
       this.listedDescription = tool.description;
       return { tools: [tool] };
     });
@@ -142,7 +142,7 @@ export class ClientSession {
 
   private catalogChanged(): void {
     if (this.listedDescription === undefined || this.closing !== undefined) return;
-    if (describeCodeExecution(this.options.hub.tools()) === this.listedDescription) return;
+    if (describeCodeExecution(this.options.hub.tools(), this.options.settings) === this.listedDescription) return;
     this.server.sendToolListChanged().catch((error: unknown) => this.options.log(`codemode-mcp: could not tell the client its tools changed: ${String(error)}`));
   }
 

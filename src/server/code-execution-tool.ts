@@ -3,17 +3,17 @@
  * script can call, so it is rebuilt from the catalog each time it is listed.
  */
 import type { Tool } from '@modelcontextprotocol/server';
-import { describeCodeExecution } from '../catalog/description.js';
+import { describeCodeExecution, type DescriptionOptions } from '../catalog/description.js';
 import type { CatalogTool } from '../catalog/types.js';
 import { CODE_EXECUTION_INPUT_SCHEMA } from '../scripts/input.js';
 
 export const CODE_EXECUTION_TOOL = 'code_execution';
 
-export function codeExecutionTool(catalog: readonly CatalogTool[]): Tool {
+export function codeExecutionTool(catalog: readonly CatalogTool[], options: DescriptionOptions): Tool {
   return {
     name: CODE_EXECUTION_TOOL,
     title: 'Run code against your MCP tools',
-    description: describeCodeExecution(catalog),
+    description: describeCodeExecution(catalog, options),
     inputSchema: CODE_EXECUTION_INPUT_SCHEMA,
   };
 }

@@ -3,10 +3,8 @@
  * Upstream chatter on stderr is left out; a failure line already quotes its last words.
  */
 import type { CliInvocation } from '../cli/parse-cli.js';
-import { readPackageVersion } from '../cli/package-version.js';
 import { renderTools } from '../catalog/render-tools.js';
-import { NameCollisionError } from '../errors.js';
-import { UpstreamHub } from '../upstream/hub.js';
+import { startCommandHub } from './command-hub.js';
 import { closeLeavingNoProcess } from './process-tree.js';
 
 export interface PrintToolsOutput {
@@ -21,22 +19,8 @@ const processOutput: PrintToolsOutput = {
 
 /** Returns the exit code: 0 when at least one upstream started, 1 when none could (each reason printed). */
 export async function printTools(invocation: CliInvocation, output: PrintToolsOutput = processOutput): Promise<number> {
-  const hub = new UpstreamHub(invocation.upstreams, {
-    clientInfo: { name: 'codemode-mcp', version: readPackageVersion() },
-    settings: invocation.settings,
-    // Our own lines only: an upstream's stderr ("[name] ...") would bury the catalog in chatter.
-    log: (line) => {
-      if (!line.startsWith('[')) output.stderr(line);
-    },
-  });
-  try {
-    await hub.start();
-  } catch (error) {
-    // start() closed every upstream before it rejected.
-    if (!(error instanceof NameCollisionError)) throw error;
-    output.stderr(`codemode-mcp: ${error.message}`);
-    return 1;
-  }
+  const hub = await startCommandHub(invocation, output.stderr);
+  if (hub === null) return 1;
   try {
     const statuses = hub.upstreamStatus();
     if (!statuses.some((status) => status.state === 'ready')) {

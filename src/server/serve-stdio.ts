@@ -6,6 +6,7 @@
 import type { CliInvocation } from '../cli/parse-cli.js';
 import { readPackageVersion } from '../cli/package-version.js';
 import { NameCollisionError } from '../errors.js';
+import { preloadTypeStripper } from '../isolate/strip-types.js';
 import { ChildSupply } from '../scripts/child-supply.js';
 import { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/upstream.js';
@@ -60,6 +61,7 @@ export async function serveStdio(invocation: CliInvocation, log: (line: string) 
   const startUpstreams = (): void => {
     if (shuttingDown !== undefined) return;
     supply = new ChildSupply(invocation.settings);
+    setImmediate(preloadTypeStripper);
     const started = hub.start();
     ready = startupWait(hub, started, invocation.settings.startupWaitMs, log);
     started.then(

@@ -1,24 +1,27 @@
 import { describe, expect, test } from 'vitest';
-import { SEARCH_SUMMARY_MAX_CHARS, summarize } from '../../common/search-tools.js';
+import { SUMMARY_MAX_CHARS, summarize } from '../../common/summary.js';
 import {
   DESCRIPTION_MAX_CHARS,
-  SUMMARY_MAX_CHARS,
   SUMMARY_MIN_CHARS,
   UPSTREAM_NOTE_MAX_CHARS,
   UPSTREAM_NOTES_MAX_CHARS,
-  describeCodeExecution,
-  summaryOf,
+  describeCodeExecution as describeWith,
 } from '../../src/catalog/description.js';
 import type { Catalog, CatalogTool } from '../../src/catalog/types.js';
 
 const LONG_DESCRIPTION =
   'Creates or updates a record in the remote store, validating it against the schema first and retrying on conflicts. '.repeat(20);
 
-function toolsOf(count: number, nameOf: (i: number) => string = (i) => `s__tool_${i}_x`): CatalogTool[] {
+function describeCodeExecution(tools: Catalog, yieldMs = 30_000): string {
+  return describeWith(tools, { yieldMs });
+}
+
+/** `count` tools of server `server`, named `<server>__tool_<i>_x` as with several upstreams. */
+function toolsOf(count: number, server = 's', nameOf: (i: number) => string = (i) => `tool_${i}_x`): CatalogTool[] {
   return Array.from({ length: count }, (_, i) => ({
-    name: nameOf(i),
-    server: 's',
-    upstreamName: `tool_${i}_x`,
+    name: `${server}__${nameOf(i)}`,
+    server,
+    upstreamName: nameOf(i),
     description: `Tool number ${i}. ${LONG_DESCRIPTION}`,
     inputSchema: { type: 'object', properties: {} },
     allowed: true,
@@ -27,35 +30,38 @@ function toolsOf(count: number, nameOf: (i: number) => string = (i) => `s__tool_
 
 /** The tool section: everything after the API text. */
 function toolSection(description: string): string {
-  return description.slice(description.indexOf('\nTools ('));
+  return description.slice(description.indexOf('\nTools'));
 }
 
 describe('describeCodeExecution', () => {
-  test('teaches every part of the API', () => {
-    const text = describeCodeExecution([]);
+  test('states the API exactly: shapes, what throws, what each helper returns, the defaults', () => {
+    const text = describeCodeExecution([], 45_000);
     for (const part of [
-      '{code}',
+      'JavaScript or TypeScript',
+      'async function body',
       'top-level await',
       '`return x`',
-      'yield_ms',
-      '{action:"wait",script:id}',
-      '{action:"stop",script:id}',
+      'each script starts fresh',
+      'yield_ms (default 45 s)',
+      '"running"',
+      '{action:"wait"|"stop",script:id}',
       '{action:"list"}',
       'tools["name"](args)',
-      '{content, structuredContent, isError}',
+      '{type:"text",text}',
+      '{type:"image"|"audio",data,mimeType}',
+      '{type:"resource",resource:{uri,text|blob}}',
+      'structuredContent? (tools with an output schema)',
+      'isError:true: the tool failed',
+      'Thrown: ToolRefused (not sent; retry), TimeoutError (may still take effect), ResultTooLarge (took effect)',
       'Promise.all',
-      'ALL_TOOLS',
-      'describe(name)',
-      'searchTools(query)',
-      'console.log',
-      'text()',
-      'notify(payload)',
+      'searchTools(query, limit=10) → [{name,description,score}]',
+      "console.log(describe(name)) prints one tool's declaration",
+      '(large: use describe; never return it)',
+      'ALL_TOOLS: [{name,description,inputSchema,outputSchema}]',
+      'console.log/text() print',
+      'show(block|result)',
+      'notify(x)',
       'sleep(ms)',
-      'setTimeout',
-      'ToolRefused (nothing happened, safe to retry)',
-      'TimeoutError',
-      'ResultTooLarge',
-      '"running" with its output so far and keeps going',
     ]) {
       expect(text, part).toContain(part);
     }
@@ -67,16 +73,23 @@ describe('describeCodeExecution', () => {
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
   });
 
-  test('names every tool with a one-line summary while room lasts', () => {
+  test('names every tool with a one-line summary while room lasts, under its server with its count', () => {
     const text = describeCodeExecution(toolsOf(3));
-    expect(toolSection(text)).toBe('\nTools (3):\ns__tool_0_x: Tool number 0\ns__tool_1_x: Tool number 1\ns__tool_2_x: Tool number 2');
+    expect(toolSection(text)).toBe('\nTools; call one as tools["name"]:\ns (3 tools: number)\ns__tool_0_x: Tool number 0\ns__tool_1_x: Tool number 1\ns__tool_2_x: Tool number 2');
+  });
+
+  test('with several servers, lists tools by their own names under each server, and says how to call them', () => {
+    const text = describeCodeExecution([...toolsOf(2, 'a'), ...toolsOf(1, 'b')]);
+    expect(toolSection(text)).toBe(
+      '\nTools of 2 servers; call one as tools["<server>__<tool>"]:\na (2 tools: number)\ntool_0_x: Tool number 0\ntool_1_x: Tool number 1\nb (1 tool: number)\ntool_0_x: Tool number 0',
+    );
   });
 
   test('cuts every summary shorter before any tool loses its summary', () => {
     const tools = toolsOf(16).map((t) => ({ ...t, description: `${'Does a fairly specific thing with records '.repeat(2)}${t.name}` }));
     const text = describeCodeExecution(tools);
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
-    const lines = toolSection(text).split('\n').slice(2);
+    const lines = toolSection(text).split('\n').slice(3);
     expect(lines).toHaveLength(16);
     for (const [i, line] of lines.entries()) {
       const prefix = `s__tool_${i}_x: Does a fairly specific thing`;
@@ -86,89 +99,78 @@ describe('describeCodeExecution', () => {
     }
   });
 
-  test('gives summaries to the first tools and names the rest when summaries run out', () => {
+  test("gives summaries to each server's first tools and names the rest when summaries run out", () => {
     const tools = toolsOf(50).map((t) => ({ ...t, description: `${'Quite a long summary sentence, '.repeat(2)}number ${t.name}. More.` }));
     const text = describeCodeExecution(tools);
     const section = toolSection(text);
     expect(section).toContain('s__tool_0_x: Quite a long summary sentence');
-    expect(section).toMatch(/\nAlso: s__tool_\d+_x, /);
-    for (const tool of tools) expect(section).toMatch(new RegExp(`(^|\\n|, |Also: )${tool.name}(:|,|\\n|$)`));
+    expect(section).toMatch(/\nalso: s__tool_\d+_x, /);
+    for (const tool of tools) expect(section).toMatch(new RegExp(`(^|\\n|, |also: )${tool.name}(:|,|\\n|$)`));
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
   });
 
-  test('names every tool whenever all the names fit, for any count', () => {
-    const api = describeCodeExecution([]).replace('\nNo tools are available right now.', '');
+  test('names every tool whenever all the names fit, for any count, and otherwise counts the rest per server', () => {
     for (let count = 0; count <= 150; count += 1) {
       const tools = toolsOf(count);
       const text = describeCodeExecution(tools);
       expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
-      const namesOnly = `${api}\nTools (${count}):\n${tools.map((t) => t.name).join(', ')}`;
-      const counted = / and (\d+) more \(see ALL_TOOLS \/ searchTools\)$/.exec(text);
-      if (namesOnly.length <= DESCRIPTION_MAX_CHARS) {
-        expect(counted, `${count} tools`).toBeNull();
-        for (const tool of tools) expect(text, `${count} tools`).toContain(tool.name);
-      } else {
-        const named = tools.filter((t) => text.includes(`${t.name},`)).length;
-        expect(named + Number(counted?.[1]), `${count} tools`).toBe(count);
-      }
+      const counted = /, \+(\d+) more\nsearchTools\(query\) finds the tools not named here\.$/.exec(text);
+      const named = tools.filter((t) => new RegExp(`(\\n|, |also: )${t.name}(:|,|\\n|$)`).test(text)).length;
+      expect(named + Number(counted?.[1] ?? 0), `${count} tools`).toBe(count);
+      if (count > 0 && counted === null) expect(named, `${count} tools`).toBe(count);
     }
   });
 
-  test('names as many of 2,000 tools as fit, in order, and counts the rest', () => {
-    const text = describeCodeExecution(toolsOf(2_000));
-    const match = /\nTools \(2000\):\n(.*), and (\d+) more \(see ALL_TOOLS \/ searchTools\)$/.exec(text);
-    expect(match).not.toBeNull();
-    const shown = (match?.[1] ?? '').split(', ');
-    expect(shown).toEqual(toolsOf(shown.length).map((t) => t.name));
-    expect(shown.length + Number(match?.[2])).toBe(2_000);
-    expect(DESCRIPTION_MAX_CHARS - text.length).toBeLessThan(20);
-  });
-
-  test('counts a tool whose name alone would not fit instead of cutting it', () => {
-    const tools = [...toolsOf(2), ...toolsOf(1, () => 'n'.repeat(3_000))];
+  test('names every server of a 200-tool catalog, with its count and topics, and some of its tools', () => {
+    const big = toolsOf(200, 'billing', (i) => `invoice_op_${i}`).map((t) => ({ ...t, description: `Manage invoices, step ${t.upstreamName}.` }));
+    const tools = [...toolsOf(14, 'files'), ...toolsOf(9, 'memory'), ...toolsOf(17, 'everything'), ...big];
     const text = describeCodeExecution(tools);
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
-    expect(text.endsWith('\ns__tool_0_x, s__tool_1_x, and 1 more (see ALL_TOOLS / searchTools)')).toBe(true);
+    for (const server of ['files', 'memory', 'everything']) expect(text).toMatch(new RegExp(`\\n${server} \\(\\d+ tools: number\\)\\n`));
+    expect(text).toMatch(/\nbilling \(200 tools: invoice, manage, step\)\ninvoice_op_0, invoice_op_1, .*, \+\d+ more\n/);
+    expect(text.endsWith('\nsearchTools(query) finds the tools not named here.')).toBe(true);
+  });
+
+  test('names every one of 2,000 servers it can by name and count, then counts the rest', () => {
+    const tools = Array.from({ length: 2_000 }, (_, i) => toolsOf(1, `server${i}`)[0]!);
+    const text = describeCodeExecution(tools);
+    expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
+    const match = /\nand (\d+) more servers: searchTools\(query\) finds their tools$/.exec(text);
+    expect(match).not.toBeNull();
+    const named = (text.match(/\nserver\d+ \(1 tool\)/g) ?? []).length;
+    expect(named).toBeGreaterThan(20);
+    expect(named + Number(match?.[1])).toBe(2_000);
   });
 
   test('does not name a tool the config denies', () => {
     const tools = toolsOf(3).map((t, i) => ({ ...t, allowed: i !== 1 }));
     const text = describeCodeExecution(tools);
-    expect(text).toContain('Tools (2):');
+    expect(text).toContain('s (2 tools');
     expect(text).not.toContain('s__tool_1_x');
     expect(describeCodeExecution(tools.map((t) => ({ ...t, allowed: false })))).toContain('No tools are available right now.');
   });
 });
 
-describe('summaryOf', () => {
+describe('summarize', () => {
   test('takes the first sentence of the first line, on one line', () => {
-    expect(summaryOf({ description: 'Adds two numbers. Returns the sum.' })).toBe('Adds two numbers');
-    expect(summaryOf({ description: 'Reads a file\nfrom the disk.' })).toBe('Reads a file');
-    expect(summaryOf({ description: '\n\n  # Search   the web!  Then more' })).toBe('Search the web');
-    expect(summaryOf({ description: 'Uses v1.2 of the API' })).toBe('Uses v1.2 of the API');
-    expect(summaryOf({ description: '' })).toBe('');
+    expect(summarize('Adds two numbers. Returns the sum.')).toBe('Adds two numbers');
+    expect(summarize('Reads a file\nfrom the disk.')).toBe('Reads a file');
+    expect(summarize('\n\n  # Search   the web!  Then more')).toBe('Search the web');
+    expect(summarize('Uses v1.2 of the API')).toBe('Uses v1.2 of the API');
+    expect(summarize('')).toBe('');
+    expect(summarize(undefined)).toBe('');
+  });
+
+  test('shows a deprecation first, wherever the description says it', () => {
+    expect(summarize('Read a file as text. DEPRECATED: Use read_text_file instead.')).toBe('DEPRECATED: Use read_text_file instead (Read a file as text)');
+    expect(summarize('Deprecated: use v2.\nLists things.')).toBe('DEPRECATED: use v2');
+    expect(summarize('Lists things.\n\nThis tool is deprecated and will go.')).toBe('DEPRECATED and will go (Lists things)');
   });
 
   test(`cuts a long first sentence at a word within ${SUMMARY_MAX_CHARS} characters`, () => {
-    const summary = summaryOf({ description: 'word '.repeat(40) });
+    const summary = summarize('word '.repeat(40));
     expect(summary.length).toBeLessThanOrEqual(SUMMARY_MAX_CHARS);
     expect(summary.endsWith('word…')).toBe(true);
-  });
-
-  test("agrees with the prelude's summarize, which searchTools uses inside scripts", () => {
-    expect(SEARCH_SUMMARY_MAX_CHARS).toBe(SUMMARY_MAX_CHARS);
-    for (const description of [
-      'Adds two numbers. Returns the sum.',
-      'Reads a file\nfrom the disk.',
-      '\n\n  # Search   the web!  Then more',
-      'x'.repeat(200),
-      'word '.repeat(40),
-      LONG_DESCRIPTION,
-      '',
-      '- bullet? yes',
-    ]) {
-      expect(summarize(description), description).toBe(summaryOf({ description }));
-    }
   });
 });
 
@@ -177,7 +179,7 @@ describe('upstream notes in the description', () => {
 
   test('each upstream not serving its tools gets a line after the API, before the tools', () => {
     const text = describeCodeExecution(withNotes(toolsOf(2), ['github is down: it exited during startup', 'files is still starting']));
-    expect(text).toContain('\nUpstream servers not serving their tools now:\n- github is down: it exited during startup\n- files is still starting\nTools (2):');
+    expect(text).toContain('\nUpstream servers not serving their tools now:\n- github is down: it exited during startup\n- files is still starting\nTools; call one');
   });
 
   test("a long note keeps its start and its end, so the reason and the stderr's last words both show", () => {
@@ -192,7 +194,7 @@ describe('upstream notes in the description', () => {
     const notes = Array.from({ length: 10 }, (_, i) => `upstream${i} is down: ${'a reason '.repeat(100)}`);
     for (const tools of [[], toolsOf(300)]) {
       const text = describeCodeExecution(withNotes(tools, notes));
-      const section = text.slice(text.indexOf('\nUpstream servers'), text.includes('\nTools (') ? text.indexOf('\nTools (') : text.indexOf('\nNo tools'));
+      const section = text.slice(text.indexOf('\nUpstream servers'), text.includes('\nTools') ? text.indexOf('\nTools') : text.indexOf('\nNo tools'));
       expect(section.length).toBeLessThanOrEqual(UPSTREAM_NOTES_MAX_CHARS);
       expect(section).toMatch(/\n- and \d+ more \(see the server's log\)$/);
       expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);

@@ -4,7 +4,9 @@ import { createRequire } from 'node:module';
 import ts from 'typescript';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { declarationOf } from '../../src/catalog/declaration.js';
-import { DESCRIPTION_MAX_CHARS, describeCodeExecution, summaryOf } from '../../src/catalog/description.js';
+import { summarize } from '../../common/summary.js';
+import { CONTENT_TYPE } from '../../common/content-blocks.js';
+import { DESCRIPTION_MAX_CHARS, describeCodeExecution } from '../../src/catalog/description.js';
 import { renderTools } from '../../src/catalog/render-tools.js';
 import type { CatalogTool, JsonSchema } from '../../src/catalog/types.js';
 
@@ -93,22 +95,25 @@ describe('the catalog of server-everything', () => {
     }
   });
 
-  test('the code_execution description fits in 2,048 characters and names every tool with a summary', () => {
-    const text = describeCodeExecution(tools);
+  test('the code_execution description fits in 2,048 characters and names every tool, the first ones with their summaries', () => {
+    const text = describeCodeExecution(tools, { yieldMs: 30_000 });
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
-    for (const tool of tools) {
+    const withSummary = tools.filter((tool) => text.split('\n').some((l) => l.startsWith(`${tool.name}: `)));
+    expect(withSummary.length).toBeGreaterThan(tools.length / 2);
+    for (const tool of withSummary) {
       const line = text.split('\n').find((l) => l.startsWith(`${tool.name}: `)) ?? '';
       const summary = line.slice(tool.name.length + 2).replace(/…$/, '');
       expect(summary.length, tool.name).toBeGreaterThan(10);
-      expect(summaryOf(tool).startsWith(summary), tool.name).toBe(true);
+      expect(summarize(tool.description).startsWith(summary), tool.name).toBe(true);
     }
+    for (const tool of tools) expect(text).toMatch(new RegExp(`(\\n|, |also: )${tool.name}(:|,|\\n|$)`));
   });
 
-  test('with server__tool names the description still names every tool', () => {
-    const prefixed = tools.map((t) => ({ ...t, name: `everything__${t.name}` }));
-    const text = describeCodeExecution(prefixed);
-    expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
-    for (const tool of prefixed) expect(text).toMatch(new RegExp(`(\\n|, |Also: )${tool.name}(:|,|\\n|$)`));
+  test('the declaration and the Content type it names, which describe() gives after it, are well-formed TypeScript together', () => {
+    for (const tool of tools) {
+      const { diagnostics = [] } = ts.transpileModule(`${CONTENT_TYPE}\ninterface Tools {\n${declarationOf(tool).replace(/^tools\[/m, '[')}\n}\n`, { reportDiagnostics: true });
+      expect(diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')), tool.name).toEqual([]);
+    }
   });
 
   test('renderTools prints each allowed tool with its summary and declaration, and the denied ones last', () => {
@@ -116,7 +121,7 @@ describe('the catalog of server-everything', () => {
     const text = renderTools(catalog);
     expect(text.startsWith(`${tools.length - 1} tools callable from scripts as tools["name"](args), from 1 server; 1 denied by the config.\n`)).toBe(true);
     for (const tool of catalog.filter((t) => t.allowed)) {
-      expect(text).toContain(`== ${tool.name} — ${summaryOf(tool)}  [server "everything", tool "${tool.name}"]\n${declarationOf(tool)}\n`);
+      expect(text).toContain(`== ${tool.name} — ${summarize(tool.description)}  [server "everything", tool "${tool.name}"]\n${declarationOf(tool)}\n`);
     }
     expect(text).not.toContain('tools["get-env"]');
     expect(text.endsWith('Denied by the config (not callable, and not named to the model):\n  get-env  [server "everything", tool "get-env"]\n')).toBe(

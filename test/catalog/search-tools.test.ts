@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { SEARCH_DEFAULT_LIMIT, searchTools, tokenize } from '../../common/search-tools.js';
+import { SEARCH_DEFAULT_LIMIT, searchTools } from '../../common/search-tools.js';
+import { stem, tokenize } from '../../common/words.js';
 
 const GITHUB = [
   { name: 'github__create_issue', description: 'Create a new issue in a GitHub repository.' },
@@ -25,6 +26,29 @@ describe('tokenize', () => {
     expect(tokenize('get-sum, s3Bucket.ls')).toEqual(['get', 'sum', 's3', 'bucket', 'ls']);
     expect(tokenize('Größe ändern')).toEqual(['größe', 'ändern']);
     expect(tokenize('  ')).toEqual([]);
+  });
+});
+
+describe('stem', () => {
+  test('brings the forms of a word together', () => {
+    for (const group of [
+      ['deploy', 'deploys', 'deployed', 'deploying', 'deployment', 'deployments'],
+      ['create', 'creates', 'created', 'creating', 'creation'],
+      ['directory', 'directories'],
+      ['issue', 'issues'],
+      ['run', 'running', 'runs'],
+      ['user', 'users'],
+      ['box', 'boxes'],
+    ]) {
+      expect(new Set(group.map(stem)), group.join(' ')).toHaveProperty('size', 1);
+    }
+  });
+
+  test('leaves short words and words that only look plural as they are', () => {
+    expect(stem('status')).toBe('status');
+    expect(stem('access')).toBe('access');
+    expect(stem('gas')).toBe('gas');
+    expect(stem('add')).toBe('add');
   });
 });
 
@@ -101,6 +125,37 @@ describe('searchTools', () => {
   test('ignores stop words unless the query has nothing else', () => {
     expect(namesOf('a file from the file system')[0]).toBe('fs__read_file');
     expect(searchTools([{ name: 'the', description: '' }], 'the').map((h) => h.name)).toEqual(['the']);
+  });
+
+  test('matches the forms of a word: deploy finds a deployment tool, and a deployment query a deploy tool', () => {
+    const tools = [
+      { name: 'projects_list_deployments', description: 'List deployments of a project.' },
+      { name: 'ship', description: 'Deploys the current build.' },
+      { name: 'projects_list_tasks', description: 'List tasks.' },
+    ];
+    expect(searchTools(tools, 'deploy').map((h) => h.name)).toEqual(['projects_list_deployments', 'ship']);
+    expect(searchTools(tools, 'deployment')[0]?.name).toBe('projects_list_deployments');
+    expect(searchTools(tools, 'deployed').map((h) => h.name)).toContain('ship');
+  });
+
+  test("matches the words of a tool's parameter names and descriptions, below its name and description", () => {
+    const tools = [
+      {
+        name: 'send',
+        description: 'Sends a message.',
+        inputSchema: { type: 'object', properties: { channelId: { type: 'string', description: 'The Slack workspace room' }, attachments: { type: 'array', items: { type: 'object', properties: { mimeType: { type: 'string' } } } } } },
+      },
+      { name: 'channel_info', description: 'Describes a channel.' },
+    ];
+    expect(searchTools(tools, 'channel').map((h) => h.name)).toEqual(['channel_info', 'send']);
+    expect(searchTools(tools, 'workspace').map((h) => h.name)).toEqual(['send']);
+    expect(searchTools(tools, 'mime type').map((h) => h.name)).toEqual(['send']);
+    expect(searchTools(tools, 'attachment')[0]?.name).toBe('send');
+  });
+
+  test('shows a deprecated tool as deprecated in its hit', () => {
+    const tools = [{ name: 'read_file', description: 'Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.' }];
+    expect(searchTools(tools, 'read file')[0]?.description).toMatch(/^DEPRECATED: Use read_text_file instead/);
   });
 
   test('takes odd input without throwing', () => {

@@ -162,6 +162,27 @@ describe('the tools subcommand', () => {
   });
 });
 
+describe('the run subcommand', () => {
+  it('takes its script file, resolved against the working directory, or - for stdin, with --json and settings before or after it', () => {
+    const file = writeConfig(SERVERS);
+    expect(invocation(['run', 'check.ts', '--config', file])).toMatchObject({ command: 'run', script: { path: join(dir, 'check.ts'), json: false } });
+    expect(invocation(['run', '-', '--json', '--pool', '0', '--', 'npx', 'x'])).toMatchObject({
+      command: 'run',
+      script: { path: '-', json: true },
+      settings: { ...DEFAULT_SETTINGS, pool: 0 },
+      upstreams: [{ command: 'npx', args: ['x'] }],
+    });
+  });
+
+  it('exits 2 with its forms when the script or the servers are missing, or an operand is one too many', () => {
+    for (const argv of [['run'], ['run', '--', 'npx', 'x'], ['run', 'a.js'], ['run', 'a.js', 'b.js', '--', 'npx']]) {
+      const exit = exitOf(argv);
+      expect(exit.exit, argv.join(' ')).toBe(EXIT_USAGE);
+      expect(exit.stderr, argv.join(' ')).toContain('  codemode-mcp run <file|-> [--json] [options] -- <command> [args...]\nRun "codemode-mcp run --help" for usage.\n');
+    }
+  });
+});
+
 describe('setting flags', () => {
   it('takes plain numbers and unit suffixes', () => {
     const argv = ['--memory-max-bytes', '64MiB', '--yield-ms', '5s', '--script-lifetime-ms', '20min', '--pool=0'];

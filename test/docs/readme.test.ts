@@ -8,7 +8,10 @@ import {
   RESULT_MAX_DEPTH,
   VALUE_MAX_CHARS,
 } from '../../protocol/contract.js';
+import { SHOWN_BLOCKS_MAX } from '../../common/content-blocks.js';
 import { ECHO_MAX_CHARS } from '../../src/echo.js';
+import { STRIP_TYPES_MAX_CHARS } from '../../src/isolate/strip-types.js';
+import { STRUCTURED_REPEAT_MAX_CHARS } from '../../src/scripts/answer.js';
 import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
 import { STOP_GRACE_MS } from '../../src/isolate/script.js';
 import { groupThousands } from '../../common/group-thousands.js';
@@ -49,6 +52,9 @@ describe('the README', () => {
     expect(readme).toContain(`| the id of a message over \`maxMessageBytes\` | ${MAX_SCANNED_ID_BYTES / 1024} KiB as written |`);
     expect(readme).toContain(`| a message from an upstream | the result cap plus ${UPSTREAM_READ_HEADROOM_BYTES / 1024 / 1024} MiB (`);
     expect(readme).toContain(`| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON |`);
+    expect(readme).toContain(`| content blocks in one answer, or in one \`show()\` | ${SHOWN_BLOCKS_MAX} (`);
+    expect(readme).toContain(`| a script whose TypeScript types are stripped | ${STRIP_TYPES_MAX_CHARS / 1024} KiB (`);
+    expect(readme).toContain(`each is at most ${groupThousands(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON: a larger one travels once`);
     expect(readme).toContain(
       `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes, SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
     );

@@ -45,6 +45,26 @@ describe('in front of server-everything', () => {
     expect(Buffer.from(value.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
   });
 
+  test('returning get-tiny-image\'s result gives the client an image block, the base64 once and not inside the text', async () => {
+    const result = await server.run({ code: 'return await tools["get-tiny-image"]({})' });
+    const image = result.content.find((block) => block.type === 'image');
+    expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
+    const data = (image as { data: string }).data;
+    expect(Buffer.from(data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(textOf(result)).not.toContain(data);
+    expect(textOf(result)).toContain(`"data":"[${data.length} characters: shown as a block of this answer]"`);
+    expect(JSON.stringify(result.structuredContent)).not.toContain(data);
+  });
+
+  test('show() of a resource and an image puts both blocks in the answer, after the text', async () => {
+    const result = await server.run({
+      code: 'const r = await tools["get-tiny-image"]({}); show(r.content.find((b) => b.type === "image")); show({ type: "resource", resource: { uri: "memo://1", mimeType: "text/plain", text: "a memo" } }); return "shown"',
+    });
+    expect(result.content.map((block) => block.type)).toEqual(['text', 'image', 'resource']);
+    expect(result.content[2]).toEqual({ type: 'resource', resource: { uri: 'memo://1', mimeType: 'text/plain', text: 'a memo' } });
+    expect(textOf(result)).toContain('shown: 2 blocks after this text: image (image/png,');
+  });
+
   test('get-structured-content gives its structuredContent to the script', async () => {
     const result = await server.run({
       code: 'return (await tools["get-structured-content"]({location: "Chicago"})).structuredContent',

@@ -31,11 +31,14 @@ afterAll(async () => {
 
 describe('several upstreams behind one code_execution', () => {
   test('tools are named <server>__<tool>, and a denied one is not named to the model', async () => {
-    // 49 callable tools (17 + 9 + 14 + 9, the recorder's secret denied): the description names as many as fit in 2,048 characters and counts the rest.
+    // 49 callable tools (17 + 9 + 14 + 9, the recorder's secret denied): the description names every server, and as many tools as fit in 2,048 characters.
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description!.length).toBeLessThanOrEqual(2_048);
-    for (const name of ['everything__get-sum', 'memory__create_entities', 'files__read_text_file']) expect(tool!.description).toContain(name);
-    expect(tool!.description).toContain('Tools (49):');
+    expect(tool!.description).toContain('Tools of 4 servers; call one as tools["<server>__<tool>"]:');
+    for (const [server, count] of [['everything', 17], ['memory', 9], ['files', 14], ['recorder', 9]] as const) {
+      expect(tool!.description).toMatch(new RegExp(`\\n${server} \\(${count} tools`));
+    }
+    for (const name of ['get-sum', 'create_entities', 'read_text_file']) expect(tool!.description).toContain(name);
     expect(tool!.description).not.toContain('secret');
     const names = valueOf(await server.run({ code: 'return ALL_TOOLS.map((tool) => tool.name)' })) as string[];
     expect(names).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph', 'files__list_directory', 'recorder__echo']));
@@ -75,7 +78,7 @@ describe('several upstreams behind one code_execution', () => {
 
   test("an upstream's tool list change reaches the client as tools/list_changed, with the new count in the description", async () => {
     const before = listChanges.length;
-    const countOf = async (): Promise<number> => Number(/Tools \((\d+)\):/.exec((await server.client.listTools()).tools[0]!.description!)![1]);
+    const countOf = async (): Promise<number> => Number(/\nrecorder \((\d+) tools/.exec((await server.client.listTools()).tools[0]!.description!)![1]);
     const count = await countOf();
     await server.run({ code: 'return (await tools["recorder__add-tool"]({ name: "fresh" })).content[0].text' });
     await until(() => listChanges.length > before);

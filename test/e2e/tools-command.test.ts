@@ -1,15 +1,5 @@
-import { execa } from 'execa';
 import { describe, expect, test } from 'vitest';
-import { BIN, fixturePath, nodeEntry, publishedEntry, trackDescendants, writeConfig } from '../support/mcp-client.js';
-
-/** Runs the bin to its end, and returns what it printed, its exit code and the processes it left. */
-async function runBin(args: string[]): Promise<{ stdout: string; stderr: string; exitCode: number | undefined; left: number[] }> {
-  const subprocess = execa(process.execPath, [BIN, ...args], { reject: false, stdin: 'ignore' });
-  const tracker = trackDescendants(subprocess.pid!);
-  const result = await subprocess;
-  tracker.stop();
-  return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, left: await tracker.leftAlive() };
-}
+import { fixturePath, nodeEntry, publishedEntry, runBin, writeConfig } from '../support/mcp-client.js';
 
 describe('codemode-mcp tools', () => {
   test('prints every tool a script may call with its declaration, then the denied ones, and exits 0', async () => {

@@ -33,6 +33,11 @@ const MODES: Array<[mode: string, breach: Breach]> = [
   ['exit-before-end', 'EXIT_BEFORE_END'],
   ['stopped-unasked', 'MESSAGE_UNEXPECTED'],
   ['ready-again', 'MESSAGE_UNEXPECTED'],
+  ['show-not-a-block', 'SHOW_INVALID'],
+  ['show-extra-field', 'SHOW_INVALID'],
+  ['show-not-base64', 'SHOW_INVALID'],
+  ['show-past-cap', 'SHOW_INVALID'],
+  ['show-empty', 'SHOW_INVALID'],
 ];
 
 describe('a child that breaks the protocol', () => {

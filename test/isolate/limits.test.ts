@@ -135,6 +135,17 @@ describe("a script's limits", () => {
     expect(message).toMatch(/denied by the config.*safe to retry/);
   });
 
+  it('counts a refused call as refused, not answered', async () => {
+    // Regression: `calls: 1 answered` was shown for a call refused with UPSTREAM_DOWN.
+    const halfRefusing: ToolCaller = async (name, args) => {
+      if ((args as { down?: boolean }).down) throw new ToolRefusedError('UPSTREAM_DOWN', name, 'upstream "x" is down');
+      return { content: [{ type: 'text', text: 'ok' }] };
+    };
+    const read = await runScript('await tools.echo({}); try { await tools.echo({ down: true }) } catch {} return 1', { callTool: halfRefusing });
+    expect(read.calls).toMatchObject({ answered: 1, refused: 1, unseen: [] });
+    expect(renderReturn(read)).toContain('calls: 1 answered, 1 refused (never sent)\n');
+  });
+
   it('turns a failure after sending into an isError result', async () => {
     const failing: ToolCaller = async () => {
       throw new Error('upstream went away');

@@ -37,6 +37,14 @@ describe('a script in its own child', () => {
     expect(column(second.error)).toBe('11');
   });
 
+  it("describe(name) gives the tool's declaration and then the Content type it names, as plain text", async () => {
+    const { CONTENT_TYPE } = await import('../../common/content-blocks.js');
+    const ret = await runScript('console.log(describe("echo")); return describe("echo")');
+    const [entry] = toolEntries('echo');
+    expect(JSON.parse(ret.value!)).toBe(`${entry!.declaration}\n${CONTENT_TYPE}`);
+    expect(ret.output.head).toBe(`${entry!.declaration}\n${CONTENT_TYPE}\n`);
+  });
+
   it('reports a syntax error with its line', async () => {
     const ret = await runScript('const x = 1;\nconst y = ;');
     expect(ret.status).toBe('failed');

@@ -16,6 +16,7 @@ import {
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { execa } from 'execa';
 import { childPidsOf, statFieldsOf } from './processes.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/codemode-mcp.js', import.meta.url));
@@ -173,9 +174,12 @@ export function structuredOf(result: CallToolResult): Record<string, unknown> {
   return (result.structuredContent ?? {}) as Record<string, unknown>;
 }
 
-/** The value a finished script returned, as its answer's structuredContent carries it. */
+/** The value a finished script returned: from structuredContent while it is small, else from the text's `value:` line. */
 export function valueOf(result: CallToolResult): unknown {
-  return structuredOf(result).value;
+  const structured = structuredOf(result);
+  if (!('valueChars' in structured)) return structured.value;
+  const line = textOf(result).split('\n').find((candidate) => candidate.startsWith('value: '));
+  return line === undefined ? undefined : JSON.parse(line.slice('value: '.length));
 }
 
 /** All the text blocks of a result, joined. */
@@ -194,4 +198,13 @@ export async function eventually(check: () => Promise<void>, timeoutMs = 5_000):
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/** Runs the bin to its end (a one-shot command), and returns what it printed, its exit code and the processes it left. */
+export async function runBin(args: string[], input?: string): Promise<{ stdout: string; stderr: string; exitCode: number | undefined; left: number[] }> {
+  const subprocess = execa(process.execPath, [BIN, ...args], { reject: false, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
+  const tracker = trackDescendants(subprocess.pid!);
+  const result = await subprocess;
+  tracker.stop();
+  return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, left: await tracker.leftAlive() };
 }

@@ -8,6 +8,7 @@ export const TEST_LIMITS: ScriptLimits = {
   scriptLifetimeMs: 60_000,
   memoryMaxBytes: 32 * 1024 * 1024,
   notifyMax: 20,
+  showMaxBytes: 4 * 1024 * 1024,
 };
 
 export function toolEntries(...names: string[]): ToolEntry[] {
@@ -62,6 +63,7 @@ export function startScript(code: string, options: StartOptions = {}): Script {
   const childOptions: SpawnChildOptions = {
     memoryMaxBytes: limits.memoryMaxBytes,
     notifyMax: limits.notifyMax,
+    showMaxBytes: limits.showMaxBytes,
     log: options.log ?? (() => {}),
     ...(options.entry ? { entry: options.entry } : {}),
   };

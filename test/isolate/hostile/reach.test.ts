@@ -58,6 +58,7 @@ const API = new Set([
   'console.debug',
   'text',
   'notify',
+  'show',
   'setTimeout',
   'clearTimeout',
   'sleep',
@@ -72,9 +73,9 @@ const API = new Set([
 describe('a hostile script reaching for prelude and host functions', () => {
   it('finds no function beyond what the global object reaches, walking everything the API hands out', async () => {
     const strangers = await valueOf(`${WALK}
-      const results = [await tools.echo({ a: 1 }), searchTools("echo"), describe("echo"), ALL_TOOLS];
+      const results = [await tools.echo({ a: 1 }), searchTools("echo"), describe("echo"), ALL_TOOLS, show({ type: "text", text: "t" })];
       const thrown = [];
-      for (const attempt of [() => tools.nope, () => describe("nope"), () => tools.echo(5), () => notify(1n), () => setTimeout(5)]) {
+      for (const attempt of [() => tools.nope, () => describe("nope"), () => tools.echo(5), () => notify(1n), () => setTimeout(5), () => show(5), () => show({ type: "image", data: "!", mimeType: "x" })]) {
         try { attempt() } catch (e) { thrown.push(e) }
       }
       try { await tools.echo({ toJSON() { throw new Error("inner") } }) } catch (e) { thrown.push(e) }
@@ -143,7 +144,7 @@ describe('a hostile script reaching for prelude and host functions', () => {
 
   it("prints the API's functions as native code: no prelude source", async () => {
     const sources = (await valueOf(`
-      return [console.log, text, notify, setTimeout, sleep, describe, searchTools, tools.echo, Math.random, ToolRefused]
+      return [console.log, text, notify, show, setTimeout, sleep, describe, searchTools, tools.echo, Math.random, ToolRefused]
         .map((fn) => Function.prototype.toString.call(fn));
     `)) as string[];
     for (const source of sources) expect(source).toMatch(/\[native code\]/);
@@ -198,6 +199,7 @@ describe('a hostile script reaching for prelude and host functions', () => {
       results.forEach((r) => { mark(r.content); r.content.forEach(mark) });
       console.log(args, mark(new Map([[1, 2]])), mark(new Set([3])), mark(new Date(0)), 5n, Symbol("s"), mark(() => 1));
       notify(args);
+      show(mark({ content: mark([mark({ type: "text", text: "t" }), mark({ type: "resource", resource: mark({ uri: "a:b", text: "c" }) })]) }));
       const timer = setTimeout(() => {}, 10); clearTimeout(timer);
       await sleep(1);
       mark(searchTools("echo")).forEach(mark);
@@ -222,6 +224,8 @@ describe('a hostile script reaching for prelude and host functions', () => {
       grab(() => tools.echo(5));
       grab(() => notify(5n));
       grab(() => setTimeout(5));
+      grab(() => show({ type: "video" }));
+      grab(() => show({ type: "image", data: "!", mimeType: "x" }));
       grab(() => { function f() { f() } f() });
       grab(() => JSON.parse("[".repeat(100000)));
       try { await tools.echo({ toJSON() { throw new Error("x") } }) } catch (e) { out.push(String(e), e.stack) }

@@ -1,0 +1,82 @@
+/**
+ * `codemode-mcp run <file|->`: runs one script once against the upstreams, as code_execution
+ * would, and prints its answer: the text (or, with --json, the whole answer with its blocks and
+ * structuredContent). For writing and debugging a script by hand. Exits 0 when the script
+ * finished, 1 when it failed, crashed or was stopped, 2 when it was refused (nothing ran).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { CliInvocation } from '../cli/parse-cli.js';
+import { ScriptChild } from '../isolate/script-child.js';
+import { Script } from '../isolate/script.js';
+import { refusalAnswer, scriptAnswer } from '../scripts/answer.js';
+import { parseInput } from '../scripts/input.js';
+import { toolEntries } from '../scripts/tool-entries.js';
+import { startCommandHub } from './command-hub.js';
+import { closeLeavingNoProcess } from './process-tree.js';
+
+/** The exit codes of `run`, by how the script came out. */
+export const RUN_EXIT = { finished: 0, failed: 1, refused: 2 } as const;
+
+export interface RunOnceIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (line: string) => void;
+  /** The script when its path is `-`. */
+  readonly readStdin: () => string;
+  /** Called with a stop when the user interrupts (SIGINT); returns an unsubscribe. */
+  readonly onInterrupt: (stop: () => void) => () => void;
+}
+
+const processIo: RunOnceIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (line) => void process.stderr.write(`${line}\n`),
+  readStdin: () => readFileSync(0, 'utf8'),
+  onInterrupt: (stop) => {
+    process.on('SIGINT', stop);
+    return () => void process.off('SIGINT', stop);
+  },
+};
+
+export async function runOnce(invocation: CliInvocation, io: RunOnceIo = processIo): Promise<number> {
+  const { settings } = invocation;
+  const path = invocation.script?.path ?? '-';
+  const json = invocation.script?.json ?? false;
+  const print = (answer: ReturnType<typeof scriptAnswer>): void => {
+    const text = answer.content[0]?.type === 'text' ? answer.content[0].text : '';
+    io.stdout(json ? `${JSON.stringify(answer, null, 2)}\n` : text.endsWith('\n') ? text : `${text}\n`);
+  };
+
+  let code: string;
+  try {
+    code = path === '-' ? io.readStdin() : readFileSync(path, 'utf8');
+  } catch (error) {
+    print(refusalAnswer(`cannot read the script ${path === '-' ? 'from stdin' : path}: ${(error as Error).message}`));
+    return RUN_EXIT.refused;
+  }
+  const parsed = parseInput({ code }, settings.maxYieldMs);
+  if ('refused' in parsed) {
+    print(refusalAnswer(parsed.refused));
+    return RUN_EXIT.refused;
+  }
+
+  const hub = await startCommandHub(invocation, io.stderr);
+  if (hub === null) return RUN_EXIT.failed;
+  try {
+    const script = new Script(new ScriptChild({ memoryMaxBytes: settings.memoryMaxBytes, notifyMax: settings.notifyMax, showMaxBytes: settings.showMaxBytes }), {
+      id: `${randomBytes(3).toString('hex')}-1`,
+      code,
+      tools: toolEntries(hub.tools()),
+      unlisted: hub.unlistedPrefixes(),
+      callTool: (name, args, signal) => hub.callTool(name, args, signal),
+      limits: settings,
+    });
+    const unsubscribe = io.onInterrupt(() => script.stop('requested'));
+    await script.ended;
+    unsubscribe();
+    const ret = script.takeReturn();
+    print(scriptAnswer(ret));
+    return ret.status === 'finished' ? RUN_EXIT.finished : RUN_EXIT.failed;
+  } finally {
+    await closeLeavingNoProcess(() => hub.close(), io.stderr);
+  }
+}
