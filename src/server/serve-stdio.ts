@@ -79,6 +79,8 @@ export async function serveStdio(invocation: CliInvocation, log: (line: string) 
     // Before `initialize` nothing has started, so there is nothing to wait for.
     startup: () => ready ?? Promise.resolve(),
     log,
+    sole: true,
+    label: 'the client',
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutDown(signal));
