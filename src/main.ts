@@ -1,9 +1,11 @@
 /**
  * Runs what the command line asked for (parseCli's CliInvocation): `tools` prints the catalog
- * and exits; anything else serves over stdio until the client goes away.
+ * and exits; `--http` serves Streamable HTTP until a signal; anything else serves over stdio
+ * until the client goes away.
  */
 import type { CliInvocation } from './cli/parse-cli.js';
 import { printTools } from './server/print-tools.js';
+import { serveHttp } from './server/serve-http.js';
 import { serveStdio } from './server/serve-stdio.js';
 
 export { isCliExit, parseCli } from './cli/parse-cli.js';
@@ -13,5 +15,6 @@ export async function run(invocation: CliInvocation): Promise<void> {
     process.exitCode = await printTools(invocation);
     return;
   }
-  await serveStdio(invocation);
+  if (invocation.http !== undefined) await serveHttp(invocation, invocation.http);
+  else await serveStdio(invocation);
 }

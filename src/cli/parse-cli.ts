@@ -8,6 +8,8 @@ import { readSettingValue } from '../config/setting-value.js';
 import type { UpstreamSpec, VariableSource } from '../config/types.js';
 import { upstreamFromCommand } from '../config/upstream-from-command.js';
 import { checkSettingsTogether, type SettingName, type Settings } from '../settings.js';
+import type { HttpOptions } from '../server/http-options.js';
+import { readHttpFlags } from './http-flags.js';
 import { FORMS, PROGRAM_NAME, TOOLS_FORMS, formsMessage } from './help-text.js';
 import { readPackageVersion } from './package-version.js';
 import { buildProgram, type CapturedOutput, type RawArgs } from './program.js';
@@ -19,6 +21,8 @@ export interface CliInvocation {
   /** Defaults, then the config file's `settings`, then flags. */
   settings: Settings;
   configPath: string | null;
+  /** Present with --http: serve Streamable HTTP instead of stdio. */
+  http?: HttpOptions;
 }
 
 /** Exit now with this code, after writing these (each already ending in a newline). */
@@ -90,6 +94,10 @@ function invocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context: Cl
     return usageError(formsMessage('name the MCP servers to front, in one of two ways:', forms));
   }
 
+  const http = readHttpFlags(raw.http, context.env ?? process.env);
+  if (http !== undefined && 'error' in http) return usageError(http.error);
+  const httpPart = http === undefined ? {} : { http };
+
   const flags: Partial<Record<SettingName, number>> = {};
   for (const [name, text] of Object.entries(raw.settings) as [SettingName, string][]) {
     const read = readSettingValue(name, text);
@@ -104,14 +112,14 @@ function invocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context: Cl
     const settings = mergeSettings({}, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
-    return { command: raw.command, upstreams, settings, configPath: null };
+    return { command: raw.command, upstreams, settings, configPath: null, ...httpPart };
   }
   try {
     const config = loadConfigFile(resolveConfigPath(configArg, context), context.env ?? process.env);
     const settings = mergeSettings(config.settings, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
-    return { command: raw.command, upstreams: config.upstreams, settings, configPath: config.path };
+    return { command: raw.command, upstreams: config.upstreams, settings, configPath: config.path, ...httpPart };
   } catch (error) {
     if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
     throw error;
