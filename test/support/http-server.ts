@@ -3,6 +3,7 @@
  * listens, and connects the SDK's Streamable HTTP client to it.
  */
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -131,3 +132,47 @@ export const INITIALIZE = {
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
 } as const;
+
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+  /** The body as JSON, or the JSON of an SSE stream's first message. */
+  json(): Record<string, unknown>;
+}
+
+/**
+ * One HTTP request with exactly these headers (node:http, so Host can be anything), read to its
+ * end; an SSE answer is read until its first message unless `whole` is set.
+ */
+export function rawRequest(
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer; whole?: boolean },
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/mcp', headers: options.headers ?? {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      const done = (): void => {
+        const answer: RawAnswer = {
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          json: () => JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as Record<string, unknown>,
+        };
+        resolve(answer);
+      };
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        if (!options.whole && String(res.headers['content-type']).includes('text/event-stream') && /^data: .+$/m.test(text)) {
+          res.destroy();
+          done();
+        }
+      });
+      res.on('end', done);
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
