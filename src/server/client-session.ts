@@ -168,7 +168,7 @@ export class ClientSession {
   private createScripts(supply: ChildSupply): SessionScripts {
     const { hub, settings } = this.options;
     return new SessionScripts({
-      supply: supply.forSession(this),
+      supply: supply.forSession(),
       catalog: () => hub.tools(),
       unlisted: () => hub.unlistedPrefixes(),
       callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin: this.origin }),
