@@ -8,6 +8,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
 import { descendantsRunning, median, memoryOf, now, sleep, timeProcess } from './measure.js';
+import { startHttpInstance } from './http.js';
 import { runCode, startDirect, startServer, type Connected } from './server.js';
 import { measureStackNeeds } from './stack-depth.js';
 
@@ -73,6 +74,47 @@ async function measureStart(): Promise<void> {
     { name: 'first tool call, pool off', value: cold, unit: 'ms', baselineName: 'node -e 0', baseline: nodeStart,
       goal: { text: '≤ 1.3 ×', met: (v, b) => v <= 1.3 * b } },
   );
+}
+
+/** Over HTTP against stdio, same run: a paced one-call run, and a fresh session's initialize + first tools/list. */
+async function measureHttp(): Promise<void> {
+  const oneCall = async (server: Connected): Promise<number> => {
+    const started = now();
+    await runCode(server, FIRST_CALL);
+    return now() - started;
+  };
+  log('one-call run, stdio and HTTP…');
+  const stdioRun = await withServer(['--pool', '2'], async (server) => {
+    await sleep(POOL_SETTLE_MS);
+    return repeat(RUNS, () => oneCall(server), POOL_SETTLE_MS / 2);
+  });
+  const http = await startHttpInstance(['--pool', '2']);
+  try {
+    const session = await http.session();
+    await sleep(POOL_SETTLE_MS);
+    const httpRun = await repeat(RUNS, () => oneCall(session), POOL_SETTLE_MS / 2);
+    await session.close();
+    log('first answer of a new session, stdio and HTTP…');
+    // stdio: a session is a process (its upstreams start at initialize); HTTP: a session on a running server.
+    const firstAnswer = async (connect: () => Promise<Connected>): Promise<number> => {
+      const started = now();
+      const fresh = await connect();
+      await fresh.client.listTools();
+      const took = now() - started;
+      await fresh.close();
+      return took;
+    };
+    const stdioFirst = await repeat(RUNS, () => firstAnswer(() => startServer(['--pool', '2'])), 200);
+    const httpFirst = await repeat(RUNS, () => firstAnswer(() => http.session()), 200);
+    const within = { text: '≤ 1.5 ×', met: (v: number, b: number) => v <= 1.5 * b };
+    rows.push(
+      { name: 'one-call run over HTTP, paced', value: httpRun, unit: 'ms', baselineName: 'the same over stdio', baseline: stdioRun, goal: within },
+      { name: 'new session over HTTP: initialize + first tools/list', value: httpFirst, unit: 'ms',
+        baselineName: 'the same over stdio (a new process)', baseline: stdioFirst, goal: within },
+    );
+  } finally {
+    await http.close();
+  }
 }
 
 async function measureCalls(): Promise<void> {
@@ -230,6 +272,7 @@ const cpu = cpus();
 const machine = `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
 log(`bench${quick ? ' (quick)' : ''}: ${RUNS} runs each; ${machine}`);
 await measureStart();
+await measureHttp();
 await measureCalls();
 await measureConcurrency();
 await measureIdleChild();
