@@ -5,7 +5,7 @@
 import type { ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
-import { fixturePath, nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import { eventually, fixturePath, nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 
 let server: HttpServer | undefined;
 const clients: HttpClient[] = [];
@@ -61,6 +61,39 @@ describe('a session over HTTP', () => {
   });
 });
 
+describe('a session over HTTP, reached outside a call', () => {
+  test("an upstream's elicitation while no call of the session is open reaches the client on its GET stream", async () => {
+    server = await startHttpServer(['--config', writeConfig({ rec: nodeEntry(fixturePath('upstreams/recorder.mjs')) })]);
+    let answered!: () => void;
+    const asked = new Promise<void>((resolve) => (answered = resolve));
+    const session = await open({
+      capabilities: { elicitation: { form: {} } },
+      onElicit: () => {
+        answered();
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    });
+    // The run answers at once; the script asks later, when only the GET stream is open.
+    const started = await session.run({ code: 'await sleep(500); return JSON.parse((await tools.ask({})).content[0].text).content.name', yield_ms: 0 });
+    await asked;
+    const ended = await session.run({ action: 'wait', script: structuredOf(started).script as string, yield_ms: 20_000 });
+    expect(valueOf(ended)).toBe('Ada');
+  });
+
+  test('the logging level a session sets filters what it is sent', async () => {
+    server = await startHttpServer(['--config', everything()]);
+    const session = await open();
+    await session.client.setLoggingLevel('error');
+    expect(valueOf(await session.run({ code: 'notify({ filtered: true }); return "ok"' }))).toBe('ok');
+    await session.client.setLoggingLevel('info');
+    expect(valueOf(await session.run({ code: 'notify({ filtered: false }); return "ok"' }))).toBe('ok');
+    // Both go out on the session's GET stream, in order: once the second is there, the first would be.
+    const notified = () => session.logs.map((log) => (log.data as { notify?: unknown }).notify);
+    await eventually(async () => expect(notified()).toContainEqual({ filtered: false }), 10_000);
+    expect(notified()).toEqual([{ filtered: false }]);
+  });
+});
+
 describe('two sessions at once', () => {
   test("each has its own scripts: one's ids are unknown to the other, and list shows only its own", async () => {
     server = await startHttpServer(['--config', everything()]);
@@ -109,9 +142,12 @@ describe('two sessions at once', () => {
     const b = await open({ name: 'B' });
     await a.client.setLoggingLevel('info');
     await b.client.setLoggingLevel('info');
-    expect(valueOf(await a.run({ code: 'notify({ from: "A" }); await sleep(300); return "ok"' }))).toBe('ok');
-    expect(a.logs).toContainEqual(expect.objectContaining({ logger: 'codemode-mcp', data: expect.objectContaining({ notify: { from: 'A' } }) }));
-    expect(valueOf(await b.run({ code: 'return "ok"' }))).toBe('ok');
-    expect(b.logs).toEqual([]);
+    expect(valueOf(await a.run({ code: 'notify({ from: "A" }); return "ok"' }))).toBe('ok');
+    await eventually(async () =>
+      expect(a.logs).toContainEqual(expect.objectContaining({ logger: 'codemode-mcp', data: expect.objectContaining({ notify: { from: 'A' } }) })),
+    10_000);
+    expect(valueOf(await b.run({ code: 'notify({ from: "B" }); return "ok"' }))).toBe('ok');
+    await eventually(async () => expect(b.logs.map((log) => (log.data as { notify?: unknown }).notify)).toEqual([{ from: 'B' }]), 10_000);
+    expect(a.logs.map((log) => (log.data as { notify?: unknown }).notify)).toEqual([{ from: 'A' }]);
   });
 });
