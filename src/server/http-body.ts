@@ -11,7 +11,10 @@ export type Body = { readonly text: string } | { readonly tooLarge: number };
 /** The body as text, or `tooLarge` with the bytes known so far (declared, or read past the limit). */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ tooLarge: declared });
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    discardRest(req);
+    return Promise.resolve({ tooLarge: declared });
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -21,8 +24,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> 
         req.off('data', onData);
         req.off('end', onEnd);
         chunks.length = 0;
-        // The rest is not read: the refusal closes the connection.
-        req.pause();
+        discardRest(req);
         resolve({ tooLarge: received });
         return;
       }
@@ -33,4 +35,13 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> 
     req.on('end', onEnd);
     req.on('error', reject);
   });
+}
+
+/**
+ * What is still coming is read and dropped, not left unread: the refusal closes the connection,
+ * and a socket closed with unread bytes resets, which can cost the client the answer itself.
+ */
+function discardRest(req: IncomingMessage): void {
+  req.on('error', () => {});
+  req.resume();
 }

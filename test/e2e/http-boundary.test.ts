@@ -82,7 +82,7 @@ describe('what a request gets', () => {
     expect((await initialize()).status).toBe(200);
   });
 
-  test('an unknown session id gets 404, a request without one 400, bad JSON 400 and bad params a JSON-RPC error with its id', async () => {
+  test('an unknown session id gets 404, a request without one 400, an unsupported MCP-Protocol-Version 400, bad JSON 400 and bad params a JSON-RPC error with its id', async () => {
     server = await startHttpServer(['--config', everything()]);
     const unknown = await rawRequest(server.port, {
       headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': 'no-such-session' }),
@@ -99,6 +99,12 @@ describe('what a request gets', () => {
     const notJson = await inSession('{"jsonrpc": ');
     expect(notJson.status).toBe(400);
     expect(notJson.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: expect.stringContaining('Parse error: the body is not JSON') } });
+    const oldVersion = await rawRequest(server.port, {
+      headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '1999-01-01' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }),
+    });
+    expect(oldVersion.status).toBe(400);
+    expect(oldVersion.text).toContain('Unsupported protocol version: 1999-01-01');
     const badParams = await inSession(JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping', params: { _meta: { progressToken: 1.5 } } }));
     expect(badParams.status).toBe(200);
     expect(badParams.json()).toEqual({
