@@ -5,7 +5,7 @@
  * Bodies are read within maxMessageBytes and screened (http-screen.ts) before the transport.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ProtocolErrorCode, isInitializeRequest } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, isInitializeRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
 import { SETTINGS, formatSettingValue } from '../settings.js';
 import { readBody } from './http-body.js';
 import { sendResponse, webRequestOf } from './http-exchange.js';
@@ -78,8 +78,11 @@ async function post(req: IncomingMessage, res: ServerResponse, sessions: HttpSes
           parsedBody: { jsonrpc: '2.0', id: screened.id, error: { code: -32600, message: screened.why } },
         }));
         return;
-      case 'pass':
-        await sendResponse(res, await session.transport.handleRequest(webRequestOf(req), { parsedBody: screened.message }));
+      case 'pass': {
+        const response = await session.transport.handleRequest(webRequestOf(req), { parsedBody: screened.message });
+        endCancelledStream(session, screened.message);
+        await sendResponse(res, response);
+      }
     }
   } finally {
     done?.();
@@ -120,6 +123,16 @@ async function postWithoutSession(req: IncomingMessage, res: ServerResponse, ses
       id ?? undefined,
     ),
   );
+}
+
+/**
+ * A cancelled request gets no answer (MCP), so the SDK's transport would hold its POST's stream
+ * open until the client hangs up; it is ended here instead, as the client no longer reads it.
+ */
+function endCancelledStream(session: HttpSession, message: JSONRPCMessage): void {
+  if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return;
+  const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+  if (requestId !== undefined) session.transport.closeSSEStream(requestId);
 }
 
 /** GET and DELETE: the transport answers; a GET's stream counts as the session's open stream while it lasts. */

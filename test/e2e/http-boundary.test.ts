@@ -5,6 +5,7 @@
  * is stopped and nothing it started may be left.
  */
 import { spawnSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
 import { INITIALIZE, connectHttp, mcpHeaders, rawRequest, startHttpServer, type HttpServer } from '../support/http-server.js';
 import { BIN, nodeEntry, publishedEntry, structuredOf, writeConfig } from '../support/mcp-client.js';
@@ -112,6 +113,42 @@ describe('what a request gets', () => {
       id: 'p',
       error: { code: -32602, message: 'Invalid params for ping: params._meta.progressToken must be a string or a whole number; got number 1.5' },
     });
+  });
+});
+
+describe('a cancelled call', () => {
+  test('ends the stream of its POST, which would otherwise stay open with no answer to carry', async () => {
+    server = await startHttpServer(['--config', everything()]);
+    const session = String((await initialize()).headers['mcp-session-id']);
+    const headers = mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session });
+    const call = {
+      jsonrpc: '2.0',
+      id: 'run-1',
+      method: 'tools/call',
+      params: { name: 'code_execution', arguments: { code: 'console.log("started"); await sleep(600_000)', yield_ms: 600_000 }, _meta: { progressToken: 'p' } },
+    };
+    let text = '';
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const ended = new Promise<number>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port: server!.port, method: 'POST', path: '/mcp', headers }, (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          // The script's output comes as progress once its call is being served.
+          if (text.includes('started')) started();
+        });
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(call));
+    });
+    await running;
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'run-1', reason: 'the user pressed stop' } };
+    expect((await rawRequest(server.port, { headers, body: JSON.stringify(cancel) })).status).toBe(202);
+    expect(await ended).toBe(200);
+    expect(text).not.toContain('"id":"run-1"');
   });
 });
 
