@@ -56,6 +56,11 @@ export class ChildSupply implements ChildSource {
     return this.alive.size;
   }
 
+  /** Children started ahead and not yet taken by a run. */
+  get pooledCount(): number {
+    return this.pooled.length;
+  }
+
   /** A ready (or starting) child for a script, or why there is none. */
   take(): Supplied {
     return this.takeFor(this.anyone);

@@ -1,6 +1,6 @@
 /**
  * `GET /healthz`: how this instance stands, for a load balancer or a person: each upstream up or
- * down, the sessions open, the script children in use. 200 while serving, 503 once shutting down.
+ * down, the sessions open, the script processes running scripts and pooled. 200 while serving, 503 once shutting down.
  */
 import type { ServerResponse } from 'node:http';
 import type { UpstreamStatus } from '../upstream/upstream.js';
@@ -11,7 +11,7 @@ export interface Health {
   readonly shuttingDown: boolean;
   readonly upstreams: readonly UpstreamStatus[];
   readonly sessions: number;
-  readonly children: { readonly alive: number; readonly max: number };
+  readonly children: { readonly alive: number; readonly pooled: number; readonly max: number };
 }
 
 export function sendHealth(res: ServerResponse, health: Health): void {
@@ -26,7 +26,7 @@ export function sendHealth(res: ServerResponse, health: Health): void {
       ...(status.reason !== undefined ? { reason: status.reason } : {}),
     })),
     sessions: health.sessions,
-    scriptChildren: { alive: health.children.alive, max: health.children.max },
+    scriptChildren: { running: health.children.alive - health.children.pooled, pooled: health.children.pooled, max: health.children.max },
   });
   res.writeHead(health.shuttingDown ? 503 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
   res.end(body);

@@ -67,7 +67,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
         shuttingDown: !accepting,
         upstreams: hub.upstreamStatus(),
         sessions: sessions.size,
-        children: { alive: supply.size, max: settings.maxScriptChildren },
+        children: { alive: supply.size, pooled: supply.pooledCount, max: settings.maxScriptChildren },
       });
     } else {
       sendRefusal(res, httpRefusal(404, `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}`));

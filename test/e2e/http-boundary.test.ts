@@ -61,7 +61,7 @@ describe('who may reach the server', () => {
       version: expect.any(String),
       upstreams: [{ name: 'everything', state: 'ready', tools: expect.any(Number) }],
       sessions: 1,
-      scriptChildren: { alive: expect.any(Number), max: 16 },
+      scriptChildren: { running: 0, pooled: expect.any(Number), max: 16 },
     });
   });
 
