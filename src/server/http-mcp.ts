@@ -5,7 +5,7 @@
  * Bodies are read within maxMessageBytes and screened (http-screen.ts) before the transport.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ProtocolErrorCode, isInitializeRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, isInitializeRequest, isJsonContentType, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
 import { SETTINGS, formatSettingValue } from '../settings.js';
 import { readBody } from './http-body.js';
 import { sendResponse, webRequestOf } from './http-exchange.js';
@@ -46,6 +46,10 @@ async function post(req: IncomingMessage, res: ServerResponse, sessions: HttpSes
   // Held from before the body is read, so a slow upload does not let the session idle out.
   const done = session?.begin();
   try {
+    if (!isJsonContentType(req.headers['content-type'] ?? null)) {
+      sendRefusal(res, httpRefusal(415, `Unsupported Media Type: ${JSON.stringify(req.headers['content-type'] ?? '')}; a POST to /mcp carries JSON (Content-Type: application/json)`), true);
+      return;
+    }
     const body = await readBody(req, options.maxMessageBytes);
     if ('tooLarge' in body) {
       const limit = formatSettingValue(SETTINGS.maxMessageBytes, options.maxMessageBytes);

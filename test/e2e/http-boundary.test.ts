@@ -97,6 +97,8 @@ describe('what a request gets', () => {
 
     const session = String((await initialize()).headers['mcp-session-id']);
     const inSession = (body: string) => rawRequest(server!.port, { headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }), body });
+    const textBody = await rawRequest(server.port, { headers: { ...mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }), 'Content-Type': 'text/plain' }, body: '{}' });
+    expect(textBody.status).toBe(415);
     const notJson = await inSession('{"jsonrpc": ');
     expect(notJson.status).toBe(400);
     expect(notJson.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: expect.stringContaining('Parse error: the body is not JSON') } });
