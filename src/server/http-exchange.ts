@@ -15,7 +15,12 @@ export function webRequestOf(req: IncomingMessage): Request {
   return new Request(new URL(req.url ?? '/', 'http://localhost'), { method: req.method ?? 'GET', headers });
 }
 
-/** Writes the transport's answer; resolves when the body has ended, or the client has gone. */
+/**
+ * Writes the transport's answer; resolves when the body has ended, or the client has gone. What
+ * comes within one turn of the event loop leaves in one write: the headers with the first event,
+ * the end with the last (a ping's answer is one packet, not three). An answer that takes longer
+ * gets its headers at once, so the client knows its stream is open.
+ */
 export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   res.statusCode = response.status;
   response.headers.forEach((value, name) => res.setHeader(name, value));
@@ -23,20 +28,31 @@ export async function sendResponse(res: ServerResponse, response: Response): Pro
     res.end();
     return;
   }
-  res.flushHeaders();
   const reader = response.body.getReader();
   const gone = new Promise<void>((resolve) => res.once('close', resolve));
   // The client went away: the transport forgets the stream (its cancel), and nothing more is read.
   void gone.then(() => reader.cancel().catch(() => {}));
+  const flushHeaders = setImmediate(() => res.flushHeaders());
+  let corked = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
+      clearImmediate(flushHeaders);
+      if (!corked) {
+        corked = true;
+        res.cork();
+        setImmediate(() => {
+          corked = false;
+          res.uncork();
+        });
+      }
       if (!res.write(value)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), gone]);
     }
   } catch {
     // A stream the transport errored, or one cancelled as the client left: nothing more to send.
   } finally {
+    clearImmediate(flushHeaders);
     res.end();
   }
 }

@@ -58,7 +58,7 @@ async function post(req: IncomingMessage, res: ServerResponse, sessions: HttpSes
         `Request too large: ${body.tooLarge.toLocaleString('en-US')} bytes or more, over the server's limit of ${limit} (maxMessageBytes). ` +
           `Send less (a script can fetch large inputs through a tool instead), or start the server with a higher --${SETTINGS.maxMessageBytes.flag}`,
       );
-      options.log(`codemode-mcp: answered a POST with ${refusal.status}: ${refusal.body.error.message}`);
+      options.log(`codemode-mcp: answered a POST with ${describeRefusal(refusal)}`);
       sendRefusal(res, refusal, true);
       return;
     }
@@ -73,13 +73,13 @@ async function post(req: IncomingMessage, res: ServerResponse, sessions: HttpSes
     const screened = screenBody(body.text, (name) => session.client.serves(name));
     switch (screened.kind) {
       case 'refuse':
-        options.log(`codemode-mcp: answered ${screened.what} with ${screened.refusal.status}: ${screened.refusal.body.error.message}`);
+        options.log(`codemode-mcp: answered ${screened.what} with ${describeRefusal(screened.refusal)}`);
         sendRefusal(res, screened.refusal);
         return;
       case 'fail-own':
         options.log(`codemode-mcp: ${screened.why} (to our request ${String(screened.id)})`);
         await sendResponse(res, await session.transport.handleRequest(webRequestOf(req), {
-          parsedBody: { jsonrpc: '2.0', id: screened.id, error: { code: -32600, message: screened.why } },
+          parsedBody: { jsonrpc: '2.0', id: screened.id, error: { code: ProtocolErrorCode.InvalidRequest, message: screened.why } },
         }));
         return;
       case 'pass': {
@@ -151,6 +151,12 @@ async function exchange(session: HttpSession, req: IncomingMessage, res: ServerR
     closeStream?.();
     done();
   }
+}
+
+/** `error -32602: ...` for a request's own error (HTTP 200), `413: ...` for an HTTP refusal; as stdio's log lines read. */
+function describeRefusal(refusal: HttpRefusal): string {
+  const { code, message } = refusal.body.error;
+  return `${refusal.status === 200 ? `error ${code}` : `HTTP ${refusal.status}`}: ${message}`;
 }
 
 function findSession(sessions: HttpSessions, header: string | string[] | undefined, method: string): { session: HttpSession } | { refusal: HttpRefusal } {
