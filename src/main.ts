@@ -5,7 +5,6 @@
  */
 import type { CliInvocation } from './cli/parse-cli.js';
 import { printTools } from './server/print-tools.js';
-import { serveHttp } from './server/serve-http.js';
 import { serveStdio } from './server/serve-stdio.js';
 
 export { isCliExit, parseCli } from './cli/parse-cli.js';
@@ -15,6 +14,9 @@ export async function run(invocation: CliInvocation): Promise<void> {
     process.exitCode = await printTools(invocation);
     return;
   }
-  if (invocation.http !== undefined) await serveHttp(invocation, invocation.http);
-  else await serveStdio(invocation);
+  if (invocation.http !== undefined) {
+    // Loaded only when asked for: a stdio start (a client spawning us) does not pay for it.
+    const { serveHttp } = await import('./server/serve-http.js');
+    await serveHttp(invocation, invocation.http);
+  } else await serveStdio(invocation);
 }
