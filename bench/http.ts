@@ -6,7 +6,9 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
-import { TIMING_UPSTREAM, type Connected } from './server.js';
+import { interleaved, sleep, timed } from './measure.js';
+import { atMost, type BenchContext, type Row } from './report.js';
+import { TIMING_UPSTREAM, runCode, startServer, type Connected } from './server.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'codemode-mcp.js');
 
@@ -16,6 +18,47 @@ export interface HttpInstance {
   /** A new session: a client connected (initialize done). */
   session(): Promise<Connected>;
   close(): Promise<void>;
+}
+
+const ONE_CALL = 'return (await tools.mark({})).content[0].text';
+
+/** After a run takes a pooled child, a replacement is started and ready within this, here. */
+const POOL_REFILL_MS = 750;
+
+/**
+ * Over HTTP against stdio, rounds alternating in the same run: a paced one-call run on a session
+ * with a warm pool, and a new session's initialize plus its first tools/list (over stdio a new
+ * session is a new process, whose upstreams start at initialize; over HTTP, a session on a
+ * running server).
+ */
+export async function measureHttp(ctx: BenchContext): Promise<Row[]> {
+  ctx.log('one-call run and a new session, stdio and HTTP…');
+  const stdio = await startServer(['--pool', '2']);
+  const http = await startHttpInstance(['--pool', '2']);
+  const session = await http.session();
+  try {
+    await sleep(POOL_REFILL_MS * 2);
+    const run = await interleaved(ctx.rounds, () => timed(() => runCode(session, ONE_CALL)), () => timed(() => runCode(stdio, ONE_CALL)), POOL_REFILL_MS);
+    const firstAnswer = async (connect: () => Promise<Connected>): Promise<number> => {
+      let fresh: Connected | undefined;
+      const took = await timed(async () => {
+        fresh = await connect();
+        await fresh.client.listTools();
+      });
+      await fresh?.close();
+      return took;
+    };
+    const first = await interleaved(ctx.rounds, () => firstAnswer(() => http.session()), () => firstAnswer(() => startServer(['--pool', '2'])), 200);
+    return [
+      { name: 'one-call run over HTTP, paced', value: run.subject, unit: 'ms', floorName: 'the same over stdio', floor: run.floor, goal: atMost(1.5) },
+      { name: 'new session over HTTP: initialize + first tools/list', value: first.subject, unit: 'ms',
+        floorName: 'the same over stdio (a new process)', floor: first.floor, goal: atMost(1.5) },
+    ];
+  } finally {
+    await session.close();
+    await http.close();
+    await stdio.close();
+  }
 }
 
 /** codemode-mcp --http on a free loopback port in front of the timing upstream; resolves once upstreams are up. */

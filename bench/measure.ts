@@ -58,3 +58,35 @@ export function descendantsRunning(pid: number, needle: string): number[] {
     }
   });
 }
+
+/**
+ * Measures `subject` and `floor` in alternating rounds (ABBA), so both see the same machine; the
+ * medians of each.
+ */
+export async function interleaved(
+  rounds: number,
+  subject: () => Promise<number>,
+  floor: () => Promise<number>,
+  pauseMs = 0,
+): Promise<{ subject: number; floor: number }> {
+  const subjects: number[] = [];
+  const floors: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      subjects.push(await subject());
+      floors.push(await floor());
+    } else {
+      floors.push(await floor());
+      subjects.push(await subject());
+    }
+    if (pauseMs > 0) await sleep(pauseMs);
+  }
+  return { subject: median(subjects), floor: median(floors) };
+}
+
+/** The time `work` takes, by the wall clock. */
+export async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = now();
+  await work();
+  return now() - started;
+}

@@ -20,21 +20,33 @@ async function connect(command: string, args: string[]): Promise<Connected> {
 }
 
 /** codemode-mcp in front of the timing upstream, with the given flags. */
-export function startServer(flags: string[]): Promise<Connected> {
+export function startServer(flags: readonly string[] = []): Promise<Connected> {
   return connect(process.execPath, [BIN, ...flags, '--', process.execPath, TIMING_UPSTREAM]);
 }
 
-/** An SDK client connected straight to the timing upstream: the baseline for calls. */
+/** An SDK client connected straight to the timing upstream: the floor for calls. */
 export function startDirect(): Promise<Connected> {
   return connect(process.execPath, [TIMING_UPSTREAM]);
 }
 
-/** Runs a script to its ending and returns its value. */
-export async function runCode(server: Connected, code: string): Promise<unknown> {
+export type RunOutcome = { readonly value: unknown } | { readonly refused: string };
+
+/** Runs a script to its ending; its value, or the refusal when the server would not run it. */
+export async function runScript(server: Connected, code: string): Promise<RunOutcome> {
   const result = await server.client.callTool({ name: 'code_execution', arguments: { code, yield_ms: 600_000 } });
-  const structured = result.structuredContent as { status?: string; value?: unknown; error?: string } | undefined;
-  if (structured?.status !== 'finished') {
-    throw new Error(`bench script did not finish: ${JSON.stringify(result.content).slice(0, 500)}`);
-  }
-  return structured.value;
+  const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+  if (text.startsWith('Refused:')) return { refused: text };
+  const structured = result.structuredContent as { status?: string; value?: unknown } | undefined;
+  if (structured?.status !== 'finished') throw new Error(`bench script did not finish: ${text.slice(0, 500)}`);
+  if ('value' in structured) return { value: structured.value };
+  // A large value travels in the text only.
+  const line = text.split('\n').find((candidate) => candidate.startsWith('value: '));
+  return { value: line === undefined ? undefined : JSON.parse(line.slice('value: '.length)) };
+}
+
+/** Runs a script that must finish, and returns its value. */
+export async function runCode(server: Connected, code: string): Promise<unknown> {
+  const outcome = await runScript(server, code);
+  if ('refused' in outcome) throw new Error(`bench script was refused: ${outcome.refused}`);
+  return outcome.value;
 }

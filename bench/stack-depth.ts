@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
 import { stackBudget } from '../src/isolate/stack-budget.js';
+import type { BenchContext, Row } from './report.js';
 import { DEEP_PATHS } from './stack-probe.js';
 
 const PROBE = join(PACKAGE_ROOT, 'dist', 'bench', 'stack-probe.js');
@@ -48,4 +49,23 @@ export function measureStackNeeds(quick: boolean): StackNeed[] {
     needs.push({ path, neededKiB: enough, childKiB });
   }
   return needs;
+}
+
+/** Rows: each deep path's need of V8 stack against the child's stack; quick mode only checks QuickJS trips first. */
+export function measureStack(ctx: BenchContext): Row[] {
+  ctx.log('V8 stack needed by deep paths…');
+  const rows: Row[] = [];
+  for (const need of measureStackNeeds(ctx.quick)) {
+    if (need.neededKiB === Number.POSITIVE_INFINITY) throw new Error(`${need.path}: the host's stack runs out before QuickJS's limit`);
+    if (ctx.quick) continue;
+    rows.push({
+      name: `V8 stack needed: ${need.path}`,
+      value: need.neededKiB,
+      unit: 'KiB',
+      floorName: "the child's V8 stack",
+      floor: need.childKiB,
+      goal: { text: '≤ 0.67 × (a margin of 1.5)', met: (value, floor) => value <= floor / 1.5 },
+    });
+  }
+  return rows;
 }

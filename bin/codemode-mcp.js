@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // The executable: reads the command line, then prints and exits, or runs what it asked for.
-// It loads the build in dist/ (npm run build, run by npm install through "prepare").
+// It loads the build in dist/, which `npm install` makes (its "prepare" script runs the build).
 
 let entry;
 try {
   entry = await import('../dist/src/main.js');
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-  process.stderr.write(`codemode-mcp: the build is missing (${error.message}); run "npm run build" in the package\n`);
+  const root = new URL('..', import.meta.url).pathname;
+  process.stderr.write(`codemode-mcp: the build is missing (${error.message}); run "npm install" in ${root} (it installs what the build needs, then builds)\n`);
   process.exit(1);
 }
 

@@ -25,4 +25,5 @@ vm.runGC();
 const bytes = QuickJS.serializeSnapshot(vm.snapshot());
 writeFileSync(PRELUDE_SNAPSHOT, bytes);
 writeFileSync(PRELUDE_SNAPSHOT_META, JSON.stringify(meta));
-console.log(`prelude snapshot: ${bytes.length} bytes`);
+// stderr: stdout belongs to whatever runs the build (npm pack --json, say).
+process.stderr.write(`prelude snapshot: ${bytes.length} bytes\n`);

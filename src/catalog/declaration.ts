@@ -7,6 +7,7 @@
  */
 
 import type { CatalogTool, JsonSchema } from './types.js';
+import { groupThousands } from '../../common/group-thousands.js';
 
 /** 4,000 characters: a longer declaration is cut at a line and ends with a comment that says so. */
 export const DECLARATION_MAX_CHARS = 4_000;
@@ -32,7 +33,7 @@ const INLINE_OBJECT_MAX_CHARS = 80;
 /** A default or const value shown literally up to this length; longer ones fall back to their type. */
 const LITERAL_MAX_CHARS = 60;
 
-const CUT_MARKER = `/* … cut at ${formatCount(DECLARATION_MAX_CHARS)} characters: the full schemas are in ALL_TOOLS */`;
+const CUT_MARKER = `/* … cut at ${groupThousands(DECLARATION_MAX_CHARS)} characters: the full schemas are in ALL_TOOLS */`;
 const DEPTH_MARKER = 'unknown /* deeper levels: see ALL_TOOLS */';
 
 /** How tightly a rendered type binds, to know where parentheses are needed. */
@@ -414,8 +415,4 @@ function propertyKey(key: string): string {
 
 function isObject(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function formatCount(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
-import { findJsonSyntaxError } from './json-syntax.js';
 import { parseConfig } from './parse-config.js';
+import { parseJsonc } from './parse-jsonc.js';
 import type { LoadedConfig, VariableSource } from './types.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -40,11 +40,7 @@ function readConfigText(file: string): string {
 
 function parseJson(text: string, file: string): unknown {
   if (text.trim() === '') throw new ConfigError(file, 'is empty; it should hold {"mcpServers": {...}}');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    const found = findJsonSyntaxError(text);
-    if (found === null) throw new ConfigError(file, `is not valid JSON: ${(error as Error).message}`);
-    throw new ConfigError(file, `is not valid JSON at line ${found.line}, column ${found.column}: ${found.reason}`);
-  }
+  const parsed = parseJsonc(text);
+  if ('value' in parsed) return parsed.value;
+  throw new ConfigError(file, `is not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.reason}`);
 }

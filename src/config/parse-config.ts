@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { findClosestName } from './closest-name.js';
 import { ConfigError, describeValueType } from './config-error.js';
 import { readFileSettings } from './file-settings.js';
 import { parseServerEntry } from './parse-server-entry.js';
@@ -14,9 +15,15 @@ export interface ParseConfigOptions {
 /** The two keys a server list may sit under: Claude Desktop / Claude Code, and VS Code. */
 const SERVERS_KEYS = ['mcpServers', 'servers'] as const;
 
+/** The top-level keys codemode-mcp reads. */
+const TOP_LEVEL_KEYS = [...SERVERS_KEYS, 'settings'] as const;
+
 /**
  * A parsed config file's value, checked whole: the first problem throws one `ConfigError`.
- * Unknown top-level keys are ignored (VS Code's `inputs`, say); unknown keys in an entry are not.
+ * A top-level key within two edits of one we read (`setting`, `mcpServer`) is refused as the typo
+ * it almost surely is; other unknown top-level keys are left alone, since the file may be a
+ * client's own (Claude Desktop's has `globalShortcut`, VS Code's `inputs`). Unknown keys in an
+ * entry are refused.
  */
 export function parseConfig(value: unknown, options: ParseConfigOptions): LoadedConfig {
   const file = options.path;
@@ -25,6 +32,13 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
     throw new ConfigError(file, `the file must hold a JSON object such as {"mcpServers": {...}} (got ${describeValueType(value)})`);
   }
   const top = value as Record<string, unknown>;
+  for (const key of Object.keys(top)) {
+    if ((TOP_LEVEL_KEYS as readonly string[]).includes(key)) continue;
+    const meant = findClosestName(key, TOP_LEVEL_KEYS);
+    if (meant !== null) {
+      throw new ConfigError(file, `has a top-level key "${key}"; did you mean "${meant}"? (it would otherwise be ignored)`);
+    }
+  }
   const present = SERVERS_KEYS.filter((key) => top[key] !== undefined);
   if (present.length === 2) {
     throw new ConfigError(file, 'has both "mcpServers" and "servers"; keep one of them, holding every server');

@@ -1,3 +1,4 @@
+import { groupThousands } from '../../common/group-thousands.js';
 import type { CallSummary, OutputSlice, ScriptReturn } from './types.js';
 
 /** 300: characters of a call's arguments shown when the call is named; the rest is marked as cut. */
@@ -33,11 +34,6 @@ function renderCalls(calls: CallSummary, running: boolean): string[] {
 export function renderOutput(output: OutputSlice): string {
   if (output.dropped === 0) return output.head + output.tail;
   return `${output.head}\n… ${groupThousands(output.dropped)} characters dropped …\n${output.tail}`;
-}
-
-/** 1234567 → "1,234,567", without Intl: its first use costs a server 10–20 ms. */
-function groupThousands(count: number): string {
-  return String(count).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
 function cut(args: string): string {

@@ -14,6 +14,7 @@ import {
   type ParentMessage,
 } from '../../protocol/contract.js';
 import { FrameDecoder, encodeFrame } from '../../protocol/frames.js';
+import { StderrLines } from '../stderr-lines.js';
 import { checkChildFrame } from './check-message.js';
 import { ENGINE_MAIN } from './engine-path.js';
 import { stackBudget } from './stack-budget.js';
@@ -24,8 +25,8 @@ const STACK_BUDGET = stackBudget();
 /** 64 KiB: frames waiting for the child's stdin are joined into one write up to this size. */
 const WRITE_JOIN_MAX_BYTES = 64 * 1024;
 
-/** 16 KiB: the end of a child's stderr kept to explain an exit; the rest goes to the server's stderr. */
-const STDERR_KEPT_CHARS = 16 * 1024;
+/** 64 KiB: of a child's stderr, what goes to the server's stderr; past it, lines are counted, not logged. */
+export const CHILD_STDERR_LOGGED_MAX_CHARS = 64 * 1024;
 
 export interface SpawnChildOptions extends Omit<ChildOptions, 'warm' | 'quickjsStackBytes'> {
   /** Warm the engine before saying ready: for a pooled child, which has time to spare. */
@@ -59,7 +60,7 @@ export class ScriptChild {
   private events: Partial<ChildEvents> = {};
   private isReady = false;
   private exitedWith: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  private stderrTail = '';
+  private readonly stderr: StderrLines;
   /** Why the process could not be started or signalled, from its 'error' event. */
   private failure: string | null = null;
   private brokenBy: Breach | null = null;
@@ -87,8 +88,9 @@ export class ScriptChild {
     let markGone: () => void = () => {};
     this.gone = new Promise<void>((resolve) => (markGone = resolve));
 
-    const log = options.log ?? ((line: string) => process.stderr.write(`[script child ${this.pid}] ${line}\n`));
-    this.readStderr(this.process.stderr!, log);
+    const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    this.stderr = new StderrLines(`[script child ${this.process.pid}] `, log, CHILD_STDERR_LOGGED_MAX_CHARS);
+    this.stderr.attach(this.process.stderr!);
     (this.process.stdio[3] as Readable).on('data', (chunk: Buffer) => this.onData(chunk, settleReady));
     (this.process.stdin as Writable).on('error', () => {});
     const gone = (code: number | null, signal: NodeJS.Signals | null): void => {
@@ -126,8 +128,7 @@ export class ScriptChild {
         ? ` (killed by ${this.exitedWith.signal})`
         : ` (exit code ${this.exitedWith.code})`
       : '';
-    const stderr = this.stderrTail.trim();
-    return stderr ? `${how}: ${stderr.split('\n').slice(-5).join(' | ')}` : how;
+    return this.stderr.tail.length > 0 ? `${how}: ${this.stderr.tail.join(' | ')}` : how;
   }
 
   /** Takes over the child's events once it is given a script. */
@@ -202,19 +203,5 @@ export class ScriptChild {
     this.kill();
     settleReady(new Error(`the script's process broke the protocol before it was ready: ${reason}`));
     this.events.breach?.(reason);
-  }
-
-  private readStderr(stream: Readable, log: (line: string) => void): void {
-    let partial = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (text: string) => {
-      this.stderrTail = (this.stderrTail + text).slice(-STDERR_KEPT_CHARS);
-      const lines = (partial + text).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) log(line);
-    });
-    stream.on('end', () => {
-      if (partial) log(partial);
-    });
   }
 }

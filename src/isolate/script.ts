@@ -18,12 +18,12 @@ import type { ScriptChild } from './script-child.js';
 import type { ScriptReturn, ScriptStatus, StopReason, ToolCaller, ToolResult } from './types.js';
 
 /**
- * 250 ms: a stopped child that hasn't ended by then is killed, so a stop lands within half a
+ * 400 ms: a stopped child that hasn't ended by then is killed, so a stop lands within half a
  * second whatever the script does (a loop of long native calls sees no interrupt check for
  * seconds). A computing script ends at its next interrupt check, an idle one at once; one that is
  * killed loses the output it printed since its last batch and the count of calls it never sent.
  */
-export const STOP_GRACE_MS = 250;
+export const STOP_GRACE_MS = 400;
 
 /** 2 s: a child that said how its script ended but hasn't exited by then is killed. */
 export const EXIT_GRACE_MS = 2_000;

@@ -25,7 +25,7 @@ import { READ_LIMIT_RULE } from './read-limit.js';
 import { ProgressRouter } from './progress.js';
 import { installRelay, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
-import { StderrLines } from './stderr-lines.js';
+import { StderrLines } from '../stderr-lines.js';
 import { admitTools, type ListedTool } from './tool-admission.js';
 import { connectUpstream, type TransportKind } from './transport.js';
 

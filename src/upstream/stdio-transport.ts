@@ -10,7 +10,7 @@ import { SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@mo
 import { BoundedLineReader } from '../transport/bounded-lines.js';
 import { checkLine, checkOversize, type Checked } from './answer-check.js';
 import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from './process-group.js';
-import type { StderrLines } from './stderr-lines.js';
+import type { StderrLines } from '../stderr-lines.js';
 
 export interface StdioTransportOptions {
   /** The upstream's name in the config, for the shutdown's log. */

@@ -7,7 +7,7 @@ import { Client, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport
 import { boundedFetch } from './bounded-fetch.js';
 import { upstreamEnvironment } from './environment.js';
 import type { StdioUpstreamSpec, UpstreamSpec } from './spec.js';
-import { StderrLines } from './stderr-lines.js';
+import { StderrLines } from '../stderr-lines.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';

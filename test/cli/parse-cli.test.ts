@@ -60,7 +60,7 @@ describe('the two forms', () => {
       command: 'serve',
       upstreams: [
         {
-          name: 'npx',
+          name: 'server-filesystem',
           transport: 'stdio',
           command: 'npx',
           args: ['-y', '@modelcontextprotocol/server-filesystem', '--help', '--config', 'x', '--', '/tmp'],
@@ -142,7 +142,7 @@ describe('the tools subcommand', () => {
   it('takes -- <command>, like the server', () => {
     expect(invocation(['tools', '--', 'node', 'server.js'])).toMatchObject({
       command: 'tools',
-      upstreams: [{ name: 'node', command: 'node', args: ['server.js'] }],
+      upstreams: [{ name: 'server', command: 'node', args: ['server.js'] }],
       configPath: null,
     });
   });

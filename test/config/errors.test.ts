@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
+import { parseJsonc } from '../../src/config/parse-jsonc.js';
 import { loadConfigFile } from '../../src/config/load-config-file.js';
 import { SETTINGS } from '../../src/settings.js';
 
@@ -72,22 +73,31 @@ describe('config errors: the file itself', () => {
     expect(detailOf('  \n')).toBe('is empty; it should hold {"mcpServers": {...}}');
   });
 
-  it('gives the line and column of a trailing comma', () => {
-    const text = '{\n  "mcpServers": {\n    "a": { "command": "x" },\n  }\n}\n';
-    expect(detailOf(text)).toBe('is not valid JSON at line 4, column 3: trailing comma before "}" is not allowed in JSON');
+  it('takes comments and trailing commas, as VS Code\'s mcp.json has them', () => {
+    const file = writeConfig('{\n  // my servers\n  "servers": {\n    /* the one */ "a": { "command": "x", "args": ["y",], },\n  },\n}\n');
+    expect(loadConfigFile(file).upstreams).toMatchObject([{ name: 'a', command: 'x', args: ['y'] }]);
   });
 
   it('gives the line and column of a missing comma', () => {
     const text = '{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": { "command": "y" }\n  }\n}\n';
-    expect(detailOf(text)).toBe(
-      'is not valid JSON at line 4, column 5: expected "," or "}" after a value (a comma may be missing)',
-    );
+    expect(detailOf(text)).toBe('is not valid JSON at line 4, column 5: expected "," between two values (a comma may be missing)');
   });
 
-  it('says comments are not JSON, where the first one starts', () => {
-    expect(detailOf('{\n  // my servers\n  "mcpServers": {}\n}')).toBe(
-      'is not valid JSON at line 2, column 3: comments are not allowed in JSON',
-    );
+  it('gives the line and column of a string never closed, a single quote and a comment never closed', () => {
+    expect(detailOf('{"mcpServers": {"a": "b}')).toBe('is not valid JSON at line 1, column 22: a string is never closed');
+    expect(detailOf("{\n'mcpServers': {}}")).toMatch(/^is not valid JSON at line 2, column 1: unexpected character/);
+    expect(detailOf('{"mcpServers": {}} /* open')).toBe('is not valid JSON at line 1, column 20: a /* comment is never closed');
+  });
+
+  it('keeps a key named __proto__ as a key, not a prototype', () => {
+    const parsed = parseJsonc('{"a": {"__proto__": {"x": 1}, "b": 2,}}') as { value: { a: object } };
+    expect(Object.keys(parsed.value.a)).toEqual(['__proto__', 'b']);
+    expect(Object.getPrototypeOf(parsed.value.a)).toBe(Object.prototype);
+  });
+
+  it('reads a file nested 100,000 levels deep without overflowing, and says what is wrong with it', () => {
+    const text = `{"mcpServers": {"a": {"command": "x", "env": ${'['.repeat(100_000)}${']'.repeat(100_000)}}}}`;
+    expect(detailOf(text)).toBe('is not valid JSON at line 1, column 1: nested deeper than a config file can be (thousands of levels)');
   });
 
   it('accepts a byte-order mark before the JSON', () => {
@@ -97,6 +107,23 @@ describe('config errors: the file itself', () => {
 });
 
 describe('config errors: the top level', () => {
+  // Regression: "setting": {...} started the server with exit 0 and none of the settings.
+  it.each([
+    ['setting', 'settings'],
+    ['Settings', 'settings'],
+    ['mcpServer', 'mcpServers'],
+    ['mcp_servers', 'mcpServers'],
+  ])('refuses the top-level key "%s" as a typo of "%s"', (typo, meant) => {
+    expect(detailOf({ mcpServers: { a: { command: 'x' } }, [typo]: {} })).toBe(
+      `has a top-level key "${typo}"; did you mean "${meant}"? (it would otherwise be ignored)`,
+    );
+  });
+
+  it("leaves alone the keys of a client's own config: Claude Desktop's globalShortcut, VS Code's inputs", () => {
+    const file = writeConfig(JSON.stringify({ mcpServers: { a: { command: 'x' } }, globalShortcut: 'Ctrl+Space', inputs: [], preferences: {} }));
+    expect(loadConfigFile(file).upstreams).toHaveLength(1);
+  });
+
   it('refuses a value that is not an object', () => {
     expect(detailOf([1])).toBe('the file must hold a JSON object such as {"mcpServers": {...}} (got array)');
   });

@@ -11,6 +11,7 @@ import {
 import { ECHO_MAX_CHARS } from '../../src/echo.js';
 import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
 import { STOP_GRACE_MS } from '../../src/isolate/script.js';
+import { groupThousands } from '../../common/group-thousands.js';
 import { SETTINGS, formatSettingValue } from '../../src/settings.js';
 import { MAX_SCANNED_ID_BYTES } from '../../src/transport/id-scanner.js';
 import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/upstream/process-group.js';
@@ -18,7 +19,6 @@ import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
 import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 
 describe('the README', () => {
   it.each(Object.values(SETTINGS))('gives $name its flag, default and range as src/settings.ts defines them', (spec) => {
@@ -35,10 +35,10 @@ describe('the README', () => {
 
   it('states the fixed limits as protocol/contract.ts and src/isolate define them', () => {
     expect(readme).toContain(`| calls in flight per script | ${CALLS_IN_FLIGHT_MAX} |`);
-    expect(readme).toContain(`| a call's arguments | ${CALL_ARGS_MAX_BYTES / 1024 / 1024} MiB of JSON, ${grouped(CALL_ARGS_MAX_VALUES)} values |`);
-    expect(readme).toContain(`nesting ${grouped(RESULT_MAX_DEPTH)} |`);
+    expect(readme).toContain(`| a call's arguments | ${CALL_ARGS_MAX_BYTES / 1024 / 1024} MiB of JSON, ${groupThousands(CALL_ARGS_MAX_VALUES)} values |`);
+    expect(readme).toContain(`nesting ${groupThousands(RESULT_MAX_DEPTH)} |`);
     expect(readme).toContain(`| the value | ${VALUE_MAX_CHARS / 1024 / 1024} MiB of JSON |`);
-    expect(readme).toContain(`the first and last ${grouped(OUTPUT_KEPT_CHARS)} characters |`);
+    expect(readme).toContain(`the first and last ${groupThousands(OUTPUT_KEPT_CHARS)} characters |`);
     expect(readme).toContain(`| a \`notify()\` payload | ${NOTIFY_PAYLOAD_MAX_CHARS / 1024} KiB of JSON, one per second |`);
     expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS} ms to end by itself |`);
     expect(readme).toContain(`| client input quoted in a message | ${ECHO_MAX_CHARS} characters |`);

@@ -69,7 +69,32 @@ afterAll(async () => {
   for (const server of servers.values()) expect(await server.close()).toEqual([]);
 });
 
+/** The README's Claude Desktop block for a clone: `node /abs/path/codemode-mcp/bin/codemode-mcp.js ...`. */
+function readmeCloneEntry(): { command: string; args: string[] } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  for (const [, block] of readme.matchAll(/```json\n([\s\S]*?)```/g)) {
+    const parsed = JSON.parse(block!) as { mcpServers?: Record<string, { command: string; args: string[] }> };
+    const entry = Object.values(parsed.mcpServers ?? {}).find((candidate) => candidate.args?.[0]?.endsWith('/bin/codemode-mcp.js'));
+    if (entry !== undefined) return entry;
+  }
+  throw new Error('README.md has no ```json block that runs bin/codemode-mcp.js from a clone');
+}
+
 describe('the examples', () => {
+  test("the README's from-a-clone block starts this checkout's bin, and it runs an example script", async () => {
+    const { command, args } = readmeCloneEntry();
+    expect(command).toBe('node');
+    const configAt = args.indexOf('--config');
+    const script = 'parallel-sums.js';
+    // The block's /abs/path/codemode-mcp stands for this checkout.
+    const server = await startServer([...args.slice(1, configAt + 1), configOf(script), ...args.slice(configAt + 2)], { env: { HOME: home }, cwd: ROOT });
+    try {
+      expect(textOf(await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') }))).toMatch(/^Script \S+ finished/);
+    } finally {
+      expect(await server.close()).toEqual([]);
+    }
+  });
+
   test("the README's Claude Desktop block starts a server that runs an example script", async () => {
     expect(readmeEntry()).toMatchObject({ command: 'npx', args: expect.arrayContaining(['-y', 'codemode-mcp', '--config']) });
     const script = 'parallel-sums.js';

@@ -56,7 +56,7 @@ describe('a client without the capability', () => {
     const value = valueOf(result) as { isError: boolean; text: string };
     expect(value.isError).toBe(true);
     expect(value.text).toContain(
-      'codemode-mcp cannot relay elicitation/create from upstream "node": the MCP client "e2e-client 1.0.0" did not declare the elicitation capability',
+      'codemode-mcp cannot relay elicitation/create from upstream "recorder": the MCP client "e2e-client 1.0.0" did not declare the elicitation capability',
     );
   });
 });

@@ -25,8 +25,9 @@ const outputOf = (answer: Answer): string => answer.output.head + answer.output.
 describe('running, waiting, stopping and listing over MCP', () => {
   test('a run past its yield_ms answers running with the output so far; a wait gets the rest once, and the ending', async () => {
     const first = await server.run({
-      code: 'console.log("first"); await sleep(1500); console.log("second"); return "done"',
-      yield_ms: 300,
+      // A pooled child prints at once; the yield leaves room for a loaded machine.
+      code: 'console.log("first"); await sleep(4000); console.log("second"); return "done"',
+      yield_ms: 1500,
     });
     const running = answerOf(first);
     expect(running.status).toBe('running');

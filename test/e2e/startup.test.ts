@@ -10,10 +10,10 @@ describe('startup', () => {
     });
     const began = Date.now();
     const server = await startServer(['--config', config]);
-    const connectedAfter = Date.now() - began;
+    // Answered before the slow upstream was up: the line saying how each upstream stands isn't out yet.
+    expect(server.stderr()).not.toMatch(/upstreams: /);
     const [tool] = (await server.client.listTools()).tools;
     const listedAfter = Date.now() - began;
-    expect(connectedAfter).toBeLessThan(1_400);
     expect(listedAfter).toBeGreaterThanOrEqual(1_500);
     expect(tool!.description).toContain('slow__hello');
     expect(tool!.description).toContain('quick__ping');

@@ -74,4 +74,20 @@ describe('an upstream that answers badly, end to end with default settings', () 
     });
     expect(outcome.call.text).toContain(detail);
   });
+
+  // Regression: the result was rebuilt by the SDK's schema, by assignment, so an own "__proto__"
+  // key became the object's prototype and was lost on the way to the script.
+  test('a result comes to the script exactly as sent: own __proto__ and constructor keys, and fields no schema names', async () => {
+    const result = await server.run({
+      code: `const r = await tools["proto-keys"]({}); const s = r.structuredContent;
+        return { keys: Object.keys(s), plainPrototype: Object.getPrototypeOf(s) === Object.prototype, polluted: ({}).polluted === undefined ? "no" : "yes", extra: r.extra, json: JSON.stringify(s) };`,
+    });
+    expect(valueOf(result)).toEqual({
+      keys: ['__proto__', 'constructor', 'a'],
+      plainPrototype: true,
+      polluted: 'no',
+      extra: 'kept',
+      json: '{"__proto__":{"polluted":true},"constructor":5,"a":1}',
+    });
+  });
 });

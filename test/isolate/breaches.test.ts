@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BREACH, type Breach } from '../../protocol/contract.js';
 import type { ToolCaller } from '../../src/isolate/types.js';
+import { CHILD_STDERR_LOGGED_MAX_CHARS } from '../../src/isolate/script-child.js';
 import { waitForNoChildren } from '../support/processes.js';
 import { runScript, toolEntries } from '../support/scripts.js';
 
@@ -47,5 +48,15 @@ describe('a child that breaks the protocol', () => {
     const ret = await runScript('return "after"');
     expect(ret.status).toBe('finished');
     expect(ret.value).toBe('"after"');
+  });
+
+  it("logs at most 64 KiB of a child's stderr, says how much more it dropped, and keeps its last words", async () => {
+    const logged: string[] = [];
+    const ret = await runScript('stderr-flood', { entry: badChild, log: (line) => logged.push(line) });
+    expect(ret.status).toBe('finished');
+    expect(await waitForNoChildren(process.pid)).toEqual([]);
+    const total = logged.reduce((sum, line) => sum + line.length, 0);
+    expect(total).toBeLessThan(CHILD_STDERR_LOGGED_MAX_CHARS + 4_096);
+    expect(logged.at(-1)).toMatch(/^\[script child \d+\] \(\d+ more lines of stderr not logged: past 65536 characters\)$/);
   });
 });

@@ -3,7 +3,7 @@ import { ToolRefusedError } from '../../src/errors.js';
 import { renderReturn } from '../../src/isolate/render.js';
 import type { ToolCaller } from '../../src/isolate/types.js';
 import { waitForNoChildren } from '../support/processes.js';
-import { runScript, startScript, toolEntries } from '../support/scripts.js';
+import { countedHangingTool, runScript, startScript, toolEntries } from '../support/scripts.js';
 
 afterEach(async () => {
   expect(await waitForNoChildren(process.pid)).toEqual([]);
@@ -66,8 +66,17 @@ describe("a script's limits", () => {
   });
 
   it('names an answer the script never read, when it ends computing', async () => {
-    const script = startScript('tools.echo({ row: 1 });\nwhile (true) {}');
-    await script.observe(500);
+    let called: () => void = () => {};
+    const reached = new Promise<void>((resolve) => (called = resolve));
+    const script = startScript('tools.echo({ row: 1 });\nwhile (true) {}', {
+      callTool: async (_name, args) => {
+        called();
+        return { content: [{ type: 'text', text: JSON.stringify(args) }] };
+      },
+    });
+    await reached;
+    // The answer is written into the child's stdin a moment after the tool answers.
+    await script.observe(200);
     script.stop('requested');
     await script.ended;
     const ret = await script.observe(0);
@@ -84,12 +93,13 @@ describe("a script's limits", () => {
     expect(notified.status).toBe('finished');
     expect(notified.notifications).toEqual(['{"ok":1}']);
 
+    const hanging = countedHangingTool(16);
     const script = startScript(
       'JSON.stringify = () => { while (true) {} };\n' +
         'Promise.all(Array.from({ length: 20 }, () => tools.slow({})));\nwhile (true) {}',
-      { tools: toolEntries('slow'), callTool: hangingTool },
+      { tools: toolEntries('slow'), callTool: hanging.callTool },
     );
-    await script.observe(300);
+    await hanging.reached;
     script.stop('requested');
     await script.ended;
     const ret = await script.observe(0);

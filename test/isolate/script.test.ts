@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolCaller } from '../../src/isolate/types.js';
 import { renderReturn } from '../../src/isolate/render.js';
 import { waitForNoChildren } from '../support/processes.js';
-import { runScript, startScript, toolEntries } from '../support/scripts.js';
+import { countedHangingTool, runScript, startScript, startScriptPrinting, toolEntries } from '../support/scripts.js';
 
 afterEach(async () => {
   expect(await waitForNoChildren(process.pid)).toEqual([]);
@@ -64,8 +64,8 @@ describe('a script in its own child', () => {
   });
 
   it('stops a busy loop soon after a stop and keeps its output up to the stop', async () => {
-    const script = startScript('console.log("spinning");\nwhile (true) {}');
-    const first = await script.observe(500);
+    const script = await startScriptPrinting('console.log("spinning");\nwhile (true) {}');
+    const first = await script.observe(0);
     expect(first.status).toBe('running');
     expect(first.output.head).toBe('spinning\n');
     const stoppedAt = Date.now();
@@ -115,8 +115,9 @@ describe('a script in its own child', () => {
   });
 
   it('names a call in flight, with its arguments, when a stop ends the script', async () => {
-    const script = startScript('await tools.slow({ minutes: 20 })', { tools: toolEntries('slow'), callTool: hangingTool });
-    await script.observe(300);
+    const hanging = countedHangingTool();
+    const script = startScript('await tools.slow({ minutes: 20 })', { tools: toolEntries('slow'), callTool: hanging.callTool });
+    await hanging.reached;
     script.stop('requested');
     await script.ended;
     const ret = await script.observe(0);

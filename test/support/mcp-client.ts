@@ -50,6 +50,8 @@ export interface StartOptions {
   readonly onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
   readonly env?: Record<string, string>;
   readonly cwd?: string;
+  /** The executable to run instead of this checkout's bin/codemode-mcp.js (an installed package's, say). */
+  readonly bin?: string;
 }
 
 export interface RunningServer {
@@ -78,7 +80,7 @@ export interface RunningServer {
 export async function startServer(args: readonly string[], options: StartOptions = {}): Promise<RunningServer> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, ...args],
+    args: [options.bin ?? BIN, ...args],
     env: { ...getDefaultEnvironment(), ...options.env },
     stderr: 'pipe',
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

@@ -19,6 +19,30 @@ export function toolEntries(...names: string[]): ToolEntry[] {
   }));
 }
 
+/**
+ * A tool that answers only when its call is cancelled, and a promise that settles once `count`
+ * calls have reached it: tests wait on that, not on a guess of how long a child takes to start.
+ */
+export function countedHangingTool(count = 1): { readonly callTool: ToolCaller; readonly reached: Promise<void> } {
+  let calls = 0;
+  let reached: () => void = () => {};
+  const promise = new Promise<void>((resolve) => (reached = resolve));
+  const callTool: ToolCaller = (_name, _args, signal) => {
+    if (++calls === count) reached();
+    return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+  };
+  return { callTool, reached: promise };
+}
+
+/** Starts a script and resolves once its first output has arrived. */
+export async function startScriptPrinting(code: string, options: StartOptions = {}): Promise<Script> {
+  let printed: () => void = () => {};
+  const first = new Promise<void>((resolve) => (printed = resolve));
+  const script = startScript(code, { ...options, onOutput: (text) => { printed(); options.onOutput?.(text); } });
+  await first;
+  return script;
+}
+
 /** Answers every call with its arguments as text. */
 export const echoTool: ToolCaller = async (_name, args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] });
 
@@ -29,6 +53,8 @@ export interface StartOptions {
   readonly entry?: string;
   readonly onNotify?: (payload: string) => void;
   readonly onOutput?: (text: string) => void;
+  /** Where the child's stderr lines go; dropped by default. */
+  readonly log?: (line: string) => void;
 }
 
 export function startScript(code: string, options: StartOptions = {}): Script {
@@ -36,7 +62,7 @@ export function startScript(code: string, options: StartOptions = {}): Script {
   const childOptions: SpawnChildOptions = {
     memoryMaxBytes: limits.memoryMaxBytes,
     notifyMax: limits.notifyMax,
-    log: () => {},
+    log: options.log ?? (() => {}),
     ...(options.entry ? { entry: options.entry } : {}),
   };
   return new Script(new ScriptChild(childOptions), {

@@ -20,7 +20,7 @@ describe('a tool whose schema cannot be rendered', () => {
     scratch.hub = new UpstreamHub([fixture('odd', 'misbehaving.mjs', { args: ['--deep-schema', '1000', '--cyclic-schema'] })], { log });
     await scratch.hub.start();
     const hub = scratch.hub;
-    expect(hub.upstreamStatus()).toEqual([{ name: 'odd', state: 'ready', toolCount: 10 }]);
+    expect(hub.upstreamStatus()).toEqual([{ name: 'odd', state: 'ready', toolCount: 11 }]);
     expect(textOf(await hub.callTool('echo', { text: 'sibling' }))).toBe('sibling');
     expect(textOf(await hub.callTool('pid', {}))).toMatch(/^\d+$/);
 
@@ -34,7 +34,7 @@ describe('a tool whose schema cannot be rendered', () => {
     const cyclic = hub.tools().find((tool) => tool.name === 'cyclic')!;
     expect(cyclic.note).toBeUndefined();
     expect(declarationOf(cyclic)).toContain('tools["cyclic"]');
-    expect(hub.tools().map((tool) => tool.name)).toEqual(['echo', 'pid', 'big', 'null-result', 'no-result', 'invalid-result', 'string-result', 'noise', 'deep', 'cyclic']);
+    expect(hub.tools().map((tool) => tool.name)).toEqual(['echo', 'pid', 'big', 'null-result', 'no-result', 'invalid-result', 'string-result', 'noise', 'proto-keys', 'deep', 'cyclic']);
   });
 });
 

@@ -1,24 +1,29 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Stream } from 'node:stream';
 
-/** A line of an upstream's stderr longer than this is passed on in pieces of this size. */
+/** A line of a process's stderr longer than this is passed on in pieces of this size. */
 export const STDERR_LINE_MAX_CHARS = 16 * 1024;
 
-/** How many of an upstream's last stderr lines are kept to explain a failed start. */
+/** How many of a process's last stderr lines are kept to explain a failed start or an exit. */
 export const STDERR_TAIL_LINES = 5;
 
 /**
- * Passes an upstream's stderr on line by line, each line prefixed with `[<name>] `, and keeps the
- * last few lines so a failed start can say what the server said before it died.
+ * Passes the stderr of a process we started (an upstream, a script's child) on line by line, each
+ * line prefixed (`[<name>] `), and keeps the last few lines so a failed start or an exit can say
+ * what the process said before it died. With `maxChars`, what is passed on in all is bounded too:
+ * past it, lines are counted, not written, and one line says how many were dropped.
  */
 export class StderrLines {
   readonly tail: string[] = [];
   private pending = '';
   private readonly decoder = new StringDecoder('utf8');
+  private written = 0;
+  private dropped = 0;
 
   constructor(
     private readonly prefix: string,
     private readonly write: (line: string) => void,
+    private readonly maxChars = Number.POSITIVE_INFINITY,
   ) {}
 
   attach(stream: Stream): void {
@@ -44,12 +49,20 @@ export class StderrLines {
     this.pending += this.decoder.end();
     if (this.pending !== '') this.emit(this.pending);
     this.pending = '';
+    if (this.dropped > 0) this.write(`${this.prefix}(${this.dropped} more lines of stderr not logged: past ${this.maxChars} characters)`);
+    this.dropped = 0;
   }
 
   private emit(line: string): void {
     if (line.trim() !== '') {
       this.tail.push(line);
       if (this.tail.length > STDERR_TAIL_LINES) this.tail.shift();
+    }
+    this.written += line.length;
+    if (this.written > this.maxChars) {
+      if (this.dropped === 0) this.write(`${this.prefix}(stderr past ${this.maxChars} characters: further lines are counted, not logged)`);
+      this.dropped++;
+      return;
     }
     this.write(`${this.prefix}${line}`);
   }

@@ -1,0 +1,50 @@
+/**
+ * The package as npm ships it: packed, installed into an empty directory (dependencies from
+ * npm's cache, which `npm ci` filled), then run from there as a user's client would run it.
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, publishedEntry, startServer, valueOf } from '../support/mcp-client.js';
+
+let dir: string;
+let installedBin: string;
+let packed: string[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'codemode-package-'));
+  // The build is already made (npm test builds first); packing must not run it again.
+  const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
+  const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  packed = info!.files.map((file) => file.path);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'codemode-user', private: true }));
+  await execa('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, info!.filename)], { cwd: dir });
+  installedBin = join(dir, 'node_modules', 'codemode-mcp', 'bin', 'codemode-mcp.js');
+}, 180_000);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the packed package, installed', () => {
+  it('ships what runs, and the license, with no benchmarks and no source maps', () => {
+    expect(packed).toContain('LICENSE');
+    expect(packed).toContain('dist/prelude.snapshot');
+    expect(packed.filter((path) => path.startsWith('dist/bench/') || path.endsWith('.map') || path.startsWith('dist/prelude/'))).toEqual([]);
+  });
+
+  it('prints its help from the installed executable', async () => {
+    const result = await execa(join(dir, 'node_modules', '.bin', 'codemode-mcp'), ['--help']);
+    expect(result.stdout).toContain('Usage: codemode-mcp');
+    expect(readdirSync(join(dir, 'node_modules', 'codemode-mcp'))).not.toContain('test');
+  });
+
+  it('runs a script against server-everything', async () => {
+    const server = await startServer(['--', process.execPath, publishedEntry('server-everything')], { bin: installedBin });
+    const result = await server.run({ code: 'return (await tools["echo"]({ message: "from the package" })).content[0].text' });
+    expect(valueOf(result)).toBe('Echo: from the package');
+    expect(await server.close()).toEqual([]);
+  });
+});
