@@ -12,6 +12,7 @@ import { measureBreakdown } from './breakdown.js';
 import { measureBurst } from './burst.js';
 import { measureCalls } from './calls.js';
 import { measureCpu } from './cpu.js';
+import { measureHttp } from './http.js';
 import { measureMemory } from './memory.js';
 import { renderRows, type BenchContext, type Row } from './report.js';
 import { measureStack } from './stack-depth.js';
@@ -30,6 +31,7 @@ const rows: Row[] = [
   ...(await measureCpu(ctx)),
   ...(await measureBurst(ctx)),
   ...(await measureStartup(ctx)),
+  ...(await measureHttp(ctx)),
   ...(await measureMemory(ctx)),
   ...(await measureStops(ctx)),
   ...measureStack(ctx),

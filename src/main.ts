@@ -1,7 +1,7 @@
 /**
  * Runs what the command line asked for (parseCli's CliInvocation): `tools` prints the catalog
- * and exits; `run` runs one script and exits; anything else serves over stdio until the client
- * goes away.
+ * and exits; `run` runs one script and exits; `--http` serves Streamable HTTP until a signal;
+ * anything else serves over stdio until the client goes away.
  */
 import { runAuthCommand } from './cli/auth-commands.js';
 import type { CliInvocation } from './cli/parse-cli.js';
@@ -24,5 +24,9 @@ export async function run(invocation: CliInvocation): Promise<void> {
     process.exitCode = await runOnce(invocation);
     return;
   }
-  await serveStdio(invocation);
+  if (invocation.http !== undefined) {
+    // Loaded only when asked for: a stdio start (a client spawning us) does not pay for it.
+    const { serveHttp } = await import('./server/serve-http.js');
+    await serveHttp(invocation, invocation.http);
+  } else await serveStdio(invocation);
 }

@@ -200,6 +200,19 @@ export const SETTINGS = {
     max: 10 * MINUTE,
     doc: 'a remote upstream that does not answer a ping by then is marked down, with the reason, and reconnected with backoff',
   }),
+  /**
+   * 30 min: with --http, a session with no request open for this long ends: its running scripts
+   * are stopped (each ending logged) and its resources freed; a later request with its id gets 404.
+   */
+  httpSessionIdleMs: setting({
+    name: 'httpSessionIdleMs',
+    flag: 'http-session-idle-ms',
+    unit: 'ms',
+    default: 30 * MINUTE,
+    min: 1 * SECOND,
+    max: 24 * 60 * MINUTE,
+    doc: 'with --http, a session with no request open this long ends: its running scripts are stopped and its id is forgotten',
+  }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

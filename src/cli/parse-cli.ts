@@ -8,6 +8,8 @@ import { readSettingValue } from '../config/setting-value.js';
 import type { UpstreamSpec, VariableSource } from '../config/types.js';
 import { upstreamFromCommand } from '../config/upstream-from-command.js';
 import { checkSettingsTogether, type SettingName, type Settings } from '../settings.js';
+import type { HttpOptions } from '../server/http-options.js';
+import { readHttpFlags } from './http-flags.js';
 import { FORMS, PROGRAM_NAME, RUN_FORMS, TOOLS_FORMS, formsMessage } from './help-text.js';
 import { readPackageVersion } from './package-version.js';
 import { buildProgram, type CapturedOutput, type RawArgs } from './program.js';
@@ -25,6 +27,8 @@ export interface CliInvocation {
   openBrowser?: boolean;
   /** For `run`: the script's file ('-' for stdin), resolved against the working directory, and whether to print JSON. */
   script?: { path: string; json: boolean };
+  /** Present with --http: serve Streamable HTTP instead of stdio. */
+  http?: HttpOptions;
 }
 
 /** Exit now with this code, after writing these (each already ending in a newline). */
@@ -132,6 +136,10 @@ function invocationFrom(raw: RawArgs & { command: 'serve' | 'tools' | 'run' }, u
     return usageError(formsMessage('name the MCP servers to front, in one of two ways:', forms));
   }
 
+  const http = raw.http === undefined ? undefined : readHttpFlags(raw.http, context.env ?? process.env);
+  if (http !== undefined && 'error' in http) return usageError(http.error);
+  const httpPart = http === undefined ? {} : { http };
+
   const flags: Partial<Record<SettingName, number>> = {};
   for (const [name, text] of Object.entries(raw.settings) as [SettingName, string][]) {
     const read = readSettingValue(name, text);
@@ -146,14 +154,14 @@ function invocationFrom(raw: RawArgs & { command: 'serve' | 'tools' | 'run' }, u
     const settings = mergeSettings({}, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
-    return { command: raw.command, upstreams, settings, configPath: null, ...(script ? { script } : {}) };
+    return { command: raw.command, upstreams, settings, configPath: null, ...(script ? { script } : {}), ...httpPart };
   }
   try {
     const config = loadConfigFile(resolveConfigPath(configArg, context), context.env ?? process.env);
     const settings = mergeSettings(config.settings, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
-    return { command: raw.command, upstreams: config.upstreams, settings, configPath: config.path, ...(script ? { script } : {}) };
+    return { command: raw.command, upstreams: config.upstreams, settings, configPath: config.path, ...(script ? { script } : {}), ...httpPart };
   } catch (error) {
     if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
     throw error;

@@ -31,6 +31,15 @@ export interface RawArgs {
   openBrowser?: boolean;
   /** `run --json`: print the whole answer as JSON. */
   json?: boolean;
+  /** The HTTP mode's flags as typed (serve only). */
+  http?: RawHttpArgs;
+}
+
+export interface RawHttpArgs {
+  listen: string | undefined;
+  token: string | undefined;
+  allowedHosts: string | undefined;
+  instanceId: string | undefined;
 }
 
 export interface CapturedOutput {
@@ -65,16 +74,28 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
     })
     // Options before `tools` belong to the program, after it to `tools`; both are read.
     .enablePositionalOptions();
-  addServeOptions(program).action((opts: { config?: string }) => {
-    onParsed({ command: 'serve', config: opts.config, settings: readSettingFlags(program), stray: program.args });
-  });
+  addServeOptions(program)
+    .option('--http <[host:]port>', `serve MCP over Streamable HTTP at /mcp instead of stdio; host defaults to 127.0.0.1`)
+    .option('--http-token <token>', 'with --http: require "Authorization: Bearer <token>" (or set CODEMODE_HTTP_TOKEN); needed to listen beyond loopback')
+    .option('--http-allowed-hosts <names>', 'with --http: hostnames, comma-separated, accepted in Host and Origin besides the loopback names')
+    .option('--instance-id <id>', 'with --http: prefix every session id with <id>. so a load balancer can route a session to its instance')
+    .action((opts: { config?: string; http?: string; httpToken?: string; httpAllowedHosts?: string; instanceId?: string }) => {
+      onParsed({
+        command: 'serve',
+        config: opts.config,
+        settings: readSettingFlags(program),
+        stray: program.args,
+        http: { listen: opts.http, token: opts.httpToken, allowedHosts: opts.httpAllowedHosts, instanceId: opts.instanceId },
+      });
+    });
   program.version(version, '-V, --version', 'print the version and exit');
 
   const tools = program.command('tools').description(TOOLS_DESCRIPTION).usage(usageOf(TOOLS_FORMS).replace(/^tools /, ''));
   addServeOptions(tools).action((opts: { config?: string }) => {
     const parentConfig = program.opts<{ config?: string }>().config;
     const settings = { ...readSettingFlags(program), ...readSettingFlags(tools) };
-    onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, stray: tools.args });
+    const none = { listen: undefined, token: undefined, allowedHosts: undefined, instanceId: undefined };
+    onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, stray: tools.args, http: none });
   });
 
   const run = program.command('run').description(RUN_DESCRIPTION).usage(usageOf(RUN_FORMS).replace(/^run /, ''));

@@ -11,16 +11,39 @@ const REFILL_AFTER_FAILURE_MS = 1_000;
  */
 const REFILL_AFTER_TAKE_MS = 100;
 
+/**
+ * 60 s: a session that ran a script, or asked to, within this long counts as active, and the
+ * server's children are shared out among the active sessions (ChildSupply.forSession).
+ */
+export const FAIR_SHARE_WINDOW_MS = 60_000;
+
 export type Supplied = { readonly child: ScriptChild } | { readonly refused: string };
+
+/** Where a session's scripts get their children. */
+export interface ChildSource {
+  take(): Supplied;
+}
 
 /**
  * The server's script children: at most maxScriptChildren alive, pooled ones included, and
  * `pool` of them started ahead (engine compiled, prelude restored) so a run starts at once.
  * A child serves one script and exits; the pool refills in the background.
+ *
+ * Shared fairly between sessions: a session may hold at most its share, maxScriptChildren
+ * divided by the sessions active in the last FAIR_SHARE_WINDOW_MS (itself included), at least
+ * one. Alone, a session may use every child; once others ask, its runs past its share are
+ * refused, so the children its scripts free go to them. Pooled children belong to no session
+ * until a run takes one.
  */
-export class ChildSupply {
+export class ChildSupply implements ChildSource {
   private readonly pooled: ScriptChild[] = [];
   private readonly alive = new Set<ScriptChild>();
+  /** The session holding each child taken for a script. */
+  private readonly holders = new Map<ScriptChild, object>();
+  /** Per session: children held, and when it last asked for one. */
+  private readonly sessions = new Map<object, { held: number; askedAt: number }>();
+  /** The owner of takes made on the supply itself rather than through forSession. */
+  private readonly anyone = {};
   private closed = false;
   private refillTimer: NodeJS.Timeout | undefined;
 
@@ -33,9 +56,54 @@ export class ChildSupply {
     return this.alive.size;
   }
 
+  /** Children started ahead and not yet taken by a run. */
+  get pooledCount(): number {
+    return this.pooled.length;
+  }
+
   /** A ready (or starting) child for a script, or why there is none. */
   take(): Supplied {
+    return this.takeFor(this.anyone);
+  }
+
+  /** The supply as one session sees it: what it takes counts against its share. */
+  forSession(session: object = {}): ChildSource {
+    return { take: () => this.takeFor(session) };
+  }
+
+  private takeFor(session: object): Supplied {
     if (this.closed) return { refused: 'the server is shutting down' };
+    const now = Date.now();
+    const mine = this.sessions.get(session) ?? { held: 0, askedAt: now };
+    mine.askedAt = now;
+    this.sessions.set(session, mine);
+    const active = this.activeSessions(now);
+    const share = Math.max(1, Math.floor(this.settings.maxScriptChildren / active));
+    // Alone, its share is the whole cap, and the cap's own refusal says more.
+    if (active > 1 && mine.held >= share) {
+      return {
+        refused:
+          `this session already runs ${mine.held} script process${mine.held === 1 ? '' : 'es'}, its share of the server's ${this.settings.maxScriptChildren} ` +
+          `(maxScriptChildren) while ${active} sessions run scripts; wait for one of its scripts to end, or stop one`,
+      };
+    }
+    const supplied = this.takeChild();
+    if ('child' in supplied) {
+      mine.held += 1;
+      this.holders.set(supplied.child, session);
+    }
+    return supplied;
+  }
+
+  /** Sessions holding a child or asking within the window; the others are forgotten. */
+  private activeSessions(now: number): number {
+    for (const [session, state] of this.sessions) {
+      if (state.held === 0 && now - state.askedAt > FAIR_SHARE_WINDOW_MS) this.sessions.delete(session);
+    }
+    return this.sessions.size;
+  }
+
+  private takeChild(): Supplied {
     const pooled = this.pooled.shift();
     if (pooled) {
       this.refillAfter(REFILL_AFTER_TAKE_MS);
@@ -69,6 +137,10 @@ export class ChildSupply {
     this.alive.add(child);
     void child.gone.then(() => {
       this.alive.delete(child);
+      const holder = this.holders.get(child);
+      this.holders.delete(child);
+      const state = holder === undefined ? undefined : this.sessions.get(holder);
+      if (state !== undefined) state.held -= 1;
       const index = this.pooled.indexOf(child);
       if (index !== -1) this.pooled.splice(index, 1);
       this.refill();

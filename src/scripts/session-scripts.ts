@@ -5,7 +5,7 @@ import { Script } from '../isolate/script.js';
 import type { ToolResult } from '../isolate/types.js';
 import type { Settings } from '../settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
-import type { ChildSupply } from './child-supply.js';
+import type { ChildSource } from './child-supply.js';
 import { quoteInput } from '../echo.js';
 import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
@@ -32,7 +32,7 @@ export type ProgressingToolCaller = (
 ) => Promise<ToolResult>;
 
 export interface SessionScriptsDeps {
-  readonly supply: ChildSupply;
+  readonly supply: ChildSource;
   readonly catalog: () => readonly CatalogTool[];
   /** Name prefixes of upstreams that have not listed their tools yet. */
   readonly unlisted: () => readonly string[];
@@ -94,12 +94,14 @@ export class SessionScripts {
     }
   }
 
-  /** Stops every script of the session; resolves once all have ended. */
-  async close(): Promise<void> {
+  /** Stops every script of the session; resolves once all have ended, with how each running one ended. */
+  async close(): Promise<Array<{ readonly id: string; readonly status: string }>> {
     this.closing = true;
+    const running = [...this.entries].filter(([, entry]) => entry.script.status === 'running');
     const scripts = [...this.entries.values()].map((entry) => entry.script);
     for (const script of scripts) script.stop('shutdown');
     await Promise.all(scripts.map((script) => script.ended));
+    return running.map(([id, entry]) => ({ id, status: entry.script.status }));
   }
 
   private run(code: string, yieldMs: number, ctx: WatchContext): Promise<CallToolResult> | CallToolResult {

@@ -9,6 +9,7 @@ import {
   Server,
   type CallToolResult,
   type LoggingMessageNotification,
+  type RequestId,
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
@@ -18,9 +19,10 @@ import { refusalAnswer } from '../scripts/answer.js';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SessionScripts } from '../scripts/session-scripts.js';
 import type { Settings } from '../settings.js';
+import type { CallOrigin } from '../upstream/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { CODE_EXECUTION_TOOL, codeExecutionTool } from './code-execution-tool.js';
-import { relayToClient } from './relay-to-client.js';
+import { clientCanAnswer, relayToClient } from './relay-to-client.js';
 
 /** The logger name on our own logging notifications (notify() payloads). */
 export const LOGGER_NAME = 'codemode-mcp';
@@ -35,6 +37,16 @@ export interface ClientSessionOptions {
   readonly startup: () => Promise<void>;
   /** Our stderr, a line at a time. */
   readonly log: (line: string) => void;
+  /**
+   * The server's only session (stdio): it gets the upstreams' requests and logs that no running
+   * call claims, and its roots changes are passed to the upstreams. Over HTTP, sessions share the
+   * upstreams, so neither happens (docs/server.md, "Sessions over HTTP").
+   */
+  readonly sole: boolean;
+  /** Names the session in messages; over HTTP its id. */
+  readonly label: string;
+  /** Over HTTP: whether the client holds its GET stream open, the only way to reach it outside a call. */
+  readonly streamOpen?: () => boolean;
 }
 
 export class ClientSession {
@@ -44,7 +56,11 @@ export class ClientSession {
   /** The description the client last listed: a catalog change that leaves it as is needs no list_changed. */
   private listedDescription: string | undefined;
   private readonly unsubscribe: Array<() => void> = [];
-  private closing: Promise<void> | undefined;
+  private closing: Promise<string[]> | undefined;
+  /** Ids of the client's code_execution calls not yet answered, oldest first. */
+  private readonly openCalls = new Set<RequestId>();
+  /** This session, as the upstreams' requests and logs reach it. */
+  readonly origin: CallOrigin;
 
   constructor(private readonly options: ClientSessionOptions) {
     const { hub } = options;
@@ -63,18 +79,26 @@ export class ClientSession {
       return { tools: [tool] };
     });
     this.server.setRequestHandler('tools/call', (request, ctx) => this.callTool(request.params.name, request.params.arguments, ctx));
-    this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
+    if (options.sole) this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
     this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`);
 
     const initialized = new Promise<void>((resolve) => (this.server.oninitialized = resolve));
-    hub.setRequestRelay(relayToClient(this.server, initialized));
-    this.unsubscribe.push(
-      () => hub.setRequestRelay(undefined),
-      hub.onCatalogChanged(() => this.catalogChanged()),
-      hub.onUpstreamLog((upstream, params) =>
-        this.sendLog({ ...params, logger: params.logger === undefined ? upstream : `${upstream}/${params.logger}` }),
-      ),
-    );
+    this.origin = {
+      label: options.label,
+      relay: relayToClient(this.server, initialized, {
+        session: options.label,
+        // Over HTTP a request goes out on the stream of a call still open, else on the GET stream.
+        relatedRequest: () => [...this.openCalls].at(-1),
+        ...(options.streamOpen !== undefined ? { streamOpen: options.streamOpen } : {}),
+      }),
+      accepts: (request) => clientCanAnswer(this.server.getClientCapabilities(), request),
+      log: (upstream, params) => this.sendLog({ ...params, logger: params.logger === undefined ? upstream : `${upstream}/${params.logger}` }),
+    };
+    if (options.sole) {
+      hub.setFallbackOrigin(this.origin);
+      this.unsubscribe.push(() => hub.setFallbackOrigin(undefined));
+    }
+    this.unsubscribe.push(hub.onCatalogChanged(() => this.catalogChanged()));
   }
 
   /**
@@ -96,12 +120,16 @@ export class ClientSession {
     await this.server.connect(transport);
   }
 
-  /** Stops every script (cancelling their calls upstream), then closes the connection. */
-  close(): Promise<void> {
+  /**
+   * Stops every script (cancelling their calls upstream), then closes the connection. Resolves
+   * with how each script that was running ended, e.g. `a1b2c3-4 stopped`.
+   */
+  close(): Promise<string[]> {
     this.closing ??= (async () => {
       for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
-      await this.scripts?.close();
+      const ended = (await this.scripts?.close()) ?? [];
       await this.server.close().catch(() => {});
+      return ended.map(({ id, status }) => `${id} ${status}`);
     })();
     return this.closing;
   }
@@ -116,6 +144,15 @@ export class ClientSession {
           `call the other tools from a script in it, as ${asCode}`,
       );
     }
+    this.openCalls.add(ctx.mcpReq.id);
+    try {
+      return await this.callCodeExecution(args, ctx);
+    } finally {
+      this.openCalls.delete(ctx.mcpReq.id);
+    }
+  }
+
+  private async callCodeExecution(args: unknown, ctx: ServerContext): Promise<CallToolResult> {
     await this.options.startup();
     const onProgress = progressSender(ctx);
     if (this.closing !== undefined) return refusalAnswer('the server is shutting down');
@@ -131,10 +168,10 @@ export class ClientSession {
   private createScripts(supply: ChildSupply): SessionScripts {
     const { hub, settings } = this.options;
     return new SessionScripts({
-      supply,
+      supply: supply.forSession(),
       catalog: () => hub.tools(),
       unlisted: () => hub.unlistedPrefixes(),
-      callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress }),
+      callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin: this.origin }),
       settings,
       log: (data) => this.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });
@@ -148,8 +185,10 @@ export class ClientSession {
 
   /** A logging notification, unless the client's level filters it out; a client gone is no error. */
   private sendLog(params: LoggingMessageNotification['params']): void {
-    if (this.server.transport === undefined) return;
-    this.server.sendLoggingMessage(params).catch(() => {});
+    const transport = this.server.transport;
+    if (transport === undefined) return;
+    // Over HTTP the SDK keeps the client's logging/setLevel under its session id.
+    this.server.sendLoggingMessage(params, transport.sessionId).catch(() => {});
   }
 }
 

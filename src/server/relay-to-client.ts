@@ -2,7 +2,7 @@
  * What an upstream asks of the client during a script's call (elicitation, sampling, roots),
  * asked of our own client in turn, with its answer handed back to the upstream.
  */
-import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type RequestId, type Server } from '@modelcontextprotocol/server';
 import { quoteInput } from '../echo.js';
 import type { RelayedRequest, RelayedResult, RequestRelay } from '../upstream/relay.js';
 import { SDK_CALL_TIMEOUT_MS } from '../upstream/session.js';
@@ -13,12 +13,21 @@ import { SDK_CALL_TIMEOUT_MS } from '../upstream/session.js';
  */
 export const RELAY_TIMEOUT_MS = SDK_CALL_TIMEOUT_MS;
 
+export interface RelayRoute {
+  /** Names the session in a refusal. */
+  readonly session: string;
+  /** Over HTTP: the client's call whose response stream the request goes out on; none, the GET stream. */
+  readonly relatedRequest: () => RequestId | undefined;
+  /** Over HTTP: whether the client holds its GET stream open. Unset (stdio): always reachable. */
+  readonly streamOpen?: () => boolean;
+}
+
 /**
  * Relays each request to the client `server` is connected to; refuses, naming what is missing,
  * when the client lacks the capability. An upstream may ask before our client has initialized
  * (server-filesystem lists roots as soon as it is up): such a request waits for `initialized`.
  */
-export function relayToClient(server: Server, initialized: Promise<void>): RequestRelay {
+export function relayToClient(server: Server, initialized: Promise<void>, route: RelayRoute): RequestRelay {
   return async (upstream, request, { signal }) => {
     await untilAborted(initialized, signal);
     const missing = missingCapability(server.getClientCapabilities(), request);
@@ -30,7 +39,16 @@ export function relayToClient(server: Server, initialized: Promise<void>): Reque
         `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": ${who} did not declare ${missing}`,
       );
     }
-    const options = { signal, timeout: RELAY_TIMEOUT_MS };
+    const relatedRequestId = route.relatedRequest();
+    // The SDK's HTTP transport drops a request meant for the GET stream when there is none: say so instead.
+    if (relatedRequestId === undefined && route.streamOpen?.() === false) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `codemode-mcp cannot relay ${request.method} from upstream "${upstream}" to ${route.session}: no call of the session is ` +
+          'open and its client holds no GET stream, so nothing can carry the request to it',
+      );
+    }
+    const options = { signal, timeout: RELAY_TIMEOUT_MS, ...(relatedRequestId !== undefined ? { relatedRequestId } : {}) };
     switch (request.method) {
       case 'elicitation/create':
         // The generic request, not elicitInput: the upstream checks the answer against its own schema.
@@ -41,6 +59,11 @@ export function relayToClient(server: Server, initialized: Promise<void>): Reque
         return (await server.listRoots(request.params, options)) as RelayedResult;
     }
   };
+}
+
+/** Whether a client with these capabilities can answer the request. */
+export function clientCanAnswer(capabilities: ClientCapabilities | undefined, request: RelayedRequest): boolean {
+  return missingCapability(capabilities, request) === undefined;
 }
 
 /** The capability the request needs and the client did not declare, in words; undefined when it is there. */

@@ -171,7 +171,7 @@ export class RequestGate implements Transport {
 }
 
 /** `request 7 ("tools/call")`, for a log line: the id and method as the client sent them, quotes cut. */
-function requestLabel(id: RequestId | undefined, method: unknown): string {
+export function requestLabel(id: RequestId | undefined, method: unknown): string {
   return `request ${id === undefined ? 'without a readable id' : showId(id)}${method === undefined ? '' : ` (${describeInput(method)})`}`;
 }
 

@@ -5,8 +5,49 @@
  * `npx -y` download, say). Past it they answer with the tools known so far; a late upstream's tools
  * arrive with `tools/list_changed`, and the description says which upstreams are still starting.
  */
+import { NameCollisionError } from '../errors.js';
+import { ChildSupply } from '../scripts/child-supply.js';
+import type { Settings } from '../settings.js';
 import { formatDelay } from '../upstream/backoff.js';
 import type { UpstreamHub } from '../upstream/hub.js';
+import type { UpstreamStatus } from '../upstream/upstream.js';
+import { preloadTypeStripper } from '../isolate/strip-types.js';
+
+/**
+ * Starts the upstreams and the warm pool. `ready` settles when requests may be answered (startupWait);
+ * one line says how each upstream stands once all have settled; a start that can't be served as
+ * configured (a name collision) is logged and `onFailure` runs.
+ */
+export function startServing(
+  hub: UpstreamHub,
+  settings: Settings,
+  version: string,
+  log: (line: string) => void,
+  onFailure: () => void,
+): { supply: ChildSupply; ready: Promise<void> } {
+  const supply = new ChildSupply(settings);
+  // TypeScript's stripper loads and warms while the upstreams start, so the first script doesn't wait for it.
+  setImmediate(preloadTypeStripper);
+  const started = hub.start();
+  const ready = startupWait(hub, started, settings.startupWaitMs, log);
+  started.then(
+    () => log(`codemode-mcp ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
+    (error: unknown) => {
+      log(error instanceof NameCollisionError ? `codemode-mcp: ${error.message}` : `codemode-mcp: upstreams failed to start: ${String(error)}`);
+      onFailure();
+    },
+  );
+  return { supply, ready };
+}
+
+/** `upstreams: everything ready (13 tools), github down (it exited during startup)`. */
+function describeUpstreams(statuses: readonly UpstreamStatus[]): string {
+  const each = statuses.map((status) => {
+    if (status.state === 'ready') return `${status.name} ready (${status.toolCount ?? 0} tools)`;
+    return `${status.name} ${status.state}${status.reason !== undefined ? ` (${status.reason})` : ''}`;
+  });
+  return `upstreams: ${each.join(', ')}`;
+}
 
 /**
  * Settles when `started` settles or `waitMs` has passed, whichever is first; never rejects (a

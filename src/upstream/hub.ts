@@ -2,13 +2,14 @@
  * The upstream servers as one: starts them all, names their tools as scripts see them, applies
  * the config's tool policy, and routes each call to its upstream, or refuses it before sending.
  */
-import type { CallToolResult, ClientCapabilities, Implementation, Progress } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type Implementation, type Progress } from '@modelcontextprotocol/client';
 import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { NameCollisionError, ToolRefusedError } from '../errors.js';
 import { isToolAllowed } from '../config/tool-policy.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
 import { UpstreamAuth } from './auth/upstream-auth.js';
 import { upstreamReadLimit } from './read-limit.js';
+import { CallOrigins, type CallOrigin } from './call-origins.js';
 import { RELAYED_CAPABILITIES, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
 import {
@@ -35,9 +36,11 @@ export interface UpstreamHubOptions {
 /** The settings that govern upstream connections. */
 export type UpstreamSettings = Pick<Settings, 'upstreamStartTimeoutMs' | 'upstreamPingIntervalMs' | 'upstreamPingTimeoutMs' | 'memoryMaxBytes'>;
 
-/** Per call: where the upstream's `notifications/progress` for this call go. */
+/** Per call: where the upstream's `notifications/progress` for this call go, and whose call it is. */
 export interface CallContext {
   readonly onProgress?: (progress: Progress) => void;
+  /** The session making the call: what the upstream asks or logs while it runs goes there (call-origins.ts). */
+  readonly origin?: CallOrigin;
 }
 
 export class UpstreamHub {
@@ -47,8 +50,7 @@ export class UpstreamHub {
   private catalogKey = '[]';
   private readonly reportedCollisions = new Set<string>();
   private readonly catalogListeners = new Set<() => void>();
-  private readonly logListeners = new Set<LogListener>();
-  private relay: RequestRelay | undefined;
+  private readonly origins = new CallOrigins();
   private started = false;
   private readonly log: (line: string) => void;
   private readonly auth: UpstreamAuth;
@@ -56,7 +58,8 @@ export class UpstreamHub {
   constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
     this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
     const settings = options.settings ?? DEFAULT_SETTINGS;
-    this.auth = new UpstreamAuth({ relay: () => this.relay, log: this.log });
+    // A sign-in link is offered as an upstream request would be: to the session with calls on that upstream (call-origins.ts).
+    this.auth = new UpstreamAuth({ relay: () => this.relayToOrigin, log: this.log });
     const sessionOptions = {
       auth: this.auth,
       startTimeoutMs: settings.upstreamStartTimeoutMs,
@@ -65,8 +68,8 @@ export class UpstreamHub {
       pingTimeoutMs: settings.upstreamPingTimeoutMs,
       clientInfo: options.clientInfo ?? { name: 'codemode-mcp', version: '0.0.0' },
       capabilities: options.capabilities ?? RELAYED_CAPABILITIES,
-      relay: () => this.relay,
-      onLog: (server: string, params: Parameters<LogListener>[1]) => this.notify(this.logListeners, (listener) => listener(server, params)),
+      relay: () => this.relayToOrigin,
+      onLog: (server: string, params: Parameters<LogListener>[1]) => this.origins.routeLog(server)?.log(server, params),
       log: this.log,
     };
     const duplicate = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
@@ -121,15 +124,12 @@ export class UpstreamHub {
     return () => this.catalogListeners.delete(listener);
   }
 
-  /** Upstream `notifications/message`; returns an unsubscribe. */
-  onUpstreamLog(listener: LogListener): () => void {
-    this.logListeners.add(listener);
-    return () => this.logListeners.delete(listener);
-  }
-
-  /** Who answers the upstreams' elicitation, sampling and roots requests; unset, they get a JSON-RPC error. */
-  setRequestRelay(relay: RequestRelay | undefined): void {
-    this.relay = relay;
+  /**
+   * Who gets the upstreams' requests and log messages that no running call can claim: stdio's one
+   * session. Unset (HTTP, many sessions), such a request gets a JSON-RPC error saying why.
+   */
+  setFallbackOrigin(origin: CallOrigin | undefined): void {
+    this.origins.setFallback(origin);
   }
 
   /** Tells every ready upstream that our client's roots changed. */
@@ -152,8 +152,15 @@ export class UpstreamHub {
     }
     const session = upstream.readySession();
     if (session === undefined) throw refuseNotReady(name, upstream);
-    return session.callTool(tool.upstreamName, name, args, signal, context.onProgress);
+    return this.origins.track(upstream.name, context.origin, () => session.callTool(tool.upstreamName, name, args, signal, context.onProgress));
   }
+
+  /** An upstream's request, relayed to the session whose call it serves (call-origins.ts), or refused. */
+  private readonly relayToOrigin: RequestRelay = (server, request, options) => {
+    const routed = this.origins.routeRequest(server, request);
+    if ('refused' in routed) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, routed.refused);
+    return routed.origin.relay(server, request, options);
+  };
 
   /** Stops all restarts and closes every upstream; when it resolves, no upstream process is left. */
   async close(): Promise<void> {

@@ -290,3 +290,34 @@ describe('login and logout', () => {
     expect(exitOf(['login', 'api', '--config', file, '--', 'node', 'x.js'])).toMatchObject({ exit: EXIT_USAGE });
   });
 });
+
+describe('the HTTP flags', () => {
+  const TOKEN = 'sixteen-chars-or-more';
+  const http = (argv: string[], env: Record<string, string> = {}) => invocation([...argv, '--', 'srv'], env).http;
+
+  it('reads --http [host:]port, the host defaulting to 127.0.0.1, and the token from the environment', () => {
+    expect(http(['--http', '8101'])).toEqual({ host: '127.0.0.1', port: 8101, token: undefined, allowedHosts: [], instanceId: undefined });
+    expect(http(['--http', '[::1]:0', '--instance-id', 'a'])).toMatchObject({ host: '::1', port: 0, instanceId: 'a' });
+    expect(http(['--http', '0.0.0.0:8101'], { CODEMODE_HTTP_TOKEN: TOKEN })).toMatchObject({ host: '0.0.0.0', token: TOKEN });
+    expect(http(['--http', '8101', '--http-allowed-hosts', 'mcp.example.com, 10.0.0.5', '--http-token', TOKEN])).toMatchObject({
+      allowedHosts: ['mcp.example.com', '10.0.0.5'],
+    });
+    expect(invocation(['--', 'srv']).http).toBeUndefined();
+  });
+
+  it('refuses to listen where others can reach it without a token, saying how to set one', () => {
+    for (const argv of [['--http', '0.0.0.0:8101'], ['--http', '8101', '--http-allowed-hosts', 'mcp.example.com']]) {
+      const exit = exitOf([...argv, '--', 'srv']);
+      expect(exit.exit).toBe(EXIT_USAGE);
+      expect(exit.stderr).toContain('and has no token');
+      expect(exit.stderr).toContain('--http-token <token> or the CODEMODE_HTTP_TOKEN environment variable');
+    }
+  });
+
+  it('refuses a bad address, a short token, a bad instance id, and HTTP flags without --http', () => {
+    expect(exitOf(['--http', 'localhost', '--', 'srv']).stderr).toContain('--http takes [host:]port');
+    expect(exitOf(['--http', '8101', '--http-token', 'short', '--', 'srv']).stderr).toContain('the HTTP token must be at least 16 characters');
+    expect(exitOf(['--http', '8101', '--instance-id', 'a.b', '--', 'srv']).stderr).toContain('--instance-id takes 1 to 32 letters');
+    expect(exitOf(['--instance-id', 'a', '--', 'srv']).stderr).toContain('--instance-id applies only with --http');
+  });
+});

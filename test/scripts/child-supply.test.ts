@@ -87,3 +87,33 @@ describe('the warm pool', () => {
     expect(childPidsOf(process.pid)).toEqual([]);
   });
 });
+
+describe("sessions' fair share of the children", () => {
+  it('a session alone may use every child; once another asks, its runs past its share are refused and the other gets the freed child', async () => {
+    const { supply } = open({ pool: 0, maxScriptChildren: 2 });
+    const a = supply.forSession({});
+    const b = supply.forSession({});
+    const taken: Array<{ kill(): void; gone: Promise<unknown> }> = [];
+    const childOf = (supplied: ReturnType<typeof a.take>) => {
+      if (!('child' in supplied)) throw new Error(`refused: ${supplied.refused}`);
+      taken.push(supplied.child);
+      return supplied.child;
+    };
+    try {
+      childOf(a.take());
+      const second = childOf(a.take());
+      // B asks while A holds both: the server's cap refuses it, and B now counts as active.
+      expect(b.take()).toEqual({ refused: expect.stringContaining('maxScriptChildren') });
+      second.kill();
+      await second.gone;
+      // With two sessions active A's share is 1, which it holds: the freed child is B's.
+      expect(a.take()).toEqual({
+        refused: "this session already runs 1 script process, its share of the server's 2 (maxScriptChildren) while 2 sessions run scripts; wait for one of its scripts to end, or stop one",
+      });
+      childOf(b.take());
+    } finally {
+      for (const child of taken) child.kill();
+      await Promise.all(taken.map((child) => child.gone));
+    }
+  });
+});

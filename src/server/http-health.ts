@@ -1,0 +1,33 @@
+/**
+ * `GET /healthz`: how this instance stands, for a load balancer or a person: each upstream up or
+ * down, the sessions open, the script processes running scripts and pooled. 200 while serving, 503 once shutting down.
+ */
+import type { ServerResponse } from 'node:http';
+import type { UpstreamStatus } from '../upstream/upstream.js';
+
+export interface Health {
+  readonly instanceId: string | undefined;
+  readonly version: string;
+  readonly shuttingDown: boolean;
+  readonly upstreams: readonly UpstreamStatus[];
+  readonly sessions: number;
+  readonly children: { readonly alive: number; readonly pooled: number; readonly max: number };
+}
+
+export function sendHealth(res: ServerResponse, health: Health): void {
+  const body = JSON.stringify({
+    status: health.shuttingDown ? 'shutting down' : 'serving',
+    version: health.version,
+    ...(health.instanceId !== undefined ? { instance: health.instanceId } : {}),
+    upstreams: health.upstreams.map((status) => ({
+      name: status.name,
+      state: status.state,
+      ...(status.toolCount !== undefined ? { tools: status.toolCount } : {}),
+      ...(status.reason !== undefined ? { reason: status.reason } : {}),
+    })),
+    sessions: health.sessions,
+    scriptChildren: { running: health.children.alive - health.children.pooled, pooled: health.children.pooled, max: health.children.max },
+  });
+  res.writeHead(health.shuttingDown ? 503 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  res.end(body);
+}

@@ -1,0 +1,48 @@
+/**
+ * A server's last steps, whichever mode it serves in: one shutdown however many reasons come,
+ * everything it started closed within the time a client gives it (process-tree.ts), a deadline
+ * past which it exits anyway, and SIGINT, SIGTERM or an internal error as reasons.
+ */
+import { closeLeavingNoProcess } from './process-tree.js';
+
+/**
+ * 30 s: the longest a shutdown may take before the server exits anyway (code 1, saying so). A
+ * last resort: the shutdown signals its whole process tree, with SIGKILL at 2.5 s.
+ */
+export const SHUTDOWN_DEADLINE_MS = 30_000;
+
+/** Exit code when the upstreams can't be served as configured (a name collision), or shutdown failed. */
+export const EXIT_FAILURE = 1;
+
+/** Shuts down once: logs why, runs `close` on the shutdown clock, exits with `code` (EXIT_FAILURE if `close` threw). */
+export type ShutDown = (why: string, code?: number) => Promise<void>;
+
+export function createShutdown(close: () => Promise<void>, log: (line: string) => void): ShutDown {
+  let shuttingDown: Promise<void> | undefined;
+  return (why, code = 0) => {
+    shuttingDown ??= (async () => {
+      log(`codemode-mcp: shutting down (${why})`);
+      setTimeout(() => {
+        log(`codemode-mcp: shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`);
+        process.exit(EXIT_FAILURE);
+      }, SHUTDOWN_DEADLINE_MS).unref();
+      try {
+        await closeLeavingNoProcess(close, log);
+      } catch (error) {
+        log(`codemode-mcp: error while shutting down: ${error instanceof Error ? error.stack : String(error)}`);
+        code = EXIT_FAILURE;
+      }
+      process.exit(code);
+    })();
+    return shuttingDown;
+  };
+}
+
+/** SIGINT and SIGTERM shut down; so does an error nothing caught, after logging it. */
+export function shutDownOnSignals(shutDown: ShutDown, log: (line: string) => void): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutDown(signal));
+  process.on('uncaughtException', (error) => {
+    log(`codemode-mcp: internal error: ${error.stack ?? error.message}`);
+    void shutDown('internal error', EXIT_FAILURE);
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Load through one HTTP server: 20 sessions, each running a script that makes 50 calls at once
+ * to a real upstream. Every answer must be right, every script child gone once the sessions
+ * end, and the server's memory back within 10% of what it was before.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, expect, test } from 'vitest';
+import { connectHttp, rawRequest, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { eventually, nodeEntry, publishedEntry, valueOf, writeConfig } from '../support/mcp-client.js';
+
+const SESSIONS = 20;
+const CALLS = 50;
+let server: HttpServer | undefined;
+
+afterEach(async () => {
+  const stopped = await server?.stop();
+  server = undefined;
+  expect(stopped?.left ?? []).toEqual([]);
+});
+
+function rssOf(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+}
+
+async function health(port: number): Promise<{ sessions: number; scriptChildren: { running: number; pooled: number } }> {
+  return (await rawRequest(port, { method: 'GET', path: '/healthz', headers: { Host: 'localhost' } })).json() as never;
+}
+
+/** One session: a script making CALLS calls at once, each answer checked; then the session ends (DELETE). */
+async function oneSession(url: string, n: number): Promise<void> {
+  const client = await connectHttp(url, { name: `load-${n}` });
+  try {
+    const code = `return (await Promise.all(Array.from({ length: ${CALLS} }, (_, i) => tools["get-sum"]({ a: i, b: ${n} })))).map((r) => r.content[0].text)`;
+    const answers = valueOf(await client.run({ code, yield_ms: 120_000 })) as string[];
+    expect(answers).toHaveLength(CALLS);
+    answers.forEach((answer, i) => expect(answer).toContain(`is ${i + n}`));
+  } finally {
+    await client.close();
+  }
+}
+
+test(`${SESSIONS} sessions each running ${CALLS} calls at once: every answer right, no script child left, memory back within 10%`, { timeout: 180_000 }, async () => {
+  const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything')) });
+  server = await startHttpServer(['--config', config, '--max-script-children', String(SESSIONS + 2), '--pool', '2']);
+  await server.logged(/upstreams: everything ready/);
+  // A first round of the same size warms the server (code paths compiled, heap grown to the
+  // working size) before its memory is read: what a second round leaves behind is what leaks.
+  await Promise.all(Array.from({ length: SESSIONS }, (_, n) => oneSession(server!.url, 100 + n)));
+  process.stderr.write(`load: RSS after warm-up ${(rssOf(server.pid) / 2 ** 20).toFixed(1)} MiB\n`);
+  const before = rssOf(server.pid);
+  const started = Date.now();
+  await Promise.all(Array.from({ length: SESSIONS }, (_, n) => oneSession(server!.url, n)));
+  const tookMs = Date.now() - started;
+  const after = rssOf(server.pid);
+  // No script's process is left (each exits once its script has ended); what remains is the warm pool.
+  await eventually(async () => expect((await health(server!.port)).scriptChildren.running).toBe(0), 10_000);
+  const state = await health(server.port);
+  expect(state.sessions).toBe(0);
+  expect(state.scriptChildren.pooled).toBeLessThanOrEqual(2);
+  process.stderr.write(`load: ${SESSIONS} sessions × ${CALLS} calls in ${tookMs} ms; server RSS ${(before / 2 ** 20).toFixed(1)} MiB before, ${(after / 2 ** 20).toFixed(1)} MiB after\n`);
+  expect(after).toBeLessThanOrEqual(before * 1.1);
+});

@@ -1,0 +1,178 @@
+/**
+ * Starts bin/codemode-mcp.js with --http as a user would, waits for the line that says where it
+ * listens, and connects the SDK's Streamable HTTP client to it.
+ */
+import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ElicitRequest,
+  type ElicitResult,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/client';
+import { BIN, trackDescendants } from './mcp-client.js';
+
+export interface HttpServer {
+  /** `http://127.0.0.1:<port>/mcp` */
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  stderr(): string;
+  /** Resolves when the server's stderr has a line matching `pattern` (a hang guard of 20 s). */
+  logged(pattern: RegExp): Promise<string>;
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  /** Sends `signal` (SIGTERM by default), waits for the exit, and returns what it left running. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: string | null; left: number[] }>;
+}
+
+const LISTENING = /serving MCP over HTTP at (http:\/\/\S+\/mcp)/;
+
+/** `args` go before `--http` (put the upstream after `--` in them); `listen` is `127.0.0.1:0` unless given. */
+export async function startHttpServer(args: readonly string[], options: { env?: Record<string, string>; listen?: string } = {}): Promise<HttpServer> {
+  const dash = args.indexOf('--');
+  const ours = dash === -1 ? [...args] : args.slice(0, dash);
+  const upstream = dash === -1 ? [] : args.slice(dash);
+  const child = spawn(process.execPath, [BIN, '--http', options.listen ?? '127.0.0.1:0', ...ours, ...upstream], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const waiters: Array<() => void> = [];
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (process.env.CODEMODE_E2E_STDERR) process.stderr.write(chunk);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const logged = async (pattern: RegExp): Promise<string> => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const match = pattern.exec(stderr);
+      if (match !== null) return match[0];
+      if (Date.now() > deadline) throw new Error(`the server never logged ${String(pattern)}; its stderr:\n${stderr}`);
+      const woken = new Promise<void>((resolve) => waiters.push(resolve));
+      const exit = exited.then(() => {
+        throw new Error(`the server exited before logging ${String(pattern)}; its stderr:\n${stderr}`);
+      });
+      await Promise.race([woken, exit, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    }
+  };
+  const url = LISTENING.exec(await logged(LISTENING))![1]!;
+  const tracker = trackDescendants(child.pid!);
+  return {
+    url,
+    port: Number(new URL(url).port),
+    pid: child.pid!,
+    stderr: () => stderr,
+    logged,
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      tracker.sample();
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const exit = await exited;
+      tracker.stop();
+      return { ...exit, left: await tracker.leftAlive() };
+    },
+  };
+}
+
+export interface HttpClient {
+  readonly client: Client;
+  readonly transport: StreamableHTTPClientTransport;
+  readonly logs: LoggingMessageNotification['params'][];
+  run(args: Record<string, unknown>, options?: Parameters<Client['callTool']>[1]): Promise<CallToolResult>;
+  /** Ends the session with DELETE, then closes the client. */
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  readonly capabilities?: ClientCapabilities;
+  readonly onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+  readonly token?: string;
+  readonly name?: string;
+}
+
+/** A client on its own session of the server at `url`. */
+export async function connectHttp(url: string, options: ConnectOptions = {}): Promise<HttpClient> {
+  const client = new Client({ name: options.name ?? 'e2e-http-client', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  const logs: LoggingMessageNotification['params'][] = [];
+  client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
+  if (options.onElicit !== undefined) {
+    const onElicit = options.onElicit;
+    client.setRequestHandler('elicitation/create', async (request) => onElicit(request));
+  }
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    ...(options.token !== undefined ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {}),
+  });
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    logs,
+    run: (args, callOptions) => client.callTool({ name: 'code_execution', arguments: args }, callOptions) as Promise<CallToolResult>,
+    close: async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  };
+}
+
+/** The headers every raw MCP POST needs. */
+export function mcpHeaders(extra: Record<string, string> = {}): Record<string, string> {
+  return { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...extra };
+}
+
+/** An initialize body, as a raw client sends it. */
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
+} as const;
+
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+  /** The body as JSON, or the JSON of an SSE stream's first message. */
+  json(): Record<string, unknown>;
+}
+
+/**
+ * One HTTP request with exactly these headers (node:http, so Host can be anything), read to its
+ * end; an SSE answer is read until its first message unless `whole` is set.
+ */
+export function rawRequest(
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer; whole?: boolean },
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/mcp', headers: options.headers ?? {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      const done = (): void => {
+        const answer: RawAnswer = {
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          json: () => JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as Record<string, unknown>,
+        };
+        resolve(answer);
+      };
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        if (!options.whole && String(res.headers['content-type']).includes('text/event-stream') && /^data: .+$/m.test(text)) {
+          res.destroy();
+          done();
+        }
+      });
+      res.on('end', done);
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
