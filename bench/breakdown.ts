@@ -34,5 +34,9 @@ export async function measureBreakdown(ctx: BenchContext): Promise<string> {
     ['script compile, after a warm-up', field('warmScriptCompileMs')],
     ['MCP hop: tools/call code_execution {action: "list"} round trip', median(hops)],
   ];
-  return ['| where a cold start goes (medians) | ms |', '|---|---|', ...rows.map(([name, ms]) => `| ${name} | ${ms.toFixed(2)} |`)].join('\n');
+  return [
+    '| where a cold start goes (medians) | ms |',
+    '|---|---|',
+    ...rows.map(([name, ms]) => `| ${name} | ${ms.toFixed(2)} |`),
+  ].join('\n');
 }

@@ -44,11 +44,16 @@ function generate(): void {
   const pick = (): string => words[Math.floor(next() * words.length)]!;
   for (const folder of ['notes', 'docs', 'data', 'src/api', 'src/ui']) mkdirSync(join(project, folder), { recursive: true });
   for (let i = 1; i <= 8; i++) {
-    const lines = [`Note ${i}: ${pick()} and ${pick()}`, ...Array.from({ length: 5 + Math.floor(next() * 15) }, () => `${pick()} ${pick()} ${pick()}.`)];
+    const lines = [
+      `Note ${i}: ${pick()} and ${pick()}`,
+      ...Array.from({ length: 5 + Math.floor(next() * 15) }, () => `${pick()} ${pick()} ${pick()}.`),
+    ];
     writeFileSync(join(project, 'notes', `note-${i}.txt`), `${lines.join('\n')}\n`);
   }
   for (let i = 1; i <= 6; i++) {
-    const lines = Array.from({ length: 200 + Math.floor(next() * 200) }, (_, n) => (next() < 0.08 ? `TODO: ${pick()} ${n}` : `${pick()} ${pick()} ${pick()} ${pick()} ${pick()}.`));
+    const lines = Array.from({ length: 200 + Math.floor(next() * 200) }, (_, n) =>
+      next() < 0.08 ? `TODO: ${pick()} ${n}` : `${pick()} ${pick()} ${pick()} ${pick()} ${pick()}.`,
+    );
     writeFileSync(join(project, 'docs', `chapter-${i}.md`), `# Chapter ${i}\n\n${lines.join('\n')}\n`);
   }
   for (let i = 1; i <= 3; i++) {
@@ -65,22 +70,44 @@ function generate(): void {
 
 const truth = {
   largest: (): { file: string; bytes: number } => {
-    const files = ['src/api', 'src/ui'].flatMap((folder) => readdirSync(join(project, folder)).map((name) => ({ file: `${folder}/${name}`, bytes: statSync(join(project, folder, name)).size })));
+    const files = ['src/api', 'src/ui'].flatMap((folder) =>
+      readdirSync(join(project, folder)).map((name) => ({
+        file: `${folder}/${name}`,
+        bytes: statSync(join(project, folder, name)).size,
+      })),
+    );
     return files.sort((a, b) => b.bytes - a.bytes)[0]!;
   },
   todos: (): number =>
-    readdirSync(join(project, 'docs')).reduce((n, name) => n + readFileSync(join(project, 'docs', name), 'utf8').split('\n').filter((l) => l.startsWith('TODO')).length, 0),
+    readdirSync(join(project, 'docs')).reduce(
+      (n, name) =>
+        n +
+        readFileSync(join(project, 'docs', name), 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('TODO')).length,
+      0,
+    ),
   csvTotal: (): number =>
     Math.round(
       readdirSync(join(project, 'data')).reduce(
-        (sum, name) => sum + readFileSync(join(project, 'data', name), 'utf8').trim().split('\n').slice(1).reduce((s, row) => s + Number(row.split(',')[1]), 0),
+        (sum, name) =>
+          sum +
+          readFileSync(join(project, 'data', name), 'utf8')
+            .trim()
+            .split('\n')
+            .slice(1)
+            .reduce((s, row) => s + Number(row.split(',')[1]), 0),
         0,
       ) * 100,
     ) / 100,
   notes: (): string[] => readdirSync(join(project, 'notes')).sort(),
   notesMentioning: (word: string): string[] =>
     readdirSync(join(project, 'notes'))
-      .filter((name) => readFileSync(join(project, 'notes', name), 'utf8').split('\n')[0]!.includes(word))
+      .filter((name) =>
+        readFileSync(join(project, 'notes', name), 'utf8')
+          .split('\n')[0]!
+          .includes(word),
+      )
       .sort(),
   sums: (): number[] => Array.from({ length: 10 }, (_, i) => 2 * i + 1 + (2 * i + 2)),
 };
@@ -93,7 +120,12 @@ interface Connected {
 }
 
 async function connect(args: string[], env: Record<string, string> = {}): Promise<Connected> {
-  const transport = new StdioClientTransport({ command: process.execPath, args, env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'economy-bench', version: '1.0.0' });
   await client.connect(transport);
   return { client, close: () => client.close() };
@@ -109,7 +141,13 @@ interface Ledger {
   discovery: number;
 }
 
-const emptyLedger = (definitions: number): Ledger => ({ definitions, modelWrote: 0, resultsRead: 0, roundTrips: 0, discovery: 0 });
+const emptyLedger = (definitions: number): Ledger => ({
+  definitions,
+  modelWrote: 0,
+  resultsRead: 0,
+  roundTrips: 0,
+  discovery: 0,
+});
 const total = (l: Ledger): number => l.definitions + l.modelWrote + l.resultsRead;
 
 /** A direct call as a model makes it: its arguments written, its whole result read. */
@@ -149,10 +187,17 @@ const TASKS: Task[] = [
   {
     name: 'largest file under src/, and its size',
     direct: async (l, u) => {
-      const listings = await Promise.all(['src/api', 'src/ui'].map(async (folder) => [folder, await direct(l, u.files, 'list_directory_with_sizes', { path: P(folder) })] as const));
+      const listings = await Promise.all(
+        ['src/api', 'src/ui'].map(
+          async (folder) => [folder, await direct(l, u.files, 'list_directory_with_sizes', { path: P(folder) })] as const,
+        ),
+      );
       await direct(l, u.files, 'list_directory', { path: P('src') });
       const files = listings.flatMap(([folder, text]) =>
-        [...text.matchAll(/\[FILE\] (\S+)\s+([\d.]+) (B|KB)/g)].map((m) => ({ file: `${folder}/${m[1]}`, kb: Number(m[2]) * (m[3] === 'KB' ? 1024 : 1) })),
+        [...text.matchAll(/\[FILE\] (\S+)\s+([\d.]+) (B|KB)/g)].map((m) => ({
+          file: `${folder}/${m[1]}`,
+          kb: Number(m[2]) * (m[3] === 'KB' ? 1024 : 1),
+        })),
       );
       const best = files.sort((a, b) => b.kb - a.kb)[0]!;
       const info = await direct(l, u.files, 'get_file_info', { path: P(best.file) });
@@ -212,7 +257,9 @@ return Math.round(sum * 100) / 100;`,
       const names = readdirSync(P('notes')).sort();
       const text = await direct(l, u.files, 'read_multiple_files', { paths: names.map((n) => P(`notes/${n}`)) });
       const firstLines = names.map((n) => text.split('\n')[text.split('\n').findIndex((line) => line.endsWith(`${n}:`)) + 1]!);
-      await direct(l, u.memory, 'create_entities', { entities: names.map((name, i) => ({ name, entityType: 'note', observations: [firstLines[i]] })) });
+      await direct(l, u.memory, 'create_entities', {
+        entities: names.map((name, i) => ({ name, entityType: 'note', observations: [firstLines[i]] })),
+      });
       const graph = await direct(l, u.memory, 'read_graph', {});
       return (JSON.parse(graph) as { entities: Array<{ name: string }> }).entities.map((e) => e.name).sort();
     },
@@ -291,11 +338,20 @@ async function main(): Promise<void> {
       const directAnswer = await task.direct(d, upstreams);
       const c = emptyLedger(bytes(codeTools));
       if (task.describes.length > 0) {
-        await codeMode(c, codemode, task.describes.map((name) => `console.log(describe(${JSON.stringify(name)}));`).join('\n'), true);
+        await codeMode(
+          c,
+          codemode,
+          task.describes.map((name) => `console.log(describe(${JSON.stringify(name)}));`).join('\n'),
+          true,
+        );
       }
       const codeAnswer = await codeMode(c, codemode, task.code);
-      const ok = JSON.stringify(directAnswer) === JSON.stringify(expected) && JSON.stringify(codeAnswer) === JSON.stringify(expected);
-      if (!ok) throw new Error(`${task.name}: expected ${JSON.stringify(expected)}, direct ${JSON.stringify(directAnswer)}, code mode ${JSON.stringify(codeAnswer)}`);
+      const ok =
+        JSON.stringify(directAnswer) === JSON.stringify(expected) && JSON.stringify(codeAnswer) === JSON.stringify(expected);
+      if (!ok)
+        throw new Error(
+          `${task.name}: expected ${JSON.stringify(expected)}, direct ${JSON.stringify(directAnswer)}, code mode ${JSON.stringify(codeAnswer)}`,
+        );
       directSum += total(d);
       codeSum += total(c);
       rows.push(

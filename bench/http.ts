@@ -38,7 +38,12 @@ export async function measureHttp(ctx: BenchContext): Promise<Row[]> {
   const session = await http.session();
   try {
     await sleep(POOL_REFILL_MS * 2);
-    const run = await interleaved(ctx.rounds, () => timed(() => runCode(session, ONE_CALL)), () => timed(() => runCode(stdio, ONE_CALL)), POOL_REFILL_MS);
+    const run = await interleaved(
+      ctx.rounds,
+      () => timed(() => runCode(session, ONE_CALL)),
+      () => timed(() => runCode(stdio, ONE_CALL)),
+      POOL_REFILL_MS,
+    );
     const firstAnswer = async (connect: () => Promise<Connected>): Promise<number> => {
       let fresh: Connected | undefined;
       const took = await timed(async () => {
@@ -48,11 +53,29 @@ export async function measureHttp(ctx: BenchContext): Promise<Row[]> {
       await fresh?.close();
       return took;
     };
-    const first = await interleaved(ctx.rounds, () => firstAnswer(() => http.session()), () => firstAnswer(() => startServer(['--pool', '2'])), 200);
+    const first = await interleaved(
+      ctx.rounds,
+      () => firstAnswer(() => http.session()),
+      () => firstAnswer(() => startServer(['--pool', '2'])),
+      200,
+    );
     return [
-      { name: 'one-call run over HTTP, paced', value: run.subject, unit: 'ms', floorName: 'the same over stdio', floor: run.floor, goal: atMost(1.5) },
-      { name: 'new session over HTTP: initialize + first tools/list', value: first.subject, unit: 'ms',
-        floorName: 'the same over stdio (a new process)', floor: first.floor, goal: atMost(1.5) },
+      {
+        name: 'one-call run over HTTP, paced',
+        value: run.subject,
+        unit: 'ms',
+        floorName: 'the same over stdio',
+        floor: run.floor,
+        goal: atMost(1.5),
+      },
+      {
+        name: 'new session over HTTP: initialize + first tools/list',
+        value: first.subject,
+        unit: 'ms',
+        floorName: 'the same over stdio (a new process)',
+        floor: first.floor,
+        goal: atMost(1.5),
+      },
     ];
   } finally {
     await session.close();
@@ -84,10 +107,14 @@ export function startHttpInstance(flags: string[]): Promise<HttpInstance> {
           const transport = new StreamableHTTPClientTransport(new URL(at));
           const client = new Client({ name: 'codemode-bench', version: '1.0.0' });
           await client.connect(transport);
-          return { client, pid: child.pid!, close: async () => {
-            await transport.terminateSession().catch(() => {});
-            await client.close();
-          } };
+          return {
+            client,
+            pid: child.pid!,
+            close: async () => {
+              await transport.terminateSession().catch(() => {});
+              await client.close();
+            },
+          };
         },
         close: () =>
           new Promise<void>((done) => {

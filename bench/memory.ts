@@ -22,6 +22,13 @@ export async function measureMemory(ctx: BenchContext): Promise<Row[]> {
   const nodeRss = (memoryOf(idleNode.pid!, 'VmRSS') ?? 0) / MiB;
   idleNode.kill();
   return [
-    { name: 'idle pooled child RSS', value: pooled, unit: 'MiB', floorName: 'idle node process RSS', floor: nodeRss, goal: { text: '≤ floor + 25 MiB', met: (v, f) => v <= f + 25 } },
+    {
+      name: 'idle pooled child RSS',
+      value: pooled,
+      unit: 'MiB',
+      floorName: 'idle node process RSS',
+      floor: nodeRss,
+      goal: { text: '≤ floor + 25 MiB', met: (v, f) => v <= f + 25 },
+    },
   ];
 }

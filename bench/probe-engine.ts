@@ -13,7 +13,14 @@ const wasm = await compiling;
 const compiled = performance.now();
 const snapshot = readPreludeSnapshot();
 if (!snapshot) throw new Error('no prelude snapshot: run npm run build');
-const host = Object.fromEntries(HOST_FUNCTIONS.map((name) => [name, () => { throw new Error('the probe calls no host function'); }]));
+const host = Object.fromEntries(
+  HOST_FUNCTIONS.map((name) => [
+    name,
+    () => {
+      throw new Error('the probe calls no host function');
+    },
+  ]),
+);
 const options = { memoryLimit: 128 * 1024 * 1024, interruptHandler: () => false };
 
 const SCRIPT = '(async function () {\nconst r = await tools.echo({ text: "x" });\nreturn JSON.stringify(r);\n})';

@@ -31,7 +31,9 @@ export function renderRows(rows: readonly Row[]): string {
     const goal = row.goal?.text ?? '—';
     const met = row.goal ? (row.goal.met(row.value, row.floor) ? 'yes' : '**no**') : '—';
     const name = row.note === undefined ? row.name : `${row.name} (${row.note})`;
-    lines.push(`| ${name} | ${format(row.value, row.unit)} | ${row.floorName} | ${format(row.floor, row.unit)} | ${(row.value / row.floor).toFixed(2)} | ${goal} | ${met} |`);
+    lines.push(
+      `| ${name} | ${format(row.value, row.unit)} | ${row.floorName} | ${format(row.floor, row.unit)} | ${(row.value / row.floor).toFixed(2)} | ${goal} | ${met} |`,
+    );
   }
   return lines.join('\n');
 }

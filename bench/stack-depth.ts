@@ -56,7 +56,8 @@ export function measureStack(ctx: BenchContext): Row[] {
   ctx.log('V8 stack needed by deep paths…');
   const rows: Row[] = [];
   for (const need of measureStackNeeds(ctx.quick)) {
-    if (need.neededKiB === Number.POSITIVE_INFINITY) throw new Error(`${need.path}: the host's stack runs out before QuickJS's limit`);
+    if (need.neededKiB === Number.POSITIVE_INFINITY)
+      throw new Error(`${need.path}: the host's stack runs out before QuickJS's limit`);
     if (ctx.quick) continue;
     rows.push({
       name: `V8 stack needed: ${need.path}`,

@@ -21,11 +21,22 @@ export async function measureStartup(ctx: BenchContext): Promise<Row[]> {
   ctx.log('spawn to first answer…');
   const figures = await interleaved(
     ctx.quick ? 2 : ctx.rounds,
-    () => spawnToAnswer(() => startServer([]), (server) => runCode(server, ONE_CALL)),
+    () =>
+      spawnToAnswer(
+        () => startServer([]),
+        (server) => runCode(server, ONE_CALL),
+      ),
     () => spawnToAnswer(startDirect, (direct) => direct.client.callTool({ name: 'echo', arguments: { text: 'x' } })),
     300,
   );
   return [
-    { name: 'spawn → first answer of a one-call run', value: figures.subject, unit: 'ms', floorName: 'spawn the upstream → first direct answer', floor: figures.floor, goal: atMost(1.5) },
+    {
+      name: 'spawn → first answer of a one-call run',
+      value: figures.subject,
+      unit: 'ms',
+      floorName: 'spawn the upstream → first direct answer',
+      floor: figures.floor,
+      goal: atMost(1.5),
+    },
   ];
 }

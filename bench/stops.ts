@@ -28,8 +28,22 @@ export async function measureStops(ctx: BenchContext): Promise<Row[]> {
       300,
     );
     return [
-      { name: 'stop of a busy loop', value: busy.subject, unit: 'ms', floorName: 'stop of an idle script', floor: busy.floor, goal: within },
-      { name: 'stop of a loop of long native calls', value: native.subject, unit: 'ms', floorName: 'stop of an idle script', floor: native.floor, goal: within },
+      {
+        name: 'stop of a busy loop',
+        value: busy.subject,
+        unit: 'ms',
+        floorName: 'stop of an idle script',
+        floor: busy.floor,
+        goal: within,
+      },
+      {
+        name: 'stop of a loop of long native calls',
+        value: native.subject,
+        unit: 'ms',
+        floorName: 'stop of an idle script',
+        floor: native.floor,
+        goal: within,
+      },
     ];
   } finally {
     await server.close();

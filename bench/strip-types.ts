@@ -45,7 +45,9 @@ const CANDIDATES: Record<string, { load: string; make: () => Strip; cwd?: string
     load: "require('typescript')",
     make: () => {
       const ts = require('typescript') as typeof import('typescript');
-      return (code) => ts.transpileModule(code, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
+      return (code) =>
+        ts.transpileModule(code, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } })
+          .outputText;
     },
   },
   sucrase: {
@@ -65,7 +67,9 @@ const CANDIDATES: Record<string, { load: string; make: () => Strip; cwd?: string
   '@swc/wasm-typescript (strip-only)': {
     load: "require('@swc/wasm-typescript')",
     make: () => {
-      const { transformSync } = require('@swc/wasm-typescript') as { transformSync: (code: string, options: object) => { code: string } };
+      const { transformSync } = require('@swc/wasm-typescript') as {
+        transformSync: (code: string, options: object) => { code: string };
+      };
       return (code) => transformSync(code, { mode: 'strip-only' }).code;
     },
   },
@@ -86,7 +90,9 @@ const CANDIDATES: Record<string, { load: string; make: () => Strip; cwd?: string
   'oxc-transform': {
     load: "require('oxc-transform')",
     make: () => {
-      const { transformSync } = require('oxc-transform') as { transformSync: (file: string, code: string, options: object) => { code: string } };
+      const { transformSync } = require('oxc-transform') as {
+        transformSync: (file: string, code: string, options: object) => { code: string };
+      };
       return (code) => transformSync('script.ts', code, {}).code;
     },
   },
@@ -131,7 +137,10 @@ function keepsPositions(strip: Strip): boolean {
 function handlesEnums(strip: Strip): boolean {
   try {
     // eslint-disable-next-line no-new-func
-    return (new Function(`return ${strip(ENUM_PROBE).trim().replace(/;$/, '')}`)() as () => Promise<unknown>) !== undefined && strip(ENUM_PROBE).includes('Blue');
+    return (
+      (new Function(`return ${strip(ENUM_PROBE).trim().replace(/;$/, '')}`)() as () => Promise<unknown>) !== undefined &&
+      strip(ENUM_PROBE).includes('Blue')
+    );
   } catch {
     return false;
   }
@@ -140,7 +149,17 @@ function handlesEnums(strip: Strip): boolean {
 /** The load in a fresh process, by its own clock, so Node's start is left out. */
 function loadMs(load: string, cwd: string): number {
   const script = `const t = performance.now(); Promise.resolve(${load}).then(() => process.stdout.write(String(performance.now() - t)))`;
-  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', `import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/'); ${script}`], { cwd, encoding: 'utf8' }));
+  return Number(
+    execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/'); ${script}`,
+      ],
+      { cwd, encoding: 'utf8' },
+    ),
+  );
 }
 
 const script = twoHundredLines();

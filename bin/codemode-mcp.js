@@ -8,7 +8,9 @@ try {
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
   const root = new URL('..', import.meta.url).pathname;
-  process.stderr.write(`codemode-mcp: the build is missing (${error.message}); run "npm install" in ${root} (it installs what the build needs, then builds)\n`);
+  process.stderr.write(
+    `codemode-mcp: the build is missing (${error.message}); run "npm install" in ${root} (it installs what the build needs, then builds)\n`,
+  );
   process.exit(1);
 }
 

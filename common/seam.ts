@@ -31,7 +31,17 @@
  * A host function given anything but the primitives it takes returns HOST_REFUSED and does
  * nothing (the prelude never does that; a script that somehow held one would get nothing).
  */
-export const HOST_FUNCTIONS = ['send', 'checkArgs', 'out', 'notify', 'setTimer', 'clearTimer', 'search', 'closest', 'show'] as const;
+export const HOST_FUNCTIONS = [
+  'send',
+  'checkArgs',
+  'out',
+  'notify',
+  'setTimer',
+  'clearTimer',
+  'search',
+  'closest',
+  'show',
+] as const;
 export type HostFunctionName = (typeof HOST_FUNCTIONS)[number];
 
 /** What a host function returns for arguments it does not take. */

@@ -90,7 +90,8 @@ function scoreOf(tool: Indexed, query: Query): number {
   let score = 0;
   if (query.squashed !== '') {
     if (squash(tool.name) === query.squashed) score += EXACT_NAME;
-    else if (tool.name.includes('__') && squash(tool.name.slice(tool.name.lastIndexOf('__') + 2)) === query.squashed) score += EXACT_TOOL_PART;
+    else if (tool.name.includes('__') && squash(tool.name.slice(tool.name.lastIndexOf('__') + 2)) === query.squashed)
+      score += EXACT_TOOL_PART;
   }
   let inName = 0;
   for (const [i, word] of query.words.entries()) {
@@ -142,7 +143,9 @@ function indexTool(tool: SearchableTool): Indexed {
     descriptionWords,
     descriptionStems: new Set(descriptionWords.map(stem)),
     parameterNameStems: new Set(tokenize(parameters.names.join(' ')).map(stem)),
-    parameterDescriptionStems: new Set(tokenize(parameters.descriptions.join(' ').slice(0, SEARCH_DESCRIPTION_MAX_CHARS)).map(stem)),
+    parameterDescriptionStems: new Set(
+      tokenize(parameters.descriptions.join(' ').slice(0, SEARCH_DESCRIPTION_MAX_CHARS)).map(stem),
+    ),
   };
 }
 

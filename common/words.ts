@@ -5,8 +5,31 @@
 
 /** Words that say nothing about what a tool does. */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'for', 'from', 'if', 'in', 'into', 'is', 'it', 'its', 'of',
-  'on', 'or', 'that', 'the', 'this', 'to', 'with',
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'can',
+  'for',
+  'from',
+  'if',
+  'in',
+  'into',
+  'is',
+  'it',
+  'its',
+  'of',
+  'on',
+  'or',
+  'that',
+  'the',
+  'this',
+  'to',
+  'with',
 ]);
 
 /** Lowercase words: camelCase, snake_case, kebab-case, `server__tool` and punctuation all split. */

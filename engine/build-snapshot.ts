@@ -6,13 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { QuickJS } from 'quickjs-wasi';
 import { compileEngine } from './wasm.js';
 import { HOST_FUNCTIONS } from '../common/seam.js';
-import {
-  PRELUDE_SNAPSHOT,
-  PRELUDE_SNAPSHOT_META,
-  evaluatePrelude,
-  type HostImpl,
-  type SnapshotMeta,
-} from './prelude-vm.js';
+import { PRELUDE_SNAPSHOT, PRELUDE_SNAPSHOT_META, evaluatePrelude, type HostImpl, type SnapshotMeta } from './prelude-vm.js';
 
 const refuse = (): never => {
   throw new Error('no host function may run while the prelude snapshot is built');

@@ -54,7 +54,9 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
   const channel = new ParentChannel(onMessage, () => exit('parent-gone'));
   const snapshot = readPreludeSnapshot();
   if (snapshot === null) {
-    process.stderr.write('codemode engine: the prelude snapshot is missing (run "npm run build"); evaluating the prelude instead\n');
+    process.stderr.write(
+      'codemode engine: the prelude snapshot is missing (run "npm run build"); evaluating the prelude instead\n',
+    );
   }
   const wasm = await wasmCompiling;
   if (options.warm) await warmUp(wasm, snapshot, options, WARM_UP_ROUNDS);

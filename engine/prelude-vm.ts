@@ -52,7 +52,12 @@ export async function evaluatePrelude(wasm: WebAssembly.Module, options: VmOptio
     vm.setProp(hostObject, name, fn);
     fn.dispose();
   }
-  const bytecode = vm.compile(readFileSync(PRELUDE_BUNDLE, 'utf8'), 'prelude', 0, CompileFlags.STRIP_SOURCE | CompileFlags.STRIP_DEBUG);
+  const bytecode = vm.compile(
+    readFileSync(PRELUDE_BUNDLE, 'utf8'),
+    'prelude',
+    0,
+    CompileFlags.STRIP_SOURCE | CompileFlags.STRIP_DEBUG,
+  );
   const install = vm.evalBytecode(bytecode);
   const limits = vm.hostToHandle(LIMITS);
   const entry = vm.callFunction(install, vm.undefined, hostObject, limits);

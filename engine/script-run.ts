@@ -18,7 +18,14 @@ import {
 import { countJsonValues } from '../protocol/frames.js';
 import type { MessageSink } from './channel.js';
 import { OutputBatcher } from './output-batcher.js';
-import { evaluatePrelude, restorePrelude, type HostImpl, type PreludeSnapshot, type PreludeVm, type VmOptions } from './prelude-vm.js';
+import {
+  evaluatePrelude,
+  restorePrelude,
+  type HostImpl,
+  type PreludeSnapshot,
+  type PreludeVm,
+  type VmOptions,
+} from './prelude-vm.js';
 import { wrapScript } from './script-source.js';
 
 const MAX_TIMER_MS = 0x7fff_ffff;
@@ -27,8 +34,7 @@ const ENDING_COLLECT_MAX_MS = 100;
 const PROMISE_FULFILLED = 1;
 const PROMISE_REJECTED = 2;
 
-const STALLED =
-  'Stalled: the script awaits a promise that nothing can settle (no tool call, timer or job is left).';
+const STALLED = 'Stalled: the script awaits a promise that nothing can settle (no tool call, timer or job is left).';
 const NOT_A_BODY =
   'SyntaxError: the script closed the function it runs in (a stray "})"?); write it as the body of an async function';
 const TOO_DEEP =
@@ -101,7 +107,9 @@ export class ScriptRun {
       onUnhandledRejection: (promise, reason, isHandled) => run.trackRejection(promise, reason, isHandled),
     };
     const host = run.hostFunctions();
-    const { vm, entry } = snapshot ? await restorePrelude(wasm, snapshot, options, host) : await evaluatePrelude(wasm, options, host);
+    const { vm, entry } = snapshot
+      ? await restorePrelude(wasm, snapshot, options, host)
+      : await evaluatePrelude(wasm, options, host);
     run.vm = vm;
     run.entry = entry;
     for (const name of ENTRY_METHODS) {
@@ -324,15 +332,17 @@ export class ScriptRun {
 
   private hostFunctions(): HostImpl {
     const refuse = (): JSValueHandle => this.vm.newString(HOST_REFUSED);
-    const guarded = (name: string, fn: (...args: JSValueHandle[]) => JSValueHandle) => (...args: JSValueHandle[]): JSValueHandle => {
-      try {
-        return fn(...args);
-      } catch (error) {
-        // A string, not an Error: quickjs-wasi copies an Error's host stack into the script.
-        process.stderr.write(`engine error in codemode.${name}: ${(error as Error)?.stack ?? String(error)}\n`);
-        throw `codemode: the engine failed in ${name} (the server's log has the details)`;
-      }
-    };
+    const guarded =
+      (name: string, fn: (...args: JSValueHandle[]) => JSValueHandle) =>
+      (...args: JSValueHandle[]): JSValueHandle => {
+        try {
+          return fn(...args);
+        } catch (error) {
+          // A string, not an Error: quickjs-wasi copies an Error's host stack into the script.
+          process.stderr.write(`engine error in codemode.${name}: ${(error as Error)?.stack ?? String(error)}\n`);
+          throw `codemode: the engine failed in ${name} (the server's log has the details)`;
+        }
+      };
     return {
       send: guarded('send', (tool, argsJson) => {
         const name = textOf(tool);
@@ -495,7 +505,10 @@ interface ShownBlock {
  */
 function firstNotBase64(blocks: readonly ShownBlock[]): string | undefined {
   for (const [index, block] of blocks.entries()) {
-    for (const [field, value] of [['data', block.data], ['resource.blob', block.resource?.blob]] as const) {
+    for (const [field, value] of [
+      ['data', block.data],
+      ['resource.blob', block.resource?.blob],
+    ] as const) {
       if (value === undefined) continue;
       try {
         atob(value);

@@ -33,7 +33,12 @@ function readStartFrame(): void {
  * Runs the warm-up script on a throwaway VM in this child, so that the script's own VM, made
  * afterwards from the snapshot, is pristine while the code it runs is already compiled.
  */
-export async function warmUp(wasm: WebAssembly.Module, snapshot: PreludeSnapshot | null, options: ChildOptions, rounds: number): Promise<void> {
+export async function warmUp(
+  wasm: WebAssembly.Module,
+  snapshot: PreludeSnapshot | null,
+  options: ChildOptions,
+  rounds: number,
+): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     readStartFrame();
     await new Promise<void>((resolve, reject) => {
@@ -41,7 +46,8 @@ export async function warmUp(wasm: WebAssembly.Module, snapshot: PreludeSnapshot
       const sink = {
         send(message: ChildMessage): void {
           if (message.t === 'call') setImmediate(() => run?.deliver(message.id, 'ok', WARM_UP_RESULT));
-          if (message.t === 'end' && message.status !== 'finished') reject(new Error(`warm-up ${message.status}: ${message.error}`));
+          if (message.t === 'end' && message.status !== 'finished')
+            reject(new Error(`warm-up ${message.status}: ${message.error}`));
         },
         flush(): void {},
       };
@@ -49,13 +55,10 @@ export async function warmUp(wasm: WebAssembly.Module, snapshot: PreludeSnapshot
         run?.dispose();
         resolve();
       };
-      ScriptRun.create(wasm, snapshot, { channel: sink, options, exit, parentAlive: () => true }).then(
-        (created) => {
-          run = created;
-          created.start(WARM_UP_SCRIPT, WARM_UP_TOOLS, []);
-        },
-        reject,
-      );
+      ScriptRun.create(wasm, snapshot, { channel: sink, options, exit, parentAlive: () => true }).then((created) => {
+        run = created;
+        created.start(WARM_UP_SCRIPT, WARM_UP_TOOLS, []);
+      }, reject);
     });
   }
 }

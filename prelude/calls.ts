@@ -73,12 +73,14 @@ export class Calls extends NullProto {
     if (MapSize(this.out) < limits.callsInFlightMax && this.waitingHead === this.waiting.length) {
       // A place is free: one crossing to the host checks and sends.
       const id = host.send(tool, argsJson);
-      if (typeof id === 'string') throw newError(RangeErrorConstructor, `tools[${JSONStringify(tool)}](args): ${id}; nothing was sent`);
+      if (typeof id === 'string')
+        throw newError(RangeErrorConstructor, `tools[${JSONStringify(tool)}](args): ${id}; nothing was sent`);
       this.opened(id, new Sent(capture.resolve, capture.reject));
       return promise;
     }
     const problem = host.checkArgs(argsJson);
-    if (problem !== '') throw newError(RangeErrorConstructor, `tools[${JSONStringify(tool)}](args): ${problem}; nothing was sent`);
+    if (problem !== '')
+      throw newError(RangeErrorConstructor, `tools[${JSONStringify(tool)}](args): ${problem}; nothing was sent`);
     this.waiting[this.waiting.length] = new Waiting(tool, argsJson, capture.resolve, capture.reject);
     return promise;
   }

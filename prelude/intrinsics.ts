@@ -19,7 +19,10 @@ const FunctionBind = Function.prototype.bind;
  * script did since: a bound function keeps its target and receiver for good.
  */
 function uncurry<A extends unknown[], R>(method: (...args: A) => R): (self: unknown, ...args: A) => R {
-  return (FunctionBind as (this: unknown, thisArg: unknown) => unknown).call(FunctionCall, method) as (self: unknown, ...args: A) => R;
+  return (FunctionBind as (this: unknown, thisArg: unknown) => unknown).call(FunctionCall, method) as (
+    self: unknown,
+    ...args: A
+  ) => R;
 }
 
 // ---- objects ----
@@ -78,8 +81,12 @@ export const SetDelete = uncurry(Set.prototype.delete) as (set: unknown, value: 
 export const SetSize = uncurry(Object.getOwnPropertyDescriptor(Set.prototype, 'size')!.get!) as (set: unknown) => number;
 export const SetValues = uncurry(Set.prototype.values) as (set: unknown) => Iterator<unknown>;
 /** The iterators of Map and Set entries share %MapIteratorPrototype%.next and %SetIteratorPrototype%.next. */
-export const MapIteratorNext = uncurry(Object.getPrototypeOf(new Map().entries()).next) as (iterator: unknown) => IteratorResult<[unknown, unknown]>;
-export const SetIteratorNext = uncurry(Object.getPrototypeOf(new Set().values()).next) as (iterator: unknown) => IteratorResult<unknown>;
+export const MapIteratorNext = uncurry(Object.getPrototypeOf(new Map().entries()).next) as (
+  iterator: unknown,
+) => IteratorResult<[unknown, unknown]>;
+export const SetIteratorNext = uncurry(Object.getPrototypeOf(new Set().values()).next) as (
+  iterator: unknown,
+) => IteratorResult<unknown>;
 export const PromiseConstructor = Promise;
 export const Uint32ArrayConstructor = Uint32Array;
 
@@ -129,7 +136,11 @@ export function defineValue(target: object, name: string, value: unknown): void 
 }
 
 /** A new error of a built-in (or the prelude's own error class, given as `newTarget`), built without calling anything a script could have replaced. */
-export function newError(constructor: new (message: string) => Error, message: string, newTarget?: new (message: string) => Error): Error {
+export function newError(
+  constructor: new (message: string) => Error,
+  message: string,
+  newTarget?: new (message: string) => Error,
+): Error {
   return ReflectConstruct(constructor, [message], newTarget ?? constructor) as Error;
 }
 
@@ -142,6 +153,6 @@ export function stringOf(value: unknown): string {
   try {
     return StringConstructor(value);
   } catch {
-    return typeof value === 'object' && value !== null ? '[an object that can\'t become a string]' : `[a ${typeof value}]`;
+    return typeof value === 'object' && value !== null ? "[an object that can't become a string]" : `[a ${typeof value}]`;
   }
 }

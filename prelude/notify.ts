@@ -1,7 +1,15 @@
 import { NOTIFY_SKIPPED } from '../common/seam.js';
 import { describeThrown } from './errors.js';
 import { host, limits } from './host.js';
-import { ErrorConstructor, JSONStringify, RangeErrorConstructor, TypeErrorConstructor, defineValue, globalObject, newError } from './intrinsics.js';
+import {
+  ErrorConstructor,
+  JSONStringify,
+  RangeErrorConstructor,
+  TypeErrorConstructor,
+  defineValue,
+  globalObject,
+  newError,
+} from './intrinsics.js';
 
 /** notify(payload): tells the client now; true when sent, false when skipped as too soon. */
 export function installNotify(): void {

@@ -51,7 +51,10 @@ function blocksOf(value: unknown): Plain[] {
     const content = parsed.content;
     if (!ArrayIsArray(content)) throw notABlock('its content is not a list of blocks');
     if (content.length > SHOWN_BLOCKS_MAX) {
-      throw newError(RangeErrorConstructor, `show(x): x.content has ${content.length} blocks, past the ${SHOWN_BLOCKS_MAX} one show() may take`);
+      throw newError(
+        RangeErrorConstructor,
+        `show(x): x.content has ${content.length} blocks, past the ${SHOWN_BLOCKS_MAX} one show() may take`,
+      );
     }
     for (let i = 0; i < content.length; i++) copies[i] = copyBlock(content[i], `x.content[${i}]`);
     return copies;
@@ -70,14 +73,15 @@ function copyBlock(item: unknown, where: string): Plain {
   if (fields === undefined) {
     throw newError(
       TypeErrorConstructor,
-      `show(x): ${where}.type must be "text", "image", "audio", "resource" or "resource_link"; got ${typeof type === 'string' ? JSONStringify(type) as string : typeof type}`,
+      `show(x): ${where}.type must be "text", "image", "audio", "resource" or "resource_link"; got ${typeof type === 'string' ? (JSONStringify(type) as string) : typeof type}`,
     );
   }
   const copy = copyFields(item, fields, where);
   copy.type = type;
   if (type !== 'resource') return copy;
   const resource = ObjectHasOwn(item, 'resource') ? item.resource : undefined;
-  if (!isRecord(resource)) throw newError(TypeErrorConstructor, `show(x): ${where}.resource must be an object {uri, mimeType?, text | blob}`);
+  if (!isRecord(resource))
+    throw newError(TypeErrorConstructor, `show(x): ${where}.resource must be an object {uri, mimeType?, text | blob}`);
   const contents = copyFields(resource, RESOURCE_CONTENTS, `${where}.resource`);
   if (ObjectHasOwn(contents, 'text') === ObjectHasOwn(contents, 'blob')) {
     throw newError(TypeErrorConstructor, `show(x): ${where}.resource must have one of text and blob`);
@@ -110,5 +114,8 @@ function isRecord(value: unknown): value is Plain {
 }
 
 function notABlock(why: string): Error {
-  return newError(TypeErrorConstructor, `show(x): x must be a content block or a tool result ({content: [...]}), but ${why}. Blocks: ${BLOCK_SHAPES}`);
+  return newError(
+    TypeErrorConstructor,
+    `show(x): x must be a content block or a tool result ({content: [...]}), but ${why}. Blocks: ${BLOCK_SHAPES}`,
+  );
 }

@@ -52,12 +52,15 @@ export function installTools(toolsJson: string, unlistedJson: string, calls: Cal
     }
     functions[name] = (args?: unknown) => calls.call(name, args);
     declarations[name] = entry.declaration;
-    ArrayPush(allTools, ObjectFreeze({
-      name,
-      description: entry.description,
-      inputSchema: entry.inputSchema,
-      outputSchema: entry.outputSchema,
-    }));
+    ArrayPush(
+      allTools,
+      ObjectFreeze({
+        name,
+        description: entry.description,
+        inputSchema: entry.inputSchema,
+        outputSchema: entry.outputSchema,
+      }),
+    );
   }
   const callable = (key: string): boolean => {
     if (denied[key] === true) return true;
@@ -73,7 +76,10 @@ export function installTools(toolsJson: string, unlistedJson: string, calls: Cal
     // Denied by the config, or of an upstream that hasn't listed its tools yet: callable by name,
     // listed nowhere (not even by Object.keys), and the server refuses the call with ToolRefused.
     if (callable(key)) return (args?: unknown) => calls.call(key, args);
-    throw newError(TypeErrorConstructor, `tools[${JSONStringify(key) as string}] is not a tool.${host.closest(key)} ALL_TOOLS lists every tool.`);
+    throw newError(
+      TypeErrorConstructor,
+      `tools[${JSONStringify(key) as string}] is not a tool.${host.closest(key)} ALL_TOOLS lists every tool.`,
+    );
   };
   const tools = new ProxyConstructor(ObjectFreeze(functions), handler);
   ObjectFreeze(allTools);

@@ -77,7 +77,11 @@ export class UpstreamAnswerError extends SentCallError {
 
   /** `detail`: what was wrong, naming the field and what it held: `result must be an object; got null`. */
   constructor(server: string, tool: string, detail: string) {
-    super(server, tool, `upstream ${server} answered the call to ${tool} with something that isn't a tool result (${detail}); the call may have taken effect`);
+    super(
+      server,
+      tool,
+      `upstream ${server} answered the call to ${tool} with something that isn't a tool result (${detail}); the call may have taken effect`,
+    );
   }
 }
 

@@ -49,7 +49,8 @@ export class StderrLines {
     this.pending += this.decoder.end();
     if (this.pending !== '') this.emit(this.pending);
     this.pending = '';
-    if (this.dropped > 0) this.write(`${this.prefix}(${this.dropped} more lines of stderr not logged: past ${this.maxChars} characters)`);
+    if (this.dropped > 0)
+      this.write(`${this.prefix}(${this.dropped} more lines of stderr not logged: past ${this.maxChars} characters)`);
     this.dropped = 0;
   }
 
@@ -60,7 +61,8 @@ export class StderrLines {
     }
     this.written += line.length;
     if (this.written > this.maxChars) {
-      if (this.dropped === 0) this.write(`${this.prefix}(stderr past ${this.maxChars} characters: further lines are counted, not logged)`);
+      if (this.dropped === 0)
+        this.write(`${this.prefix}(stderr past ${this.maxChars} characters: further lines are counted, not logged)`);
       this.dropped++;
       return;
     }

@@ -142,7 +142,8 @@ function renderBase(schema: JsonSchema, indent: string, depth: number, ctx: Cont
   let types: string[];
   if (typeof schema.type === 'string') types = [schema.type];
   else if (Array.isArray(schema.type)) types = schema.type.filter((t): t is string => typeof t === 'string');
-  else if (isObject(schema.properties) || 'additionalProperties' in schema || isObject(schema.patternProperties)) types = ['object'];
+  else if (isObject(schema.properties) || 'additionalProperties' in schema || isObject(schema.patternProperties))
+    types = ['object'];
   else if ('items' in schema || Array.isArray(schema.prefixItems)) types = ['array'];
   else return undefined;
 

@@ -172,7 +172,10 @@ function renderGroups(groups: readonly ServerGroup[], layout: Layout): string {
     }
     return lines.join('\n');
   });
-  const complete = layout.kind === 'summaries' || layout.kind === 'some-summaries' || groups.every((g) => layout.kind === 'names' && layout.perServer >= g.names.length);
+  const complete =
+    layout.kind === 'summaries' ||
+    layout.kind === 'some-summaries' ||
+    groups.every((g) => layout.kind === 'names' && layout.perServer >= g.names.length);
   const pointer = complete ? '' : '\nsearchTools(query) finds the tools not named here.';
   return `${blocks.join('\n')}${pointer}`;
 }

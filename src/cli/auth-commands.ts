@@ -9,7 +9,10 @@ import { upstreamReadLimit } from '../upstream/read-limit.js';
 import type { CliInvocation } from './parse-cli.js';
 import { readPackageVersion } from './package-version.js';
 
-export async function runAuthCommand(invocation: CliInvocation, log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`)): Promise<number> {
+export async function runAuthCommand(
+  invocation: CliInvocation,
+  log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+): Promise<number> {
   const spec = invocation.upstreams[0] as RemoteUpstreamSpec;
   if (invocation.command === 'logout') {
     log(logout(spec));

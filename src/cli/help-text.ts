@@ -7,10 +7,7 @@ export const DESCRIPTION =
   'the tools of your MCP servers, and gets back only what the script returns.';
 
 /** The two ways to name the upstream servers; shown in --help and whenever neither or both are given. */
-export const FORMS = [
-  `${PROGRAM_NAME} --config <file> [options]`,
-  `${PROGRAM_NAME} [options] -- <command> [args...]`,
-];
+export const FORMS = [`${PROGRAM_NAME} --config <file> [options]`, `${PROGRAM_NAME} [options] -- <command> [args...]`];
 
 /** The `tools` subcommand in one line, for the program's own usage. */
 export const TOOLS_FORM_BRIEF = `${PROGRAM_NAME} tools (--config <file> | -- <command> [args...])`;
@@ -26,7 +23,8 @@ export const TOOLS_FORMS = [
 export const LOGIN_FORM = `${PROGRAM_NAME} login <server> --config <file> [--no-browser]`;
 export const LOGOUT_FORM = `${PROGRAM_NAME} logout <server> --config <file>`;
 
-export const LOGIN_DESCRIPTION = 'sign in to a remote (http/sse) server of the config in the browser, and keep the tokens for the server to use';
+export const LOGIN_DESCRIPTION =
+  'sign in to a remote (http/sse) server of the config in the browser, and keep the tokens for the server to use';
 export const LOGOUT_DESCRIPTION = "forget a remote server's sign-in: its tokens and client registration";
 /** The `run` subcommand in one line, for the program's own usage. */
 export const RUN_FORM_BRIEF = `${PROGRAM_NAME} run <file|-> [--json] (--config <file> | -- <command> [args...])`;

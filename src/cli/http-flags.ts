@@ -18,7 +18,10 @@ export function readHttpFlags(raw: RawHttpArgs, env: VariableSource): HttpOption
   const options: HttpOptions = {
     ...address,
     token,
-    allowedHosts: (raw.allowedHosts ?? '').split(',').map((name) => name.trim()).filter((name) => name !== ''),
+    allowedHosts: (raw.allowedHosts ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
     instanceId: raw.instanceId,
   };
   const problem = checkHttpOptions(options);

@@ -88,16 +88,24 @@ export function parseCli(argv: readonly string[], context: CliContext = {}): Cli
 function authInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context: CliContext): CliInvocation | CliExit {
   const usageError = (message: string): CliExit => usageExit(message, raw.command);
   const form = `${PROGRAM_NAME} ${raw.command} <server> --config <file>`;
-  if (upstreamArgv !== null) return usageError(`${raw.command} signs in to a server of a config file, not to a command after "--": ${form}`);
+  if (upstreamArgv !== null)
+    return usageError(`${raw.command} signs in to a server of a config file, not to a command after "--": ${form}`);
   if (raw.config === undefined) return usageError(`${raw.command} needs the config file that names the server: ${form}`);
   try {
     const config = loadConfigFile(resolveConfigPath(raw.config, context), context.env ?? process.env);
     const spec = config.upstreams.find((upstream) => upstream.name === raw.server);
     const remote = config.upstreams.filter((upstream) => upstream.transport !== 'stdio').map((upstream) => upstream.name);
     const known = remote.length === 0 ? 'it has no http or sse server' : `its http and sse servers: ${remote.join(', ')}`;
-    if (spec === undefined) return { exit: EXIT_CONFIG, stderr: `${PROGRAM_NAME}: ${config.path} has no enabled server named "${raw.server}" (${known})\n` };
+    if (spec === undefined)
+      return {
+        exit: EXIT_CONFIG,
+        stderr: `${PROGRAM_NAME}: ${config.path} has no enabled server named "${raw.server}" (${known})\n`,
+      };
     if (spec.transport === 'stdio') {
-      return { exit: EXIT_CONFIG, stderr: `${PROGRAM_NAME}: "${spec.name}" is started over stdio, and signs in (if at all) with what its env gives it; ${raw.command} is for http and sse servers (${known})\n` };
+      return {
+        exit: EXIT_CONFIG,
+        stderr: `${PROGRAM_NAME}: "${spec.name}" is started over stdio, and signs in (if at all) with what its env gives it; ${raw.command} is for http and sse servers (${known})\n`,
+      };
     }
     return {
       command: raw.command,
@@ -113,7 +121,11 @@ function authInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context
   }
 }
 
-function invocationFrom(raw: RawArgs & { command: 'serve' | 'tools' | 'run' }, upstreamArgv: string[] | null, context: CliContext): CliInvocation | CliExit {
+function invocationFrom(
+  raw: RawArgs & { command: 'serve' | 'tools' | 'run' },
+  upstreamArgv: string[] | null,
+  context: CliContext,
+): CliInvocation | CliExit {
   const forms = raw.command === 'tools' ? TOOLS_FORMS : raw.command === 'run' ? RUN_FORMS : FORMS;
   const usageError = (message: string): CliExit => usageExit(message, raw.command);
   const operands = raw.command === 'run' ? raw.stray.slice(1) : raw.stray;
@@ -161,7 +173,14 @@ function invocationFrom(raw: RawArgs & { command: 'serve' | 'tools' | 'run' }, u
     const settings = mergeSettings(config.settings, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
-    return { command: raw.command, upstreams: config.upstreams, settings, configPath: config.path, ...(script ? { script } : {}), ...httpPart };
+    return {
+      command: raw.command,
+      upstreams: config.upstreams,
+      settings,
+      configPath: config.path,
+      ...(script ? { script } : {}),
+      ...httpPart,
+    };
   } catch (error) {
     if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
     throw error;

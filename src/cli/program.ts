@@ -76,9 +76,18 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
     .enablePositionalOptions();
   addServeOptions(program)
     .option('--http <[host:]port>', `serve MCP over Streamable HTTP at /mcp instead of stdio; host defaults to 127.0.0.1`)
-    .option('--http-token <token>', 'with --http: require "Authorization: Bearer <token>" (or set CODEMODE_HTTP_TOKEN); needed to listen beyond loopback')
-    .option('--http-allowed-hosts <names>', 'with --http: hostnames, comma-separated, accepted in Host and Origin besides the loopback names')
-    .option('--instance-id <id>', 'with --http: prefix every session id with <id>. so a load balancer can route a session to its instance')
+    .option(
+      '--http-token <token>',
+      'with --http: require "Authorization: Bearer <token>" (or set CODEMODE_HTTP_TOKEN); needed to listen beyond loopback',
+    )
+    .option(
+      '--http-allowed-hosts <names>',
+      'with --http: hostnames, comma-separated, accepted in Host and Origin besides the loopback names',
+    )
+    .option(
+      '--instance-id <id>',
+      'with --http: prefix every session id with <id>. so a load balancer can route a session to its instance',
+    )
     .action((opts: { config?: string; http?: string; httpToken?: string; httpAllowedHosts?: string; instanceId?: string }) => {
       onParsed({
         command: 'serve',
@@ -90,7 +99,10 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
     });
   program.version(version, '-V, --version', 'print the version and exit');
 
-  const tools = program.command('tools').description(TOOLS_DESCRIPTION).usage(usageOf(TOOLS_FORMS).replace(/^tools /, ''));
+  const tools = program
+    .command('tools')
+    .description(TOOLS_DESCRIPTION)
+    .usage(usageOf(TOOLS_FORMS).replace(/^tools /, ''));
   addServeOptions(tools).action((opts: { config?: string }) => {
     const parentConfig = program.opts<{ config?: string }>().config;
     const settings = { ...readSettingFlags(program), ...readSettingFlags(tools) };
@@ -119,20 +131,33 @@ function addAuthCommands(program: Command, onParsed: (raw: RawArgs) => void): vo
     .command('login')
     .description(LOGIN_DESCRIPTION)
     .usage(usageOf([LOGIN_FORM]).replace(/^login /, ''))
-    .argument('<server>', 'the server\'s name in the config')
+    .argument('<server>', "the server's name in the config")
     .option(configOption, configHelp)
     .option('--no-browser', 'print the sign-in link without opening a browser')
     .action((server: string, opts: { config?: string; browser: boolean }) => {
-      onParsed({ command: 'login', config: opts.config ?? program.opts<{ config?: string }>().config, settings: {}, stray: [], server, openBrowser: opts.browser });
+      onParsed({
+        command: 'login',
+        config: opts.config ?? program.opts<{ config?: string }>().config,
+        settings: {},
+        stray: [],
+        server,
+        openBrowser: opts.browser,
+      });
     });
   program
     .command('logout')
     .description(LOGOUT_DESCRIPTION)
     .usage(usageOf([LOGOUT_FORM]).replace(/^logout /, ''))
-    .argument('<server>', 'the server\'s name in the config')
+    .argument('<server>', "the server's name in the config")
     .option(configOption, configHelp)
     .action((server: string, opts: { config?: string }) => {
-      onParsed({ command: 'logout', config: opts.config ?? program.opts<{ config?: string }>().config, settings: {}, stray: [], server });
+      onParsed({
+        command: 'logout',
+        config: opts.config ?? program.opts<{ config?: string }>().config,
+        settings: {},
+        stray: [],
+        server,
+      });
     });
 }
 
@@ -142,8 +167,7 @@ function addServeOptions(command: Command, passThrough = true): Command {
   // where an upstream command goes; passThroughOptions keeps that command's own flags among them.
   command.allowExcessArguments();
   if (passThrough) command.passThroughOptions();
-  command
-    .option('--config <file>', 'the MCP servers to front: a JSON file as Claude Desktop, Claude Code or VS Code writes it');
+  command.option('--config <file>', 'the MCP servers to front: a JSON file as Claude Desktop, Claude Code or VS Code writes it');
   for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
     command.addOption(new Option(`--${spec.flag} ${PLACEHOLDER[spec.unit]}`, describeSetting(spec)));
   }

@@ -42,7 +42,12 @@ export const oauthSchema = z.strictObject({
   clientId: z.string().min(1, 'must not be empty').optional(),
   clientSecret: z.string().min(1, 'must not be empty').optional(),
   scope: z.string().min(1, 'must not be empty; leave scope out to let the server choose').optional(),
-  redirectPort: z.number().int('must be a whole number').min(1, 'must be a port from 1 to 65535').max(65535, 'must be a port from 1 to 65535').optional(),
+  redirectPort: z
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be a port from 1 to 65535')
+    .max(65535, 'must be a port from 1 to 65535')
+    .optional(),
   grant: z.enum(['authorization_code', 'client_credentials']).optional(),
   privateKeyFile: z.string().min(1, 'must not be empty').optional(),
 });

@@ -15,9 +15,7 @@ export function expandVariables(text: string, env: VariableSource): string {
   return text.replace(REFERENCE, (reference: string, body: string) => {
     const match = NAME.exec(body);
     if (match === null) {
-      throw new VariableError(
-        `has ${reference}, which is not a variable reference; write \${NAME} or \${NAME:-default}`,
-      );
+      throw new VariableError(`has ${reference}, which is not a variable reference; write \${NAME} or \${NAME:-default}`);
     }
     const [, name = '', fallback] = match;
     if (fallback !== undefined && fallback.includes('${')) {
@@ -26,9 +24,7 @@ export function expandVariables(text: string, env: VariableSource): string {
     const value = env[name];
     if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
     if (value === undefined) {
-      throw new VariableError(
-        `uses \${${name}}, which is not set in the environment; set ${name} or write \${${name}:-default}`,
-      );
+      throw new VariableError(`uses \${${name}}, which is not set in the environment; set ${name} or write \${${name}:-default}`);
     }
     return value;
   });

@@ -29,7 +29,10 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   const file = options.path;
   const env = options.env ?? process.env;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError(file, `the file must hold a JSON object such as {"mcpServers": {...}} (got ${describeValueType(value)})`);
+    throw new ConfigError(
+      file,
+      `the file must hold a JSON object such as {"mcpServers": {...}} (got ${describeValueType(value)})`,
+    );
   }
   const top = value as Record<string, unknown>;
   for (const key of Object.keys(top)) {
@@ -45,7 +48,10 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   }
   const serversKey = present[0];
   if (serversKey === undefined) {
-    throw new ConfigError(file, 'has no "mcpServers" (or "servers") object naming the servers, as in {"mcpServers": {"name": {"command": "..."}}}');
+    throw new ConfigError(
+      file,
+      'has no "mcpServers" (or "servers") object naming the servers, as in {"mcpServers": {"name": {"command": "..."}}}',
+    );
   }
   const servers = top[serversKey];
   if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {

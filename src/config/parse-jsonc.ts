@@ -6,7 +6,8 @@
  */
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 
-export type JsoncResult = { readonly value: unknown } | { readonly line: number; readonly column: number; readonly reason: string };
+export type JsoncResult =
+  { readonly value: unknown } | { readonly line: number; readonly column: number; readonly reason: string };
 
 /** What each of the parser's error codes means, said for someone editing the file. */
 const REASONS: Readonly<Record<string, string>> = {
@@ -41,7 +42,13 @@ export function parseJsonc(text: string): JsoncResult {
   const first = errors[0];
   if (first !== undefined || tree === undefined) {
     const offset = first?.offset ?? text.length;
-    return { ...lineAndColumn(text, offset), reason: first === undefined ? 'expected a value' : (REASONS[printParseErrorCode(first.error)] ?? printParseErrorCode(first.error)) };
+    return {
+      ...lineAndColumn(text, offset),
+      reason:
+        first === undefined
+          ? 'expected a value'
+          : (REASONS[printParseErrorCode(first.error)] ?? printParseErrorCode(first.error)),
+    };
   }
   return { value: valueOf(tree) };
 }

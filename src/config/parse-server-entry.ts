@@ -40,7 +40,9 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     );
   }
   if (name.includes('__')) {
-    throw invalid(`${at}: a server name can't contain "__", which separates server from tool in <server>__<tool>; rename the server`);
+    throw invalid(
+      `${at}: a server name can't contain "__", which separates server from tool in <server>__<tool>; rename the server`,
+    );
   }
 
   const type = entry.type ?? (entry.url !== undefined ? 'http' : 'stdio');
@@ -91,7 +93,10 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     // The unexpanded value: the expanded one may carry a secret from the environment.
     throw invalid(`${formatConfigPath([...path, 'url'])} must be an http:// or https:// URL (got ${JSON.stringify(data.url)})`);
   }
-  const oauth = data.oauth === undefined ? undefined : readOAuth(data.oauth, { path: [...path, 'oauth'], expand, invalid, baseDir: context.baseDir });
+  const oauth =
+    data.oauth === undefined
+      ? undefined
+      : readOAuth(data.oauth, { path: [...path, 'oauth'], expand, invalid, baseDir: context.baseDir });
   return {
     name,
     transport: data.type ?? 'http',

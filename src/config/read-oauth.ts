@@ -36,18 +36,28 @@ export function readOAuth(entry: OAuthEntry, context: OAuthContext): OAuthOption
     throw context.invalid(`${at('clientSecret')} needs ${at('clientId')}: a secret belongs to a pre-registered client`);
   }
   if (clientId !== undefined && isHttpsUrl(clientId) && clientSecret !== undefined) {
-    throw context.invalid(`${at('clientId')} is a Client ID Metadata Document URL, which has no secret; leave out ${at('clientSecret')}`);
+    throw context.invalid(
+      `${at('clientId')} is a Client ID Metadata Document URL, which has no secret; leave out ${at('clientSecret')}`,
+    );
   }
   if (grant === 'client_credentials') {
     if (clientId === undefined) throw context.invalid(`${at('grant')} is "client_credentials", which needs ${at('clientId')}`);
     if ((clientSecret === undefined) === (privateKeyFile === undefined)) {
-      throw context.invalid(`${at('grant')} is "client_credentials", which needs either ${at('clientSecret')} or ${at('privateKeyFile')} (a PEM private key for private_key_jwt), not both`);
+      throw context.invalid(
+        `${at('grant')} is "client_credentials", which needs either ${at('clientSecret')} or ${at('privateKeyFile')} (a PEM private key for private_key_jwt), not both`,
+      );
     }
-    if (entry.redirectPort !== undefined) throw context.invalid(`${at('redirectPort')} is for a browser sign-in; "client_credentials" has none, so leave it out`);
+    if (entry.redirectPort !== undefined)
+      throw context.invalid(`${at('redirectPort')} is for a browser sign-in; "client_credentials" has none, so leave it out`);
   } else if (privateKeyFile !== undefined) {
-    throw context.invalid(`${at('privateKeyFile')} signs client_credentials requests; set ${at('grant')} to "client_credentials", or leave it out`);
+    throw context.invalid(
+      `${at('privateKeyFile')} signs client_credentials requests; set ${at('grant')} to "client_credentials", or leave it out`,
+    );
   }
-  const keyFile = privateKeyFile === undefined || context.baseDir === null || isAbsolute(privateKeyFile) ? privateKeyFile : resolve(context.baseDir, privateKeyFile);
+  const keyFile =
+    privateKeyFile === undefined || context.baseDir === null || isAbsolute(privateKeyFile)
+      ? privateKeyFile
+      : resolve(context.baseDir, privateKeyFile);
   return {
     grant,
     ...(clientId === undefined ? {} : { clientId }),

@@ -7,7 +7,20 @@ const PACKAGE_RUNNERS = new Set(['npx', 'bunx', 'uvx', 'pipx', 'pnpx']);
 const SCRIPT_RUNNERS = new Set(['node', 'bun', 'deno', 'python', 'python3', 'tsx', 'ts-node']);
 
 /** Options of those launchers that take a value, so the value is not taken for the package. */
-const OPTIONS_WITH_VALUES = new Set(['-p', '--package', '--from', '--with', '--python', '--registry', '--cache', '--node-options', '-r', '--require', '--import', '--loader']);
+const OPTIONS_WITH_VALUES = new Set([
+  '-p',
+  '--package',
+  '--from',
+  '--with',
+  '--python',
+  '--registry',
+  '--cache',
+  '--node-options',
+  '-r',
+  '--require',
+  '--import',
+  '--loader',
+]);
 
 /** Files whose name says nothing of the server; their folder (past build folders) names it instead. */
 const GENERIC_FILES = new Set(['index', 'main', 'server', 'cli', 'app']);
@@ -26,8 +39,11 @@ export function upstreamFromCommand(command: string, args: readonly string[]): U
 
 function serverNameFor(command: string, args: readonly string[]): string {
   const runner = stem(basename(command)).toLowerCase();
-  const named =
-    PACKAGE_RUNNERS.has(runner) ? packageName(firstPlainArgument(args)) : SCRIPT_RUNNERS.has(runner) ? scriptName(firstPlainArgument(args)) : undefined;
+  const named = PACKAGE_RUNNERS.has(runner)
+    ? packageName(firstPlainArgument(args))
+    : SCRIPT_RUNNERS.has(runner)
+      ? scriptName(firstPlainArgument(args))
+      : undefined;
   return sanitise(named ?? stem(basename(command)));
 }
 

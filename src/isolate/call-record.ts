@@ -167,6 +167,13 @@ export class CallRecord {
     // Read answers less the refusals among them: a refused call was never sent, so it was not answered.
     const refusalsUnread = this.unreadAnswers().filter((answer) => answer.refused).length;
     const answered = (this.answersRead ?? this.answersWritten) - (this.refusalsSent - refusalsUnread);
-    return { answered, refused: this.refusalsSent, inFlight: this.open.size, unseen: named, unseenMore, unsent: { ...this.unsent } };
+    return {
+      answered,
+      refused: this.refusalsSent,
+      inFlight: this.open.size,
+      unseen: named,
+      unseenMore,
+      unsent: { ...this.unsent },
+    };
   }
 }

@@ -39,10 +39,13 @@ function renderCalls(calls: CallSummary, running: boolean): string[] {
 function renderShown(shown: Shown): string[] {
   const lines: string[] = [];
   const count = shown.blocks.length;
-  if (count > 0) lines.push(`shown: ${count} block${count === 1 ? '' : 's'} after this text: ${shown.blocks.map(describeBlock).join(', ')}`);
+  if (count > 0)
+    lines.push(`shown: ${count} block${count === 1 ? '' : 's'} after this text: ${shown.blocks.map(describeBlock).join(', ')}`);
   const { blocks, bytes } = shown.leftOut;
   if (blocks > 0) {
-    lines.push(`not shown: ${blocks} block${blocks === 1 ? '' : 's'} (${formatBytes(bytes)}), past what one answer carries (the server's showMaxBytes)`);
+    lines.push(
+      `not shown: ${blocks} block${blocks === 1 ? '' : 's'} (${formatBytes(bytes)}), past what one answer carries (the server's showMaxBytes)`,
+    );
   }
   return lines;
 }

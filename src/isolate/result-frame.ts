@@ -8,7 +8,11 @@ export interface ResultFrame {
 }
 
 /** What the script gets for a call's outcome: the result as JSON bytes, or the error to throw. */
-export function resultFrame(id: number, outcome: { result: ToolResult } | { error: unknown }, memoryMaxBytes: number): ResultFrame {
+export function resultFrame(
+  id: number,
+  outcome: { result: ToolResult } | { error: unknown },
+  memoryMaxBytes: number,
+): ResultFrame {
   if ('error' in outcome) {
     if (outcome.error instanceof ToolRefusedError) {
       return { message: { t: 'result', id, kind: 'refused', message: outcome.error.message } };

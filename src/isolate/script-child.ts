@@ -170,7 +170,13 @@ export class ScriptChild {
       count++;
     }
     const batch = this.writes.splice(0, count);
-    const data = count === 1 ? batch[0]!.frame : Buffer.concat(batch.map((write) => write.frame), bytes);
+    const data =
+      count === 1
+        ? batch[0]!.frame
+        : Buffer.concat(
+            batch.map((write) => write.frame),
+            bytes,
+          );
     this.writing = true;
     this.process.stdin!.write(data, (error) => {
       this.writing = false;

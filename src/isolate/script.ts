@@ -33,7 +33,6 @@ export const EXIT_GRACE_MS = 2_000;
 /** Distinct names under unlisted upstreams' prefixes an ending's count of unsent calls may hold, beyond the catalog. */
 const UNLISTED_NAMES_MAX = 1_000;
 
-
 export interface ScriptLimits {
   readonly toolCallTimeoutMs: number;
   readonly scriptLifetimeMs: number;

@@ -32,7 +32,11 @@ export function showableCopy(block: unknown): ContentBlock | undefined {
   if (!isValidBlock(block)) return undefined;
   const source = block as Record<string, unknown>;
   const copy = pick(source, ['type', ...fieldsOf(source.type as string)]);
-  if (source.type === 'resource') copy.resource = pick(source.resource as Record<string, unknown>, [...RESOURCE_CONTENTS.required, ...RESOURCE_CONTENTS.optional]);
+  if (source.type === 'resource')
+    copy.resource = pick(source.resource as Record<string, unknown>, [
+      ...RESOURCE_CONTENTS.required,
+      ...RESOURCE_CONTENTS.optional,
+    ]);
   return copy as ContentBlock;
 }
 
@@ -122,7 +126,7 @@ export function liftResultBlocks(valueJson: string, shown: ShownBlocks): string 
 /** The block with its payload (data, or a resource's text or blob) replaced by a note of where it went. */
 function withNote(block: Record<string, unknown>, kept: boolean): Record<string, unknown> {
   const note = (payload: unknown): string =>
-    `[${typeof payload === 'string' ? payload.length : 0} characters: ${kept ? 'shown as a block of this answer' : "left out of this answer, past its showMaxBytes"}]`;
+    `[${typeof payload === 'string' ? payload.length : 0} characters: ${kept ? 'shown as a block of this answer' : 'left out of this answer, past its showMaxBytes'}]`;
   if (typeof block.data === 'string') return { ...block, data: note(block.data) };
   const resource = block.resource;
   if (isRecord(resource)) {

@@ -29,10 +29,16 @@ function structuredOf(ret: ScriptReturn): Record<string, unknown> {
     script: ret.script,
     status: ret.status,
     calls: { ...ret.calls },
-    ...(ret.value === undefined ? {} : small(ret.value.length) ? { value: JSON.parse(ret.value) as unknown } : { valueChars: ret.value.length }),
+    ...(ret.value === undefined
+      ? {}
+      : small(ret.value.length)
+        ? { value: JSON.parse(ret.value) as unknown }
+        : { valueChars: ret.value.length }),
     ...(ret.error !== undefined ? { error: ret.error } : {}),
     ...(ret.stopReason !== undefined ? { stopReason: ret.stopReason } : {}),
-    ...(small(notifyChars) ? { notifications: ret.notifications.map((payload) => JSON.parse(payload) as unknown) } : { notifyCount: ret.notifications.length }),
+    ...(small(notifyChars)
+      ? { notifications: ret.notifications.map((payload) => JSON.parse(payload) as unknown) }
+      : { notifyCount: ret.notifications.length }),
     ...(small(outputChars) ? { output: { ...ret.output } } : { outputChars, outputDropped: ret.output.dropped }),
     ...(ret.shown.blocks.length > 0 ? { shown: ret.shown.blocks.map(describeShown) } : {}),
     ...(ret.shown.leftOut.blocks > 0 ? { shownLeftOut: { ...ret.shown.leftOut } } : {}),
@@ -46,7 +52,11 @@ function describeShown(block: ScriptReturn['shown']['blocks'][number]): Record<s
     case 'audio':
       return { type: block.type, mimeType: block.mimeType, dataChars: block.data.length };
     case 'resource':
-      return { type: block.type, uri: block.resource.uri, ...(block.resource.mimeType !== undefined ? { mimeType: block.resource.mimeType } : {}) };
+      return {
+        type: block.type,
+        uri: block.resource.uri,
+        ...(block.resource.mimeType !== undefined ? { mimeType: block.resource.mimeType } : {}),
+      };
     case 'resource_link':
       return { type: block.type, uri: block.uri, name: block.name };
     case 'text':

@@ -11,7 +11,9 @@ import { describeInput, quoteInput } from '../echo.js';
 const EXAMPLE_SCRIPT_ID = 'a1b2c3-1';
 
 const code = z
-  .string({ error: (issue) => `code must be a string of JavaScript (the body of an async function); got ${describeInput(issue.input)}.` })
+  .string({
+    error: (issue) => `code must be a string of JavaScript (the body of an async function); got ${describeInput(issue.input)}.`,
+  })
   .refine((text) => text.trim() !== '', 'code is empty: give the body of an async function, e.g. "return 1 + 1".')
   .meta({
     description: 'JavaScript, the body of an async function (top-level await; `return x` gives x). Starts a script.',
@@ -41,7 +43,12 @@ function scriptOf(action: 'wait' | 'stop') {
 }
 
 /** What each action is for, in the message that lists what is accepted. */
-const PURPOSE = { run: 'to run a script', wait: 'to watch it again', stop: 'to stop it', list: "to list this session's scripts" } as const;
+const PURPOSE = {
+  run: 'to run a script',
+  wait: 'to watch it again',
+  stop: 'to stop it',
+  list: "to list this session's scripts",
+} as const;
 
 /** Each action's own fields; past them, a field is refused by name. */
 function actionSchemas(maxYieldMs: number | undefined) {
@@ -49,7 +56,9 @@ function actionSchemas(maxYieldMs: number | undefined) {
     z.strictObject(shape, {
       error: (issue): string | undefined => {
         if (issue.code !== 'unrecognized_keys') return undefined;
-        const fields = Object.keys(shape).map((key) => `"${key}"`).join(', ');
+        const fields = Object.keys(shape)
+          .map((key) => `"${key}"`)
+          .join(', ');
         return `${action} takes ${fields}; not ${issue.keys.map(quoteInput).join(', ')}. ${ACCEPTED}.`;
       },
     });
@@ -62,7 +71,9 @@ function actionSchemas(maxYieldMs: number | undefined) {
 }
 
 type ActionSchemas = ReturnType<typeof actionSchemas>;
-export type CodeExecutionInput = { [A in keyof typeof PURPOSE]: z.output<ActionSchemas[A]> & { readonly action: A } }[keyof typeof PURPOSE];
+export type CodeExecutionInput = {
+  [A in keyof typeof PURPOSE]: z.output<ActionSchemas[A]> & { readonly action: A };
+}[keyof typeof PURPOSE];
 
 const ACTION_NAMES = Object.keys(PURPOSE) as Array<keyof typeof PURPOSE>;
 const ACTION = z.enum(ACTION_NAMES);
@@ -80,7 +91,10 @@ const ACCEPTED: string = `code_execution accepts ${Object.entries(actionSchemas(
 export const CODE_EXECUTION_INPUT_SCHEMA = listedSchema();
 
 function listedSchema(): { type: 'object'; [key: string]: unknown } {
-  const fields = Object.assign({}, ...Object.values(actionSchemas(undefined)).map((schema) => schema.shape)) as Record<string, z.ZodType>;
+  const fields = Object.assign({}, ...Object.values(actionSchemas(undefined)).map((schema) => schema.shape)) as Record<
+    string,
+    z.ZodType
+  >;
   const listed = z
     .object(fields)
     .partial()
@@ -101,7 +115,9 @@ export function parseInput(raw: unknown, maxYieldMs: number): Parsed {
   if (given === undefined) return refuse(`nothing to do: ${ACCEPTED}.`);
   const action = ACTION.safeParse(given);
   if (!action.success) {
-    return refuse(`action must be one of ${ACTION_NAMES.map((name) => `"${name}"`).join(', ')}; got ${describeInput(given)}. ${ACCEPTED}.`);
+    return refuse(
+      `action must be one of ${ACTION_NAMES.map((name) => `"${name}"`).join(', ')}; got ${describeInput(given)}. ${ACCEPTED}.`,
+    );
   }
   if (schemasFor?.maxYieldMs !== maxYieldMs) schemasFor = { maxYieldMs, schemas: actionSchemas(maxYieldMs) };
   const parsed = schemasFor.schemas[action.data].safeParse(input);

@@ -21,7 +21,9 @@ export function renderList(scripts: readonly ListedScript[]): string {
   }
   for (const script of ended) {
     const unread = script.endingReturned ? '' : '; its ending is not read yet: wait on it';
-    lines.push(`${script.id} ${script.status} ${seconds(script.endedAgoMs ?? 0)} ago, after ${seconds(script.runningForMs)}${unread}`);
+    lines.push(
+      `${script.id} ${script.status} ${seconds(script.endedAgoMs ?? 0)} ago, after ${seconds(script.runningForMs)}${unread}`,
+    );
   }
   return lines.join('\n');
 }

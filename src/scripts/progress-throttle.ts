@@ -25,13 +25,16 @@ export class ProgressThrottle {
     }
     const joiner = this.pending === '' || this.pending.endsWith('\n') ? '' : '\n';
     this.pending = cut(this.pending + joiner + message);
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.lastSentAt = performance.now();
-      const joined = this.pending;
-      this.pending = '';
-      this.send(joined);
-    }, PROGRESS_INTERVAL_MS - (now - this.lastSentAt));
+    this.timer ??= setTimeout(
+      () => {
+        this.timer = undefined;
+        this.lastSentAt = performance.now();
+        const joined = this.pending;
+        this.pending = '';
+        this.send(joined);
+      },
+      PROGRESS_INTERVAL_MS - (now - this.lastSentAt),
+    );
   }
 
   /** The watch is over: what is pending goes in its answer instead. */

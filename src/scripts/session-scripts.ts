@@ -15,7 +15,6 @@ import { toolEntries } from './tool-entries.js';
 /** Tags this server process's script ids, so an id from an earlier run is told apart from a typo. */
 export const SERVER_TAG = randomBytes(3).toString('hex');
 
-
 export interface WatchContext {
   /** Aborts when the client cancels its call: the watch is released. */
   readonly signal: AbortSignal;
@@ -135,7 +134,14 @@ export class SessionScripts {
         watching()?.progress?.push(`notify: ${payload}`);
       },
     });
-    const entry: Entry = { script, startedAt: Date.now(), endedAt: null, returnedAnything: false, endingReturned: false, watch: null };
+    const entry: Entry = {
+      script,
+      startedAt: Date.now(),
+      endedAt: null,
+      returnedAnything: false,
+      endingReturned: false,
+      watch: null,
+    };
     this.entries.set(id, entry);
     void script.ended.then(() => {
       entry.endedAt = Date.now();
@@ -216,4 +222,3 @@ function describeProgress(tool: string, progress: Progress): string {
   const count = progress.total !== undefined ? `${progress.progress}/${progress.total}` : String(progress.progress);
   return `tools[${JSON.stringify(tool)}]: ${count}${progress.message !== undefined ? ` ${progress.message}` : ''}`;
 }
-

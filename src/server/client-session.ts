@@ -78,7 +78,9 @@ export class ClientSession {
       this.listedDescription = tool.description;
       return { tools: [tool] };
     });
-    this.server.setRequestHandler('tools/call', (request, ctx) => this.callTool(request.params.name, request.params.arguments, ctx));
+    this.server.setRequestHandler('tools/call', (request, ctx) =>
+      this.callTool(request.params.name, request.params.arguments, ctx),
+    );
     if (options.sole) this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
     this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`);
 
@@ -92,7 +94,8 @@ export class ClientSession {
         ...(options.streamOpen !== undefined ? { streamOpen: options.streamOpen } : {}),
       }),
       accepts: (request) => clientCanAnswer(this.server.getClientCapabilities(), request),
-      log: (upstream, params) => this.sendLog({ ...params, logger: params.logger === undefined ? upstream : `${upstream}/${params.logger}` }),
+      log: (upstream, params) =>
+        this.sendLog({ ...params, logger: params.logger === undefined ? upstream : `${upstream}/${params.logger}` }),
     };
     if (options.sole) {
       hub.setFallbackOrigin(this.origin);
@@ -180,7 +183,9 @@ export class ClientSession {
   private catalogChanged(): void {
     if (this.listedDescription === undefined || this.closing !== undefined) return;
     if (describeCodeExecution(this.options.hub.tools(), this.options.settings) === this.listedDescription) return;
-    this.server.sendToolListChanged().catch((error: unknown) => this.options.log(`codemode-mcp: could not tell the client its tools changed: ${String(error)}`));
+    this.server
+      .sendToolListChanged()
+      .catch((error: unknown) => this.options.log(`codemode-mcp: could not tell the client its tools changed: ${String(error)}`));
   }
 
   /** A logging notification, unless the client's level filters it out; a client gone is no error. */

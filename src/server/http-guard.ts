@@ -28,13 +28,17 @@ export function guardRequest(headers: IncomingHttpHeaders, options: GuardOptions
   }
   const origin = validateOriginHeader(headers.origin, allowed);
   if (!origin.ok) {
-    return httpRefusal(403, `Forbidden: ${origin.message}. Pages from ${allowed.join(', ')} may call this server; add another with --http-allowed-hosts <name>`);
+    return httpRefusal(
+      403,
+      `Forbidden: ${origin.message}. Pages from ${allowed.join(', ')} may call this server; add another with --http-allowed-hosts <name>`,
+    );
   }
   if (options.token === undefined) return undefined;
   const presented = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '')?.[1];
   if (presented === undefined || !sameToken(presented, options.token)) {
-    const challenge = presented === undefined ? 'Bearer realm="codemode-mcp"' : 'Bearer realm="codemode-mcp", error="invalid_token"';
-    const why = presented === undefined ? 'no "Authorization: Bearer <token>" header' : 'the bearer token is not this server\'s';
+    const challenge =
+      presented === undefined ? 'Bearer realm="codemode-mcp"' : 'Bearer realm="codemode-mcp", error="invalid_token"';
+    const why = presented === undefined ? 'no "Authorization: Bearer <token>" header' : "the bearer token is not this server's";
     return httpRefusal(
       401,
       `Unauthorized: ${why}. Send the token the server was started with (--http-token or ${HTTP_TOKEN_ENV}) as "Authorization: Bearer <token>"`,

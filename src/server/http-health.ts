@@ -26,8 +26,16 @@ export function sendHealth(res: ServerResponse, health: Health): void {
       ...(status.reason !== undefined ? { reason: status.reason } : {}),
     })),
     sessions: health.sessions,
-    scriptChildren: { running: health.children.alive - health.children.pooled, pooled: health.children.pooled, max: health.children.max },
+    scriptChildren: {
+      running: health.children.alive - health.children.pooled,
+      pooled: health.children.pooled,
+      max: health.children.max,
+    },
   });
-  res.writeHead(health.shuttingDown ? 503 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  res.writeHead(health.shuttingDown ? 503 : 200, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+  });
   res.end(body);
 }

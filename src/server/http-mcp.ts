@@ -5,7 +5,13 @@
  * Bodies are read within maxMessageBytes and screened (http-screen.ts) before the transport.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ProtocolErrorCode, isInitializeRequest, isJsonContentType, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
+import {
+  ProtocolErrorCode,
+  isInitializeRequest,
+  isJsonContentType,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/server';
 import { SETTINGS, formatSettingValue } from '../settings.js';
 import { readBody } from './http-body.js';
 import { sendResponse, webRequestOf } from './http-exchange.js';
@@ -22,10 +28,22 @@ export interface McpEndpointOptions {
 
 const METHODS = 'GET, POST, DELETE';
 
-export async function serveMcp(req: IncomingMessage, res: ServerResponse, sessions: HttpSessions, options: McpEndpointOptions): Promise<void> {
+export async function serveMcp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sessions: HttpSessions,
+  options: McpEndpointOptions,
+): Promise<void> {
   const method = req.method ?? '';
   if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
-    sendRefusal(res, httpRefusal(405, `Method Not Allowed: ${method} /mcp; MCP over HTTP uses POST (messages), GET (the session's stream) and DELETE (end the session)`, { Allow: METHODS }));
+    sendRefusal(
+      res,
+      httpRefusal(
+        405,
+        `Method Not Allowed: ${method} /mcp; MCP over HTTP uses POST (messages), GET (the session's stream) and DELETE (end the session)`,
+        { Allow: METHODS },
+      ),
+    );
     return;
   }
   const sessionId = req.headers['mcp-session-id'];
@@ -41,13 +59,26 @@ export async function serveMcp(req: IncomingMessage, res: ServerResponse, sessio
   await exchange(found.session, req, res);
 }
 
-async function post(req: IncomingMessage, res: ServerResponse, sessions: HttpSessions, sessionId: string | undefined, options: McpEndpointOptions): Promise<void> {
+async function post(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sessions: HttpSessions,
+  sessionId: string | undefined,
+  options: McpEndpointOptions,
+): Promise<void> {
   const session = sessionId === undefined ? undefined : sessions.get(sessionId);
   // Held from before the body is read, so a slow upload does not let the session idle out.
   const done = session?.begin();
   try {
     if (!isJsonContentType(req.headers['content-type'] ?? null)) {
-      sendRefusal(res, httpRefusal(415, `Unsupported Media Type: ${JSON.stringify(req.headers['content-type'] ?? '')}; a POST to /mcp carries JSON (Content-Type: application/json)`), true);
+      sendRefusal(
+        res,
+        httpRefusal(
+          415,
+          `Unsupported Media Type: ${JSON.stringify(req.headers['content-type'] ?? '')}; a POST to /mcp carries JSON (Content-Type: application/json)`,
+        ),
+        true,
+      );
       return;
     }
     const body = await readBody(req, options.maxMessageBytes);
@@ -78,9 +109,16 @@ async function post(req: IncomingMessage, res: ServerResponse, sessions: HttpSes
         return;
       case 'fail-own':
         options.log(`codemode-mcp: ${screened.why} (to our request ${String(screened.id)})`);
-        await sendResponse(res, await session.transport.handleRequest(webRequestOf(req), {
-          parsedBody: { jsonrpc: '2.0', id: screened.id, error: { code: ProtocolErrorCode.InvalidRequest, message: screened.why } },
-        }));
+        await sendResponse(
+          res,
+          await session.transport.handleRequest(webRequestOf(req), {
+            parsedBody: {
+              jsonrpc: '2.0',
+              id: screened.id,
+              error: { code: ProtocolErrorCode.InvalidRequest, message: screened.why },
+            },
+          }),
+        );
         return;
       case 'pass': {
         const response = await session.transport.handleRequest(webRequestOf(req), { parsedBody: screened.message });
@@ -94,11 +132,25 @@ async function post(req: IncomingMessage, res: ServerResponse, sessions: HttpSes
 }
 
 /** Only `initialize` may come without a session: it starts one. */
-async function postWithoutSession(req: IncomingMessage, res: ServerResponse, sessions: HttpSessions, text: string, options: McpEndpointOptions): Promise<void> {
+async function postWithoutSession(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sessions: HttpSessions,
+  text: string,
+  options: McpEndpointOptions,
+): Promise<void> {
   const screened = screenBody(text, (name) => name === 'initialize');
   if (screened.kind === 'pass' && isInitializeRequest(screened.message)) {
     if (!options.accepting()) {
-      sendRefusal(res, httpRefusal(503, 'Service Unavailable: the server is shutting down; start a session on another instance', { 'Retry-After': '1' }, -32000));
+      sendRefusal(
+        res,
+        httpRefusal(
+          503,
+          'Service Unavailable: the server is shutting down; start a session on another instance',
+          { 'Retry-After': '1' },
+          -32000,
+        ),
+      );
       return;
     }
     const session = await sessions.open();
@@ -115,7 +167,12 @@ async function postWithoutSession(req: IncomingMessage, res: ServerResponse, ses
     sendRefusal(res, screened.refusal);
     return;
   }
-  const id = screened.kind === 'refuse' ? screened.refusal.body.id : screened.kind === 'pass' && 'id' in screened.message ? screened.message.id : undefined;
+  const id =
+    screened.kind === 'refuse'
+      ? screened.refusal.body.id
+      : screened.kind === 'pass' && 'id' in screened.message
+        ? screened.message.id
+        : undefined;
   sendRefusal(
     res,
     httpRefusal(
@@ -159,9 +216,18 @@ function describeRefusal(refusal: HttpRefusal): string {
   return `${refusal.status === 200 ? `error ${code}` : `HTTP ${refusal.status}`}: ${message}`;
 }
 
-function findSession(sessions: HttpSessions, header: string | string[] | undefined, method: string): { session: HttpSession } | { refusal: HttpRefusal } {
+function findSession(
+  sessions: HttpSessions,
+  header: string | string[] | undefined,
+  method: string,
+): { session: HttpSession } | { refusal: HttpRefusal } {
   if (typeof header !== 'string') {
-    return { refusal: httpRefusal(400, `Bad Request: ${method} /mcp needs the Mcp-Session-Id header of a session; start one with an initialize POST`) };
+    return {
+      refusal: httpRefusal(
+        400,
+        `Bad Request: ${method} /mcp needs the Mcp-Session-Id header of a session; start one with an initialize POST`,
+      ),
+    };
   }
   const session = sessions.get(header);
   return session === undefined ? { refusal: unknownSession(sessions, header) } : { session };
@@ -172,5 +238,10 @@ function unknownSession(sessions: HttpSessions, id: string): HttpRefusal {
   const elsewhere = sessions.ownsId(id)
     ? 'it has ended (DELETE, idle past httpSessionIdleMs, or a restart of the server)'
     : 'it was made by another instance (its prefix names it): a load balancer must send every request of a session to the instance named by its Mcp-Session-Id prefix';
-  return httpRefusal(404, `Session not found: ${shown}; ${elsewhere}. Start a new session with initialize`, {}, SESSION_NOT_FOUND);
+  return httpRefusal(
+    404,
+    `Session not found: ${shown}; ${elsewhere}. Start a new session with initialize`,
+    {},
+    SESSION_NOT_FOUND,
+  );
 }

@@ -31,7 +31,9 @@ export function parseHttpAddress(text: string): { host: string; port: number } |
   const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text.trim());
   const port = match === null ? NaN : Number(match[2]);
   if (match === null || port > 65_535) {
-    return { error: `--http takes [host:]port, as in 8080, 127.0.0.1:8080 or [::1]:8080 (port 0 to 65535); got ${JSON.stringify(text)}` };
+    return {
+      error: `--http takes [host:]port, as in 8080, 127.0.0.1:8080 or [::1]:8080 (port 0 to 65535); got ${JSON.stringify(text)}`,
+    };
   }
   const host = match[1] ?? DEFAULT_HTTP_HOST;
   return { host: host.startsWith('[') ? host.slice(1, -1) : host, port };
@@ -56,7 +58,9 @@ export function checkHttpOptions(options: HttpOptions): string | undefined {
   if (options.token === undefined) {
     const reachable = !isLoopback(options.host) ? `binds ${options.host}, which other machines can reach` : undefined;
     const proxied = options.allowedHosts.find((name) => !isLoopback(name));
-    const why = reachable ?? (proxied !== undefined ? `accepts requests for ${proxied} (--http-allowed-hosts), so others can reach it` : undefined);
+    const why =
+      reachable ??
+      (proxied !== undefined ? `accepts requests for ${proxied} (--http-allowed-hosts), so others can reach it` : undefined);
     if (why !== undefined) {
       return (
         `--http ${why}, and has no token: anyone who can connect could run code against your MCP servers. ` +
@@ -75,5 +79,11 @@ export function checkHttpOptions(options: HttpOptions): string | undefined {
 export function acceptedHostnames(options: HttpOptions): string[] {
   const bound = options.host.includes(':') ? `[${options.host}]` : options.host;
   const wildcard = options.host === '0.0.0.0' || options.host === '::';
-  return [...new Set([...localhostAllowedHostnames(), ...(wildcard ? [] : [bound.toLowerCase()]), ...options.allowedHosts.map((name) => name.toLowerCase())])];
+  return [
+    ...new Set([
+      ...localhostAllowedHostnames(),
+      ...(wildcard ? [] : [bound.toLowerCase()]),
+      ...options.allowedHosts.map((name) => name.toLowerCase()),
+    ]),
+  ];
 }

@@ -25,17 +25,28 @@ export function screenBody(text: string, serves: (method: string) => boolean): S
   switch (parsed.kind) {
     case 'not-json':
       return refuse(
-        httpRefusal(400, `Parse error: the body is not JSON (${parsed.problem}); each POST carries one JSON-RPC message`, {}, ProtocolErrorCode.ParseError),
+        httpRefusal(
+          400,
+          `Parse error: the body is not JSON (${parsed.problem}); each POST carries one JSON-RPC message`,
+          {},
+          ProtocolErrorCode.ParseError,
+        ),
         'a body',
       );
     case 'not-json-rpc': {
       const { id, role, value, problem } = parsed;
       if (Array.isArray(value)) {
-        return refuse(httpRefusal(400, 'Invalid Request: the body is a JSON array (a batch); send one JSON-RPC message per POST'), 'a batch');
+        return refuse(
+          httpRefusal(400, 'Invalid Request: the body is a JSON array (a batch); send one JSON-RPC message per POST'),
+          'a batch',
+        );
       }
       if (role === 'request' && id !== undefined) {
         const request = value as Record<string, unknown>;
-        const refusal = checkRequest(request, serves) ?? { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` };
+        const refusal = checkRequest(request, serves) ?? {
+          code: ProtocolErrorCode.InvalidRequest,
+          message: `Invalid Request: ${problem}`,
+        };
         return refuse(httpRefusal(200, refusal.message, {}, refusal.code, id), requestLabel(id, request.method));
       }
       if (role === 'response' && id !== undefined) {
@@ -47,10 +58,15 @@ export function screenBody(text: string, serves: (method: string) => boolean): S
       const { message } = parsed;
       if ('method' in message && 'id' in message) {
         const refusal = checkRequest(message, serves);
-        if (refusal !== undefined) return refuse(httpRefusal(200, refusal.message, {}, refusal.code, message.id), requestLabel(message.id, message.method));
+        if (refusal !== undefined)
+          return refuse(
+            httpRefusal(200, refusal.message, {}, refusal.code, message.id),
+            requestLabel(message.id, message.method),
+          );
       } else if ('method' in message) {
         const problem = checkNotification(message);
-        if (problem !== undefined) return refuse(httpRefusal(400, `Invalid notification ${message.method}: ${problem}`), `notification ${message.method}`);
+        if (problem !== undefined)
+          return refuse(httpRefusal(400, `Invalid notification ${message.method}: ${problem}`), `notification ${message.method}`);
       }
       return { kind: 'pass', message };
     }

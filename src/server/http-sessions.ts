@@ -115,7 +115,11 @@ export class HttpSessions {
     const session = new HttpSession(
       id,
       this.options,
-      () => void this.end(id, `idle for ${formatSettingValue(SETTINGS.httpSessionIdleMs, this.options.settings.httpSessionIdleMs)} (httpSessionIdleMs)`),
+      () =>
+        void this.end(
+          id,
+          `idle for ${formatSettingValue(SETTINGS.httpSessionIdleMs, this.options.settings.httpSessionIdleMs)} (httpSessionIdleMs)`,
+        ),
       (why) => this.end(id, why),
     );
     this.byId.set(id, session);

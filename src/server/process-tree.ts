@@ -39,7 +39,9 @@ export async function closeLeavingNoProcess(
     if (settled && alive.length === 0) break;
     if (settled) await delay(at - (Date.now() - started));
     for (const group of alive.filter((candidate) => groupAlive(candidate.pgid))) {
-      log(`codemode-mcp: ${signal} to upstream "${group.name}" (process group ${group.pgid}), still running ${at / 1000} s into shutdown`);
+      log(
+        `codemode-mcp: ${signal} to upstream "${group.name}" (process group ${group.pgid}), still running ${at / 1000} s into shutdown`,
+      );
       signalGroup(group.pgid, signal);
     }
   }
@@ -50,7 +52,10 @@ export async function closeLeavingNoProcess(
 /** Whether `promise` settles within `ms` (a timer that keeps the process up meanwhile, as shutdown must). */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const done = await Promise.race([promise.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))))]);
+  const done = await Promise.race([
+    promise.then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms)))),
+  ]);
   clearTimeout(timer);
   return done;
 }

@@ -2,7 +2,13 @@
  * What an upstream asks of the client during a script's call (elicitation, sampling, roots),
  * asked of our own client in turn, with its answer handed back to the upstream.
  */
-import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type RequestId, type Server } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type ClientCapabilities,
+  type RequestId,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { quoteInput } from '../echo.js';
 import type { RelayedRequest, RelayedResult, RequestRelay } from '../upstream/relay.js';
 import { SDK_CALL_TIMEOUT_MS } from '../upstream/session.js';
@@ -74,9 +80,12 @@ function missingCapability(capabilities: ClientCapabilities | undefined, request
       const mode = request.params.mode ?? 'form';
       if (elicitation === undefined) return 'the elicitation capability, so it cannot ask the user';
       // A bare `elicitation: {}` means form mode (the spec's rule from before modes existed).
-      const supported = mode === 'url' ? elicitation.url !== undefined : elicitation.form !== undefined || elicitation.url === undefined;
+      const supported =
+        mode === 'url' ? elicitation.url !== undefined : elicitation.form !== undefined || elicitation.url === undefined;
       const declared = Object.keys(elicitation).slice(0, 4).map(quoteInput).join(', ');
-      return supported ? undefined : `${mode}-mode elicitation (its elicitation capability declares ${declared === '' ? 'no mode' : declared})`;
+      return supported
+        ? undefined
+        : `${mode}-mode elicitation (its elicitation capability declares ${declared === '' ? 'no mode' : declared})`;
     }
     case 'sampling/createMessage': {
       if (capabilities?.sampling === undefined) return 'the sampling capability, so it cannot run a model for the tool';

@@ -46,7 +46,8 @@ export function checkRequest(request: Record<string, unknown>, serves: (method: 
   if (!serves(method)) return { code: ProtocolErrorCode.MethodNotFound, message: `Method not found: ${quoteInput(method)}` };
   const schema = REQUEST_SCHEMAS.get(method) ?? specTypeSchemas.Request;
   const invalid = issuesOf(schema, params === undefined ? { method } : { method, params });
-  if (invalid !== undefined) return { code: ProtocolErrorCode.InvalidParams, message: `Invalid params for ${method}: ${invalid}` };
+  if (invalid !== undefined)
+    return { code: ProtocolErrorCode.InvalidParams, message: `Invalid params for ${method}: ${invalid}` };
   return undefined;
 }
 

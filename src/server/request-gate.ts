@@ -91,7 +91,8 @@ export class RequestGate implements Transport {
     if (method === 'initialize' && this.initialized) {
       return {
         code: ProtocolErrorCode.InvalidRequest,
-        message: 'Invalid Request: this connection is already initialized; initialize comes once, as the first request of a connection',
+        message:
+          'Invalid Request: this connection is already initialized; initialize comes once, as the first request of a connection',
       };
     }
     if (!this.initialized && !BEFORE_INITIALIZE.has(method)) {

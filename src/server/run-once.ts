@@ -62,14 +62,21 @@ export async function runOnce(invocation: CliInvocation, io: RunOnceIo = process
   const hub = await startCommandHub(invocation, io.stderr);
   if (hub === null) return RUN_EXIT.failed;
   try {
-    const script = new Script(new ScriptChild({ memoryMaxBytes: settings.memoryMaxBytes, notifyMax: settings.notifyMax, showMaxBytes: settings.showMaxBytes }), {
-      id: `${randomBytes(3).toString('hex')}-1`,
-      code,
-      tools: toolEntries(hub.tools()),
-      unlisted: hub.unlistedPrefixes(),
-      callTool: (name, args, signal) => hub.callTool(name, args, signal),
-      limits: settings,
-    });
+    const script = new Script(
+      new ScriptChild({
+        memoryMaxBytes: settings.memoryMaxBytes,
+        notifyMax: settings.notifyMax,
+        showMaxBytes: settings.showMaxBytes,
+      }),
+      {
+        id: `${randomBytes(3).toString('hex')}-1`,
+        code,
+        tools: toolEntries(hub.tools()),
+        unlisted: hub.unlistedPrefixes(),
+        callTool: (name, args, signal) => hub.callTool(name, args, signal),
+        limits: settings,
+      },
+    );
     const unsubscribe = io.onInterrupt(() => script.stop('requested'));
     await script.ended;
     unsubscribe();

@@ -28,7 +28,11 @@ export const HEALTH_PATH = '/healthz';
 const writeStderr = (line: string): void => void process.stderr.write(`${line}\n`);
 
 /** Serves until SIGINT/SIGTERM, then exits the process. Resolves once listening. */
-export async function serveHttp(invocation: CliInvocation, http: HttpOptions, log: (line: string) => void = writeStderr): Promise<void> {
+export async function serveHttp(
+  invocation: CliInvocation,
+  http: HttpOptions,
+  log: (line: string) => void = writeStderr,
+): Promise<void> {
   const version = readPackageVersion();
   const { settings } = invocation;
   const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings });
@@ -46,7 +50,13 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   }, log);
 
   // Upstreams and pool start now, not at a first initialize: an HTTP server is started to be used.
-  const { supply, ready } = startServing(hub, settings, version, log, () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE));
+  const { supply, ready } = startServing(
+    hub,
+    settings,
+    version,
+    log,
+    () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
+  );
   const sessions = new HttpSessions({ hub, supply, settings, version, startup: () => ready, log, instanceId: http.instanceId });
   shutDownOnSignals(shutDown, log);
 
@@ -70,13 +80,21 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
         children: { alive: supply.size, pooled: supply.pooledCount, max: settings.maxScriptChildren },
       });
     } else {
-      sendRefusal(res, httpRefusal(404, `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}`));
+      sendRefusal(
+        res,
+        httpRefusal(
+          404,
+          `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}`,
+        ),
+      );
     }
   };
 
   listener = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      log(`codemode-mcp: internal error answering ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? error.stack : String(error)}`);
+      log(
+        `codemode-mcp: internal error answering ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? error.stack : String(error)}`,
+      );
       if (!res.headersSent) sendRefusal(res, httpRefusal(500, 'Internal Server Error: see the server log', {}, -32603));
       else res.end();
     });

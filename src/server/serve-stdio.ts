@@ -18,7 +18,11 @@ const writeStderr = (line: string): void => void process.stderr.write(`${line}\n
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
 export async function serveStdio(invocation: CliInvocation, log: (line: string) => void = writeStderr): Promise<void> {
   const version = readPackageVersion();
-  const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings: invocation.settings });
+  const hub = new UpstreamHub(invocation.upstreams, {
+    clientInfo: { name: 'codemode-mcp', version },
+    log,
+    settings: invocation.settings,
+  });
   // Both start when the client's first valid `initialize` goes through (see RequestGate).
   let supply: ChildSupply | undefined;
   let ready: Promise<void> | undefined;
@@ -33,7 +37,13 @@ export async function serveStdio(invocation: CliInvocation, log: (line: string) 
 
   const startUpstreams = (): void => {
     if (shuttingDown) return;
-    ({ supply, ready } = startServing(hub, invocation.settings, version, log, () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE)));
+    ({ supply, ready } = startServing(
+      hub,
+      invocation.settings,
+      version,
+      log,
+      () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
+    ));
   };
 
   const session = new ClientSession({

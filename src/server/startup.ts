@@ -33,7 +33,11 @@ export function startServing(
   started.then(
     () => log(`codemode-mcp ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
     (error: unknown) => {
-      log(error instanceof NameCollisionError ? `codemode-mcp: ${error.message}` : `codemode-mcp: upstreams failed to start: ${String(error)}`);
+      log(
+        error instanceof NameCollisionError
+          ? `codemode-mcp: ${error.message}`
+          : `codemode-mcp: upstreams failed to start: ${String(error)}`,
+      );
       onFailure();
     },
   );
@@ -54,7 +58,12 @@ function describeUpstreams(statuses: readonly UpstreamStatus[]): string {
  * failed start is the caller's to handle on `started` itself). When the wait runs out first, one
  * log line names the upstreams still starting.
  */
-export function startupWait(hub: Pick<UpstreamHub, 'upstreamStatus'>, started: Promise<unknown>, waitMs: number, log: (line: string) => void): Promise<void> {
+export function startupWait(
+  hub: Pick<UpstreamHub, 'upstreamStatus'>,
+  started: Promise<unknown>,
+  waitMs: number,
+  log: (line: string) => void,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<void>((resolve) => {
     timer = setTimeout(() => {

@@ -35,10 +35,17 @@ export function parseLine(text: string): ParsedLine {
   const id = idOf(value);
   const schema = schemaFor(role, value);
   if (schema === undefined) {
-    return { kind: 'not-json-rpc', value, id, role, problem: 'it is not a JSON-RPC message: an object with "method", "result" or "error"' };
+    return {
+      kind: 'not-json-rpc',
+      value,
+      id,
+      role,
+      problem: 'it is not a JSON-RPC message: an object with "method", "result" or "error"',
+    };
   }
   const checked = schema['~standard'].validate(value) as StandardSchemaV1.Result<unknown>;
-  if (checked.issues !== undefined) return { kind: 'not-json-rpc', value, id, role, problem: describeIssues(checked.issues, value) };
+  if (checked.issues !== undefined)
+    return { kind: 'not-json-rpc', value, id, role, problem: describeIssues(checked.issues, value) };
   return { kind: 'message', message: checked.value as JSONRPCMessage };
 }
 
@@ -63,7 +70,9 @@ function schemaFor(role: MessageRole | undefined, value: unknown): StandardSchem
     case 'notification':
       return specTypeSchemas.JSONRPCNotification;
     case 'response':
-      return isObject(value) && Object.hasOwn(value, 'result') ? specTypeSchemas.JSONRPCResultResponse : specTypeSchemas.JSONRPCErrorResponse;
+      return isObject(value) && Object.hasOwn(value, 'result')
+        ? specTypeSchemas.JSONRPCResultResponse
+        : specTypeSchemas.JSONRPCErrorResponse;
     case undefined:
       return undefined;
   }

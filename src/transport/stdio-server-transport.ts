@@ -13,9 +13,7 @@ import { BoundedLineReader, type OversizeLine } from './bounded-lines.js';
 import { parseLine, type ParsedLine } from './parse-line.js';
 
 /** A line that is not a message the SDK accepts, with what could be read of it. */
-export type Rejection =
-  | ({ readonly kind: 'oversize' } & OversizeLine)
-  | Exclude<ParsedLine, { kind: 'message' }>;
+export type Rejection = ({ readonly kind: 'oversize' } & OversizeLine) | Exclude<ParsedLine, { kind: 'message' }>;
 
 export interface StdioServerTransportOptions {
   /** The longest message read, in bytes; a longer line is rejected as `oversize`. */
@@ -120,7 +118,12 @@ export class StdioServerTransport implements Transport {
 
   private readonly onEnd = (): void => {
     const left = this.reader.end();
-    if (left > 0) this.onerror?.(new Error(`the client's input ended inside a message (${left.toLocaleString('en-US')} bytes without a newline), which was dropped`));
+    if (left > 0)
+      this.onerror?.(
+        new Error(
+          `the client's input ended inside a message (${left.toLocaleString('en-US')} bytes without a newline), which was dropped`,
+        ),
+      );
     void this.close();
   };
 

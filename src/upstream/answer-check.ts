@@ -5,7 +5,13 @@
  * response, and one too large to read, becomes an error answer to the request it names, so that
  * request ends at once and says what came; the connection stays up.
  */
-import { ProtocolError, ProtocolErrorCode, type JSONRPCErrorResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/client';
 import { quoteInput } from '../echo.js';
 import type { OversizeLine } from '../transport/bounded-lines.js';
 import { parseLine } from '../transport/parse-line.js';
@@ -51,7 +57,11 @@ export function checkOversize(line: OversizeLine, limit: number): Checked {
 
 /** The error answer that ends request `id` with `fault`, as if the upstream had sent it. */
 export function faultAnswer(id: RequestId, fault: AnswerFault): JSONRPCErrorResponse {
-  return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: faultMessage(fault), data: { [FAULT_MARK]: fault } } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: ProtocolErrorCode.InternalError, message: faultMessage(fault), data: { [FAULT_MARK]: fault } },
+  };
 }
 
 /** The error a request rejects with for `fault`, where there is no answer to replace (a fetch). */

@@ -42,7 +42,11 @@ async function readJsonWithin(response: Response, limit: number): Promise<Buffer
     if (length > limit) {
       await reader.cancel().catch(() => {});
       const declared = Number(response.headers.get('content-length'));
-      throw faultError({ kind: 'too_large', ...(Number.isInteger(declared) && declared > limit ? { bytes: declared } : {}), limit });
+      throw faultError({
+        kind: 'too_large',
+        ...(Number.isInteger(declared) && declared > limit ? { bytes: declared } : {}),
+        limit,
+      });
     }
     chunks.push(value);
   }

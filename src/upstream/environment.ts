@@ -21,7 +21,10 @@ export const PASSED_ENV_VARS = [
   'SSL_CERT_DIR',
 ] as const;
 
-export function upstreamEnvironment(entryEnv: Readonly<Record<string, string>>, ours: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function upstreamEnvironment(
+  entryEnv: Readonly<Record<string, string>>,
+  ours: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const passed: Record<string, string> = {};
   for (const name of PASSED_ENV_VARS) {
     const value = ours[name];

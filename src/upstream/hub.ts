@@ -2,7 +2,14 @@
  * The upstream servers as one: starts them all, names their tools as scripts see them, applies
  * the config's tool policy, and routes each call to its upstream, or refuses it before sending.
  */
-import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type Implementation, type Progress } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type ClientCapabilities,
+  type Implementation,
+  type Progress,
+} from '@modelcontextprotocol/client';
 import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { NameCollisionError, ToolRefusedError } from '../errors.js';
 import { isToolAllowed } from '../config/tool-policy.js';
@@ -34,7 +41,10 @@ export interface UpstreamHubOptions {
 }
 
 /** The settings that govern upstream connections. */
-export type UpstreamSettings = Pick<Settings, 'upstreamStartTimeoutMs' | 'upstreamPingIntervalMs' | 'upstreamPingTimeoutMs' | 'memoryMaxBytes'>;
+export type UpstreamSettings = Pick<
+  Settings,
+  'upstreamStartTimeoutMs' | 'upstreamPingIntervalMs' | 'upstreamPingTimeoutMs' | 'memoryMaxBytes'
+>;
 
 /** Per call: where the upstream's `notifications/progress` for this call go, and whose call it is. */
 export interface CallContext {
@@ -143,16 +153,27 @@ export class UpstreamHub {
    * UpstreamLostError when the upstream went away mid-call, with `signal.reason` on abort, and
    * otherwise with the SDK's error (a JSON-RPC error from the upstream).
    */
-  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal, context: CallContext = {}): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    context: CallContext = {},
+  ): Promise<CallToolResult> {
     const tool = this.byName.get(name);
     if (tool === undefined) throw this.refuseUnknown(name);
     const upstream = this.upstreams.find((candidate) => candidate.name === tool.server)!;
     if (!tool.allowed) {
-      throw new ToolRefusedError('TOOL_DENIED', name, `the config does not allow tool "${tool.upstreamName}" of upstream "${tool.server}"`);
+      throw new ToolRefusedError(
+        'TOOL_DENIED',
+        name,
+        `the config does not allow tool "${tool.upstreamName}" of upstream "${tool.server}"`,
+      );
     }
     const session = upstream.readySession();
     if (session === undefined) throw refuseNotReady(name, upstream);
-    return this.origins.track(upstream.name, context.origin, () => session.callTool(tool.upstreamName, name, args, signal, context.onProgress));
+    return this.origins.track(upstream.name, context.origin, () =>
+      session.callTool(tool.upstreamName, name, args, signal, context.onProgress),
+    );
   }
 
   /** An upstream's request, relayed to the session whose call it serves (call-origins.ts), or refused. */
@@ -173,7 +194,10 @@ export class UpstreamHub {
    * starting, or down since start), say that, rather than that no such tool exists.
    */
   private refuseUnknown(name: string): ToolRefusedError {
-    const server = serverForName(name, this.upstreams.map((upstream) => upstream.name));
+    const server = serverForName(
+      name,
+      this.upstreams.map((upstream) => upstream.name),
+    );
     const upstream = this.upstreams.find((candidate) => candidate.name === server);
     if (upstream !== undefined && upstream.tools === undefined) return refuseNotReady(name, upstream);
     return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
@@ -182,14 +206,19 @@ export class UpstreamHub {
   /** Recomputes names and policy; tells listeners when anything changed. Returns the collisions. */
   private rebuildCatalog(): NameCollision[] {
     const prefixed = this.upstreams.length > 1;
-    const claims = this.upstreams.flatMap((upstream) => (upstream.tools ?? []).map((tool) => ({ server: upstream.name, tool: tool.name, definition: tool })));
+    const claims = this.upstreams.flatMap((upstream) =>
+      (upstream.tools ?? []).map((tool) => ({ server: upstream.name, tool: tool.name, definition: tool })),
+    );
     // After start, a name scripts already use keeps its tool: a newcomer that collides is left out.
     // During start, config order decides, so start()'s error doesn't depend on who answered first.
     const established = (claim: (typeof claims)[number]): boolean => {
       const known = this.started ? this.byName.get(scriptToolName(prefixed, claim)) : undefined;
       return known?.server === claim.server && known.upstreamName === claim.tool;
     };
-    const { names, collisions } = assignToolNames(prefixed, [...claims.filter(established), ...claims.filter((claim) => !established(claim))]);
+    const { names, collisions } = assignToolNames(prefixed, [
+      ...claims.filter(established),
+      ...claims.filter((claim) => !established(claim)),
+    ]);
     const catalog: CatalogTool[] = [];
     for (const claim of claims) {
       const name = scriptToolName(prefixed, claim);
@@ -248,11 +277,17 @@ function refuseNotReady(name: string, upstream: Upstream): ToolRefusedError {
       return new ToolRefusedError(
         'UPSTREAM_CONNECTING',
         name,
-        upstream.reason === undefined ? `upstream "${upstream.name}" is still starting` : `upstream "${upstream.name}" is restarting (${state})`,
+        upstream.reason === undefined
+          ? `upstream "${upstream.name}" is still starting`
+          : `upstream "${upstream.name}" is restarting (${state})`,
       );
     case 'down':
       return new ToolRefusedError('UPSTREAM_DOWN', name, `upstream "${upstream.name}" is down: ${state}`);
     default:
-      return new ToolRefusedError('UPSTREAM_DOWN', name, `upstream "${upstream.name}" is ${upstream.state === 'closed' ? 'closed' : 'not ready'}`);
+      return new ToolRefusedError(
+        'UPSTREAM_DOWN',
+        name,
+        `upstream "${upstream.name}" is ${upstream.state === 'closed' ? 'closed' : 'not ready'}`,
+      );
   }
 }

@@ -24,11 +24,7 @@ export type RelayedResult = ElicitResult | CreateMessageResult | CreateMessageRe
  * Answers an upstream's request by asking our own client. `server` is the upstream's name in the
  * config; `signal` aborts when the upstream cancels its request or goes away.
  */
-export type RequestRelay = (
-  server: string,
-  request: RelayedRequest,
-  options: { signal: AbortSignal },
-) => Promise<RelayedResult>;
+export type RequestRelay = (server: string, request: RelayedRequest, options: { signal: AbortSignal }) => Promise<RelayedResult>;
 
 /** An upstream's `notifications/message`, with the upstream's name. */
 export type LogListener = (server: string, params: LoggingMessageNotification['params']) => void;
@@ -60,18 +56,21 @@ export function installRelay(
   };
   // The SDK validates each result against the method's schema, so the casts only narrow the union.
   if (capabilities.elicitation) {
-    client.setRequestHandler('elicitation/create', async (request, ctx) =>
-      (await forward(request, ctx.mcpReq.signal)) as ElicitResult,
+    client.setRequestHandler(
+      'elicitation/create',
+      async (request, ctx) => (await forward(request, ctx.mcpReq.signal)) as ElicitResult,
     );
   }
   if (capabilities.sampling) {
-    client.setRequestHandler('sampling/createMessage', async (request, ctx) =>
-      (await forward(request, ctx.mcpReq.signal)) as CreateMessageResult,
+    client.setRequestHandler(
+      'sampling/createMessage',
+      async (request, ctx) => (await forward(request, ctx.mcpReq.signal)) as CreateMessageResult,
     );
   }
   if (capabilities.roots) {
-    client.setRequestHandler('roots/list', async (request, ctx) =>
-      (await forward(request, ctx.mcpReq.signal)) as ListRootsResult,
+    client.setRequestHandler(
+      'roots/list',
+      async (request, ctx) => (await forward(request, ctx.mcpReq.signal)) as ListRootsResult,
     );
   }
   client.setNotificationHandler('notifications/message', (notification) => onLog(server, notification.params));

@@ -123,7 +123,8 @@ export class UpstreamSession {
       // Before it is up, a transport error is the start failure, reported once as such; once it is
       // lost or closing, what its teardown aborts is no news.
       client.onerror = (error) => {
-        if (session?.client === client && !session.lost && !session.closing) options.log(`codemode-mcp: upstream "${spec.name}": ${error.message}`);
+        if (session?.client === client && !session.lost && !session.closing)
+          options.log(`codemode-mcp: upstream "${spec.name}": ${error.message}`);
       };
       return client;
     };
@@ -176,11 +177,10 @@ export class UpstreamSession {
     for (let page = 0; page < TOOLS_LIST_MAX_PAGES; page++) {
       let result: z.infer<typeof TOOLS_PAGE>;
       try {
-        result = await this.client.request(
-          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-          TOOLS_PAGE,
-          { timeout: this.options.startTimeoutMs, ...(signal !== undefined ? { signal } : {}) },
-        );
+        result = await this.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, TOOLS_PAGE, {
+          timeout: this.options.startTimeoutMs,
+          ...(signal !== undefined ? { signal } : {}),
+        });
       } catch (error) {
         const fault = faultOf(error);
         if (fault === undefined) throw error;
@@ -231,7 +231,12 @@ export class UpstreamSession {
         if (signal?.aborted) throw signal.reason;
         const lostSignIn = error instanceof SignInNeededError || this.signIn?.refusals.last?.status === 401;
         if (lostSignIn) this.loseSignIn(refusal);
-        throw new ToolRefusedError('UPSTREAM_UNAUTHORIZED', scriptName, `upstream "${this.name}" ${refusal}`, 'The upstream refused it unread');
+        throw new ToolRefusedError(
+          'UPSTREAM_UNAUTHORIZED',
+          scriptName,
+          `upstream "${this.name}" ${refusal}`,
+          'The upstream refused it unread',
+        );
       }
     }
     return checkToolResult(result, this.name, scriptName);
@@ -245,13 +250,16 @@ export class UpstreamSession {
     onProgress: ((progress: Progress) => void) | undefined,
   ): Promise<unknown> {
     const progress = onProgress === undefined ? undefined : this.progress.register(onProgress);
-    const params = { name: tool, arguments: args, ...(progress !== undefined ? { _meta: { progressToken: progress.token } } : {}) };
+    const params = {
+      name: tool,
+      arguments: args,
+      ...(progress !== undefined ? { _meta: { progressToken: progress.token } } : {}),
+    };
     try {
-      return await this.client.request(
-        { method: 'tools/call', params },
-        ANY_RESULT,
-        { timeout: SDK_CALL_TIMEOUT_MS, ...(signal !== undefined ? { signal } : {}) },
-      );
+      return await this.client.request({ method: 'tools/call', params }, ANY_RESULT, {
+        timeout: SDK_CALL_TIMEOUT_MS,
+        ...(signal !== undefined ? { signal } : {}),
+      });
     } catch (error) {
       // The SDK rejects an aborted call with its own REQUEST_TIMEOUT error; the caller's reason says more.
       if (signal?.aborted) throw signal.reason;
@@ -259,12 +267,23 @@ export class UpstreamSession {
         throw new ToolRefusedError('UPSTREAM_DOWN', scriptName, `upstream "${this.name}" had just gone away`);
       }
       if (this.lost || this.closing) {
-        const how = this.unanswered !== undefined ? 'stopped answering' : this.closing ? 'was closed' : this.kind === 'stdio' ? 'exited' : 'disconnected';
+        const how =
+          this.unanswered !== undefined
+            ? 'stopped answering'
+            : this.closing
+              ? 'was closed'
+              : this.kind === 'stdio'
+                ? 'exited'
+                : 'disconnected';
         throw new UpstreamLostError(this.name, scriptName, how);
       }
       const fault = faultOf(error);
       if (fault?.kind === 'too_large') {
-        throw new ResultTooLargeError(this.name, scriptName, `its result came as a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (${READ_LIMIT_RULE})`);
+        throw new ResultTooLargeError(
+          this.name,
+          scriptName,
+          `its result came as a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (${READ_LIMIT_RULE})`,
+        );
       }
       if (fault?.kind === 'invalid') throw new UpstreamAnswerError(this.name, scriptName, fault.detail);
       throw error;
@@ -360,7 +379,13 @@ async function settledWithin(promise: Promise<void>, signal: AbortSignal | undef
     signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    return await Promise.race([promise.then(() => true, () => false), aborted]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => false,
+      ),
+      aborted,
+    ]);
   } finally {
     if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
   }
@@ -370,23 +395,34 @@ async function settledWithin(promise: Promise<void>, signal: AbortSignal | undef
  * `it exited during startup; its stderr last said: "npm error code SELF_SIGNED_CERT_IN_CHAIN" / "npm error A
  * complete log of this run ..."`: its last STDERR_TAIL_LINES lines, each quoted and cut at 200 characters.
  */
-function describeStartFailure(spec: UpstreamSpec, error: unknown, stderrTail: readonly string[], options: SessionOptions, signIn: SignInContext | undefined): string {
+function describeStartFailure(
+  spec: UpstreamSpec,
+  error: unknown,
+  stderrTail: readonly string[],
+  options: SessionOptions,
+  signIn: SignInContext | undefined,
+): string {
   const { startTimeoutMs } = options;
   const authFailure =
     spec.transport === 'stdio' || signIn === undefined
       ? undefined
-      : describeAuthFailure(error, { spec, refusal: signIn.refusals.last, oauth: signIn.provider !== undefined, ...offeredNote(options.auth, spec.name) });
+      : describeAuthFailure(error, {
+          spec,
+          refusal: signIn.refusals.last,
+          oauth: signIn.provider !== undefined,
+          ...offeredNote(options.auth, spec.name),
+        });
   // NotConnected: our stdio transport refuses to send once its process is ending.
   const reason =
     authFailure !== undefined
       ? authFailure
       : error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
-      ? spec.transport === 'stdio'
-        ? 'it exited during startup'
-        : 'it closed the connection during startup'
-      : error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
-        ? `it did not answer within ${formatDelay(startTimeoutMs)} (upstreamStartTimeoutMs)`
-        : messageWithCauses(error);
+        ? spec.transport === 'stdio'
+          ? 'it exited during startup'
+          : 'it closed the connection during startup'
+        : error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
+          ? `it did not answer within ${formatDelay(startTimeoutMs)} (upstreamStartTimeoutMs)`
+          : messageWithCauses(error);
   if (stderrTail.length === 0) return reason;
   const said = stderrTail.map((line) => quoteInput(line.trim())).join(' / ');
   return `${reason}; its stderr last said: ${said}`;

@@ -45,7 +45,8 @@ export function admitTools(entries: readonly unknown[]): AdmittedPage {
     const notes: string[] = [];
     const input = checkSchema(entry.inputSchema, 'inputSchema');
     const output = entry.outputSchema === undefined ? { schema: undefined } : checkSchema(entry.outputSchema, 'outputSchema');
-    if ('problem' in input) notes.push(`${input.problem}, so it is shown as taking any arguments (the upstream still checks them)`);
+    if ('problem' in input)
+      notes.push(`${input.problem}, so it is shown as taking any arguments (the upstream still checks them)`);
     if ('problem' in output) notes.push(`${output.problem}, so its structuredContent is shown as unknown`);
     const note = notes.length > 0 ? notes.join('; ') : undefined;
     if (note !== undefined) problems.push(`tool "${name}": ${note}`);
@@ -65,7 +66,8 @@ type Checked = { readonly schema: ListedTool['inputSchema'] | undefined } | { re
 function checkSchema(schema: unknown, field: 'inputSchema' | 'outputSchema'): Checked {
   if (!isObject(schema)) return { problem: `its ${field} is ${schema === undefined ? 'missing' : 'not a JSON Schema object'}` };
   // Iterative, and first: every later reader of the schema (JSON.stringify, the declaration) recurses.
-  if (depthOf(schema, SCHEMA_MAX_DEPTH) > SCHEMA_MAX_DEPTH) return { problem: `its ${field} is nested deeper than ${SCHEMA_MAX_DEPTH} levels` };
+  if (depthOf(schema, SCHEMA_MAX_DEPTH) > SCHEMA_MAX_DEPTH)
+    return { problem: `its ${field} is nested deeper than ${SCHEMA_MAX_DEPTH} levels` };
   const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
   if (bytes > SCHEMA_MAX_BYTES) return { problem: `its ${field} is ${bytes} bytes of JSON, past ${SCHEMA_MAX_BYTES}` };
   return { schema };

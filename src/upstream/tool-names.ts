@@ -53,7 +53,5 @@ export function describeCollision({ name, kept, clashing }: NameCollision): stri
  */
 export function serverForName(name: string, servers: readonly string[]): string | undefined {
   if (servers.length === 1) return servers[0];
-  return servers
-    .filter((server) => name.startsWith(`${server}${TOOL_NAME_SEPARATOR}`))
-    .sort((a, b) => b.length - a.length)[0];
+  return servers.filter((server) => name.startsWith(`${server}${TOOL_NAME_SEPARATOR}`)).sort((a, b) => b.length - a.length)[0];
 }

@@ -67,7 +67,10 @@ export function remoteFetch(spec: RemoteUpstreamSpec, options: Pick<ConnectOptio
 }
 
 /** The entry's env over the SDK's minimal set and the proxy variables (environment.ts), never our whole environment. */
-export function createStdioTransport(spec: StdioUpstreamSpec, options: Pick<ConnectOptions, 'stderr' | 'maxMessageBytes'>): StdioUpstreamTransport {
+export function createStdioTransport(
+  spec: StdioUpstreamSpec,
+  options: Pick<ConnectOptions, 'stderr' | 'maxMessageBytes'>,
+): StdioUpstreamTransport {
   return new StdioUpstreamTransport({
     name: spec.name,
     command: spec.command,

@@ -210,7 +210,9 @@ export class Upstream {
           this.events.onChange();
         } catch (error) {
           if (session !== this.session) return;
-          this.options.log(`codemode-mcp: upstream "${this.name}" said its tools changed, but listing them failed: ${String(error)}`);
+          this.options.log(
+            `codemode-mcp: upstream "${this.name}" said its tools changed, but listing them failed: ${String(error)}`,
+          );
         }
       } while (this.relistAgain);
     })().finally(() => (this.relisting = undefined));

@@ -81,8 +81,12 @@ describe('declarationOf', () => {
     expect(propertyTypeOf({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true })).toBe(
       '{ a?: string; [key: string]: unknown }',
     );
-    expect(propertyTypeOf({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false })).toBe('{ a?: string }');
-    expect(propertyTypeOf({ type: 'object', patternProperties: { '^x-': { type: 'string' } } })).toBe('{ [key: string]: string }');
+    expect(propertyTypeOf({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false })).toBe(
+      '{ a?: string }',
+    );
+    expect(propertyTypeOf({ type: 'object', patternProperties: { '^x-': { type: 'string' } } })).toBe(
+      '{ [key: string]: string }',
+    );
     expect(propertyTypeOf({ type: 'object' })).toBe('{ [key: string]: unknown }');
     expect(propertyTypeOf({ type: 'object', properties: {} })).toBe('{}');
   });
@@ -91,9 +95,15 @@ describe('declarationOf', () => {
     expect(propertyTypeOf({ type: 'array', items: { type: 'string' } })).toBe('string[]');
     expect(propertyTypeOf({ type: 'array', items: { type: ['string', 'number'] } })).toBe('(string | number)[]');
     expect(propertyTypeOf({ type: 'array' })).toBe('unknown[]');
-    expect(propertyTypeOf({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false })).toBe('[string, number]');
-    expect(propertyTypeOf({ type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'boolean' } })).toBe('[string, ...boolean[]]');
-    expect(propertyTypeOf({ type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false })).toBe('[string, number]');
+    expect(propertyTypeOf({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false })).toBe(
+      '[string, number]',
+    );
+    expect(propertyTypeOf({ type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'boolean' } })).toBe(
+      '[string, ...boolean[]]',
+    );
+    expect(propertyTypeOf({ type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false })).toBe(
+      '[string, number]',
+    );
     expect(propertyTypeOf({ type: 'array', items: { type: 'array', items: { type: 'number' } } })).toBe('number[][]');
   });
 
@@ -111,14 +121,16 @@ describe('declarationOf', () => {
     expect(propertyTypeOf({ allOf: [{ anyOf: [{ type: 'string' }, { type: 'number' }] }, { enum: ['x', 1] }] })).toBe(
       '(string | number) & ("x" | 1)',
     );
-    expect(propertyTypeOf({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } })).toBe('(string | number)[]');
+    expect(propertyTypeOf({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } })).toBe(
+      '(string | number)[]',
+    );
   });
 
   test('inlines a $ref to #/$defs or #/definitions, and a JSON pointer into the same schema', () => {
     const point = { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] };
-    expect(argsOf({ type: 'object', properties: { p: { $ref: '#/$defs/Point' } }, required: ['p'], $defs: { Point: point } })).toBe(
-      '{ p: { x: number } }',
-    );
+    expect(
+      argsOf({ type: 'object', properties: { p: { $ref: '#/$defs/Point' } }, required: ['p'], $defs: { Point: point } }),
+    ).toBe('{ p: { x: number } }');
     expect(argsOf({ type: 'object', properties: { p: { $ref: '#/definitions/Point' } }, definitions: { Point: point } })).toBe(
       '{ p?: { x: number } }',
     );
@@ -144,9 +156,7 @@ describe('declarationOf', () => {
       },
     };
     expect(argsOf(schema)).toBe('{ root: { value: number; children: Node[] } }');
-    expect(propertyTypeOf({ type: 'object', properties: { self: { $ref: '#' } } })).toBe(
-      '{ self?: { p: { self?: Root } } }',
-    );
+    expect(propertyTypeOf({ type: 'object', properties: { self: { $ref: '#' } } })).toBe('{ self?: { p: { self?: Root } } }');
   });
 
   test('notes a default, a format and bounds in the property comment', () => {
@@ -178,7 +188,17 @@ describe('declarationOf', () => {
   test('quotes property names that are not identifiers', () => {
     expect(
       argsOf({ type: 'object', properties: { ok_name$: {}, 'kebab-case': {}, 'with space': {}, '1st': {}, 'q"uote': {} } }),
-    ).toBe(['{', '  ok_name$?: unknown;', '  "kebab-case"?: unknown;', '  "with space"?: unknown;', '  "1st"?: unknown;', '  "q\\"uote"?: unknown;', '}'].join('\n'));
+    ).toBe(
+      [
+        '{',
+        '  ok_name$?: unknown;',
+        '  "kebab-case"?: unknown;',
+        '  "with space"?: unknown;',
+        '  "1st"?: unknown;',
+        '  "q\\"uote"?: unknown;',
+        '}',
+      ].join('\n'),
+    );
   });
 
   test('indents nested objects and aligns their closing braces', () => {
@@ -188,7 +208,10 @@ describe('declarationOf', () => {
         user: {
           type: 'object',
           description: 'Who',
-          properties: { name: { type: 'string', description: 'Full name' }, address: { type: 'object', properties: { city: { type: 'string', description: 'City' } } } },
+          properties: {
+            name: { type: 'string', description: 'Full name' },
+            address: { type: 'object', properties: { city: { type: 'string', description: 'City' } } },
+          },
           required: ['name'],
         },
       },
@@ -217,7 +240,9 @@ describe('declarationOf', () => {
   });
 
   test('writes a multi-line tool description as a doc block', () => {
-    const text = declarationOf(toolOf({ type: 'object', properties: {} }, { description: 'Reads a file.\n\n\n\nArgs:\n  path: where' }));
+    const text = declarationOf(
+      toolOf({ type: 'object', properties: {} }, { description: 'Reads a file.\n\n\n\nArgs:\n  path: where' }),
+    );
     expect(text.startsWith('/**\n * Reads a file.\n *\n * Args:\n *   path: where\n */\ntools["t"]')).toBe(true);
   });
 
@@ -235,7 +260,10 @@ describe('declarationOf', () => {
         pair: z.tuple([z.string(), z.number()]),
         mail: z.email().optional(),
         note: z.string().nullable().default(null),
-        kind: z.discriminatedUnion('type', [z.object({ type: z.literal('a'), a: z.string() }), z.object({ type: z.literal('b') })]),
+        kind: z.discriminatedUnion('type', [
+          z.object({ type: z.literal('a'), a: z.string() }),
+          z.object({ type: z.literal('b') }),
+        ]),
       }),
     ) as JsonSchema;
     const text = declarationOf(toolOf(schema));

@@ -10,7 +10,9 @@ import {
 import type { Catalog, CatalogTool } from '../../src/catalog/types.js';
 
 const LONG_DESCRIPTION =
-  'Creates or updates a record in the remote store, validating it against the schema first and retrying on conflicts. '.repeat(20);
+  'Creates or updates a record in the remote store, validating it against the schema first and retrying on conflicts. '.repeat(
+    20,
+  );
 
 function describeCodeExecution(tools: Catalog, yieldMs = 30_000): string {
   return describeWith(tools, { yieldMs });
@@ -75,7 +77,9 @@ describe('describeCodeExecution', () => {
 
   test('names every tool with a one-line summary while room lasts, under its server with its count', () => {
     const text = describeCodeExecution(toolsOf(3));
-    expect(toolSection(text)).toBe('\nTools; call one as tools["name"]:\ns (3 tools: number)\ns__tool_0_x: Tool number 0\ns__tool_1_x: Tool number 1\ns__tool_2_x: Tool number 2');
+    expect(toolSection(text)).toBe(
+      '\nTools; call one as tools["name"]:\ns (3 tools: number)\ns__tool_0_x: Tool number 0\ns__tool_1_x: Tool number 1\ns__tool_2_x: Tool number 2',
+    );
   });
 
   test('with several servers, lists tools by their own names under each server, and says how to call them', () => {
@@ -86,7 +90,10 @@ describe('describeCodeExecution', () => {
   });
 
   test('cuts every summary shorter before any tool loses its summary', () => {
-    const tools = toolsOf(16).map((t) => ({ ...t, description: `${'Does a fairly specific thing with records '.repeat(2)}${t.name}` }));
+    const tools = toolsOf(16).map((t) => ({
+      ...t,
+      description: `${'Does a fairly specific thing with records '.repeat(2)}${t.name}`,
+    }));
     const text = describeCodeExecution(tools);
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
     const lines = toolSection(text).split('\n').slice(3);
@@ -100,7 +107,10 @@ describe('describeCodeExecution', () => {
   });
 
   test("gives summaries to each server's first tools and names the rest when summaries run out", () => {
-    const tools = toolsOf(50).map((t) => ({ ...t, description: `${'Quite a long summary sentence, '.repeat(2)}number ${t.name}. More.` }));
+    const tools = toolsOf(50).map((t) => ({
+      ...t,
+      description: `${'Quite a long summary sentence, '.repeat(2)}number ${t.name}. More.`,
+    }));
     const text = describeCodeExecution(tools);
     const section = toolSection(text);
     expect(section).toContain('s__tool_0_x: Quite a long summary sentence');
@@ -122,11 +132,15 @@ describe('describeCodeExecution', () => {
   });
 
   test('names every server of a 200-tool catalog, with its count and topics, and some of its tools', () => {
-    const big = toolsOf(200, 'billing', (i) => `invoice_op_${i}`).map((t) => ({ ...t, description: `Manage invoices, step ${t.upstreamName}.` }));
+    const big = toolsOf(200, 'billing', (i) => `invoice_op_${i}`).map((t) => ({
+      ...t,
+      description: `Manage invoices, step ${t.upstreamName}.`,
+    }));
     const tools = [...toolsOf(14, 'files'), ...toolsOf(9, 'memory'), ...toolsOf(17, 'everything'), ...big];
     const text = describeCodeExecution(tools);
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
-    for (const server of ['files', 'memory', 'everything']) expect(text).toMatch(new RegExp(`\\n${server} \\(\\d+ tools: number\\)\\n`));
+    for (const server of ['files', 'memory', 'everything'])
+      expect(text).toMatch(new RegExp(`\\n${server} \\(\\d+ tools: number\\)\\n`));
     expect(text).toMatch(/\nbilling \(200 tools: invoice, manage, step\)\ninvoice_op_0, invoice_op_1, .*, \+\d+ more\n/);
     expect(text.endsWith('\nsearchTools(query) finds the tools not named here.')).toBe(true);
   });
@@ -162,7 +176,9 @@ describe('summarize', () => {
   });
 
   test('shows a deprecation first, wherever the description says it', () => {
-    expect(summarize('Read a file as text. DEPRECATED: Use read_text_file instead.')).toBe('DEPRECATED: Use read_text_file instead (Read a file as text)');
+    expect(summarize('Read a file as text. DEPRECATED: Use read_text_file instead.')).toBe(
+      'DEPRECATED: Use read_text_file instead (Read a file as text)',
+    );
     expect(summarize('Deprecated: use v2.\nLists things.')).toBe('DEPRECATED: use v2');
     expect(summarize('Lists things.\n\nThis tool is deprecated and will go.')).toBe('DEPRECATED and will go (Lists things)');
   });
@@ -175,16 +191,23 @@ describe('summarize', () => {
 });
 
 describe('upstream notes in the description', () => {
-  const withNotes = (tools: CatalogTool[], upstreamNotes: string[]): Catalog => Object.defineProperty(tools, 'upstreamNotes', { value: upstreamNotes });
+  const withNotes = (tools: CatalogTool[], upstreamNotes: string[]): Catalog =>
+    Object.defineProperty(tools, 'upstreamNotes', { value: upstreamNotes });
 
   test('each upstream not serving its tools gets a line after the API, before the tools', () => {
-    const text = describeCodeExecution(withNotes(toolsOf(2), ['github is down: it exited during startup', 'files is still starting']));
-    expect(text).toContain('\nUpstream servers not serving their tools now:\n- github is down: it exited during startup\n- files is still starting\nTools; call one');
+    const text = describeCodeExecution(
+      withNotes(toolsOf(2), ['github is down: it exited during startup', 'files is still starting']),
+    );
+    expect(text).toContain(
+      '\nUpstream servers not serving their tools now:\n- github is down: it exited during startup\n- files is still starting\nTools; call one',
+    );
   });
 
   test("a long note keeps its start and its end, so the reason and the stderr's last words both show", () => {
     const note = `proxied is down: it exited during startup; its stderr last said: "npm error code SELF_SIGNED_CERT_IN_CHAIN" / ${'"npm notice filler" / '.repeat(20)}"npm error A complete log is in debug-0.log"`;
-    const line = describeCodeExecution(withNotes([], [note])).split('\n').find((candidate) => candidate.startsWith('- proxied'))!;
+    const line = describeCodeExecution(withNotes([], [note]))
+      .split('\n')
+      .find((candidate) => candidate.startsWith('- proxied'))!;
     expect(line.length).toBe(2 + UPSTREAM_NOTE_MAX_CHARS);
     expect(line).toContain('"npm error code SELF_SIGNED_CERT_IN_CHAIN"');
     expect(line).toMatch(/….*debug-0\.log"$/);
@@ -194,7 +217,10 @@ describe('upstream notes in the description', () => {
     const notes = Array.from({ length: 10 }, (_, i) => `upstream${i} is down: ${'a reason '.repeat(100)}`);
     for (const tools of [[], toolsOf(300)]) {
       const text = describeCodeExecution(withNotes(tools, notes));
-      const section = text.slice(text.indexOf('\nUpstream servers'), text.includes('\nTools') ? text.indexOf('\nTools') : text.indexOf('\nNo tools'));
+      const section = text.slice(
+        text.indexOf('\nUpstream servers'),
+        text.includes('\nTools') ? text.indexOf('\nTools') : text.indexOf('\nNo tools'),
+      );
       expect(section.length).toBeLessThanOrEqual(UPSTREAM_NOTES_MAX_CHARS);
       expect(section).toMatch(/\n- and \d+ more \(see the server's log\)$/);
       expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);

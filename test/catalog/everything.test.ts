@@ -111,21 +111,35 @@ describe('the catalog of server-everything', () => {
 
   test('the declaration and the Content type it names, which describe() gives after it, are well-formed TypeScript together', () => {
     for (const tool of tools) {
-      const { diagnostics = [] } = ts.transpileModule(`${CONTENT_TYPE}\ninterface Tools {\n${declarationOf(tool).replace(/^tools\[/m, '[')}\n}\n`, { reportDiagnostics: true });
-      expect(diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')), tool.name).toEqual([]);
+      const { diagnostics = [] } = ts.transpileModule(
+        `${CONTENT_TYPE}\ninterface Tools {\n${declarationOf(tool).replace(/^tools\[/m, '[')}\n}\n`,
+        { reportDiagnostics: true },
+      );
+      expect(
+        diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+        tool.name,
+      ).toEqual([]);
     }
   });
 
   test('renderTools prints each allowed tool with its summary and declaration, and the denied ones last', () => {
     const catalog = tools.map((t) => (t.name === 'get-env' ? { ...t, allowed: false } : t));
     const text = renderTools(catalog);
-    expect(text.startsWith(`${tools.length - 1} tools callable from scripts as tools["name"](args), from 1 server; 1 denied by the config.\n`)).toBe(true);
+    expect(
+      text.startsWith(
+        `${tools.length - 1} tools callable from scripts as tools["name"](args), from 1 server; 1 denied by the config.\n`,
+      ),
+    ).toBe(true);
     for (const tool of catalog.filter((t) => t.allowed)) {
-      expect(text).toContain(`== ${tool.name} — ${summarize(tool.description)}  [server "everything", tool "${tool.name}"]\n${declarationOf(tool)}\n`);
+      expect(text).toContain(
+        `== ${tool.name} — ${summarize(tool.description)}  [server "everything", tool "${tool.name}"]\n${declarationOf(tool)}\n`,
+      );
     }
     expect(text).not.toContain('tools["get-env"]');
-    expect(text.endsWith('Denied by the config (not callable, and not named to the model):\n  get-env  [server "everything", tool "get-env"]\n')).toBe(
-      true,
-    );
+    expect(
+      text.endsWith(
+        'Denied by the config (not callable, and not named to the model):\n  get-env  [server "everything", tool "get-env"]\n',
+      ),
+    ).toBe(true);
   });
 });

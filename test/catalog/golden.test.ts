@@ -24,11 +24,19 @@ const everything = published('everything', 'server-everything', ['stdio']);
 const workspace = fixture('workspace', 'workspace.mjs');
 
 async function descriptionOf(specs: StdioUpstreamSpec[]): Promise<{ text: string; servers: string[]; toolCount: number }> {
-  const hub = new UpstreamHub(specs, { clientInfo: { name: 'golden', version: '0.0.0' }, settings: DEFAULT_SETTINGS, log: () => {} });
+  const hub = new UpstreamHub(specs, {
+    clientInfo: { name: 'golden', version: '0.0.0' },
+    settings: DEFAULT_SETTINGS,
+    log: () => {},
+  });
   try {
     await hub.start();
     const tools = hub.tools();
-    return { text: describeCodeExecution(tools, { yieldMs: DEFAULT_SETTINGS.yieldMs }), servers: specs.map((s) => s.name), toolCount: tools.length };
+    return {
+      text: describeCodeExecution(tools, { yieldMs: DEFAULT_SETTINGS.yieldMs }),
+      servers: specs.map((s) => s.name),
+      toolCount: tools.length,
+    };
   } finally {
     await hub.close();
   }

@@ -3,20 +3,31 @@ import { renderTools } from '../../src/catalog/render-tools.js';
 import type { CatalogTool } from '../../src/catalog/types.js';
 
 function toolOf(name: string, server: string, upstreamName: string, allowed = true): CatalogTool {
-  return { name, server, upstreamName, description: `Does ${upstreamName}.`, inputSchema: { type: 'object', properties: {} }, allowed };
+  return {
+    name,
+    server,
+    upstreamName,
+    description: `Does ${upstreamName}.`,
+    inputSchema: { type: 'object', properties: {} },
+    allowed,
+  };
 }
 
 describe('renderTools', () => {
   test('names the server and the upstream tool behind each script name', () => {
     const text = renderTools([toolOf('gh__create_issue', 'gh', 'create_issue'), toolOf('fs__read', 'fs', 'read')]);
     expect(text).toContain('2 tools callable from scripts as tools["name"](args), from 2 servers.\n');
-    expect(text).toContain('== gh__create_issue — Does create_issue  [server "gh", tool "create_issue"]\n/** Does create_issue. */\ntools["gh__create_issue"](args?: {})');
+    expect(text).toContain(
+      '== gh__create_issue — Does create_issue  [server "gh", tool "create_issue"]\n/** Does create_issue. */\ntools["gh__create_issue"](args?: {})',
+    );
     expect(text).not.toContain('Denied');
   });
 
   test('says so when the config denies every tool', () => {
     const text = renderTools([toolOf('rm', 'fs', 'rm', false)]);
-    expect(text).toBe('0 tools callable from scripts as tools["name"](args), from 1 server; 1 denied by the config.\n\nDenied by the config (not callable, and not named to the model):\n  rm  [server "fs", tool "rm"]\n');
+    expect(text).toBe(
+      '0 tools callable from scripts as tools["name"](args), from 1 server; 1 denied by the config.\n\nDenied by the config (not callable, and not named to the model):\n  rm  [server "fs", tool "rm"]\n',
+    );
   });
 
   test('prints a line even with no tools at all', () => {

@@ -105,7 +105,11 @@ describe('searchTools', () => {
     expect(namesOf('nothing matches this')).toEqual([]);
     const hits = searchTools(GITHUB, 'issues');
     expect(hits.map((h) => h.name)).toEqual(['github__list_issues', 'github__create_issue', 'github__search']);
-    expect(hits[0]).toEqual({ name: 'github__list_issues', description: 'List issues in a GitHub repository, with filters', score: expect.any(Number) });
+    expect(hits[0]).toEqual({
+      name: 'github__list_issues',
+      description: 'List issues in a GitHub repository, with filters',
+      score: expect.any(Number),
+    });
     for (let i = 1; i < hits.length; i += 1) expect(hits[i - 1]?.score).toBeGreaterThanOrEqual(hits[i]?.score ?? 0);
     expect(namesOf('github', 2)).toHaveLength(2);
     expect(namesOf('github', 0)).toEqual([]);
@@ -143,7 +147,13 @@ describe('searchTools', () => {
       {
         name: 'send',
         description: 'Sends a message.',
-        inputSchema: { type: 'object', properties: { channelId: { type: 'string', description: 'The Slack workspace room' }, attachments: { type: 'array', items: { type: 'object', properties: { mimeType: { type: 'string' } } } } } },
+        inputSchema: {
+          type: 'object',
+          properties: {
+            channelId: { type: 'string', description: 'The Slack workspace room' },
+            attachments: { type: 'array', items: { type: 'object', properties: { mimeType: { type: 'string' } } } },
+          },
+        },
       },
       { name: 'channel_info', description: 'Describes a channel.' },
     ];
@@ -154,7 +164,9 @@ describe('searchTools', () => {
   });
 
   test('shows a deprecated tool as deprecated in its hit', () => {
-    const tools = [{ name: 'read_file', description: 'Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.' }];
+    const tools = [
+      { name: 'read_file', description: 'Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.' },
+    ];
     expect(searchTools(tools, 'read file')[0]?.description).toMatch(/^DEPRECATED: Use read_text_file instead/);
   });
 
@@ -163,7 +175,9 @@ describe('searchTools', () => {
     expect(searchTools(GITHUB, '   ')).toEqual([]);
     expect(searchTools([], 'x')).toEqual([]);
     expect(searchTools(GITHUB, 'issue', Number.NaN)).toHaveLength(3);
-    const odd = [null, 42, { name: 7 }, { name: 'ok_tool' }, { name: 'described', description: 5 }] as unknown as { name: string }[];
+    const odd = [null, 42, { name: 7 }, { name: 'ok_tool' }, { name: 'described', description: 5 }] as unknown as {
+      name: string;
+    }[];
     expect(searchTools(odd, 'ok tool').map((h) => h.name)).toEqual(['ok_tool']);
     expect(searchTools(GITHUB, 42 as unknown as string)).toEqual([]);
   });

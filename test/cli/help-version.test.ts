@@ -49,7 +49,9 @@ describe('--help', () => {
 
   it('shows both forms and the tools subcommand', () => {
     const text = help(['--help']);
-    expect(text).toContain('Usage: codemode-mcp --config <file> [options]\n       codemode-mcp [options] -- <command> [args...]\n');
+    expect(text).toContain(
+      'Usage: codemode-mcp --config <file> [options]\n       codemode-mcp [options] -- <command> [args...]\n',
+    );
     expect(text).toContain('codemode-mcp tools (--config <file> | -- <command> [args...])');
     expect(text).toMatch(/tools \[options\]\s+print the tools a script can call, then exit/);
   });
@@ -72,7 +74,9 @@ describe('--help', () => {
 
   it('shows the tools subcommand its own forms and flags, by --help or by help tools', () => {
     const text = help(['tools', '--help']);
-    expect(text).toContain('Usage: codemode-mcp tools --config <file> [options]\n       codemode-mcp tools [options] -- <command> [args...]\n');
+    expect(text).toContain(
+      'Usage: codemode-mcp tools --config <file> [options]\n       codemode-mcp tools [options] -- <command> [args...]\n',
+    );
     for (const spec of Object.values(SETTINGS) as SettingSpec[]) expect(text).toContain(`--${spec.flag} <`);
     expect(help(['help', 'tools'])).toBe(text);
   });

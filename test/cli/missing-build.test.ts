@@ -19,6 +19,8 @@ describe('the executable without a build', () => {
     cpSync(BIN, join(root, 'bin', 'codemode-mcp.js'));
     const result = await execa(process.execPath, [join(root, 'bin', 'codemode-mcp.js'), '--help'], { reject: false });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^codemode-mcp: the build is missing \(.*\); run "npm install" in .*codemode-nobuild-\w+\/ \(it installs what the build needs, then builds\)$/);
+    expect(result.stderr).toMatch(
+      /^codemode-mcp: the build is missing \(.*\); run "npm install" in .*codemode-nobuild-\w+\/ \(it installs what the build needs, then builds\)$/,
+    );
   });
 });

@@ -104,14 +104,14 @@ describe('the two forms', () => {
   it('refuses an unknown flag, suggesting the close one', () => {
     expect(exitOf(['--yeild-ms', '5s', '--', 'npx'])).toEqual({
       exit: EXIT_USAGE,
-      stderr: "codemode-mcp: unknown option '--yeild-ms'\n(Did you mean --yield-ms?)\nRun \"codemode-mcp --help\" for usage.\n",
+      stderr: 'codemode-mcp: unknown option \'--yeild-ms\'\n(Did you mean --yield-ms?)\nRun "codemode-mcp --help" for usage.\n',
     });
   });
 
   it('refuses --config without its file', () => {
     expect(exitOf(['--config'])).toEqual({
       exit: EXIT_USAGE,
-      stderr: "codemode-mcp: option '--config <file>' argument missing\nRun \"codemode-mcp --help\" for usage.\n",
+      stderr: 'codemode-mcp: option \'--config <file>\' argument missing\nRun "codemode-mcp --help" for usage.\n',
     });
   });
 
@@ -165,7 +165,10 @@ describe('the tools subcommand', () => {
 describe('the run subcommand', () => {
   it('takes its script file, resolved against the working directory, or - for stdin, with --json and settings before or after it', () => {
     const file = writeConfig(SERVERS);
-    expect(invocation(['run', 'check.ts', '--config', file])).toMatchObject({ command: 'run', script: { path: join(dir, 'check.ts'), json: false } });
+    expect(invocation(['run', 'check.ts', '--config', file])).toMatchObject({
+      command: 'run',
+      script: { path: join(dir, 'check.ts'), json: false },
+    });
     expect(invocation(['run', '-', '--json', '--pool', '0', '--', 'npx', 'x'])).toMatchObject({
       command: 'run',
       script: { path: '-', json: true },
@@ -178,7 +181,9 @@ describe('the run subcommand', () => {
     for (const argv of [['run'], ['run', '--', 'npx', 'x'], ['run', 'a.js'], ['run', 'a.js', 'b.js', '--', 'npx']]) {
       const exit = exitOf(argv);
       expect(exit.exit, argv.join(' ')).toBe(EXIT_USAGE);
-      expect(exit.stderr, argv.join(' ')).toContain('  codemode-mcp run <file|-> [--json] [options] -- <command> [args...]\nRun "codemode-mcp run --help" for usage.\n');
+      expect(exit.stderr, argv.join(' ')).toContain(
+        '  codemode-mcp run <file|-> [--json] [options] -- <command> [args...]\nRun "codemode-mcp run --help" for usage.\n',
+      );
     }
   });
 });
@@ -284,9 +289,18 @@ describe('login and logout', () => {
 
   it('need --config and a server of it that is remote, and say so', () => {
     const file = writeConfig(REMOTE);
-    expect(exitOf(['login', 'api'])).toMatchObject({ exit: EXIT_USAGE, stderr: expect.stringContaining('login needs the config file that names the server') });
-    expect(exitOf(['logout', 'nope', '--config', file])).toMatchObject({ exit: EXIT_CONFIG, stderr: expect.stringContaining('has no enabled server named "nope" (its http and sse servers: api)') });
-    expect(exitOf(['login', 'fs', '--config', file])).toMatchObject({ exit: EXIT_CONFIG, stderr: expect.stringContaining('"fs" is started over stdio') });
+    expect(exitOf(['login', 'api'])).toMatchObject({
+      exit: EXIT_USAGE,
+      stderr: expect.stringContaining('login needs the config file that names the server'),
+    });
+    expect(exitOf(['logout', 'nope', '--config', file])).toMatchObject({
+      exit: EXIT_CONFIG,
+      stderr: expect.stringContaining('has no enabled server named "nope" (its http and sse servers: api)'),
+    });
+    expect(exitOf(['login', 'fs', '--config', file])).toMatchObject({
+      exit: EXIT_CONFIG,
+      stderr: expect.stringContaining('"fs" is started over stdio'),
+    });
     expect(exitOf(['login', 'api', '--config', file, '--', 'node', 'x.js'])).toMatchObject({ exit: EXIT_USAGE });
   });
 });
@@ -296,7 +310,13 @@ describe('the HTTP flags', () => {
   const http = (argv: string[], env: Record<string, string> = {}) => invocation([...argv, '--', 'srv'], env).http;
 
   it('reads --http [host:]port, the host defaulting to 127.0.0.1, and the token from the environment', () => {
-    expect(http(['--http', '8101'])).toEqual({ host: '127.0.0.1', port: 8101, token: undefined, allowedHosts: [], instanceId: undefined });
+    expect(http(['--http', '8101'])).toEqual({
+      host: '127.0.0.1',
+      port: 8101,
+      token: undefined,
+      allowedHosts: [],
+      instanceId: undefined,
+    });
     expect(http(['--http', '[::1]:0', '--instance-id', 'a'])).toMatchObject({ host: '::1', port: 0, instanceId: 'a' });
     expect(http(['--http', '0.0.0.0:8101'], { CODEMODE_HTTP_TOKEN: TOKEN })).toMatchObject({ host: '0.0.0.0', token: TOKEN });
     expect(http(['--http', '8101', '--http-allowed-hosts', 'mcp.example.com, 10.0.0.5', '--http-token', TOKEN])).toMatchObject({
@@ -306,7 +326,10 @@ describe('the HTTP flags', () => {
   });
 
   it('refuses to listen where others can reach it without a token, saying how to set one', () => {
-    for (const argv of [['--http', '0.0.0.0:8101'], ['--http', '8101', '--http-allowed-hosts', 'mcp.example.com']]) {
+    for (const argv of [
+      ['--http', '0.0.0.0:8101'],
+      ['--http', '8101', '--http-allowed-hosts', 'mcp.example.com'],
+    ]) {
       const exit = exitOf([...argv, '--', 'srv']);
       expect(exit.exit).toBe(EXIT_USAGE);
       expect(exit.stderr).toContain('and has no token');
@@ -316,8 +339,12 @@ describe('the HTTP flags', () => {
 
   it('refuses a bad address, a short token, a bad instance id, and HTTP flags without --http', () => {
     expect(exitOf(['--http', 'localhost', '--', 'srv']).stderr).toContain('--http takes [host:]port');
-    expect(exitOf(['--http', '8101', '--http-token', 'short', '--', 'srv']).stderr).toContain('the HTTP token must be at least 16 characters');
-    expect(exitOf(['--http', '8101', '--instance-id', 'a.b', '--', 'srv']).stderr).toContain('--instance-id takes 1 to 32 letters');
+    expect(exitOf(['--http', '8101', '--http-token', 'short', '--', 'srv']).stderr).toContain(
+      'the HTTP token must be at least 16 characters',
+    );
+    expect(exitOf(['--http', '8101', '--instance-id', 'a.b', '--', 'srv']).stderr).toContain(
+      '--instance-id takes 1 to 32 letters',
+    );
     expect(exitOf(['--instance-id', 'a', '--', 'srv']).stderr).toContain('--instance-id applies only with --http');
   });
 });

@@ -73,14 +73,18 @@ describe('config errors: the file itself', () => {
     expect(detailOf('  \n')).toBe('is empty; it should hold {"mcpServers": {...}}');
   });
 
-  it('takes comments and trailing commas, as VS Code\'s mcp.json has them', () => {
-    const file = writeConfig('{\n  // my servers\n  "servers": {\n    /* the one */ "a": { "command": "x", "args": ["y",], },\n  },\n}\n');
+  it("takes comments and trailing commas, as VS Code's mcp.json has them", () => {
+    const file = writeConfig(
+      '{\n  // my servers\n  "servers": {\n    /* the one */ "a": { "command": "x", "args": ["y",], },\n  },\n}\n',
+    );
     expect(loadConfigFile(file).upstreams).toMatchObject([{ name: 'a', command: 'x', args: ['y'] }]);
   });
 
   it('gives the line and column of a missing comma', () => {
     const text = '{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": { "command": "y" }\n  }\n}\n';
-    expect(detailOf(text)).toBe('is not valid JSON at line 4, column 5: expected "," between two values (a comma may be missing)');
+    expect(detailOf(text)).toBe(
+      'is not valid JSON at line 4, column 5: expected "," between two values (a comma may be missing)',
+    );
   });
 
   it('gives the line and column of a string never closed, a single quote and a comment never closed', () => {
@@ -97,7 +101,9 @@ describe('config errors: the file itself', () => {
 
   it('reads a file nested 100,000 levels deep without overflowing, and says what is wrong with it', () => {
     const text = `{"mcpServers": {"a": {"command": "x", "env": ${'['.repeat(100_000)}${']'.repeat(100_000)}}}}`;
-    expect(detailOf(text)).toBe('is not valid JSON at line 1, column 1: nested deeper than a config file can be (thousands of levels)');
+    expect(detailOf(text)).toBe(
+      'is not valid JSON at line 1, column 1: nested deeper than a config file can be (thousands of levels)',
+    );
   });
 
   it('accepts a byte-order mark before the JSON', () => {
@@ -120,7 +126,9 @@ describe('config errors: the top level', () => {
   });
 
   it("leaves alone the keys of a client's own config: Claude Desktop's globalShortcut, VS Code's inputs", () => {
-    const file = writeConfig(JSON.stringify({ mcpServers: { a: { command: 'x' } }, globalShortcut: 'Ctrl+Space', inputs: [], preferences: {} }));
+    const file = writeConfig(
+      JSON.stringify({ mcpServers: { a: { command: 'x' } }, globalShortcut: 'Ctrl+Space', inputs: [], preferences: {} }),
+    );
     expect(loadConfigFile(file).upstreams).toHaveLength(1);
   });
 
@@ -300,9 +308,7 @@ describe('config errors: settings', () => {
   });
 
   it('refuses a value that is neither a number nor a string', () => {
-    expect(detailOf(withSettings({ pool: true }))).toBe(
-      'settings.pool: pool (--pool) takes a whole number; got a boolean',
-    );
+    expect(detailOf(withSettings({ pool: true }))).toBe('settings.pool: pool (--pool) takes a whole number; got a boolean');
   });
 
   it('refuses settings that are not an object', () => {

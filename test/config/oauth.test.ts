@@ -5,7 +5,10 @@ import { parseConfig } from '../../src/config/parse-config.js';
 const FILE = '/home/me/servers.json';
 
 function load(oauth: unknown, env: Record<string, string> = {}): unknown {
-  const config = parseConfig({ mcpServers: { api: { type: 'http', url: 'https://api.example.com/mcp', oauth } } }, { path: FILE, env });
+  const config = parseConfig(
+    { mcpServers: { api: { type: 'http', url: 'https://api.example.com/mcp', oauth } } },
+    { path: FILE, env },
+  );
   return config.upstreams[0];
 }
 
@@ -20,9 +23,18 @@ function detailOf(oauth: unknown): string {
 }
 
 describe('a remote entry\'s "oauth"', () => {
-  it('is read with its variables expanded, a relative key file taken from the config file\'s directory, and the config file named for the login hint', () => {
-    expect(load({ clientId: 'cid', clientSecret: '${API_SECRET}', scope: 'read write', redirectPort: 8765 }, { API_SECRET: 's3' })).toMatchObject({
-      oauth: { grant: 'authorization_code', clientId: 'cid', clientSecret: 's3', scope: 'read write', redirectPort: 8765, secretWrittenInline: false },
+  it("is read with its variables expanded, a relative key file taken from the config file's directory, and the config file named for the login hint", () => {
+    expect(
+      load({ clientId: 'cid', clientSecret: '${API_SECRET}', scope: 'read write', redirectPort: 8765 }, { API_SECRET: 's3' }),
+    ).toMatchObject({
+      oauth: {
+        grant: 'authorization_code',
+        clientId: 'cid',
+        clientSecret: 's3',
+        scope: 'read write',
+        redirectPort: 8765,
+        secretWrittenInline: false,
+      },
       configFile: FILE,
     });
     expect(load({ grant: 'client_credentials', clientId: 'machine', privateKeyFile: 'keys/client.pem' })).toMatchObject({
@@ -41,18 +53,35 @@ describe('a remote entry\'s "oauth"', () => {
   });
 
   it('is left out of the spec when the entry has none', () => {
-    const config = parseConfig({ mcpServers: { api: { type: 'http', url: 'https://api.example.com/mcp' } } }, { path: FILE, env: {} });
+    const config = parseConfig(
+      { mcpServers: { api: { type: 'http', url: 'https://api.example.com/mcp' } } },
+      { path: FILE, env: {} },
+    );
     expect(config.upstreams[0]).not.toHaveProperty('oauth');
   });
 
   it('says which fields go together, and what to do', () => {
-    expect(detailOf({ clientSecret: 'x' })).toBe('mcpServers.api.oauth.clientSecret needs mcpServers.api.oauth.clientId: a secret belongs to a pre-registered client');
-    expect(detailOf({ grant: 'client_credentials' })).toBe('mcpServers.api.oauth.grant is "client_credentials", which needs mcpServers.api.oauth.clientId');
-    expect(detailOf({ grant: 'client_credentials', clientId: 'm' })).toContain('needs either mcpServers.api.oauth.clientSecret or mcpServers.api.oauth.privateKeyFile');
-    expect(detailOf({ grant: 'client_credentials', clientId: 'm', clientSecret: 'x', privateKeyFile: 'k.pem' })).toContain('not both');
-    expect(detailOf({ grant: 'client_credentials', clientId: 'm', clientSecret: 'x', redirectPort: 9000 })).toContain('redirectPort is for a browser sign-in');
-    expect(detailOf({ privateKeyFile: 'k.pem' })).toContain('privateKeyFile signs client_credentials requests; set mcpServers.api.oauth.grant to "client_credentials"');
-    expect(detailOf({ clientId: 'https://me.example.com/client.json', clientSecret: 'x' })).toContain('is a Client ID Metadata Document URL, which has no secret');
+    expect(detailOf({ clientSecret: 'x' })).toBe(
+      'mcpServers.api.oauth.clientSecret needs mcpServers.api.oauth.clientId: a secret belongs to a pre-registered client',
+    );
+    expect(detailOf({ grant: 'client_credentials' })).toBe(
+      'mcpServers.api.oauth.grant is "client_credentials", which needs mcpServers.api.oauth.clientId',
+    );
+    expect(detailOf({ grant: 'client_credentials', clientId: 'm' })).toContain(
+      'needs either mcpServers.api.oauth.clientSecret or mcpServers.api.oauth.privateKeyFile',
+    );
+    expect(detailOf({ grant: 'client_credentials', clientId: 'm', clientSecret: 'x', privateKeyFile: 'k.pem' })).toContain(
+      'not both',
+    );
+    expect(detailOf({ grant: 'client_credentials', clientId: 'm', clientSecret: 'x', redirectPort: 9000 })).toContain(
+      'redirectPort is for a browser sign-in',
+    );
+    expect(detailOf({ privateKeyFile: 'k.pem' })).toContain(
+      'privateKeyFile signs client_credentials requests; set mcpServers.api.oauth.grant to "client_credentials"',
+    );
+    expect(detailOf({ clientId: 'https://me.example.com/client.json', clientSecret: 'x' })).toContain(
+      'is a Client ID Metadata Document URL, which has no secret',
+    );
   });
 
   it('refuses an unknown field, a bad grant and a port out of range, naming each', () => {

@@ -82,7 +82,9 @@ describe('${VAR} in a config', () => {
     ];
     for (const [entry, path] of cases) {
       expect(() => load(entry)).toThrow(ConfigError);
-      expect(() => load(entry)).toThrow(new RegExp(`^CONFIG_INVALID: /etc/codemode/servers\\.json: ${path.replace(/[.[\]]/g, '\\$&')} uses \\$\\{`));
+      expect(() => load(entry)).toThrow(
+        new RegExp(`^CONFIG_INVALID: /etc/codemode/servers\\.json: ${path.replace(/[.[\]]/g, '\\$&')} uses \\$\\{`),
+      );
     }
   });
 

@@ -34,7 +34,8 @@ const SCRIPTS = {
   'elicitation-sep1034-client-defaults': 'return (await tools["test_client_elicitation_defaults"]({})).content;',
   'sse-retry': 'return (await tools["test_reconnection"]({})).content;',
 };
-const CALL_EVERY_TOOL = 'const answers = []; for (const tool of ALL_TOOLS) answers.push((await tools[tool.name]({})).content); return answers;';
+const CALL_EVERY_TOOL =
+  'const answers = []; for (const tool of ALL_TOOLS) answers.push((await tools[tool.name]({})).content); return answers;';
 
 const serverUrl = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -48,7 +49,10 @@ const dir = mkdtempSync(join(tmpdir(), 'codemode-conformance-'));
 const env = { ...process.env, XDG_CONFIG_HOME: join(dir, 'config') };
 const oauth = oauthFor(scenario, context);
 const configFile = join(dir, 'servers.json');
-writeFileSync(configFile, JSON.stringify({ mcpServers: { [SERVER]: { type: 'http', url: serverUrl, ...(oauth ? { oauth } : {}) } } }, null, 2));
+writeFileSync(
+  configFile,
+  JSON.stringify({ mcpServers: { [SERVER]: { type: 'http', url: serverUrl, ...(oauth ? { oauth } : {}) } } }, null, 2),
+);
 
 let exitCode = 1;
 try {
@@ -84,7 +88,10 @@ function oauthFor(name, ctx) {
 
 /** `codemode-mcp login`, its printed link followed without a browser; throws when it fails. */
 async function runLogin() {
-  const child = spawn(process.execPath, [BIN, 'login', SERVER, '--config', configFile, '--no-browser'], { env, stdio: ['ignore', 'inherit', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'login', SERVER, '--config', configFile, '--no-browser'], {
+    env,
+    stdio: ['ignore', 'inherit', 'pipe'],
+  });
   const follows = [];
   for await (const line of createInterface({ input: child.stderr })) {
     process.stderr.write(`[login] ${line}\n`);
@@ -107,7 +114,12 @@ async function followSignIn(link) {
 
 /** codemode-mcp as an MCP client starts it; 0 when the scenario's script finished. */
 async function runServer() {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--config', configFile, '--pool', '0'], env, stderr: 'inherit' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--config', configFile, '--pool', '0'],
+    env,
+    stderr: 'inherit',
+  });
   const client = new Client(
     { name: 'codemode-conformance-wrapper', version: '1.0.0' },
     { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } } },
@@ -115,7 +127,9 @@ async function runServer() {
   client.setRequestHandler('elicitation/create', async (request) => {
     if (request.params.mode === 'url') {
       // Accept first: codemode-mcp waits for the redirect once the link is accepted.
-      setImmediate(() => void followSignIn(request.params.url).catch((error) => process.stderr.write(`client-wrapper: ${error.message}\n`)));
+      setImmediate(
+        () => void followSignIn(request.params.url).catch((error) => process.stderr.write(`client-wrapper: ${error.message}\n`)),
+      );
       return { action: 'accept' };
     }
     // An empty form: the SDK client fills in the schema's defaults (applyDefaults).

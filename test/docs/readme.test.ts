@@ -29,20 +29,27 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 
 describe('the README', () => {
   it.each(Object.values(SETTINGS))('gives $name its flag, default and range as src/settings.ts defines them', (spec) => {
-    const row = `| \`${spec.name}\` | \`--${spec.flag}\` | ${formatSettingValue(spec, spec.default)} | ` +
+    const row =
+      `| \`${spec.name}\` | \`--${spec.flag}\` | ${formatSettingValue(spec, spec.default)} | ` +
       `${formatSettingValue(spec, spec.min)} – ${formatSettingValue(spec, spec.max)} |`;
     expect(readme).toContain(row);
   });
 
   it('shows examples/scripts/notes-to-memory.js as it is, so the worked example runs in the suite', () => {
     const example = readFileSync(new URL('../../examples/scripts/notes-to-memory.js', import.meta.url), 'utf8');
-    const code = example.split('\n').filter((line) => !line.startsWith('// ')).join('\n').trim();
+    const code = example
+      .split('\n')
+      .filter((line) => !line.startsWith('// '))
+      .join('\n')
+      .trim();
     expect(readme).toContain(`\`\`\`js\n${code}\n\`\`\``);
   });
 
   it('states the fixed limits as protocol/contract.ts and src/isolate define them', () => {
     expect(readme).toContain(`| calls in flight per script | ${CALLS_IN_FLIGHT_MAX} |`);
-    expect(readme).toContain(`| a call's arguments | ${CALL_ARGS_MAX_BYTES / 1024 / 1024} MiB of JSON, ${groupThousands(CALL_ARGS_MAX_VALUES)} values |`);
+    expect(readme).toContain(
+      `| a call's arguments | ${CALL_ARGS_MAX_BYTES / 1024 / 1024} MiB of JSON, ${groupThousands(CALL_ARGS_MAX_VALUES)} values |`,
+    );
     expect(readme).toContain(`nesting ${groupThousands(RESULT_MAX_DEPTH)} |`);
     expect(readme).toContain(`| the value | ${VALUE_MAX_CHARS / 1024 / 1024} MiB of JSON |`);
     expect(readme).toContain(`the first and last ${groupThousands(OUTPUT_KEPT_CHARS)} characters |`);
@@ -50,18 +57,26 @@ describe('the README', () => {
     expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS} ms to end by itself |`);
     expect(readme).toContain(`| client input quoted in a message | ${ECHO_MAX_CHARS} characters |`);
     expect(readme).toContain(`| the id of a message over \`maxMessageBytes\` | ${MAX_SCANNED_ID_BYTES / 1024} KiB as written |`);
-    expect(readme).toContain(`| a message from an upstream | the result cap plus ${UPSTREAM_READ_HEADROOM_BYTES / 1024 / 1024} MiB (`);
-    expect(readme).toContain(`| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON |`);
+    expect(readme).toContain(
+      `| a message from an upstream | the result cap plus ${UPSTREAM_READ_HEADROOM_BYTES / 1024 / 1024} MiB (`,
+    );
+    expect(readme).toContain(
+      `| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON |`,
+    );
     expect(readme).toContain(`| content blocks in one answer, or in one \`show()\` | ${SHOWN_BLOCKS_MAX} (`);
     expect(readme).toContain(`| a script whose TypeScript types are stripped | ${STRIP_TYPES_MAX_CHARS / 1024} KiB (`);
-    expect(readme).toContain(`each is at most ${groupThousands(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON: a larger one travels once`);
+    expect(readme).toContain(
+      `each is at most ${groupThousands(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON: a larger one travels once`,
+    );
     expect(readme).toContain(
       `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes, SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
     );
   });
 
   it('states the OAuth limits as src/upstream/auth defines them', () => {
-    expect(readme).toContain(`| a remote upstream's access token | renewed when it expires within ${TOKEN_RENEW_MARGIN_MS / 60_000} min,`);
+    expect(readme).toContain(
+      `| a remote upstream's access token | renewed when it expires within ${TOKEN_RENEW_MARGIN_MS / 60_000} min,`,
+    );
     expect(readme).toContain(`| a sign-in's redirect | ${SIGN_IN_WAIT_MS / 60_000} min |`);
     expect(readme).toContain(`| sign-ins one \`login\` goes through | ${LOGIN_ROUNDS_MAX} |`);
     expect(readme).toContain(`| redirects held while none is awaited | ${HELD_REDIRECTS_MAX} |`);

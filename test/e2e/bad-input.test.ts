@@ -9,7 +9,16 @@ import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { ENGINE_MAIN } from '../../src/isolate/engine-path.js';
 import { readRecord } from '../upstream/specs.js';
-import { fixturePath, nodeEntry, startServer, structuredOf, textOf, valueOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import {
+  fixturePath,
+  nodeEntry,
+  startServer,
+  structuredOf,
+  textOf,
+  valueOf,
+  writeConfig,
+  type RunningServer,
+} from '../support/mcp-client.js';
 import { childPidsOf, commandLineOf } from '../support/processes.js';
 import { RawServer } from '../support/raw-client.js';
 
@@ -18,7 +27,9 @@ const ANSWER_WITHIN_MS = 1_000;
 
 function recorderConfig(): { config: string; recordFile: string } {
   const recordFile = join(mkdtempSync(join(tmpdir(), 'codemode-bad-input-')), 'record.jsonl');
-  const config = writeConfig({ recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }) });
+  const config = writeConfig({
+    recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }),
+  });
   return { config, recordFile };
 }
 
@@ -63,7 +74,9 @@ describe('a message too large', () => {
     await expect(tooLarge).rejects.toThrow(ProtocolError);
     await expect(tooLarge).rejects.toMatchObject({
       code: -32600,
-      message: expect.stringMatching(/Request too large: 17,825,\d{3} bytes, over the server's limit of 16 MiB \(maxMessageBytes\).*--max-message-bytes/),
+      message: expect.stringMatching(
+        /Request too large: 17,825,\d{3} bytes, over the server's limit of 16 MiB \(maxMessageBytes\).*--max-message-bytes/,
+      ),
     });
 
     expect(valueOf(await server.run({ code: 'return 2' }))).toBe(2);
@@ -72,14 +85,24 @@ describe('a message too large', () => {
   });
 
   test('a line over the limit with no id is dropped with one log line; a 100 MB one is answered without being held', async () => {
-    const server = raw(['--max-message-bytes', '1MiB', '--pool', '0', '--', process.execPath, fixturePath('upstreams/recorder.mjs')]);
+    const server = raw([
+      '--max-message-bytes',
+      '1MiB',
+      '--pool',
+      '0',
+      '--',
+      process.execPath,
+      fixturePath('upstreams/recorder.mjs'),
+    ]);
     await server.initialize();
     await server.write({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
     await server.answerTo('list');
     const baseline = peakRssOf(server.pid);
 
     await server.write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${'x'.repeat(2 * 1024 * 1024)}"}}\n`);
-    await server.stderrMatching(/dropped a message of 2,097,2\d\d bytes, over the server's limit of 1 MiB \(maxMessageBytes\): it has no id to answer/);
+    await server.stderrMatching(
+      /dropped a message of 2,097,2\d\d bytes, over the server's limit of 1 MiB \(maxMessageBytes\): it has no id to answer/,
+    );
 
     // 100 MB with the id after it, in pieces as a pipe carries them.
     const piece = Buffer.alloc(1024 * 1024, 'y');
@@ -87,9 +110,14 @@ describe('a message too large', () => {
     for (let i = 0; i < 100; i += 1) await server.write(piece);
     await server.write('"}},"id":"big"}\n');
     const answer = await server.answerTo('big');
-    expect(answer.error).toMatchObject({ code: -32600, message: expect.stringMatching(/^Request too large: 104,857,\d{3} bytes/) });
+    expect(answer.error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/^Request too large: 104,857,\d{3} bytes/),
+    });
     const peak = peakRssOf(server.pid);
-    console.info(`server peak RSS (VmHWM): ${mib(baseline)} once serving, ${mib(peak)} after reading a 100 MB line over a 1 MiB limit`);
+    console.info(
+      `server peak RSS (VmHWM): ${mib(baseline)} once serving, ${mib(peak)} after reading a 100 MB line over a 1 MiB limit`,
+    );
     // Holding the line would take 100 MiB at least; what grows is the pipe's chunks awaiting GC (about 33 MiB, whatever the line's size).
     expect(peak - baseline).toBeLessThan(64 * 1024 * 1024);
 
@@ -104,16 +132,41 @@ describe('requests the SDK would drop unanswered', () => {
   for (const method of ['ping', 'tools/list', 'tools/call']) {
     const base = method === 'tools/call' ? { name: 'code_execution', arguments: { code: 'return 1' } } : {};
     for (const token of [{}, 1.5, null, true]) {
-      cases.push([`${method} with progressToken ${JSON.stringify(token)}`, { method, params: { ...base, _meta: { progressToken: token } } }, -32602, /params\._meta\.progressToken must be a string or a (whole )?number; got /]);
+      cases.push([
+        `${method} with progressToken ${JSON.stringify(token)}`,
+        { method, params: { ...base, _meta: { progressToken: token } } },
+        -32602,
+        /params\._meta\.progressToken must be a string or a (whole )?number; got /,
+      ]);
     }
-    cases.push([`${method} with params "x"`, { method, params: 'x' }, -32602, /^Invalid params for \S+: params must be an object; got "x"$/]);
+    cases.push([
+      `${method} with params "x"`,
+      { method, params: 'x' },
+      -32602,
+      /^Invalid params for \S+: params must be an object; got "x"$/,
+    ]);
   }
   cases.push(
-    ['tools/call without a name', { method: 'tools/call', params: { arguments: {} } }, -32602, /params\.name must be a string; got nothing/],
-    ['logging/setLevel to 5', { method: 'logging/setLevel', params: { level: 5 } }, -32602, /params\.level must be one of "debug", .*; got number 5/],
+    [
+      'tools/call without a name',
+      { method: 'tools/call', params: { arguments: {} } },
+      -32602,
+      /params\.name must be a string; got nothing/,
+    ],
+    [
+      'logging/setLevel to 5',
+      { method: 'logging/setLevel', params: { level: 5 } },
+      -32602,
+      /params\.level must be one of "debug", .*; got number 5/,
+    ],
     ['an unknown method', { method: 'tools/dance' }, -32601, /^Method not found: "tools\/dance"$/],
     ['an unknown method with params "x"', { method: 'tools/dance', params: 'x' }, -32601, /^Method not found/],
-    ['a request with a field JSON-RPC has not', { method: 'ping', extra: 1 }, -32600, /^Invalid Request: the message has a field it may not have: "extra"$/],
+    [
+      'a request with a field JSON-RPC has not',
+      { method: 'ping', extra: 1 },
+      -32600,
+      /^Invalid Request: the message has a field it may not have: "extra"$/,
+    ],
   );
 
   test('each gets its error within 1 s, and the server answers the next request', async () => {
@@ -141,7 +194,12 @@ describe('requests the SDK would drop unanswered', () => {
     await server.answerTo(1);
     expect(server.answers.find((answer) => answer.error?.code === -32700)).toEqual({
       jsonrpc: '2.0',
-      error: { code: -32700, message: expect.stringMatching(/^Parse error: a line is not JSON \(Unexpected token .*\); each line must be one JSON-RPC message$/) },
+      error: {
+        code: -32700,
+        message: expect.stringMatching(
+          /^Parse error: a line is not JSON \(Unexpected token .*\); each line must be one JSON-RPC message$/,
+        ),
+      },
     });
     await server.stderrMatching(/dropped a notification that does not hold: params must be an object; got "x"/);
     expect(server.answers.filter((answer) => answer.id === undefined)).toHaveLength(1);
@@ -153,7 +211,12 @@ describe('the lifecycle', () => {
     // Regression: a call before initialize made a pool of its own, and initialize a second one.
     const { config, recordFile } = recorderConfig();
     const server = raw(['--config', config, '--pool', '2']);
-    await server.write({ jsonrpc: '2.0', id: 'early', method: 'tools/call', params: { name: 'code_execution', arguments: { code: 'return 1' } } });
+    await server.write({
+      jsonrpc: '2.0',
+      id: 'early',
+      method: 'tools/call',
+      params: { name: 'code_execution', arguments: { code: 'return 1' } },
+    });
     expect((await server.answerTo('early')).error).toEqual({
       code: -32600,
       message: 'Invalid Request: tools/call came before initialize; send initialize first (only ping may come before it)',
@@ -175,8 +238,16 @@ describe('the lifecycle', () => {
     const { config, recordFile } = recorderConfig();
     const server = raw(['--config', config, '--pool', '1']);
     await server.initialize(1);
-    await server.write({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '1' } } });
-    expect((await server.answerTo(2)).error).toMatchObject({ code: -32600, message: expect.stringMatching(/already initialized/) });
+    await server.write({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '1' } },
+    });
+    expect((await server.answerTo(2)).error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/already initialized/),
+    });
     await server.write({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
     await server.answerTo(3);
     expect(scriptChildrenOf(server.pid)).toHaveLength(1);
@@ -203,7 +274,9 @@ describe('code_execution input', () => {
   test('a 1 MB script id comes back cut to 200 characters, with its length', async () => {
     const server = await sharedServer();
     const answer = await server.run({ action: 'wait', script: 'i'.repeat(1_000_000) });
-    expect(textOf(answer)).toBe(`Refused: no script "${'i'.repeat(200)}…" (1,000,000 characters) in this session. This session has no scripts.`);
+    expect(textOf(answer)).toBe(
+      `Refused: no script "${'i'.repeat(200)}…" (1,000,000 characters) in this session. This session has no scripts.`,
+    );
   });
 
   test('a 1 MB tool name comes back cut to 200 characters, with its length', async () => {

@@ -12,7 +12,9 @@ import { BIN, fixturePath, nodeEntry, trackDescendants, valueOf, writeConfig } f
 /** The server's command line, in front of the recorder alone, which writes its starts to a fresh file. */
 function recorderArgs(): { args: string[]; recordFile: string } {
   const recordFile = join(mkdtempSync(join(tmpdir(), 'codemode-e2e-clients-')), 'record.jsonl');
-  const config = writeConfig({ recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }) });
+  const config = writeConfig({
+    recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }),
+  });
   return { args: [BIN, '--config', config], recordFile };
 }
 

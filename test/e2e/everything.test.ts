@@ -45,7 +45,7 @@ describe('in front of server-everything', () => {
     expect(Buffer.from(value.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
   });
 
-  test('returning get-tiny-image\'s result gives the client an image block, the base64 once and not inside the text', async () => {
+  test("returning get-tiny-image's result gives the client an image block, the base64 once and not inside the text", async () => {
     const result = await server.run({ code: 'return await tools["get-tiny-image"]({})' });
     const image = result.content.find((block) => block.type === 'image');
     expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
@@ -61,7 +61,10 @@ describe('in front of server-everything', () => {
       code: 'const r = await tools["get-tiny-image"]({}); show(r.content.find((b) => b.type === "image")); show({ type: "resource", resource: { uri: "memo://1", mimeType: "text/plain", text: "a memo" } }); return "shown"',
     });
     expect(result.content.map((block) => block.type)).toEqual(['text', 'image', 'resource']);
-    expect(result.content[2]).toEqual({ type: 'resource', resource: { uri: 'memo://1', mimeType: 'text/plain', text: 'a memo' } });
+    expect(result.content[2]).toEqual({
+      type: 'resource',
+      resource: { uri: 'memo://1', mimeType: 'text/plain', text: 'a memo' },
+    });
     expect(textOf(result)).toContain('shown: 2 blocks after this text: image (image/png,');
   });
 

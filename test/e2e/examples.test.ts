@@ -9,7 +9,9 @@ import { ROOT, startServer, textOf, valueOf, type RunningServer } from '../suppo
 // start their upstreams with `npx -y`, which finds them in this package's devDependencies.
 
 const scriptsDir = join(ROOT, 'examples', 'scripts');
-const scripts = readdirSync(scriptsDir).filter((name) => name.endsWith('.js')).sort();
+const scripts = readdirSync(scriptsDir)
+  .filter((name) => name.endsWith('.js'))
+  .sort();
 
 /** `// config: examples/servers.json` in the script's first lines. */
 function configOf(script: string): string {
@@ -74,7 +76,9 @@ function readmeCloneEntry(): { command: string; args: string[] } {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   for (const [, block] of readme.matchAll(/```json\n([\s\S]*?)```/g)) {
     const parsed = JSON.parse(block!) as { mcpServers?: Record<string, { command: string; args: string[] }> };
-    const entry = Object.values(parsed.mcpServers ?? {}).find((candidate) => candidate.args?.[0]?.endsWith('/bin/codemode-mcp.js'));
+    const entry = Object.values(parsed.mcpServers ?? {}).find((candidate) =>
+      candidate.args?.[0]?.endsWith('/bin/codemode-mcp.js'),
+    );
     if (entry !== undefined) return entry;
   }
   throw new Error('README.md has no ```json block that runs bin/codemode-mcp.js from a clone');
@@ -87,7 +91,10 @@ describe('the examples', () => {
     const configAt = args.indexOf('--config');
     const script = 'parallel-sums.js';
     // The block's /abs/path/codemode-mcp stands for this checkout.
-    const server = await startServer([...args.slice(1, configAt + 1), configOf(script), ...args.slice(configAt + 2)], { env: { HOME: home }, cwd: ROOT });
+    const server = await startServer([...args.slice(1, configAt + 1), configOf(script), ...args.slice(configAt + 2)], {
+      env: { HOME: home },
+      cwd: ROOT,
+    });
     try {
       expect(textOf(await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') }))).toMatch(/^Script \S+ finished/);
     } finally {

@@ -21,7 +21,10 @@ afterEach(async () => {
 
 const everything = (): string => writeConfig({ everything: nodeEntry(publishedEntry('server-everything')) });
 const initialize = (extra: Record<string, string> = {}) =>
-  rawRequest(server!.port, { headers: mcpHeaders({ Host: `127.0.0.1:${server!.port}`, ...extra }), body: JSON.stringify(INITIALIZE) });
+  rawRequest(server!.port, {
+    headers: mcpHeaders({ Host: `127.0.0.1:${server!.port}`, ...extra }),
+    body: JSON.stringify(INITIALIZE),
+  });
 
 describe('who may reach the server', () => {
   test('a foreign Host gets 403, and so does a foreign Origin; a loopback one is served', async () => {
@@ -30,11 +33,18 @@ describe('who may reach the server', () => {
     expect(host.status).toBe(403);
     expect(host.json()).toEqual({
       jsonrpc: '2.0',
-      error: { code: -32000, message: expect.stringContaining('Forbidden: Invalid Host: evil.example.com. This server answers requests for localhost, 127.0.0.1, [::1]') },
+      error: {
+        code: -32000,
+        message: expect.stringContaining(
+          'Forbidden: Invalid Host: evil.example.com. This server answers requests for localhost, 127.0.0.1, [::1]',
+        ),
+      },
     });
     const origin = await initialize({ Origin: 'http://evil.example.com' });
     expect(origin.status).toBe(403);
-    expect(String(origin.json().error && (origin.json().error as { message: string }).message)).toContain('Invalid Origin: evil.example.com');
+    expect(String(origin.json().error && (origin.json().error as { message: string }).message)).toContain(
+      'Invalid Origin: evil.example.com',
+    );
     const fine = await initialize({ Host: `localhost:${server.port}`, Origin: `http://localhost:${server.port}` });
     expect(fine.status).toBe(200);
     expect(fine.headers['mcp-session-id']).toBeDefined();
@@ -54,7 +64,11 @@ describe('who may reach the server', () => {
     const right = await initialize({ Authorization: `Bearer ${TOKEN}` });
     expect(right.status).toBe(200);
     await server.logged(/upstreams: everything ready/);
-    const healthy = await rawRequest(server.port, { method: 'GET', path: '/healthz', headers: { Host: 'localhost', Authorization: `Bearer ${TOKEN}` } });
+    const healthy = await rawRequest(server.port, {
+      method: 'GET',
+      path: '/healthz',
+      headers: { Host: 'localhost', Authorization: `Bearer ${TOKEN}` },
+    });
     expect(healthy.status).toBe(200);
     expect(healthy.json()).toEqual({
       status: 'serving',
@@ -66,7 +80,10 @@ describe('who may reach the server', () => {
   });
 
   test('binding beyond loopback without a token is refused at start, saying how to set one', () => {
-    const started = spawnSync(process.execPath, [BIN, '--http', '0.0.0.0:0', '--config', everything()], { encoding: 'utf8', timeout: 20_000 });
+    const started = spawnSync(process.execPath, [BIN, '--http', '0.0.0.0:0', '--config', everything()], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(started.status).toBe(2);
     expect(started.stderr).toContain('--http binds 0.0.0.0, which other machines can reach, and has no token');
     expect(started.stderr).toContain('Set one with --http-token <token> or the CODEMODE_HTTP_TOKEN environment variable');
@@ -91,29 +108,48 @@ describe('what a request gets', () => {
     });
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('Session not found: \\"no-such-session\\"');
-    const sessionless = await rawRequest(server.port, { headers: mcpHeaders({ Host: 'localhost' }), body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
+    const sessionless = await rawRequest(server.port, {
+      headers: mcpHeaders({ Host: 'localhost' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
     expect(sessionless.status).toBe(400);
-    expect(sessionless.json()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32600, message: expect.stringContaining('no Mcp-Session-Id header') } });
+    expect(sessionless.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32600, message: expect.stringContaining('no Mcp-Session-Id header') },
+    });
 
     const session = String((await initialize()).headers['mcp-session-id']);
-    const inSession = (body: string) => rawRequest(server!.port, { headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }), body });
-    const textBody = await rawRequest(server.port, { headers: { ...mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }), 'Content-Type': 'text/plain' }, body: '{}' });
+    const inSession = (body: string) =>
+      rawRequest(server!.port, { headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }), body });
+    const textBody = await rawRequest(server.port, {
+      headers: { ...mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }), 'Content-Type': 'text/plain' },
+      body: '{}',
+    });
     expect(textBody.status).toBe(415);
     const notJson = await inSession('{"jsonrpc": ');
     expect(notJson.status).toBe(400);
-    expect(notJson.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: expect.stringContaining('Parse error: the body is not JSON') } });
+    expect(notJson.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: expect.stringContaining('Parse error: the body is not JSON') },
+    });
     const oldVersion = await rawRequest(server.port, {
       headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '1999-01-01' }),
       body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }),
     });
     expect(oldVersion.status).toBe(400);
     expect(oldVersion.text).toContain('Unsupported protocol version: 1999-01-01');
-    const badParams = await inSession(JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping', params: { _meta: { progressToken: 1.5 } } }));
+    const badParams = await inSession(
+      JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping', params: { _meta: { progressToken: 1.5 } } }),
+    );
     expect(badParams.status).toBe(200);
     expect(badParams.json()).toEqual({
       jsonrpc: '2.0',
       id: 'p',
-      error: { code: -32602, message: 'Invalid params for ping: params._meta.progressToken must be a string or a whole number; got number 1.5' },
+      error: {
+        code: -32602,
+        message: 'Invalid params for ping: params._meta.progressToken must be a string or a whole number; got number 1.5',
+      },
     });
   });
 });
@@ -127,7 +163,11 @@ describe('a cancelled call', () => {
       jsonrpc: '2.0',
       id: 'run-1',
       method: 'tools/call',
-      params: { name: 'code_execution', arguments: { code: 'console.log("started"); await sleep(600_000)', yield_ms: 600_000 }, _meta: { progressToken: 'p' } },
+      params: {
+        name: 'code_execution',
+        arguments: { code: 'console.log("started"); await sleep(600_000)', yield_ms: 600_000 },
+        _meta: { progressToken: 'p' },
+      },
     };
     let text = '';
     let started!: () => void;
@@ -147,7 +187,11 @@ describe('a cancelled call', () => {
       req.end(JSON.stringify(call));
     });
     await running;
-    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'run-1', reason: 'the user pressed stop' } };
+    const cancel = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'run-1', reason: 'the user pressed stop' },
+    };
     expect((await rawRequest(server.port, { headers, body: JSON.stringify(cancel) })).status).toBe(202);
     expect(await ended).toBe(200);
     expect(text).not.toContain('"id":"run-1"');
@@ -161,7 +205,11 @@ describe('how a session ends', () => {
     const id = structuredOf(await client.run({ code: 'await sleep(600_000)', yield_ms: 0 })).script as string;
     const session = client.transport.sessionId!;
     await client.transport.terminateSession();
-    expect(await server.logged(new RegExp(`session ${session} ended \\(the client ended it with DELETE\\); its running scripts: ${id} stopped`))).toBeTruthy();
+    expect(
+      await server.logged(
+        new RegExp(`session ${session} ended \\(the client ended it with DELETE\\); its running scripts: ${id} stopped`),
+      ),
+    ).toBeTruthy();
     const after = await rawRequest(server.port, {
       headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }),
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
@@ -177,7 +225,11 @@ describe('how a session ends', () => {
     const session = client.transport.sessionId!;
     // The SDK client holds its GET stream open; a client that went away holds nothing.
     await client.client.close();
-    expect(await server.logged(new RegExp(`session ${session} ended \\(idle for 1500 ms \\(httpSessionIdleMs\\)\\); its running scripts: ${id} stopped`))).toBeTruthy();
+    expect(
+      await server.logged(
+        new RegExp(`session ${session} ended \\(idle for 1500 ms \\(httpSessionIdleMs\\)\\); its running scripts: ${id} stopped`),
+      ),
+    ).toBeTruthy();
   });
 
   test('SIGTERM ends every session, stops their scripts, closes the upstreams and exits 0, leaving nothing', async () => {

@@ -39,24 +39,30 @@ async function oneSession(url: string, n: number): Promise<void> {
   }
 }
 
-test(`${SESSIONS} sessions each running ${CALLS} calls at once: every answer right, no script child left, memory back within 10%`, { timeout: 180_000 }, async () => {
-  const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything')) });
-  server = await startHttpServer(['--config', config, '--max-script-children', String(SESSIONS + 2), '--pool', '2']);
-  await server.logged(/upstreams: everything ready/);
-  // A first round of the same size warms the server (code paths compiled, heap grown to the
-  // working size) before its memory is read: what a second round leaves behind is what leaks.
-  await Promise.all(Array.from({ length: SESSIONS }, (_, n) => oneSession(server!.url, 100 + n)));
-  process.stderr.write(`load: RSS after warm-up ${(rssOf(server.pid) / 2 ** 20).toFixed(1)} MiB\n`);
-  const before = rssOf(server.pid);
-  const started = Date.now();
-  await Promise.all(Array.from({ length: SESSIONS }, (_, n) => oneSession(server!.url, n)));
-  const tookMs = Date.now() - started;
-  const after = rssOf(server.pid);
-  // No script's process is left (each exits once its script has ended); what remains is the warm pool.
-  await eventually(async () => expect((await health(server!.port)).scriptChildren.running).toBe(0), 10_000);
-  const state = await health(server.port);
-  expect(state.sessions).toBe(0);
-  expect(state.scriptChildren.pooled).toBeLessThanOrEqual(2);
-  process.stderr.write(`load: ${SESSIONS} sessions × ${CALLS} calls in ${tookMs} ms; server RSS ${(before / 2 ** 20).toFixed(1)} MiB before, ${(after / 2 ** 20).toFixed(1)} MiB after\n`);
-  expect(after).toBeLessThanOrEqual(before * 1.1);
-});
+test(
+  `${SESSIONS} sessions each running ${CALLS} calls at once: every answer right, no script child left, memory back within 10%`,
+  { timeout: 180_000 },
+  async () => {
+    const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything')) });
+    server = await startHttpServer(['--config', config, '--max-script-children', String(SESSIONS + 2), '--pool', '2']);
+    await server.logged(/upstreams: everything ready/);
+    // A first round of the same size warms the server (code paths compiled, heap grown to the
+    // working size) before its memory is read: what a second round leaves behind is what leaks.
+    await Promise.all(Array.from({ length: SESSIONS }, (_, n) => oneSession(server!.url, 100 + n)));
+    process.stderr.write(`load: RSS after warm-up ${(rssOf(server.pid) / 2 ** 20).toFixed(1)} MiB\n`);
+    const before = rssOf(server.pid);
+    const started = Date.now();
+    await Promise.all(Array.from({ length: SESSIONS }, (_, n) => oneSession(server!.url, n)));
+    const tookMs = Date.now() - started;
+    const after = rssOf(server.pid);
+    // No script's process is left (each exits once its script has ended); what remains is the warm pool.
+    await eventually(async () => expect((await health(server!.port)).scriptChildren.running).toBe(0), 10_000);
+    const state = await health(server.port);
+    expect(state.sessions).toBe(0);
+    expect(state.scriptChildren.pooled).toBeLessThanOrEqual(2);
+    process.stderr.write(
+      `load: ${SESSIONS} sessions × ${CALLS} calls in ${tookMs} ms; server RSS ${(before / 2 ** 20).toFixed(1)} MiB before, ${(after / 2 ** 20).toFixed(1)} MiB after\n`,
+    );
+    expect(after).toBeLessThanOrEqual(before * 1.1);
+  },
+);

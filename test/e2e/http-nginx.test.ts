@@ -16,14 +16,20 @@ import { nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig }
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((path) => spawnSync(path, ['-v']).status === 0);
 const TOKEN = 'nginx-test-token-0123456789abcdef';
 
-if (NGINX === undefined) process.stderr.write('http-nginx.test.ts: nginx is not installed here (apt-get install nginx); skipping the load-balancer test\n');
+if (NGINX === undefined)
+  process.stderr.write(
+    'http-nginx.test.ts: nginx is not installed here (apt-get install nginx); skipping the load-balancer test\n',
+  );
 
 /** docs/deploy.md's nginx block, ports changed. */
 function deployBlock(ports: { a: number; b: number; nginx: number }): string {
   const doc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
   const block = /```nginx\n([\s\S]*?)```/.exec(doc)?.[1];
   if (block === undefined) throw new Error('docs/deploy.md has no nginx block');
-  return block.replaceAll('127.0.0.1:8101', `127.0.0.1:${ports.a}`).replaceAll('127.0.0.1:8102', `127.0.0.1:${ports.b}`).replace('listen 8080;', `listen 127.0.0.1:${ports.nginx};`);
+  return block
+    .replaceAll('127.0.0.1:8101', `127.0.0.1:${ports.a}`)
+    .replaceAll('127.0.0.1:8102', `127.0.0.1:${ports.b}`)
+    .replace('listen 8080;', `listen 127.0.0.1:${ports.nginx};`);
 }
 
 function freePort(): Promise<number> {
@@ -92,12 +98,16 @@ describe.skipIf(NGINX === undefined)('two instances behind nginx', () => {
         'events { worker_connections 256; }',
         'http {',
         `  access_log ${join(prefix, 'access.log')};`,
-        ...['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((dir) => `  ${dir === 'body' ? 'client_body' : dir}_temp_path ${join(prefix, dir)};`),
+        ...['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+          (dir) => `  ${dir === 'body' ? 'client_body' : dir}_temp_path ${join(prefix, dir)};`,
+        ),
         deployBlock(ports),
         '}',
       ].join('\n'),
     );
-    nginx = spawn(NGINX!, ['-p', prefix, '-c', conf, '-e', join(prefix, 'error.log'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    nginx = spawn(NGINX!, ['-p', prefix, '-c', conf, '-e', join(prefix, 'error.log'), '-g', 'daemon off;'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let nginxStderr = '';
     nginx.stderr!.on('data', (chunk: Buffer) => void (nginxStderr += chunk.toString()));
     const exited = new Promise((resolve) => nginx!.once('exit', resolve)).then(() => {
@@ -114,7 +124,9 @@ describe.skipIf(NGINX === undefined)('two instances behind nginx', () => {
     expect(prefixes.sort()).toEqual(['a', 'b']);
 
     for (const client of [first, second]) {
-      expect(valueOf(await client.run({ code: 'return (await tools["get-sum"]({ a: 20, b: 22 })).content[0].text' }))).toContain('42');
+      expect(valueOf(await client.run({ code: 'return (await tools["get-sum"]({ a: 20, b: 22 })).content[0].text' }))).toContain(
+        '42',
+      );
       const started = await client.run({ code: 'console.log("working"); await sleep(60_000)', yield_ms: 200 });
       const id = structuredOf(started).script as string;
       expect(textOf(await client.run({ action: 'wait', script: id, yield_ms: 100 }))).toMatch(/^Script \S+ running/);

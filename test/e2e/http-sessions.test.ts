@@ -5,7 +5,16 @@
 import type { ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
-import { eventually, fixturePath, nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import {
+  eventually,
+  fixturePath,
+  nodeEntry,
+  publishedEntry,
+  structuredOf,
+  textOf,
+  valueOf,
+  writeConfig,
+} from '../support/mcp-client.js';
 
 let server: HttpServer | undefined;
 const clients: HttpClient[] = [];
@@ -74,7 +83,10 @@ describe('a session over HTTP, reached outside a call', () => {
       },
     });
     // The run answers at once; the script asks later, when only the GET stream is open.
-    const started = await session.run({ code: 'await sleep(500); return JSON.parse((await tools.ask({})).content[0].text).content.name', yield_ms: 0 });
+    const started = await session.run({
+      code: 'await sleep(500); return JSON.parse((await tools.ask({})).content[0].text).content.name',
+      yield_ms: 0,
+    });
     await asked;
     const ended = await session.run({ action: 'wait', script: structuredOf(started).script as string, yield_ms: 20_000 });
     expect(valueOf(ended)).toBe('Ada');
@@ -120,13 +132,15 @@ describe('two sessions at once', () => {
     const asked: string[] = [];
     let bothAsked!: () => void;
     const together = new Promise<void>((resolve) => (bothAsked = resolve));
-    const answer = (who: string) => async (request: ElicitRequest): Promise<ElicitResult> => {
-      expect(request.params.message).toBe('Your name?');
-      asked.push(who);
-      if (asked.length === 2) bothAsked();
-      await together;
-      return { action: 'accept', content: { name: who } };
-    };
+    const answer =
+      (who: string) =>
+      async (request: ElicitRequest): Promise<ElicitResult> => {
+        expect(request.params.message).toBe('Your name?');
+        asked.push(who);
+        if (asked.length === 2) bothAsked();
+        await together;
+        return { action: 'accept', content: { name: who } };
+      };
     const a = await open({ name: 'A', capabilities: { elicitation: { form: {} } }, onElicit: answer('Ada') });
     const b = await open({ name: 'B', capabilities: { elicitation: { form: {} } }, onElicit: answer('Bob') });
     const code = (tool: string) => `return JSON.parse((await tools["${tool}"]({})).content[0].text).content.name`;
@@ -143,11 +157,18 @@ describe('two sessions at once', () => {
     await a.client.setLoggingLevel('info');
     await b.client.setLoggingLevel('info');
     expect(valueOf(await a.run({ code: 'notify({ from: "A" }); return "ok"' }))).toBe('ok');
-    await eventually(async () =>
-      expect(a.logs).toContainEqual(expect.objectContaining({ logger: 'codemode-mcp', data: expect.objectContaining({ notify: { from: 'A' } }) })),
-    10_000);
+    await eventually(
+      async () =>
+        expect(a.logs).toContainEqual(
+          expect.objectContaining({ logger: 'codemode-mcp', data: expect.objectContaining({ notify: { from: 'A' } }) }),
+        ),
+      10_000,
+    );
     expect(valueOf(await b.run({ code: 'notify({ from: "B" }); return "ok"' }))).toBe('ok');
-    await eventually(async () => expect(b.logs.map((log) => (log.data as { notify?: unknown }).notify)).toEqual([{ from: 'B' }]), 10_000);
+    await eventually(
+      async () => expect(b.logs.map((log) => (log.data as { notify?: unknown }).notify)).toEqual([{ from: 'B' }]),
+      10_000,
+    );
     expect(a.logs.map((log) => (log.data as { notify?: unknown }).notify)).toEqual([{ from: 'A' }]);
   });
 });

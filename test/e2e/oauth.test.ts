@@ -40,11 +40,18 @@ async function follow(link: string): Promise<Response> {
 }
 
 /** `codemode-mcp login oauthy --no-browser`, its link followed; its exit code and stderr. */
-async function login(config: string, verb: 'login' | 'logout' = 'login'): Promise<{ code: number | null; stderr: string; pages: string[] }> {
-  const child = spawn(process.execPath, [BIN, verb, 'oauthy', '--config', config, '--no-browser'].slice(0, verb === 'login' ? 6 : 5), {
-    env: { ...process.env, ...env() },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+async function login(
+  config: string,
+  verb: 'login' | 'logout' = 'login',
+): Promise<{ code: number | null; stderr: string; pages: string[] }> {
+  const child = spawn(
+    process.execPath,
+    [BIN, verb, 'oauthy', '--config', config, '--no-browser'].slice(0, verb === 'login' ? 6 : 5),
+    {
+      env: { ...process.env, ...env() },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   let stderr = '';
   const pages: Promise<string>[] = [];
@@ -85,9 +92,13 @@ const STDERR_LINE_GUARD_MS = 20_000;
 async function stderrLine(server: RunningServer, pattern: RegExp): Promise<string> {
   const deadline = Date.now() + STDERR_LINE_GUARD_MS;
   for (;;) {
-    const line = server.stderr().split('\n').find((candidate) => pattern.test(candidate));
+    const line = server
+      .stderr()
+      .split('\n')
+      .find((candidate) => pattern.test(candidate));
     if (line !== undefined) return line;
-    if (Date.now() > deadline) throw new Error(`no stderr line matched ${pattern} within ${STDERR_LINE_GUARD_MS} ms; it said:\n${server.stderr()}`);
+    if (Date.now() > deadline)
+      throw new Error(`no stderr line matched ${pattern} within ${STDERR_LINE_GUARD_MS} ms; it said:\n${server.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -104,7 +115,11 @@ describe('codemode-mcp login and logout', () => {
     const file = signInFile();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const kept = JSON.parse(readFileSync(file, 'utf8'));
-    expect(kept).toMatchObject({ serverUrl: `${base}/mcp`, client: { client_id: expect.any(String) }, tokens: { access_token: expect.stringMatching(/^at-1-/) } });
+    expect(kept).toMatchObject({
+      serverUrl: `${base}/mcp`,
+      client: { client_id: expect.any(String) },
+      tokens: { access_token: expect.stringMatching(/^at-1-/) },
+    });
     // Never logged: no token in what login printed.
     expect(signedIn.stderr).not.toContain(kept.tokens.access_token);
     expect(signedIn.stderr).not.toContain(kept.tokens.refresh_token);
@@ -120,10 +135,16 @@ describe('codemode-mcp login and logout', () => {
   });
 
   test('login of a server that is not in the config, or is started over stdio, says which servers it can sign in to', async () => {
-    const config = writeConfig({ local: { command: 'node', args: ['x.js'] }, api: { type: 'http', url: 'http://127.0.0.1:1/mcp' } });
+    const config = writeConfig({
+      local: { command: 'node', args: ['x.js'] },
+      api: { type: 'http', url: 'http://127.0.0.1:1/mcp' },
+    });
     for (const [server, said] of [
       ['nope', `has no enabled server named "nope" (its http and sse servers: api)`],
-      ['local', `"local" is started over stdio, and signs in (if at all) with what its env gives it; login is for http and sse servers (its http and sse servers: api)`],
+      [
+        'local',
+        `"local" is started over stdio, and signs in (if at all) with what its env gives it; login is for http and sse servers (its http and sse servers: api)`,
+      ],
     ] as const) {
       const child = spawn(process.execPath, [BIN, 'login', server, '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
@@ -214,7 +235,9 @@ describe('credentials of the entry itself', () => {
 
   test('client_credentials gets its token at start; a wrong secret says what the authorization server answered and which fields to check', async () => {
     const base = await startFixture();
-    const good = configFor(base, { oauth: { grant: 'client_credentials', clientId: 'machine', clientSecret: '${MACHINE_SECRET}' } });
+    const good = configFor(base, {
+      oauth: { grant: 'client_credentials', clientId: 'machine', clientSecret: '${MACHINE_SECRET}' },
+    });
     running = await startServer(['--config', good, '--pool', '0'], { env: { ...env(), MACHINE_SECRET: 'machine-secret' } });
     expect(await whoami(running)).toContain('token 1');
     expect(await events(base)).toContain('client_credentials -> token 1');
@@ -230,7 +253,9 @@ describe('credentials of the entry itself', () => {
 
   test('a secret written into the config itself works, with a warning at start that names the variable to use and never the secret', async () => {
     const base = await startFixture();
-    const config = configFor(base, { oauth: { grant: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret' } });
+    const config = configFor(base, {
+      oauth: { grant: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret' },
+    });
     running = await startServer(['--config', config, '--pool', '0'], { env: env() });
     expect(await whoami(running)).toContain('token 1');
     const warning = await stderrLine(running, /warning: upstream "oauthy"/);

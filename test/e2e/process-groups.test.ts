@@ -13,7 +13,9 @@ describe('an upstream behind a wrapper that starts the real server as its child,
   // Regression: the SDK's stdio transport signalled only its direct child, so the real server,
   // a grandchild that ignores its stdin's end and SIGTERM, outlived every restart.
   test('when the wrapper dies, the grandchild goes with it, the upstream restarts, and after shutdown nothing of either tree is left', async () => {
-    const config = writeConfig({ stubborn: nodeEntry(fixturePath('e2e/wrapper.mjs'), [process.execPath, fixturePath('upstreams/stubborn.mjs')]) });
+    const config = writeConfig({
+      stubborn: nodeEntry(fixturePath('e2e/wrapper.mjs'), [process.execPath, fixturePath('upstreams/stubborn.mjs')]),
+    });
     const server = await startServer(['--config', config]);
     expect(valueOf(await server.run({ code: 'return (await tools["ping"]({})).content[0].text' }))).toBe('pong');
     const [wrapper] = descendantsRunning(server.pid, 'wrapper.mjs');

@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CreateMessageRequest, ElicitRequest } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { eventually, fixturePath, nodeEntry, publishedEntry, startServer, valueOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import {
+  eventually,
+  fixturePath,
+  nodeEntry,
+  publishedEntry,
+  startServer,
+  valueOf,
+  writeConfig,
+  type RunningServer,
+} from '../support/mcp-client.js';
 
 // The recorder's "ask" tool calls elicitInput inside its tool, and "roots" lists the client's roots.
 const recorder = ['--', process.execPath, fixturePath('upstreams/recorder.mjs')];
@@ -52,7 +61,9 @@ describe('a client without the capability', () => {
   });
 
   test('the upstream is told clearly that the client cannot answer, and the script sees its error', async () => {
-    const result = await server.run({ code: 'const r = await tools["ask"]({}); return { isError: r.isError, text: r.content[0].text }' });
+    const result = await server.run({
+      code: 'const r = await tools["ask"]({}); return { isError: r.isError, text: r.content[0].text }',
+    });
     const value = valueOf(result) as { isError: boolean; text: string };
     expect(value.isError).toBe(true);
     expect(value.text).toContain(

@@ -18,18 +18,30 @@ function scriptFile(name: string, code: string): string {
 
 describe('codemode-mcp run', () => {
   test('runs a TypeScript file against a real upstream, prints the answer text and exits 0', async () => {
-    const file = scriptFile('sum.ts', 'interface Sum { content: { text: string }[] }\nconst r = (await tools["get-sum"]({ a: 2, b: 40 })) as Sum;\nconsole.log("checked");\nreturn r.content[0].text;\n');
+    const file = scriptFile(
+      'sum.ts',
+      'interface Sum { content: { text: string }[] }\nconst r = (await tools["get-sum"]({ a: 2, b: 40 })) as Sum;\nconsole.log("checked");\nreturn r.content[0].text;\n',
+    );
     const { stdout, exitCode, left } = await runBin(['run', file, ...everything]);
     expect(exitCode).toBe(0);
-    expect(stdout).toMatch(/^Script [0-9a-f]{6}-1 finished\ncalls: 1 answered\nvalue: "The sum of 2 and 40 is 42\."\noutput:\nchecked$/);
+    expect(stdout).toMatch(
+      /^Script [0-9a-f]{6}-1 finished\ncalls: 1 answered\nvalue: "The sum of 2 and 40 is 42\."\noutput:\nchecked$/,
+    );
     expect(left).toEqual([]);
   });
 
   test('reads the script from stdin with -, and --json prints the whole answer, image block included', async () => {
     const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything'), ['stdio']) });
-    const { stdout, exitCode } = await runBin(['run', '-', '--json', '--config', config], 'return await tools["get-tiny-image"]({})');
+    const { stdout, exitCode } = await runBin(
+      ['run', '-', '--json', '--config', config],
+      'return await tools["get-tiny-image"]({})',
+    );
     expect(exitCode).toBe(0);
-    const answer = JSON.parse(stdout) as { content: Array<{ type: string; mimeType?: string }>; structuredContent: Record<string, unknown>; isError: boolean };
+    const answer = JSON.parse(stdout) as {
+      content: Array<{ type: string; mimeType?: string }>;
+      structuredContent: Record<string, unknown>;
+      isError: boolean;
+    };
     expect(answer.content.map((block) => block.type)).toEqual(['text', 'image']);
     expect(answer.content[1]).toMatchObject({ mimeType: 'image/png' });
     expect(answer.structuredContent).toMatchObject({ status: 'finished', shown: [{ type: 'image', mimeType: 'image/png' }] });
@@ -38,7 +50,14 @@ describe('codemode-mcp run', () => {
 
   test('exits 1 for a script that fails, with its error at its own line', async () => {
     const file = scriptFile('fails.js', 'const a = 1;\nthrow new Error("boom " + a);\n');
-    const { stdout, exitCode, left } = await runBin(['run', file, '--', process.execPath, fixturePath('upstreams/named-tools.mjs'), 'ping']);
+    const { stdout, exitCode, left } = await runBin([
+      'run',
+      file,
+      '--',
+      process.execPath,
+      fixturePath('upstreams/named-tools.mjs'),
+      'ping',
+    ]);
     expect(exitCode).toBe(1);
     expect(stdout).toContain('error: Error: boom 1\n    at <anonymous> (script:2:');
     expect(left).toEqual([]);
@@ -46,17 +65,40 @@ describe('codemode-mcp run', () => {
 
   test('exits 1 for a script stopped at its lifetime', async () => {
     const file = scriptFile('sleeps.js', 'await sleep(60000)');
-    const { stdout, exitCode } = await runBin(['run', file, '--script-lifetime-ms', '1s', '--', process.execPath, fixturePath('upstreams/named-tools.mjs'), 'ping']);
+    const { stdout, exitCode } = await runBin([
+      'run',
+      file,
+      '--script-lifetime-ms',
+      '1s',
+      '--',
+      process.execPath,
+      fixturePath('upstreams/named-tools.mjs'),
+      'ping',
+    ]);
     expect(exitCode).toBe(1);
     expect(stdout).toMatch(/^Script \S+ stopped\n.*\nerror: Stopped at its lifetime of 1000 ms/);
   });
 
   test('exits 2, starting nothing, for an empty script or one it cannot read', async () => {
-    const empty = await runBin(['run', scriptFile('empty.js', '  \n'), '--', process.execPath, fixturePath('upstreams/named-tools.mjs'), 'ping']);
+    const empty = await runBin([
+      'run',
+      scriptFile('empty.js', '  \n'),
+      '--',
+      process.execPath,
+      fixturePath('upstreams/named-tools.mjs'),
+      'ping',
+    ]);
     expect(empty.exitCode).toBe(2);
     expect(empty.stdout).toBe('Refused: code is empty: give the body of an async function, e.g. "return 1 + 1".');
     expect(empty.stderr).toBe('');
-    const missing = await runBin(['run', join(dir, 'nothing-here.js'), '--', process.execPath, fixturePath('upstreams/named-tools.mjs'), 'ping']);
+    const missing = await runBin([
+      'run',
+      join(dir, 'nothing-here.js'),
+      '--',
+      process.execPath,
+      fixturePath('upstreams/named-tools.mjs'),
+      'ping',
+    ]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stdout).toMatch(/^Refused: cannot read the script .*nothing-here\.js: ENOENT/);
   });

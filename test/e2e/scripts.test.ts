@@ -105,4 +105,3 @@ describe('notify, progress and cancel', () => {
     await eventually(async () => expect(await theNewOne()).toMatchObject({ status: 'stopped' }));
   });
 });
-

@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readRecord, until } from '../upstream/specs.js';
-import { fixturePath, nodeEntry, publishedEntry, startServer, valueOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import {
+  fixturePath,
+  nodeEntry,
+  publishedEntry,
+  startServer,
+  valueOf,
+  writeConfig,
+  type RunningServer,
+} from '../support/mcp-client.js';
 
 // One server for the file, in front of three npm servers and the recorder fixture. The tests
 // run in order: the last one kills the recorder.
@@ -28,20 +36,26 @@ afterAll(async () => {
   expect(await server.close()).toEqual([]);
 });
 
-
 describe('several upstreams behind one code_execution', () => {
   test('tools are named <server>__<tool>, and a denied one is not named to the model', async () => {
     // 49 callable tools (17 + 9 + 14 + 9, the recorder's secret denied): the description names every server, and as many tools as fit in 2,048 characters.
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description!.length).toBeLessThanOrEqual(2_048);
     expect(tool!.description).toContain('Tools of 4 servers; call one as tools["<server>__<tool>"]:');
-    for (const [server, count] of [['everything', 17], ['memory', 9], ['files', 14], ['recorder', 9]] as const) {
+    for (const [server, count] of [
+      ['everything', 17],
+      ['memory', 9],
+      ['files', 14],
+      ['recorder', 9],
+    ] as const) {
       expect(tool!.description).toMatch(new RegExp(`\\n${server} \\(${count} tools`));
     }
     for (const name of ['get-sum', 'create_entities', 'read_text_file']) expect(tool!.description).toContain(name);
     expect(tool!.description).not.toContain('secret');
     const names = valueOf(await server.run({ code: 'return ALL_TOOLS.map((tool) => tool.name)' })) as string[];
-    expect(names).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph', 'files__list_directory', 'recorder__echo']));
+    expect(names).toEqual(
+      expect.arrayContaining(['everything__echo', 'memory__read_graph', 'files__list_directory', 'recorder__echo']),
+    );
     expect(names).not.toContain('recorder__secret');
   });
 
@@ -78,7 +92,8 @@ describe('several upstreams behind one code_execution', () => {
 
   test("an upstream's tool list change reaches the client as tools/list_changed, with the new count in the description", async () => {
     const before = listChanges.length;
-    const countOf = async (): Promise<number> => Number(/\nrecorder \((\d+) tools/.exec((await server.client.listTools()).tools[0]!.description!)![1]);
+    const countOf = async (): Promise<number> =>
+      Number(/\nrecorder \((\d+) tools/.exec((await server.client.listTools()).tools[0]!.description!)![1]);
     const count = await countOf();
     await server.run({ code: 'return (await tools["recorder__add-tool"]({ name: "fresh" })).content[0].text' });
     await until(() => listChanges.length > before);
@@ -101,7 +116,9 @@ describe('several upstreams behind one code_execution', () => {
     const result = await server.run({ code });
     const value = valueOf(result) as { died: { isError: boolean; text: string }; sum: string };
     expect(value.died.isError).toBe(true);
-    expect(value.died.text).toMatch(/upstream recorder exited while the call to recorder__die was in flight; the call may have taken effect/);
+    expect(value.died.text).toMatch(
+      /upstream recorder exited while the call to recorder__die was in flight; the call may have taken effect/,
+    );
     expect(value.sum).toContain('3');
 
     await until(() => server.stderr().includes('upstream "recorder" is up again'));

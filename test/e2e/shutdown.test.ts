@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readRecord, until } from '../upstream/specs.js';
-import { fixturePath, nodeEntry, publishedEntry, startServer, structuredOf, valueOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import {
+  fixturePath,
+  nodeEntry,
+  publishedEntry,
+  startServer,
+  structuredOf,
+  valueOf,
+  writeConfig,
+  type RunningServer,
+} from '../support/mcp-client.js';
 
 /** A server in front of the recorder and server-everything, with two scripts running: one waiting on a call, one spinning. */
 async function startBusyServer(): Promise<{ server: RunningServer; recordFile: string }> {
@@ -52,4 +61,3 @@ describe('shutdown', () => {
     expect(server.stderr()).toMatch(/SIGKILL to upstream "stubborn" \(process group \d+\), still running 2\.5 s into shutdown/);
   });
 });
-

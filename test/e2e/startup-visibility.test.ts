@@ -13,7 +13,10 @@ describe('start-up visibility', () => {
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description).toContain('quick__ping');
     expect(tool!.description).toContain('Upstream servers not serving their tools now:\n- slow is still starting');
-    const waitLines = server.stderr().split('\n').filter((line) => line.includes('start-up wait'));
+    const waitLines = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('start-up wait'));
     expect(waitLines).toEqual([
       'codemode-mcp: the 5 s start-up wait (startupWaitMs) is over; still starting: slow; tools/list answers without their tools until they are up',
     ]);
@@ -26,7 +29,9 @@ describe('start-up visibility', () => {
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description).toContain('- slow is down: it did not answer within 1 s (upstreamStartTimeoutMs)');
     await until(() => server.stderr().includes('upstream "slow" failed to start'));
-    expect(server.stderr()).toContain('codemode-mcp: upstream "slow" failed to start: it did not answer within 1 s (upstreamStartTimeoutMs); next attempt in 0.25 s');
+    expect(server.stderr()).toContain(
+      'codemode-mcp: upstream "slow" failed to start: it did not answer within 1 s (upstreamStartTimeoutMs); next attempt in 0.25 s',
+    );
     expect(await server.close()).toEqual([]);
   });
 });

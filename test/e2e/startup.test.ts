@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { fixturePath, nodeEntry, startServer, valueOf, writeConfig } from '../support/mcp-client.js';
 
-
 describe('startup', () => {
   test('the client is answered at once; tools/list waits for a slow upstream and names its tools', async () => {
     const config = writeConfig({
@@ -30,7 +29,9 @@ describe('startup', () => {
     const server = await startServer(['--config', config]);
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description).toContain('quick__ping');
-    expect(server.stderr()).toContain('upstream "broken" failed to start: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"');
+    expect(server.stderr()).toContain(
+      'upstream "broken" failed to start: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"',
+    );
     const result = await server.run({
       code: `
         const ping = (await tools["quick__ping"]({})).content[0].text;

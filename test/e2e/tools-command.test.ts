@@ -9,7 +9,9 @@ describe('codemode-mcp tools', () => {
     });
     const { stdout, stderr, exitCode, left } = await runBin(['tools', '--config', config]);
     expect(exitCode).toBe(0);
-    expect(stdout).toMatch(/^26 tools callable from scripts as tools\["name"\]\(args\), from 2 servers; 1 denied by the config\./);
+    expect(stdout).toMatch(
+      /^26 tools callable from scripts as tools\["name"\]\(args\), from 2 servers; 1 denied by the config\./,
+    );
     expect(stdout).toContain('== everything__get-sum');
     expect(stdout).toContain('tools["everything__get-sum"](args: {');
     expect(stdout).toMatch(/Denied by the config \(not callable, and not named to the model\):\n {2}recorder__secret/);
@@ -19,7 +21,13 @@ describe('codemode-mcp tools', () => {
   });
 
   test('takes the upstream after "--" too', async () => {
-    const { stdout, exitCode } = await runBin(['tools', '--', process.execPath, fixturePath('upstreams/named-tools.mjs'), 'ping']);
+    const { stdout, exitCode } = await runBin([
+      'tools',
+      '--',
+      process.execPath,
+      fixturePath('upstreams/named-tools.mjs'),
+      'ping',
+    ]);
     expect(exitCode).toBe(0);
     expect(stdout).toMatch(/^1 tool callable from scripts as tools\["name"\]\(args\), from 1 server\./);
     expect(stdout).toContain('== ping');
@@ -30,7 +38,9 @@ describe('codemode-mcp tools', () => {
     const { stdout, stderr, exitCode, left } = await runBin(['tools', '--config', config]);
     expect(exitCode).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toContain('codemode-mcp: no upstream server could start:\n  broken: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"');
+    expect(stderr).toContain(
+      'codemode-mcp: no upstream server could start:\n  broken: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"',
+    );
     expect(left).toEqual([]);
   });
 });

@@ -16,7 +16,9 @@ describe("an upstream's environment", () => {
       CODEMODE_TEST_SECRET: 'not for upstreams',
     };
     const server = await startServer(['--config', config()], { env: ours });
-    const env = JSON.parse(String(valueOf(await server.run({ code: 'return (await tools["env"]({})).content[0].text' })))) as Record<string, string>;
+    const env = JSON.parse(
+      String(valueOf(await server.run({ code: 'return (await tools["env"]({})).content[0].text' }))),
+    ) as Record<string, string>;
     expect(env).toMatchObject({
       HTTPS_PROXY: ours.HTTPS_PROXY,
       http_proxy: ours.http_proxy,
@@ -25,7 +27,19 @@ describe("an upstream's environment", () => {
       SSL_CERT_DIR: ours.SSL_CERT_DIR,
     });
     expect(env.CODEMODE_TEST_SECRET).toBeUndefined();
-    expect(PASSED_ENV_VARS).toEqual(expect.arrayContaining(['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR']));
+    expect(PASSED_ENV_VARS).toEqual(
+      expect.arrayContaining([
+        'HTTP_PROXY',
+        'HTTPS_PROXY',
+        'NO_PROXY',
+        'http_proxy',
+        'https_proxy',
+        'no_proxy',
+        'NODE_EXTRA_CA_CERTS',
+        'SSL_CERT_FILE',
+        'SSL_CERT_DIR',
+      ]),
+    );
     expect(await server.close()).toEqual([]);
   });
 
@@ -33,13 +47,18 @@ describe("an upstream's environment", () => {
     const server = await startServer(['--config', config()]);
     const [tool] = (await server.client.listTools()).tools;
     await until(() => server.stderr().includes('upstream "proxied" failed to start'));
-    const logged = server.stderr().split('\n').find((line) => line.includes('upstream "proxied" failed to start'))!;
+    const logged = server
+      .stderr()
+      .split('\n')
+      .find((line) => line.includes('upstream "proxied" failed to start'))!;
     expect(logged).toContain(
       'it exited during startup; its stderr last said: "npm error code SELF_SIGNED_CERT_IN_CHAIN" / "npm error errno SELF_SIGNED_CERT_IN_CHAIN" / ' +
         '"npm error request to https://registry.npmjs.org/some-server failed, reason: self-signed certificate in certificate chain" / ' +
         '"npm error A complete log of this run can be found in: /root/.npm/_logs/debug-0.log"',
     );
-    expect(tool!.description).toContain('Upstream servers not serving their tools now:\n- proxied is down: it exited during startup; its stderr last said: "npm error code SELF_SIGNED_CERT_IN_CHAIN"');
+    expect(tool!.description).toContain(
+      'Upstream servers not serving their tools now:\n- proxied is down: it exited during startup; its stderr last said: "npm error code SELF_SIGNED_CERT_IN_CHAIN"',
+    );
     expect(tool!.description).toContain('debug-0.log"');
     expect(tool!.description!.length).toBeLessThanOrEqual(2_048);
     expect(await server.close()).toEqual([]);

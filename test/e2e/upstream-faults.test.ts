@@ -54,7 +54,9 @@ describe('an upstream that answers badly, end to end with default settings', () 
     expect(outcome).toEqual({
       call: {
         thrown: 'ResultTooLarge',
-        message: expect.stringMatching(/^The call took effect, but its result came as a message of 500000\d\d bytes, past the 45787818 bytes read from an upstream/),
+        message: expect.stringMatching(
+          /^The call took effect, but its result came as a message of 500000\d\d bytes, past the 45787818 bytes read from an upstream/,
+        ),
       },
       echo: 'alongside',
       samePid: true,
@@ -68,7 +70,11 @@ describe('an upstream that answers badly, end to end with default settings', () 
   ])("%s is an isError result at once, saying the upstream answered something that isn't a tool result", async (tool, detail) => {
     const outcome = await runAround(`tools["${tool}"]({})`);
     expect(outcome).toEqual({
-      call: { isError: true, length: expect.any(Number), text: expect.stringContaining(`upstream bad answered the call to ${tool} with something that isn't a tool result (`) },
+      call: {
+        isError: true,
+        length: expect.any(Number),
+        text: expect.stringContaining(`upstream bad answered the call to ${tool} with something that isn't a tool result (`),
+      },
       echo: 'alongside',
       samePid: true,
     });

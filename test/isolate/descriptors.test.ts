@@ -30,7 +30,10 @@ describe("a script's child", () => {
     writeFileSync(marker, 'secret');
     // The shell opens descriptor 100 without close-on-exec, as a careless parent of the server
     // might. (Node marks inherited descriptors up to 15 close-on-exec itself; past them, nothing does.)
-    const server = execa('bash', ['-c', `exec 100<"${marker}"; exec "${process.execPath}" "${parentProgram}"`], { stdout: 'pipe', reject: false });
+    const server = execa('bash', ['-c', `exec 100<"${marker}"; exec "${process.execPath}" "${parentProgram}"`], {
+      stdout: 'pipe',
+      reject: false,
+    });
     try {
       const line = await new Promise<string>((resolve, reject) => {
         server.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()));

@@ -30,7 +30,11 @@ describe("a script's limits", () => {
     expect(JSON.parse(ret.value!)).toEqual(Array(20).fill(true));
     expect(peak).toBe(16);
     expect(ret.calls.unseen).toHaveLength(10);
-    expect(ret.calls.unseen[0]).toEqual({ tool: 'echo', args: '{"i":0}', fate: 'timed out after 100 ms; the tool answered later' });
+    expect(ret.calls.unseen[0]).toEqual({
+      tool: 'echo',
+      args: '{"i":0}',
+      fate: 'timed out after 100 ms; the tool answered later',
+    });
     expect(ret.calls.unseenMore).toEqual({ echo: 10 });
   });
 
@@ -141,7 +145,9 @@ describe("a script's limits", () => {
       if ((args as { down?: boolean }).down) throw new ToolRefusedError('UPSTREAM_DOWN', name, 'upstream "x" is down');
       return { content: [{ type: 'text', text: 'ok' }] };
     };
-    const read = await runScript('await tools.echo({}); try { await tools.echo({ down: true }) } catch {} return 1', { callTool: halfRefusing });
+    const read = await runScript('await tools.echo({}); try { await tools.echo({ down: true }) } catch {} return 1', {
+      callTool: halfRefusing,
+    });
     expect(read.calls).toMatchObject({ answered: 1, refused: 1, unseen: [] });
     expect(renderReturn(read)).toContain('calls: 1 answered, 1 refused (never sent)\n');
   });

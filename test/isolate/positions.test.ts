@@ -14,7 +14,13 @@ afterEach(async () => {
 
 /** Five lines, each with a type on it in the TypeScript version; `@` marks where line `n` goes wrong. */
 const JS_LINES = ['const a = 1;', 'const b = [a];', 'const c = { b };', 'function f(x) { return x; }', 'const d = f(c);'];
-const TS_LINES = ['const a: number = 1;', 'const b: number[] = [a] as number[];', 'const c: { b: number[] } = { b };', 'function f<T>(x: T): T { return x; }', 'const d = f<typeof c>(c);'];
+const TS_LINES = [
+  'const a: number = 1;',
+  'const b: number[] = [a] as number[];',
+  'const c: { b: number[] } = { b };',
+  'function f<T>(x: T): T { return x; }',
+  'const d = f<typeof c>(c);',
+];
 
 /** The script with line `n` (1-based) ending in a throw, and the column where `new Error` stands on it. */
 function throwingOn(lines: readonly string[], n: number): { code: string; column: number } {
@@ -23,11 +29,17 @@ function throwingOn(lines: readonly string[], n: number): { code: string; column
 }
 
 describe('where an error is said to be', () => {
-  for (const [language, lines] of [['JavaScript', JS_LINES], ['TypeScript', TS_LINES]] as const) {
+  for (const [language, lines] of [
+    ['JavaScript', JS_LINES],
+    ['TypeScript', TS_LINES],
+  ] as const) {
     it(`a runtime error on each line of ${language} names that line and the column QuickJS gives the same code with no types`, async () => {
       for (let n = 1; n <= lines.length; n++) {
         const { code } = throwingOn(lines, n);
-        const plain = throwingOn(JS_LINES.map((line, i) => line.padEnd(lines[i]!.length)), n);
+        const plain = throwingOn(
+          JS_LINES.map((line, i) => line.padEnd(lines[i]!.length)),
+          n,
+        );
         const [ret, reference] = await Promise.all([runScript(code), runScript(plain.code)]);
         const at = /\(script:(\d+):(\d+)\)/.exec(ret.error ?? '');
         expect(at?.[1], `${language} line ${n}: ${ret.error}`).toBe(String(n));
@@ -60,7 +72,9 @@ describe('where an error is said to be', () => {
   it('the engine says the same of JavaScript that reaches it unstripped', async () => {
     // What QuickJS itself reports past the script's last line, for a script no stripper saw.
     const child = new ScriptChild({ memoryMaxBytes: 32 * 1024 * 1024, notifyMax: 0, showMaxBytes: 0, log: () => {} });
-    const ended = new Promise<EndMessage>((resolve) => child.listen({ message: (message) => message.t === 'end' && resolve(message) }));
+    const ended = new Promise<EndMessage>((resolve) =>
+      child.listen({ message: (message) => message.t === 'end' && resolve(message) }),
+    );
     child.send({ t: 'start', code: 'const a = 1;\nreturn a +', tools: '[]', unlisted: [] });
     const end = await ended;
     expect(end.error).toBe(
@@ -71,8 +85,16 @@ describe('where an error is said to be', () => {
 
   it('a stack through functions on several lines of TypeScript names each line', async () => {
     const ret = await runScript(
-      ['function inner(n: number): never {', '  throw new RangeError(`n=${n}`);', '}', 'const outer = (n: number): void => inner(n * 2);', 'outer(21 as number);'].join('\n'),
+      [
+        'function inner(n: number): never {',
+        '  throw new RangeError(`n=${n}`);',
+        '}',
+        'const outer = (n: number): void => inner(n * 2);',
+        'outer(21 as number);',
+      ].join('\n'),
     );
-    expect(ret.error).toMatch(/^RangeError: n=42\n {4}at inner \(script:2:\d+\)\n {4}at outer \(script:4:\d+\)\n {4}at <anonymous> \(script:5:\d+\)$/);
+    expect(ret.error).toMatch(
+      /^RangeError: n=42\n {4}at inner \(script:2:\d+\)\n {4}at outer \(script:4:\d+\)\n {4}at <anonymous> \(script:5:\d+\)$/,
+    );
   });
 });

@@ -30,7 +30,10 @@ describe('show()', () => {
     expect(ret.status, ret.error).toBe('finished');
     const answer = scriptAnswer(ret);
     expect(answer.content).toEqual([
-      { type: 'text', text: expect.stringContaining(`\nshown: 1 block after this text: image (image/png, ${PNG.length} bytes of base64)`) },
+      {
+        type: 'text',
+        text: expect.stringContaining(`\nshown: 1 block after this text: image (image/png, ${PNG.length} bytes of base64)`),
+      },
       { type: 'image', data: PNG, mimeType: 'image/png' },
     ]);
     expect(answer.structuredContent).toMatchObject({ shown: [{ type: 'image', mimeType: 'image/png', dataChars: PNG.length }] });
@@ -45,12 +48,17 @@ describe('show()', () => {
     ]);
   });
 
-  it('passes a returned tool result\'s image and resource through as blocks, leaving a note in the value where their data was', async () => {
+  it("passes a returned tool result's image and resource through as blocks, leaving a note in the value where their data was", async () => {
     const ret = await runScript('return await tools.echo({})', { callTool: mixedTool });
     expect(ret.shown.blocks.map((block) => block.type)).toEqual(['image', 'resource']);
     const value = JSON.parse(ret.value!) as { content: Array<Record<string, unknown>> };
     expect(value.content[0]).toEqual({ type: 'text', text: 'here is the picture' });
-    expect(value.content[1]).toEqual({ type: 'image', data: `[${PNG.length} characters: shown as a block of this answer]`, mimeType: 'image/png', annotations: { audience: ['user'] } });
+    expect(value.content[1]).toEqual({
+      type: 'image',
+      data: `[${PNG.length} characters: shown as a block of this answer]`,
+      mimeType: 'image/png',
+      annotations: { audience: ['user'] },
+    });
     expect((value.content[2]!.resource as Record<string, unknown>).text).toBe('[9 characters: shown as a block of this answer]');
     expect(JSON.stringify(scriptAnswer(ret).content[0])).not.toContain(PNG);
   });
@@ -71,13 +79,16 @@ describe('show()', () => {
     const gate: ToolCaller = () => new Promise((resolve) => gates.push(() => resolve({ content: [] })));
     const printed: string[] = [];
     let onPrint = (): void => {};
-    const script = startScript('show({ type: "text", text: "first" }); console.log("1"); await tools.echo({}); show({ type: "text", text: "second" }); console.log("2"); await tools.echo({})', {
-      callTool: gate,
-      onOutput: (text) => {
-        printed.push(text);
-        onPrint();
+    const script = startScript(
+      'show({ type: "text", text: "first" }); console.log("1"); await tools.echo({}); show({ type: "text", text: "second" }); console.log("2"); await tools.echo({})',
+      {
+        callTool: gate,
+        onOutput: (text) => {
+          printed.push(text);
+          onPrint();
+        },
       },
-    });
+    );
     const printedCount = (n: number) => new Promise<void>((resolve) => (onPrint = () => printed.length >= n && resolve()));
     await printedCount(1);
     expect((await script.observe(0)).shown.blocks).toEqual([{ type: 'text', text: 'first' }]);
@@ -106,7 +117,9 @@ describe('show()', () => {
       'show(x): the data of block 1 is not base64; nothing was shown',
     ]);
     expect(ret.shown.blocks).toEqual([]);
-    const off = await runScript('try { show({ type: "text", text: "x" }) } catch (e) { return e.message }', { limits: { showMaxBytes: 0 } });
-    expect(JSON.parse(off.value!)).toBe("show(x): show is off on this server (its showMaxBytes setting is 0)");
+    const off = await runScript('try { show({ type: "text", text: "x" }) } catch (e) { return e.message }', {
+      limits: { showMaxBytes: 0 },
+    });
+    expect(JSON.parse(off.value!)).toBe('show(x): show is off on this server (its showMaxBytes setting is 0)');
   });
 });

@@ -17,7 +17,8 @@ describe('a server whose Node binary is gone (upgraded under it)', () => {
       const { stdout } = await execa(node, [program], { env: { TMPDIR: dir }, extendEnv: false });
       const { answers, closed, leftDirs } = JSON.parse(stdout) as { answers: string[]; closed: string; leftDirs: number };
       expect(answers).toHaveLength(5);
-      for (const answer of answers) expect(answer).toMatch(/^Script \S+ crashed \| calls: 0 answered \| error: .*spawn \S+ ENOENT/);
+      for (const answer of answers)
+        expect(answer).toMatch(/^Script \S+ crashed \| calls: 0 answered \| error: .*spawn \S+ ENOENT/);
       expect(closed).toBe('closed');
       expect(leftDirs).toBe(0);
     } finally {

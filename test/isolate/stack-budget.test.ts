@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CHILD_V8_STACK_BYTES, HOST_STACK_HEADROOM_BYTES, STACK_RATIO_MARGIN, V8_PER_QUICKJS_STACK, stackBudget } from '../../src/isolate/stack-budget.js';
+import {
+  CHILD_V8_STACK_BYTES,
+  HOST_STACK_HEADROOM_BYTES,
+  STACK_RATIO_MARGIN,
+  V8_PER_QUICKJS_STACK,
+  stackBudget,
+} from '../../src/isolate/stack-budget.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -9,7 +15,9 @@ describe("a script's stack budget", () => {
     const budget = stackBudget(8 * MiB);
     expect(budget.v8StackKiB).toBe(CHILD_V8_STACK_BYTES / KiB);
     expect(budget.quickjsStackBytes).toBe(234 * KiB);
-    expect(budget.quickjsStackBytes * V8_PER_QUICKJS_STACK * STACK_RATIO_MARGIN + HOST_STACK_HEADROOM_BYTES).toBeLessThanOrEqual(CHILD_V8_STACK_BYTES);
+    expect(budget.quickjsStackBytes * V8_PER_QUICKJS_STACK * STACK_RATIO_MARGIN + HOST_STACK_HEADROOM_BYTES).toBeLessThanOrEqual(
+      CHILD_V8_STACK_BYTES,
+    );
   });
 
   it('takes the same with no limit, and less under a smaller one, keeping 2 MiB for what runs below V8', () => {

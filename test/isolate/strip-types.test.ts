@@ -56,7 +56,9 @@ describe('stripTypes', () => {
 
   test('reports a syntax error at the line and column of the script', () => {
     expect(stripTypes('const = 5')).toEqual({ error: 'SyntaxError: Unexpected token\n    at script:1:7' });
-    expect(stripTypes('const a: number = 1;\nconst b: string = "x" "y";')).toEqual({ error: 'SyntaxError: Unexpected token, expected ";"\n    at script:2:23' });
+    expect(stripTypes('const a: number = 1;\nconst b: string = "x" "y";')).toEqual({
+      error: 'SyntaxError: Unexpected token, expected ";"\n    at script:2:23',
+    });
   });
 
   test('says a script that ends with something still open ended early, at the end of its last line', () => {
@@ -79,6 +81,8 @@ describe('stripTypes', () => {
     const stripped = stripTypes(long);
     expect(stripped).toMatchObject({ code: long });
     const ret = await runScript(long);
-    expect(ret.error).toMatch(/^SyntaxError: .*\n {4}at script:1:\d+ \(the script is \d+ characters, past the 256 KiB up to which TypeScript types are stripped, so it ran as JavaScript\)$/);
+    expect(ret.error).toMatch(
+      /^SyntaxError: .*\n {4}at script:1:\d+ \(the script is \d+ characters, past the 256 KiB up to which TypeScript types are stripped, so it ran as JavaScript\)$/,
+    );
   });
 });

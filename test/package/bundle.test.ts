@@ -21,7 +21,12 @@ let manifest: Manifest;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'codemode-mcpb-test-'));
   await execa(process.execPath, [join(ROOT, 'build', 'bundle-mcpb.js')], { cwd: ROOT });
-  await execa(process.execPath, [join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js'), 'unpack', join(ROOT, 'codemode-mcp.mcpb'), dir]);
+  await execa(process.execPath, [
+    join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js'),
+    'unpack',
+    join(ROOT, 'codemode-mcp.mcpb'),
+    dir,
+  ]);
   manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
 }, 240_000);
 
@@ -39,7 +44,8 @@ describe('the MCP Bundle', () => {
   it("starts from its manifest's command line, filled in as Claude Desktop would, and runs a script", async () => {
     const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything')) });
     const answers: Record<string, string> = { servers_config: config };
-    for (const [name, field] of Object.entries(manifest.user_config)) if (answers[name] === undefined) answers[name] = String(field.default);
+    for (const [name, field] of Object.entries(manifest.user_config))
+      if (answers[name] === undefined) answers[name] = String(field.default);
     const args = manifest.server.mcp_config.args.map((arg) =>
       arg.replaceAll('${__dirname}', dir).replace(/\$\{user_config\.(\w+)\}/g, (_, name: string) => answers[name]!),
     );

@@ -32,7 +32,9 @@ describe('the packed package, installed', () => {
   it('ships what runs, and the license, with no benchmarks and no source maps', () => {
     expect(packed).toContain('LICENSE');
     expect(packed).toContain('dist/prelude.snapshot');
-    expect(packed.filter((path) => path.startsWith('dist/bench/') || path.endsWith('.map') || path.startsWith('dist/prelude/'))).toEqual([]);
+    expect(
+      packed.filter((path) => path.startsWith('dist/bench/') || path.endsWith('.map') || path.startsWith('dist/prelude/')),
+    ).toEqual([]);
   });
 
   it('prints its help from the installed executable', async () => {

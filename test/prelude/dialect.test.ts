@@ -49,7 +49,12 @@ function isInTypePosition(node: ts.Node): boolean {
 /** Values that convert to a primitive without running script code. */
 function isPrimitive(type: ts.Type): boolean {
   const flags =
-    ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike | ts.TypeFlags.BigIntLike | ts.TypeFlags.Undefined | ts.TypeFlags.Null;
+    ts.TypeFlags.StringLike |
+    ts.TypeFlags.NumberLike |
+    ts.TypeFlags.BooleanLike |
+    ts.TypeFlags.BigIntLike |
+    ts.TypeFlags.Undefined |
+    ts.TypeFlags.Null;
   if (type.isUnion()) return type.types.every(isPrimitive);
   return (type.flags & flags) !== 0;
 }
@@ -57,11 +62,17 @@ function isPrimitive(type: ts.Type): boolean {
 /** The source files of the modules the built bundle holds (dist/prelude.js, made by npm run build). */
 function bundledSources(): Set<string> {
   const bundle = readFileSync(`${ROOT}dist/prelude.js`, 'utf8');
-  return new Set([...bundle.matchAll(/^"([\w/-]+)": function \(exports, require, module\) \{$/gm)].map((match) => `${match[1]}.ts`));
+  return new Set(
+    [...bundle.matchAll(/^"([\w/-]+)": function \(exports, require, module\) \{$/gm)].map((match) => `${match[1]}.ts`),
+  );
 }
 
 function lint(files: Set<string>): Finding[] {
-  const config = ts.getParsedCommandLineOfConfigFile(PRELUDE_CONFIG, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    PRELUDE_CONFIG,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )!;
   const program = ts.createProgram(config.fileNames, config.options);
   const checker = program.getTypeChecker();
   const findings: Finding[] = [];
@@ -76,9 +87,13 @@ function lint(files: Set<string>): Finding[] {
     const visit = (node: ts.Node): void => {
       if (ts.isIdentifier(node) && !isInTypePosition(node) && !FROZEN_GLOBALS.has(node.text)) {
         const parent = node.parent;
-        const isMemberName = (ts.isPropertyAccessExpression(parent) && parent.name === node) || ts.isPropertyAssignment(parent) || ts.isShorthandPropertyAssignment(parent);
+        const isMemberName =
+          (ts.isPropertyAccessExpression(parent) && parent.name === node) ||
+          ts.isPropertyAssignment(parent) ||
+          ts.isShorthandPropertyAssignment(parent);
         const symbol = checker.getSymbolAtLocation(node);
-        if (!isMemberName && symbol?.declarations?.some(isLibDeclaration)) report(node, 'names a global; take it in prelude/intrinsics.ts');
+        if (!isMemberName && symbol?.declarations?.some(isLibDeclaration))
+          report(node, 'names a global; take it in prelude/intrinsics.ts');
       }
       if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) {
         const symbol = checker.getSymbolAtLocation(ts.isPropertyAccessExpression(node) ? node.name : node.argumentExpression);
@@ -103,7 +118,8 @@ function lint(files: Set<string>): Finding[] {
       if (ts.isTaggedTemplateExpression(node)) report(node, 'a tagged template calls a function with a frozen array of its own');
       if (ts.isBinaryExpression(node)) {
         const operator = node.operatorToken.kind;
-        if (operator === ts.SyntaxKind.InstanceOfKeyword) report(node, 'instanceof runs Symbol.hasInstance, which a script can define');
+        if (operator === ts.SyntaxKind.InstanceOfKeyword)
+          report(node, 'instanceof runs Symbol.hasInstance, which a script can define');
         if (operator === ts.SyntaxKind.EqualsEqualsToken || operator === ts.SyntaxKind.ExclamationEqualsToken) {
           report(node, '== converts objects to primitives; use ===');
         }
@@ -117,19 +133,27 @@ function lint(files: Set<string>): Finding[] {
         ];
         if (converting.includes(operator)) {
           for (const side of [node.left, node.right]) {
-            if (!isPrimitive(checker.getTypeAtLocation(side))) report(side, 'converts a value that may be an object (its toString or valueOf runs)');
+            if (!isPrimitive(checker.getTypeAtLocation(side)))
+              report(side, 'converts a value that may be an object (its toString or valueOf runs)');
           }
         }
       }
       if (ts.isTemplateSpan(node) && !isPrimitive(checker.getTypeAtLocation(node.expression))) {
         report(node.expression, 'a template converts a value that may be an object (its toString runs)');
       }
-      if ((ts.isPrefixUnaryExpression(node) && (node.operator === ts.SyntaxKind.PlusToken || node.operator === ts.SyntaxKind.MinusToken)) && !isPrimitive(checker.getTypeAtLocation(node.operand))) {
+      if (
+        ts.isPrefixUnaryExpression(node) &&
+        (node.operator === ts.SyntaxKind.PlusToken || node.operator === ts.SyntaxKind.MinusToken) &&
+        !isPrimitive(checker.getTypeAtLocation(node.operand))
+      ) {
         report(node, 'converts a value that may be an object (its valueOf runs)');
       }
       if (ts.isClassLike(node)) {
-        const base = node.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression.getText();
-        if (base === undefined || !CLASS_BASES.has(base)) report(node.name ?? node, 'a prelude class extends NullProto, so its instances inherit nothing a script can reach');
+        const base = node.heritageClauses
+          ?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)
+          ?.types[0]?.expression.getText();
+        if (base === undefined || !CLASS_BASES.has(base))
+          report(node.name ?? node, 'a prelude class extends NullProto, so its instances inherit nothing a script can reach');
       }
       ts.forEachChild(node, visit);
     };
@@ -146,7 +170,9 @@ describe('the prelude dialect', () => {
 
   test('reads every module the bundle holds, and every file of prelude/ is one', () => {
     const bundled = bundledSources();
-    const prelude = readdirSync(`${ROOT}prelude`).filter((name) => name.endsWith('.ts')).map((name) => `prelude/${name}`);
+    const prelude = readdirSync(`${ROOT}prelude`)
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => `prelude/${name}`);
     expect(prelude.filter((file) => !bundled.has(file))).toEqual([]);
     expect(bundled.has('common/seam.ts')).toBe(true);
   });

@@ -17,8 +17,14 @@ function ret(fields: Partial<ScriptReturn>): ScriptReturn {
 
 describe('scriptAnswer', () => {
   test('repeats a small value, output and notifications in structuredContent', () => {
-    const answer = scriptAnswer(ret({ value: '{"a":1}', output: { head: 'hi\n', tail: '', dropped: 0 }, notifications: ['{"n":1}'] }));
-    expect(answer.structuredContent).toMatchObject({ value: { a: 1 }, output: { head: 'hi\n', tail: '', dropped: 0 }, notifications: [{ n: 1 }] });
+    const answer = scriptAnswer(
+      ret({ value: '{"a":1}', output: { head: 'hi\n', tail: '', dropped: 0 }, notifications: ['{"n":1}'] }),
+    );
+    expect(answer.structuredContent).toMatchObject({
+      value: { a: 1 },
+      output: { head: 'hi\n', tail: '', dropped: 0 },
+      notifications: [{ n: 1 }],
+    });
     expect(answer.content).toHaveLength(1);
   });
 
@@ -44,8 +50,16 @@ describe('scriptAnswer', () => {
   test('puts shown blocks after the text, and describes them in structuredContent without their data', () => {
     const image = { type: 'image' as const, data: 'AAAA', mimeType: 'image/png' };
     const answer = scriptAnswer(ret({ shown: { blocks: [image], leftOut: { blocks: 2, bytes: 9_000_000 } } }));
-    expect(answer.content).toEqual([{ type: 'text', text: expect.stringContaining('shown: 1 block after this text: image (image/png, 4 bytes of base64)') }, image]);
-    expect((answer.content[0] as { text: string }).text).toContain("not shown: 2 blocks (8.6 MiB), past what one answer carries (the server's showMaxBytes)");
-    expect(answer.structuredContent).toMatchObject({ shown: [{ type: 'image', mimeType: 'image/png', dataChars: 4 }], shownLeftOut: { blocks: 2, bytes: 9_000_000 } });
+    expect(answer.content).toEqual([
+      { type: 'text', text: expect.stringContaining('shown: 1 block after this text: image (image/png, 4 bytes of base64)') },
+      image,
+    ]);
+    expect((answer.content[0] as { text: string }).text).toContain(
+      "not shown: 2 blocks (8.6 MiB), past what one answer carries (the server's showMaxBytes)",
+    );
+    expect(answer.structuredContent).toMatchObject({
+      shown: [{ type: 'image', mimeType: 'image/png', dataChars: 4 }],
+      shownLeftOut: { blocks: 2, bytes: 9_000_000 },
+    });
   });
 });

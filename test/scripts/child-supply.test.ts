@@ -108,7 +108,8 @@ describe("sessions' fair share of the children", () => {
       await second.gone;
       // With two sessions active A's share is 1, which it holds: the freed child is B's.
       expect(a.take()).toEqual({
-        refused: "this session already runs 1 script process, its share of the server's 2 (maxScriptChildren) while 2 sessions run scripts; wait for one of its scripts to end, or stop one",
+        refused:
+          "this session already runs 1 script process, its share of the server's 2 (maxScriptChildren) while 2 sessions run scripts; wait for one of its scripts to end, or stop one",
       });
       childOf(b.take());
     } finally {

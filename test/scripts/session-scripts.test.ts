@@ -9,7 +9,14 @@ import { waitForNoChildren } from '../support/processes.js';
 
 const catalog: CatalogTool[] = [
   { name: 'echo', server: 's', upstreamName: 'echo', description: 'Echoes.', inputSchema: { type: 'object' }, allowed: true },
-  { name: 'secret', server: 's', upstreamName: 'secret', description: 'Denied.', inputSchema: { type: 'object' }, allowed: false },
+  {
+    name: 'secret',
+    server: 's',
+    upstreamName: 'secret',
+    description: 'Denied.',
+    inputSchema: { type: 'object' },
+    allowed: false,
+  },
 ];
 
 const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
@@ -86,7 +93,10 @@ describe('code_execution in one session', () => {
   it('yields a running script, returns only what is new on wait, and lists what ran', async () => {
     const session = open();
     const { reached, open: openGate } = armGate();
-    const first = await session.handle({ code: 'console.log("one"); await tools.echo({ gate: true }); console.log("two"); return 2', yield_ms: 0 }, idle);
+    const first = await session.handle(
+      { code: 'console.log("one"); await tools.echo({ gate: true }); console.log("two"); return 2', yield_ms: 0 },
+      idle,
+    );
     expect(text(first)).toMatch(/^Script \S+ running\n/);
     const id = scriptId(first);
     // The script's output goes out before its call, so by the time the call arrives "one" is in.
@@ -181,7 +191,10 @@ describe('code_execution in one session', () => {
 
   it("passes an upstream's progress on a script's call to the call watching the script", async () => {
     const messages: string[] = [];
-    await open().handle({ code: 'await tools.echo({})' }, { signal: new AbortController().signal, onProgress: (m) => messages.push(m) });
+    await open().handle(
+      { code: 'await tools.echo({})' },
+      { signal: new AbortController().signal, onProgress: (m) => messages.push(m) },
+    );
     expect(messages).toContain('tools["echo"]: 1/2 halfway');
   });
 

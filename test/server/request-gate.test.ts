@@ -42,7 +42,9 @@ describe('RequestGate', () => {
     const { send, written, delivered, initializations } = await open();
     await send({ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x' } });
     expect(delivered.map((message) => (message as { id: number }).id)).toEqual([1]);
-    expect(written).toEqual([{ jsonrpc: '2.0', id: 2, error: { code: -32600, message: expect.stringMatching(/tools\/call came before initialize/) } }]);
+    expect(written).toEqual([
+      { jsonrpc: '2.0', id: 2, error: { code: -32600, message: expect.stringMatching(/tools\/call came before initialize/) } },
+    ]);
     await send(initialize(3), initialize(4));
     expect(initializations()).toBe(1);
     expect(delivered.map((message) => (message as { id: number }).id)).toEqual([1, 3]);
@@ -54,8 +56,22 @@ describe('RequestGate', () => {
     await send(initialize(1));
     await send({ jsonrpc: '2.0', id: 7, result: null }, `{"jsonrpc":"2.0","id":8,"result":{"content":"${'x'.repeat(400)}"}}`);
     expect(delivered.slice(1)).toEqual([
-      { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'the client answered with something that is not a JSON-RPC response: result must be an object; got null' } },
-      { jsonrpc: '2.0', id: 8, error: { code: -32600, message: "the client's answer was 448 bytes, over the server's limit of 300 bytes (maxMessageBytes)" } },
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        error: {
+          code: -32600,
+          message: 'the client answered with something that is not a JSON-RPC response: result must be an object; got null',
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        error: {
+          code: -32600,
+          message: "the client's answer was 448 bytes, over the server's limit of 300 bytes (maxMessageBytes)",
+        },
+      },
     ]);
     expect(written).toEqual([]);
     expect(log).toHaveLength(2);

@@ -31,7 +31,10 @@ export interface HttpServer {
 const LISTENING = /serving MCP over HTTP at (http:\/\/\S+\/mcp)/;
 
 /** `args` go before `--http` (put the upstream after `--` in them); `listen` is `127.0.0.1:0` unless given. */
-export async function startHttpServer(args: readonly string[], options: { env?: Record<string, string>; listen?: string } = {}): Promise<HttpServer> {
+export async function startHttpServer(
+  args: readonly string[],
+  options: { env?: Record<string, string>; listen?: string } = {},
+): Promise<HttpServer> {
   const dash = args.indexOf('--');
   const ours = dash === -1 ? [...args] : args.slice(0, dash);
   const upstream = dash === -1 ? [] : args.slice(dash);
@@ -46,7 +49,9 @@ export async function startHttpServer(args: readonly string[], options: { env?: 
     if (process.env.CODEMODE_E2E_STDERR) process.stderr.write(chunk);
     for (const wake of waiters.splice(0)) wake();
   });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const logged = async (pattern: RegExp): Promise<string> => {
     const deadline = Date.now() + 20_000;
     for (;;) {
@@ -97,7 +102,10 @@ export interface ConnectOptions {
 
 /** A client on its own session of the server at `url`. */
 export async function connectHttp(url: string, options: ConnectOptions = {}): Promise<HttpClient> {
-  const client = new Client({ name: options.name ?? 'e2e-http-client', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  const client = new Client(
+    { name: options.name ?? 'e2e-http-client', version: '1.0.0' },
+    { capabilities: options.capabilities ?? {} },
+  );
   const logs: LoggingMessageNotification['params'][] = [];
   client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
   if (options.onElicit !== undefined) {
@@ -112,7 +120,8 @@ export async function connectHttp(url: string, options: ConnectOptions = {}): Pr
     client,
     transport,
     logs,
-    run: (args, callOptions) => client.callTool({ name: 'code_execution', arguments: args }, callOptions) as Promise<CallToolResult>,
+    run: (args, callOptions) =>
+      client.callTool({ name: 'code_execution', arguments: args }, callOptions) as Promise<CallToolResult>,
     close: async () => {
       await transport.terminateSession().catch(() => {});
       await client.close();
@@ -150,28 +159,31 @@ export function rawRequest(
   options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer; whole?: boolean },
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/mcp', headers: options.headers ?? {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      const done = (): void => {
-        const answer: RawAnswer = {
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text,
-          json: () => JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as Record<string, unknown>,
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/mcp', headers: options.headers ?? {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        const done = (): void => {
+          const answer: RawAnswer = {
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json: () => JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as Record<string, unknown>,
+          };
+          resolve(answer);
         };
-        resolve(answer);
-      };
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        if (!options.whole && String(res.headers['content-type']).includes('text/event-stream') && /^data: .+$/m.test(text)) {
-          res.destroy();
-          done();
-        }
-      });
-      res.on('end', done);
-      res.on('error', reject);
-    });
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          if (!options.whole && String(res.headers['content-type']).includes('text/event-stream') && /^data: .+$/m.test(text)) {
+            res.destroy();
+            done();
+          }
+        });
+        res.on('end', done);
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });

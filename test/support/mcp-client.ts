@@ -121,7 +121,8 @@ export async function startServer(args: readonly string[], options: StartOptions
     logs,
     stderr: () => stderr,
     exited,
-    run: (callArgs, callOptions) => client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions) as Promise<CallToolResult>,
+    run: (callArgs, callOptions) =>
+      client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions) as Promise<CallToolResult>,
     close: async () => {
       tracker.sample();
       await client.close();
@@ -178,7 +179,9 @@ export function structuredOf(result: CallToolResult): Record<string, unknown> {
 export function valueOf(result: CallToolResult): unknown {
   const structured = structuredOf(result);
   if (!('valueChars' in structured)) return structured.value;
-  const line = textOf(result).split('\n').find((candidate) => candidate.startsWith('value: '));
+  const line = textOf(result)
+    .split('\n')
+    .find((candidate) => candidate.startsWith('value: '));
   return line === undefined ? undefined : JSON.parse(line.slice('value: '.length));
 }
 
@@ -201,8 +204,14 @@ export async function eventually(check: () => Promise<void>, timeoutMs = 5_000):
 }
 
 /** Runs the bin to its end (a one-shot command), and returns what it printed, its exit code and the processes it left. */
-export async function runBin(args: string[], input?: string): Promise<{ stdout: string; stderr: string; exitCode: number | undefined; left: number[] }> {
-  const subprocess = execa(process.execPath, [BIN, ...args], { reject: false, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
+export async function runBin(
+  args: string[],
+  input?: string,
+): Promise<{ stdout: string; stderr: string; exitCode: number | undefined; left: number[] }> {
+  const subprocess = execa(process.execPath, [BIN, ...args], {
+    reject: false,
+    ...(input !== undefined ? { input } : { stdin: 'ignore' as const }),
+  });
   const tracker = trackDescendants(subprocess.pid!);
   const result = await subprocess;
   tracker.stop();

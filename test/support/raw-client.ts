@@ -69,7 +69,11 @@ export class RawServer {
 
   /** The answer to request `id`, once it arrives; fails after `timeoutMs`. */
   answerTo(id: string | number, timeoutMs = 10_000): Promise<RawAnswer> {
-    return this.until(() => this.answers.find((answer) => answer.id === id), `an answer to request ${JSON.stringify(id)}`, timeoutMs);
+    return this.until(
+      () => this.answers.find((answer) => answer.id === id),
+      `an answer to request ${JSON.stringify(id)}`,
+      timeoutMs,
+    );
   }
 
   /** Waits for stderr to match. */

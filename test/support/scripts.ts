@@ -39,7 +39,13 @@ export function countedHangingTool(count = 1): { readonly callTool: ToolCaller; 
 export async function startScriptPrinting(code: string, options: StartOptions = {}): Promise<Script> {
   let printed: () => void = () => {};
   const first = new Promise<void>((resolve) => (printed = resolve));
-  const script = startScript(code, { ...options, onOutput: (text) => { printed(); options.onOutput?.(text); } });
+  const script = startScript(code, {
+    ...options,
+    onOutput: (text) => {
+      printed();
+      options.onOutput?.(text);
+    },
+  });
   await first;
   return script;
 }

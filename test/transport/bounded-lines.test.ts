@@ -84,15 +84,21 @@ describe('IdScanner', () => {
 
   test('an id longer than it keeps counts as unreadable, but still makes the line a request', () => {
     expect(scan(`{"method":"m","id":"${big(MAX_SCANNED_ID_BYTES)}"}`)).toEqual({ id: undefined, role: 'request' });
-    expect(scan(`{"method":"m","id":"${big(MAX_SCANNED_ID_BYTES - 2)}"}`)).toEqual({ id: big(MAX_SCANNED_ID_BYTES - 2), role: 'request' });
+    expect(scan(`{"method":"m","id":"${big(MAX_SCANNED_ID_BYTES - 2)}"}`)).toEqual({
+      id: big(MAX_SCANNED_ID_BYTES - 2),
+      role: 'request',
+    });
   });
 
-  test.each(['\\\\\\"ab', '\\\\\\"a', '\\u0022'])('long strings dense with escapes (%s), cut anywhere, hide no quote from it', (piece) => {
-    const dense = `"${piece.repeat(400)}"`;
-    const json = `{"method":"m","params":{"s":${dense},"t":[${dense}]},"x":${dense},"id":11}`;
-    expect((JSON.parse(json) as { id: number }).id).toBe(11);
-    for (const chunk of [1, 2, 3, 255, 256, 257, 4_096]) expect(scan(json, chunk)).toEqual({ id: 11, role: 'request' });
-  });
+  test.each(['\\\\\\"ab', '\\\\\\"a', '\\u0022'])(
+    'long strings dense with escapes (%s), cut anywhere, hide no quote from it',
+    (piece) => {
+      const dense = `"${piece.repeat(400)}"`;
+      const json = `{"method":"m","params":{"s":${dense},"t":[${dense}]},"x":${dense},"id":11}`;
+      expect((JSON.parse(json) as { id: number }).id).toBe(11);
+      for (const chunk of [1, 2, 3, 255, 256, 257, 4_096]) expect(scan(json, chunk)).toEqual({ id: 11, role: 'request' });
+    },
+  );
 
   test('an escape that straddles the end of a byte-by-byte run is not taken for the closing quote', () => {
     const content = `${'\\\\'.repeat(127)}a\\\\}}${'\\\\'.repeat(200)}`;
@@ -107,7 +113,19 @@ describe('IdScanner', () => {
       seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
       return seed % n;
     };
-    const pieces = ['"a"', '"\\"id\\":9"', '"\\\\"', '[1,{"id":2}]', '{"id":{"id":3}}', 'true', 'null', '-0.5', '"é\\u00e9"', '{}', '[]'];
+    const pieces = [
+      '"a"',
+      '"\\"id\\":9"',
+      '"\\\\"',
+      '[1,{"id":2}]',
+      '{"id":{"id":3}}',
+      'true',
+      'null',
+      '-0.5',
+      '"é\\u00e9"',
+      '{}',
+      '[]',
+    ];
     for (let round = 0; round < 300; round += 1) {
       const fields: string[] = [];
       const count = 1 + random(5);
@@ -119,7 +137,8 @@ describe('IdScanner', () => {
       const json = `{${fields.join(',')}}`;
       const parsed = JSON.parse(json) as Record<string, unknown>;
       const id = typeof parsed.id === 'string' || typeof parsed.id === 'number' ? parsed.id : undefined;
-      const role = 'method' in parsed ? ('id' in parsed ? 'request' : 'notification') : 'result' in parsed ? 'response' : undefined;
+      const role =
+        'method' in parsed ? ('id' in parsed ? 'request' : 'notification') : 'result' in parsed ? 'response' : undefined;
       expect(scan(json, 1 + random(8)), json).toEqual({ id, role });
     }
   });

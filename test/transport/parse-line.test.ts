@@ -4,11 +4,14 @@ import { parseLine } from '../../src/transport/parse-line.js';
 
 describe('parseLine', () => {
   test('a JSON-RPC message the SDK accepts comes back as the message', () => {
-    expect(parseLine('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toEqual({ kind: 'message', message: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+    expect(parseLine('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toEqual({
+      kind: 'message',
+      message: { jsonrpc: '2.0', id: 1, method: 'ping' },
+    });
     expect(parseLine('{"jsonrpc":"2.0","id":"a","result":{}}')).toMatchObject({ kind: 'message' });
   });
 
-  test('a line that is not JSON is reported with the parser\'s reason', () => {
+  test("a line that is not JSON is reported with the parser's reason", () => {
     expect(parseLine('hello')).toEqual({ kind: 'not-json', problem: expect.stringMatching(/not valid JSON/) });
   });
 
@@ -17,7 +20,12 @@ describe('parseLine', () => {
     ['{"_meta":{"progressToken":1.5}}', 'params._meta.progressToken must be a string or a whole number; got number 1.5'],
     ['"x"', 'params must be an object; got "x"'],
   ])('a request with params %s is reported with its id, its role and the field', (params, problem) => {
-    expect(parseLine(`{"jsonrpc":"2.0","id":5,"method":"ping","params":${params}}`)).toMatchObject({ kind: 'not-json-rpc', id: 5, role: 'request', problem });
+    expect(parseLine(`{"jsonrpc":"2.0","id":5,"method":"ping","params":${params}}`)).toMatchObject({
+      kind: 'not-json-rpc',
+      id: 5,
+      role: 'request',
+      problem,
+    });
   });
 
   test('a response whose result is not an object is reported with its id, so its call can fail at once', () => {
@@ -32,7 +40,9 @@ describe('parseLine', () => {
   test('keys the message may not have are named, each quote cut', () => {
     const parsed = parseLine(`{"jsonrpc":"2.0","id":1,"method":"ping","${'k'.repeat(1_000)}":1}`);
     expect(parsed).toMatchObject({ kind: 'not-json-rpc', role: 'request' });
-    expect(parsed.kind === 'not-json-rpc' && parsed.problem).toBe(`the message has a field it may not have: ${quoteInput('k'.repeat(1_000))}`);
+    expect(parsed.kind === 'not-json-rpc' && parsed.problem).toBe(
+      `the message has a field it may not have: ${quoteInput('k'.repeat(1_000))}`,
+    );
   });
 
   test('JSON that is no message at all has no role', () => {
@@ -48,6 +58,13 @@ describe('quoting client input', () => {
   });
 
   test('any value is described in a phrase', () => {
-    expect([undefined, null, [], {}, 1.5, true].map(describeInput)).toEqual(['nothing', 'null', 'an array', 'an object', 'number 1.5', 'boolean true']);
+    expect([undefined, null, [], {}, 1.5, true].map(describeInput)).toEqual([
+      'nothing',
+      'null',
+      'an array',
+      'an object',
+      'number 1.5',
+      'boolean true',
+    ]);
   });
 });

@@ -10,9 +10,15 @@ const scratch = hubPerTest();
 /** A hang guard far below the SDK's 60 s: an answer the SDK swallowed would keep the call open. */
 const ANSWERED_WITHIN_MS = 5_000;
 
-async function startMisbehaving(args: string[] = [], settings?: UpstreamSettings): Promise<{ hub: UpstreamHub; lines: string[] }> {
+async function startMisbehaving(
+  args: string[] = [],
+  settings?: UpstreamSettings,
+): Promise<{ hub: UpstreamHub; lines: string[] }> {
   const { lines, log } = collectLog();
-  scratch.hub = new UpstreamHub([fixture('bad', 'misbehaving.mjs', { args })], { log, ...(settings !== undefined ? { settings } : {}) });
+  scratch.hub = new UpstreamHub([fixture('bad', 'misbehaving.mjs', { args })], {
+    log,
+    ...(settings !== undefined ? { settings } : {}),
+  });
   await scratch.hub.start();
   return { hub: scratch.hub, lines };
 }
@@ -20,7 +26,10 @@ async function startMisbehaving(args: string[] = [], settings?: UpstreamSettings
 /** The call's rejection (an Error saying it resolved, if it did). */
 function rejectionOf(call: Promise<unknown>, what: string): Promise<unknown> {
   return within(
-    call.then(() => new Error(`${what} resolved`), (error: unknown) => error),
+    call.then(
+      () => new Error(`${what} resolved`),
+      (error: unknown) => error,
+    ),
     what,
   );
 }
@@ -28,7 +37,13 @@ function rejectionOf(call: Promise<unknown>, what: string): Promise<unknown> {
 /** `promise`, or a failure naming `what` when it is still pending after ANSWERED_WITHIN_MS. */
 async function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} was still pending after ${ANSWERED_WITHIN_MS} ms`)), ANSWERED_WITHIN_MS)));
+  const guard = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`${what} was still pending after ${ANSWERED_WITHIN_MS} ms`)),
+        ANSWERED_WITHIN_MS,
+      )),
+  );
   try {
     return await Promise.race([promise, guard]);
   } finally {
@@ -45,9 +60,14 @@ describe('an upstream answer that is not a tool result', () => {
   ])('%s ends its call at once with what was wrong, and the upstream stays up', async (tool, detail) => {
     const { hub } = await startMisbehaving();
     const pid = textOf(await hub.callTool('pid', {}));
-    const [error, concurrent] = await Promise.all([rejectionOf(hub.callTool(tool, {}), tool), hub.callTool('echo', { text: 'alongside' })]);
+    const [error, concurrent] = await Promise.all([
+      rejectionOf(hub.callTool(tool, {}), tool),
+      hub.callTool('echo', { text: 'alongside' }),
+    ]);
     expect(error).toBeInstanceOf(UpstreamAnswerError);
-    expect((error as Error).message).toContain(`upstream bad answered the call to ${tool} with something that isn't a tool result (`);
+    expect((error as Error).message).toContain(
+      `upstream bad answered the call to ${tool} with something that isn't a tool result (`,
+    );
     expect((error as Error).message).toContain(detail);
     expect((error as Error).message).toMatch(/; the call may have taken effect$/);
     expect(textOf(concurrent)).toBe('alongside');
@@ -59,9 +79,13 @@ describe('an upstream answer that is not a tool result', () => {
     const { hub, lines } = await within(startMisbehaving(['--bad-list', 'null']), 'the start');
     expect(hub.upstreamStatus()[0]).toMatchObject({
       state: 'down',
-      reason: expect.stringContaining("it answered tools/list with something that isn't a result (result must be an object; got null)"),
+      reason: expect.stringContaining(
+        "it answered tools/list with something that isn't a result (result must be an object; got null)",
+      ),
     });
-    expect(lines.some((line) => line.startsWith('codemode-mcp: upstream "bad" failed to start: it answered tools/list'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('codemode-mcp: upstream "bad" failed to start: it answered tools/list'))).toBe(
+      true,
+    );
   });
 });
 
@@ -77,7 +101,9 @@ describe('a result too large to read', () => {
       hub.callTool('echo', { text: 'alongside' }),
     ]);
     expect(error).toBeInstanceOf(ResultTooLargeError);
-    expect((error as ResultTooLargeError).why).toMatch(new RegExp(`^its result came as a message of \\d+ bytes, past the ${limit} bytes read from an upstream`));
+    expect((error as ResultTooLargeError).why).toMatch(
+      new RegExp(`^its result came as a message of \\d+ bytes, past the ${limit} bytes read from an upstream`),
+    );
     expect(textOf(concurrent)).toBe('alongside');
     expect(textOf(await hub.callTool('big', { bytes: 1000 }))).toHaveLength(1000);
     expect(textOf(await hub.callTool('pid', {}))).toBe(pid);

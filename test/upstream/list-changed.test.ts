@@ -22,7 +22,11 @@ describe('an upstream whose tools change', () => {
     expect(textOf(await hub.callTool('add-tool', { name: 'fresh' }))).toBe('added fresh');
     await until(() => changes > 0);
     expect(changes).toBe(1);
-    expect(hub.tools().find((tool) => tool.name === 'fresh')).toMatchObject({ server: 'rec', description: 'added at run time', allowed: true });
+    expect(hub.tools().find((tool) => tool.name === 'fresh')).toMatchObject({
+      server: 'rec',
+      description: 'added at run time',
+      allowed: true,
+    });
     expect(textOf(await hub.callTool('fresh', {}))).toBe('fresh');
   });
 
@@ -31,9 +35,12 @@ describe('an upstream whose tools change', () => {
     hub = new UpstreamHub([fixture('a', 'recorder.mjs'), fixture('a__x', 'named-tools.mjs', { args: ['y'] })], { log });
     await hub.start();
     await hub.callTool('a__add-tool', { name: 'x__y' });
-    const collision = 'codemode-mcp: NAME_COLLISION: "a__x__y" is both tool "y" of upstream "a__x" and tool "x__y" of upstream "a"; scripts get the first and can\'t call the second';
+    const collision =
+      'codemode-mcp: NAME_COLLISION: "a__x__y" is both tool "y" of upstream "a__x" and tool "x__y" of upstream "a"; scripts get the first and can\'t call the second';
     await until(() => lines.includes(collision));
-    expect(hub.tools().filter((tool) => tool.name === 'a__x__y')).toEqual([expect.objectContaining({ server: 'a__x', upstreamName: 'y' })]);
+    expect(hub.tools().filter((tool) => tool.name === 'a__x__y')).toEqual([
+      expect.objectContaining({ server: 'a__x', upstreamName: 'y' }),
+    ]);
     expect(textOf(await hub.callTool('a__x__y', {}))).toBe('y');
   });
 });

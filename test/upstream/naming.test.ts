@@ -40,19 +40,30 @@ describe('tool names with several upstreams', () => {
     const names = hub.tools().map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['everything__get-sum', 'memory__read_graph', 'files__read_text_file']));
     expect(names.every((name) => /^(everything|memory|files)__/.test(name))).toBe(true);
-    expect(hub.tools().find((tool) => tool.name === 'files__read_text_file')).toMatchObject({ server: 'files', upstreamName: 'read_text_file' });
+    expect(hub.tools().find((tool) => tool.name === 'files__read_text_file')).toMatchObject({
+      server: 'files',
+      upstreamName: 'read_text_file',
+    });
 
     expect(textOf(await hub.callTool('everything__get-sum', { a: 2, b: 40 }))).toContain('42');
     expect(textOf(await hub.callTool('files__read_text_file', { path: join(dir, 'hello.txt') }))).toBe('hello from the temp dir');
-    await hub.callTool('memory__create_entities', { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote code'] }] });
+    await hub.callTool('memory__create_entities', {
+      entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote code'] }],
+    });
     expect(textOf(await hub.callTool('memory__read_graph', {}))).toContain('Ada');
   });
 
   test('two tools that come out with the same name stop the start with an error naming both', async () => {
-    hub = new UpstreamHub([fixture('a', 'named-tools.mjs', { args: ['x__y', 'other'] }), fixture('a__x', 'named-tools.mjs', { args: ['y'] })], {
-      log: () => {},
-    });
-    const error = await hub.start().then(() => undefined, (reason: unknown) => reason);
+    hub = new UpstreamHub(
+      [fixture('a', 'named-tools.mjs', { args: ['x__y', 'other'] }), fixture('a__x', 'named-tools.mjs', { args: ['y'] })],
+      {
+        log: () => {},
+      },
+    );
+    const error = await hub.start().then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
     expect(error).toBeInstanceOf(NameCollisionError);
     expect(error).toMatchObject({ code: 'NAME_COLLISION' });
     expect((error as Error).message).toBe(
@@ -68,7 +79,9 @@ describe('tool names with several upstreams', () => {
       { server: 'a__x', tool: 'y' },
     ]);
     expect(names.get('a__x__y')).toEqual({ server: 'a', tool: 'x__y' });
-    expect(collisions.map(describeCollision)).toEqual(['"a__x__y" is both tool "x__y" of upstream "a" and tool "y" of upstream "a__x"']);
+    expect(collisions.map(describeCollision)).toEqual([
+      '"a__x__y" is both tool "x__y" of upstream "a" and tool "y" of upstream "a__x"',
+    ]);
   });
 
   test('an upstream that lists a tool twice is a collision too', () => {

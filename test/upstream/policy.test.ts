@@ -12,7 +12,10 @@ describe('a denied tool', () => {
   test('stays in the catalog marked not allowed, and a call to it is refused before it reaches the upstream', async () => {
     scratch.dir = mkdtempSync(join(tmpdir(), 'codemode-policy-'));
     const record = join(scratch.dir, 'calls.jsonl');
-    scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record }, policy: { deny: ['sec*'] } })], { log: () => {} });
+    scratch.hub = new UpstreamHub(
+      [fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record }, policy: { deny: ['sec*'] } })],
+      { log: () => {} },
+    );
     await scratch.hub.start();
     expect(scratch.hub.tools().find((tool) => tool.name === 'secret')).toMatchObject({ allowed: false, server: 'rec' });
     expect(scratch.hub.tools().find((tool) => tool.name === 'echo')).toMatchObject({ allowed: true });

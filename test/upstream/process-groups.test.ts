@@ -43,7 +43,10 @@ describe('process groups', () => {
     const [first] = running('slow-start.mjs');
     const [firstWrapper] = running('wrapper.mjs');
     await started;
-    expect(scratch.hub.upstreamStatus()[0]).toMatchObject({ state: 'down', reason: 'it did not answer within 1 s (upstreamStartTimeoutMs)' });
+    expect(scratch.hub.upstreamStatus()[0]).toMatchObject({
+      state: 'down',
+      reason: 'it did not answer within 1 s (upstreamStartTimeoutMs)',
+    });
     // The next attempt has started: by then the first one's whole tree is gone.
     await until(() => running('slow-start.mjs').some((candidate) => candidate.pid !== first!.pid), 15_000);
     expect([stillRunning(first!), stillRunning(firstWrapper!)]).toEqual([false, false]);

@@ -13,7 +13,13 @@ const scratch = hubPerTest();
 /** A session as the hub sees it, answering with `relay` and keeping the logs it is sent. */
 function origin(label: string, relay: RequestRelay, accepts = true): CallOrigin & { logs: unknown[] } {
   const logs: unknown[] = [];
-  return { label, relay, accepts: () => accepts, log: (server, params) => void logs.push({ server, level: params.level, data: params.data }), logs };
+  return {
+    label,
+    relay,
+    accepts: () => accepts,
+    log: (server, params) => void logs.push({ server, level: params.level, data: params.data }),
+    logs,
+  };
 }
 
 const refuseAll: RequestRelay = async () => {
@@ -49,7 +55,10 @@ describe('passing MCP through during a call', () => {
     const caller = origin('A', refuseAll);
     const logs = caller.logs;
     const progress: Progress[] = [];
-    const result = await scratch.hub.callTool('progress', { steps: 3 }, undefined, { onProgress: (update) => progress.push(update), origin: caller });
+    const result = await scratch.hub.callTool('progress', { steps: 3 }, undefined, {
+      onProgress: (update) => progress.push(update),
+      origin: caller,
+    });
     expect(textOf(result)).toBe('did 3 steps');
     expect(progress.map(({ progress: done, total }) => ({ done, total }))).toEqual([
       { done: 1, total: 3 },
@@ -73,7 +82,13 @@ describe('passing MCP through during a call', () => {
     const result = await scratch.hub.callTool('ask', {});
     expect(JSON.parse(textOf(result))).toEqual({ action: 'accept', content: { name: 'Ada' } });
     expect(asked).toEqual([
-      { server: 'rec', request: expect.objectContaining({ method: 'elicitation/create', params: expect.objectContaining({ message: 'Your name?' }) }) },
+      {
+        server: 'rec',
+        request: expect.objectContaining({
+          method: 'elicitation/create',
+          params: expect.objectContaining({ message: 'Your name?' }),
+        }),
+      },
     ]);
   });
 
@@ -86,7 +101,9 @@ describe('passing MCP through during a call', () => {
         return { roots: [{ uri: 'file:///work', name: 'work' }] };
       }),
     );
-    expect(JSON.parse(textOf(await scratch.hub.callTool('roots', {})))).toEqual({ roots: [{ uri: 'file:///work', name: 'work' }] });
+    expect(JSON.parse(textOf(await scratch.hub.callTool('roots', {})))).toEqual({
+      roots: [{ uri: 'file:///work', name: 'work' }],
+    });
   });
 
   test('with no session to ask (no call running, no fallback), the upstream gets a JSON-RPC error that says why', async () => {
@@ -94,12 +111,16 @@ describe('passing MCP through during a call', () => {
     await scratch.hub.start();
     const result = await scratch.hub.callTool('ask', {});
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain(`codemode-mcp cannot relay elicitation/create from upstream "rec": no script's call to it is running`);
+    expect(textOf(result)).toContain(
+      `codemode-mcp cannot relay elicitation/create from upstream "rec": no script's call to it is running`,
+    );
   });
 });
 
 describe('routing what an upstream asks to the session whose call it serves', () => {
-  const answer = (name: string): RequestRelay => async () => ({ action: 'accept', content: { name } });
+  const answer =
+    (name: string): RequestRelay =>
+    async () => ({ action: 'accept', content: { name } });
 
   test("a request goes to the one session with a call running on that upstream, not to another session's", async () => {
     scratch.hub = new UpstreamHub([fixture('one', 'recorder.mjs'), fixture('two', 'recorder.mjs')], { log: () => {} });
@@ -137,7 +158,9 @@ describe('routing what an upstream asks to the session whose call it serves', ()
     const aCall = scratch.hub.callTool('hang', {}, controller.signal, { origin: a }).catch(() => 'aborted');
     const result = await scratch.hub.callTool('ask', {}, undefined, { origin: b });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain('calls from 2 sessions (session A, session B) are running on it, and MCP does not say which call asked');
+    expect(textOf(result)).toContain(
+      'calls from 2 sessions (session A, session B) are running on it, and MCP does not say which call asked',
+    );
     controller.abort(new Error('done'));
     expect(await aCall).toBe('aborted');
   });

@@ -22,7 +22,13 @@ async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<number> 
   return port;
 }
 
-const remote = (transport: 'http' | 'sse', url: string): RemoteUpstreamSpec => ({ name: 'remote', transport, url, headers: { 'X-Test': 'yes' }, policy: {} });
+const remote = (transport: 'http' | 'sse', url: string): RemoteUpstreamSpec => ({
+  name: 'remote',
+  transport,
+  url,
+  headers: { 'X-Test': 'yes' },
+  policy: {},
+});
 
 describe('remote upstreams', () => {
   test('a Streamable HTTP server is reached over Streamable HTTP', async () => {
@@ -30,7 +36,9 @@ describe('remote upstreams', () => {
     const { lines, log } = collectLog();
     const hub = (scratch.hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/mcp`)], { log }));
     await hub.start();
-    expect(lines.find((line) => line.startsWith('codemode-mcp: upstream "remote" connected'))).toMatch(/connected over http: \d+ tools$/);
+    expect(lines.find((line) => line.startsWith('codemode-mcp: upstream "remote" connected'))).toMatch(
+      /connected over http: \d+ tools$/,
+    );
     expect(textOf(await hub.callTool('get-sum', { a: 2, b: 40 }))).toContain('42');
   });
 
@@ -39,7 +47,9 @@ describe('remote upstreams', () => {
     const { lines, log } = collectLog();
     const hub = (scratch.hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/sse`)], { log }));
     await hub.start();
-    expect(lines.find((line) => line.startsWith('codemode-mcp: upstream "remote" connected'))).toMatch(/connected over sse: \d+ tools$/);
+    expect(lines.find((line) => line.startsWith('codemode-mcp: upstream "remote" connected'))).toMatch(
+      /connected over sse: \d+ tools$/,
+    );
     expect(textOf(await hub.callTool('get-sum', { a: 2, b: 40 }))).toContain('42');
   });
 
@@ -54,7 +64,11 @@ describe('remote upstreams', () => {
     const port = await freePort();
     const hub = (scratch.hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/mcp`)], { log: () => {} }));
     await hub.start();
-    expect(hub.upstreamStatus()[0]).toEqual({ name: 'remote', state: 'down', reason: `fetch failed (connect ECONNREFUSED 127.0.0.1:${port})` });
+    expect(hub.upstreamStatus()[0]).toEqual({
+      name: 'remote',
+      state: 'down',
+      reason: `fetch failed (connect ECONNREFUSED 127.0.0.1:${port})`,
+    });
     await expect(hub.callTool('anything', {})).rejects.toMatchObject({ code: 'UPSTREAM_DOWN' });
   });
 

@@ -32,7 +32,9 @@ describe('an upstream that dies', () => {
     const error = await scratch.hub.callTool('die', {}).catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(UpstreamLostError);
     expect(error).not.toBeInstanceOf(ToolRefusedError);
-    expect((error as Error).message).toBe('upstream rec exited while the call to die was in flight; the call may have taken effect');
+    expect((error as Error).message).toBe(
+      'upstream rec exited while the call to die was in flight; the call may have taken effect',
+    );
     expect(lines).toContain(`codemode-mcp: upstream "rec" exited; restarting in 0.25 s`);
 
     // Until it is back, a call is refused, and says why.

@@ -17,7 +17,9 @@ describe('a tool whose schema cannot be rendered', () => {
   // schema, threw "Maximum call stack size exceeded", and the upstream was down, retried forever.
   test('a 1,000-deep and a cyclic inputSchema leave the upstream up and every sibling callable', async () => {
     const { lines, log } = collectLog();
-    scratch.hub = new UpstreamHub([fixture('odd', 'misbehaving.mjs', { args: ['--deep-schema', '1000', '--cyclic-schema'] })], { log });
+    scratch.hub = new UpstreamHub([fixture('odd', 'misbehaving.mjs', { args: ['--deep-schema', '1000', '--cyclic-schema'] })], {
+      log,
+    });
     await scratch.hub.start();
     const hub = scratch.hub;
     expect(hub.upstreamStatus()).toEqual([{ name: 'odd', state: 'ready', toolCount: 11 }]);
@@ -26,7 +28,9 @@ describe('a tool whose schema cannot be rendered', () => {
 
     const deep = hub.tools().find((tool) => tool.name === 'deep')!;
     expect(deep.inputSchema).toEqual(PLACEHOLDER_INPUT_SCHEMA);
-    expect(deep.note).toBe(`its inputSchema is nested deeper than ${SCHEMA_MAX_DEPTH} levels, so it is shown as taking any arguments (the upstream still checks them)`);
+    expect(deep.note).toBe(
+      `its inputSchema is nested deeper than ${SCHEMA_MAX_DEPTH} levels, so it is shown as taking any arguments (the upstream still checks them)`,
+    );
     expect(lines).toContain(`codemode-mcp: upstream "odd": tool "deep": ${deep.note}`);
     expect(declarationOf(deep)).toContain(`/* ${deep.note} */\ntools["deep"](args?: { [key: string]: unknown })`);
 
@@ -34,13 +38,30 @@ describe('a tool whose schema cannot be rendered', () => {
     const cyclic = hub.tools().find((tool) => tool.name === 'cyclic')!;
     expect(cyclic.note).toBeUndefined();
     expect(declarationOf(cyclic)).toContain('tools["cyclic"]');
-    expect(hub.tools().map((tool) => tool.name)).toEqual(['echo', 'pid', 'big', 'null-result', 'no-result', 'invalid-result', 'string-result', 'noise', 'proto-keys', 'deep', 'cyclic']);
+    expect(hub.tools().map((tool) => tool.name)).toEqual([
+      'echo',
+      'pid',
+      'big',
+      'null-result',
+      'no-result',
+      'invalid-result',
+      'string-result',
+      'noise',
+      'proto-keys',
+      'deep',
+      'cyclic',
+    ]);
   });
 });
 
 describe('admitTools', () => {
   test('keeps each tool on its own: a bad schema gets a placeholder and a note, a nameless entry is left out', () => {
-    const huge = { type: 'object', properties: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, { type: 'string', description: 'x'.repeat(20) }])) };
+    const huge = {
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 20_000 }, (_, i) => [`p${i}`, { type: 'string', description: 'x'.repeat(20) }]),
+      ),
+    };
     const { tools, problems } = admitTools([
       { name: 'fine', description: 'a fine tool', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } },
       { name: 'deep', inputSchema: nested(SCHEMA_MAX_DEPTH) },
@@ -57,9 +78,18 @@ describe('admitTools', () => {
       ['no-schema', false],
       ['bad-output', false],
     ]);
-    expect(tools[0]).toEqual({ name: 'fine', description: 'a fine tool', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } });
-    expect(tools[2]!.note).toMatch(new RegExp(`^its inputSchema is \\d+ bytes of JSON, past ${SCHEMA_MAX_BYTES}, so it is shown as taking any arguments`));
-    expect(tools[3]).toMatchObject({ inputSchema: PLACEHOLDER_INPUT_SCHEMA, note: expect.stringMatching(/^its inputSchema is missing/) });
+    expect(tools[0]).toEqual({
+      name: 'fine',
+      description: 'a fine tool',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' } } },
+    });
+    expect(tools[2]!.note).toMatch(
+      new RegExp(`^its inputSchema is \\d+ bytes of JSON, past ${SCHEMA_MAX_BYTES}, so it is shown as taking any arguments`),
+    );
+    expect(tools[3]).toMatchObject({
+      inputSchema: PLACEHOLDER_INPUT_SCHEMA,
+      note: expect.stringMatching(/^its inputSchema is missing/),
+    });
     expect(tools[4]).toEqual({
       name: 'bad-output',
       description: '',

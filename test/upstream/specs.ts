@@ -29,7 +29,12 @@ export function fixture(
 }
 
 /** An npm-published reference server, started the way its bin would be. */
-export function published(name: string, pkg: 'server-everything' | 'server-memory' | 'server-filesystem', args: string[] = [], env: Record<string, string> = {}): StdioUpstreamSpec {
+export function published(
+  name: string,
+  pkg: 'server-everything' | 'server-memory' | 'server-filesystem',
+  args: string[] = [],
+  env: Record<string, string> = {},
+): StdioUpstreamSpec {
   return { name, transport: 'stdio', command: process.execPath, args: [packageEntry(pkg), ...args], env, policy: {} };
 }
 
@@ -44,7 +49,11 @@ export function collectLog(): { lines: string[]; log: (line: string) => void } {
 /** The JSON lines the recorder fixture wrote. */
 export function readRecord(file: string): Array<Record<string, unknown>> {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 export function textOf(result: CallToolResult): string {
@@ -77,7 +86,10 @@ export function hubPerTest(): { hub?: UpstreamHub; dir?: string } {
  * and no process may be left. `serve` starts the server (node with `args`) and resolves with what
  * `ready` matched on its stderr.
  */
-export function remotePerTest(): { hub?: UpstreamHub; serve(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<RegExpExecArray> } {
+export function remotePerTest(): {
+  hub?: UpstreamHub;
+  serve(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<RegExpExecArray>;
+} {
   let server: ChildProcess | undefined;
   const scratch = {
     hub: undefined as UpstreamHub | undefined,

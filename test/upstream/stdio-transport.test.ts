@@ -34,7 +34,12 @@ async function open(maxMessageBytes: number): Promise<{ messages: JSONRPCMessage
   return { messages, errors, closed: () => closed };
 }
 
-const call = (id: number, name: string, args: Record<string, unknown> = {}): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id: number, name: string, args: Record<string, unknown> = {}): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 describe('our stdio transport', () => {
   test('a response over the limit becomes an error answer to exactly its request, and reading goes on', async () => {
@@ -42,7 +47,12 @@ describe('our stdio transport', () => {
     await transport!.send(call(1, 'big', { bytes: 200_000 }));
     await transport!.send(call(2, 'echo', { text: 'next' }));
     await until(() => messages.length === 2);
-    expect(messages[0]).toMatchObject({ id: 1, error: { message: expect.stringMatching(/^the upstream's answer was 2000\d\d bytes, past the 65536 bytes read from an upstream$/) } });
+    expect(messages[0]).toMatchObject({
+      id: 1,
+      error: {
+        message: expect.stringMatching(/^the upstream's answer was 2000\d\d bytes, past the 65536 bytes read from an upstream$/),
+      },
+    });
     expect(messages[1]).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'next' }] } });
     expect(closed()).toBe(false);
   });
@@ -51,7 +61,10 @@ describe('our stdio transport', () => {
     const { messages } = await open(64 * 1024);
     await transport!.send(call(1, 'null-result'));
     await until(() => messages.length === 1);
-    expect(messages[0]).toMatchObject({ id: 1, error: { message: "the upstream's answer isn't a JSON-RPC result: result must be an object; got null" } });
+    expect(messages[0]).toMatchObject({
+      id: 1,
+      error: { message: "the upstream's answer isn't a JSON-RPC result: result must be an object; got null" },
+    });
   });
 
   test('a line that is not JSON is skipped with a report, and the answer after it arrives', async () => {

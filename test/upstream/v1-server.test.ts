@@ -16,8 +16,17 @@ describe('an upstream built on the 1.x SDK', () => {
     hub = new UpstreamHub([fixture('old', 'v1-server.mjs')], { log: () => {} });
     await hub.start();
     expect(hub.tools()).toEqual([
-      expect.objectContaining({ name: 'add', server: 'old', upstreamName: 'add', description: 'adds two numbers', allowed: true }),
+      expect.objectContaining({
+        name: 'add',
+        server: 'old',
+        upstreamName: 'add',
+        description: 'adds two numbers',
+        allowed: true,
+      }),
     ]);
-    expect(await hub.callTool('add', { a: 2, b: 40 })).toEqual({ content: [{ type: 'text', text: '42' }], structuredContent: { sum: 42 } });
+    expect(await hub.callTool('add', { a: 2, b: 40 })).toEqual({
+      content: [{ type: 'text', text: '42' }],
+      structuredContent: { sum: 42 },
+    });
   });
 });

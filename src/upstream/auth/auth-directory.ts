@@ -6,7 +6,10 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export function authDirectory(env: Readonly<Record<string, string | undefined>> = process.env, platform: NodeJS.Platform = process.platform): string {
+export function authDirectory(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   const xdg = env.XDG_CONFIG_HOME;
   if (xdg !== undefined && xdg !== '') return join(xdg, 'codemode-mcp', 'auth');
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'codemode-mcp', 'auth');

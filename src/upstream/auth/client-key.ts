@@ -19,7 +19,9 @@ export function readClientKey(file: string): ClientKey {
   try {
     pem = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`can't read its oauth.privateKeyFile ${JSON.stringify(file)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new Error(
+      `can't read its oauth.privateKeyFile ${JSON.stringify(file)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   let key: KeyObject;
   try {
@@ -42,9 +44,13 @@ function algorithmOf(key: KeyObject, file: string): string {
       const curve = key.asymmetricKeyDetails?.namedCurve ?? '';
       const algorithm = CURVE_ALGORITHMS[curve];
       if (algorithm !== undefined) return algorithm;
-      throw new Error(`its oauth.privateKeyFile ${JSON.stringify(file)} is an EC key on curve ${curve}; use P-256, P-384 or P-521`);
+      throw new Error(
+        `its oauth.privateKeyFile ${JSON.stringify(file)} is an EC key on curve ${curve}; use P-256, P-384 or P-521`,
+      );
     }
     default:
-      throw new Error(`its oauth.privateKeyFile ${JSON.stringify(file)} is a ${key.asymmetricKeyType ?? 'unknown'} key; use RSA, EC or Ed25519`);
+      throw new Error(
+        `its oauth.privateKeyFile ${JSON.stringify(file)} is a ${key.asymmetricKeyType ?? 'unknown'} key; use RSA, EC or Ed25519`,
+      );
   }
 }

@@ -19,7 +19,12 @@ import { describeRefusal, type Refusal } from './refusals.js';
 
 /** `codemode-mcp login github --config /abs/servers.json`, the path quoted when it needs it. */
 export function loginCommand(spec: Pick<RemoteUpstreamSpec, 'name' | 'configFile'>, verb: 'login' | 'logout' = 'login'): string {
-  const file = spec.configFile === undefined ? '<config file>' : /^[\w./~:@%+=,-]+$/.test(spec.configFile) ? spec.configFile : JSON.stringify(spec.configFile);
+  const file =
+    spec.configFile === undefined
+      ? '<config file>'
+      : /^[\w./~:@%+=,-]+$/.test(spec.configFile)
+        ? spec.configFile
+        : JSON.stringify(spec.configFile);
   return `codemode-mcp ${verb} ${spec.name} --config ${file}`;
 }
 
@@ -47,7 +52,9 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   if (error instanceof UnauthorizedError && context.oauth && interactive) return `it needs you to sign in${said}; ${signIn}`;
   if (error instanceof OAuthError) {
     const what = `the authorization server refused ${interactive ? 'the sign-in' : 'its client credentials'} (${error.code}${error.message === '' ? '' : `: ${cut(error.message)}`})`;
-    return interactive ? `${what}; ${signIn}` : `${what}; check oauth.clientId and oauth.${spec.oauth?.privateKeyFile !== undefined ? 'privateKeyFile' : 'clientSecret'} in its entry`;
+    return interactive
+      ? `${what}; ${signIn}`
+      : `${what}; check oauth.clientId and oauth.${spec.oauth?.privateKeyFile !== undefined ? 'privateKeyFile' : 'clientSecret'} in its entry`;
   }
   if (error instanceof IssuerMismatchError && error.kind === 'metadata') {
     return `${error.message}: its authorization server's metadata names another issuer than the one it was found for, which a mix-up attack looks like, so codemode-mcp does not sign in there; ask the server's operator to fix its metadata`;
@@ -71,7 +78,8 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   if (error.code === SdkErrorCode.ClientHttpForbidden || refusal?.error === 'insufficient_scope') {
     return `it answered ${status} even after signing in again for more scope; the account may lack that access: ask the server's administrator, or sign in as another account (${loginCommand(spec)})`;
   }
-  if (error.status === 401) return `it answered ${status} even to a fresh token; sign in again: ${loginCommand(spec, 'logout')}, then ${loginCommand(spec)}`;
+  if (error.status === 401)
+    return `it answered ${status} even to a fresh token; sign in again: ${loginCommand(spec, 'logout')}, then ${loginCommand(spec)}`;
   return `it answered ${status}; the account signed in may lack access to it: ask the server's administrator, or sign in as another account (${loginCommand(spec)})`;
 }
 

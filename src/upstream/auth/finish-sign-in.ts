@@ -28,7 +28,10 @@ export async function finishSignIn(
     });
     if (result !== 'AUTHORIZED') throw new Error('the authorization server asked for another sign-in instead of issuing a token');
   } catch (error) {
-    respond(false, `codemode-mcp could not finish signing in to "${target.name}": ${error instanceof Error ? error.message : String(error)}`);
+    respond(
+      false,
+      `codemode-mcp could not finish signing in to "${target.name}": ${error instanceof Error ? error.message : String(error)}`,
+    );
     throw error;
   }
   respond(true, `codemode-mcp is signed in to "${target.name}". You can close this tab.`);

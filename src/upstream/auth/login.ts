@@ -48,7 +48,9 @@ const TOOLS_PAGE = z.looseObject({ tools: z.array(z.unknown()) });
 export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Promise<string> {
   const oauth = spec.oauth ?? DEFAULT_OAUTH;
   if (oauth.grant === 'client_credentials') {
-    throw new LoginError(`upstream "${spec.name}" uses the client_credentials grant: codemode-mcp gets its tokens itself at each start, so there is nothing to sign in to`);
+    throw new LoginError(
+      `upstream "${spec.name}" uses the client_credentials grant: codemode-mcp gets its tokens itself at each start, so there is nothing to sign in to`,
+    );
   }
   if (oauth.secretWrittenInline) options.log(inlineSecretWarning(spec));
   const directory = options.directory ?? authDirectory();
@@ -67,7 +69,9 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
       receiver ??= await LoopbackRedirect.listen(provider.redirectPort!, (state) => provider.knowsState(state));
       redirected = true;
       options.log(`Sign in to "${spec.name}" in your browser; if none opens, open this link:\n\n  ${url.href}\n`);
-      await options.openBrowser(url.href).catch((error: Error) => options.log(`codemode-mcp: could not open a browser (${error.message}); open the link above`));
+      await options
+        .openBrowser(url.href)
+        .catch((error: Error) => options.log(`codemode-mcp: could not open a browser (${error.message}); open the link above`));
     },
   });
   try {
@@ -84,13 +88,23 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
           throw new LoginError(`codemode-mcp: could not sign in to "${spec.name}" (${spec.url}): ${said}`, { cause: error });
         }
         if (round === LOGIN_ROUNDS_MAX) {
-          throw new LoginError(`codemode-mcp: "${spec.name}" still asked for a sign-in after ${LOGIN_ROUNDS_MAX} sign-ins; the account may lack the access it wants`);
+          throw new LoginError(
+            `codemode-mcp: "${spec.name}" still asked for a sign-in after ${LOGIN_ROUNDS_MAX} sign-ins; the account may lack the access it wants`,
+          );
         }
       }
       try {
-        await finishSignIn(provider, receiver, { name: spec.name, serverUrl: spec.url, fetch }, AbortSignal.any([signal, AbortSignal.timeout(SIGN_IN_WAIT_MS)]));
+        await finishSignIn(
+          provider,
+          receiver,
+          { name: spec.name, serverUrl: spec.url, fetch },
+          AbortSignal.any([signal, AbortSignal.timeout(SIGN_IN_WAIT_MS)]),
+        );
       } catch (error) {
-        const why = error instanceof DOMException && error.name === 'TimeoutError' ? `no sign-in came back within ${SIGN_IN_WAIT_MS / 60_000} min` : messageWithCauses(error);
+        const why =
+          error instanceof DOMException && error.name === 'TimeoutError'
+            ? `no sign-in came back within ${SIGN_IN_WAIT_MS / 60_000} min`
+            : messageWithCauses(error);
         throw new LoginError(`codemode-mcp: could not sign in to "${spec.name}": ${why}`, { cause: error });
       }
     }
@@ -126,7 +140,10 @@ async function connectAndCount(
   });
   try {
     if (!connected.client.getServerCapabilities()?.tools) return 0;
-    const page = await connected.client.request({ method: 'tools/list', params: {} }, TOOLS_PAGE, { timeout: options.timeoutMs, signal });
+    const page = await connected.client.request({ method: 'tools/list', params: {} }, TOOLS_PAGE, {
+      timeout: options.timeoutMs,
+      signal,
+    });
     return page.tools.length;
   } finally {
     await connected.client.close().catch(() => {});

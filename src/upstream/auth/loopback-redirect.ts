@@ -87,11 +87,23 @@ export class LoopbackRedirect {
       return;
     }
     const params = readParams(url.searchParams);
-    if (params === undefined || (params.state !== undefined && !this.knows(params.state)) || (params.kind === 'code' && params.state === undefined)) {
-      page(response, 400, 'Unknown sign-in', 'This sign-in is not one codemode-mcp is waiting for (it may have been started again since). Start it again.');
+    if (
+      params === undefined ||
+      (params.state !== undefined && !this.knows(params.state)) ||
+      (params.kind === 'code' && params.state === undefined)
+    ) {
+      page(
+        response,
+        400,
+        'Unknown sign-in',
+        'This sign-in is not one codemode-mcp is waiting for (it may have been started again since). Start it again.',
+      );
       return;
     }
-    const arrived = { params, respond: (ok: boolean, text: string) => page(response, ok ? 200 : 400, ok ? 'Signed in' : 'Sign-in failed', text) };
+    const arrived = {
+      params,
+      respond: (ok: boolean, text: string) => page(response, ok ? 200 : 400, ok ? 'Signed in' : 'Sign-in failed', text),
+    };
     if (this.waiting !== undefined) this.waiting(arrived);
     else if (this.held.length < HELD_REDIRECTS_MAX) this.held.push(arrived);
     else page(response, 409, 'Too many sign-ins', 'codemode-mcp already holds several sign-ins that came back. Start it again.');
@@ -103,7 +115,12 @@ function readParams(query: URLSearchParams): RedirectParams | undefined {
   const error = query.get('error');
   if (error !== null) {
     const errorDescription = query.get('error_description') ?? undefined;
-    return { kind: 'refused', error, ...(errorDescription !== undefined ? { errorDescription } : {}), ...(state !== undefined ? { state } : {}) };
+    return {
+      kind: 'refused',
+      error,
+      ...(errorDescription !== undefined ? { errorDescription } : {}),
+      ...(state !== undefined ? { state } : {}),
+    };
   }
   const code = query.get('code');
   if (code === null || state === undefined) return undefined;
@@ -115,5 +132,7 @@ function page(response: ServerResponse, status: number, title: string, text: str
   const escape = (value: string): string => value.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   response
     .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-    .end(`<!doctype html><meta charset="utf-8"><title>codemode-mcp: ${escape(title)}</title><h1>${escape(title)}</h1><p>${escape(text)}</p>\n`);
+    .end(
+      `<!doctype html><meta charset="utf-8"><title>codemode-mcp: ${escape(title)}</title><h1>${escape(title)}</h1><p>${escape(text)}</p>\n`,
+    );
 }

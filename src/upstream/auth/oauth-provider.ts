@@ -78,11 +78,19 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     const { oauth } = options;
     this.clientMetadataUrl = oauth.clientId !== undefined && isHttpsUrl(oauth.clientId) ? oauth.clientId : undefined;
     if (oauth.clientId !== undefined && this.clientMetadataUrl === undefined) {
-      this.configuredClient = { client_id: oauth.clientId, ...(oauth.clientSecret !== undefined ? { client_secret: oauth.clientSecret } : {}) };
+      this.configuredClient = {
+        client_id: oauth.clientId,
+        ...(oauth.clientSecret !== undefined ? { client_secret: oauth.clientSecret } : {}),
+      };
     }
     if (oauth.privateKeyFile !== undefined && oauth.clientId !== undefined) {
       const key = readClientKey(oauth.privateKeyFile);
-      this.addClientAuthentication = createPrivateKeyJwtAuth({ issuer: oauth.clientId, subject: oauth.clientId, privateKey: { ...key.jwk }, alg: key.algorithm });
+      this.addClientAuthentication = createPrivateKeyJwtAuth({
+        issuer: oauth.clientId,
+        subject: oauth.clientId,
+        privateKey: { ...key.jwk },
+        alg: key.algorithm,
+      });
     }
   }
 
@@ -268,7 +276,9 @@ function findFreePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

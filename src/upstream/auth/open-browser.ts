@@ -7,7 +7,11 @@ import { spawn } from 'node:child_process';
 
 export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): Promise<void> {
   const [command, args] =
-    platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
+    platform === 'darwin'
+      ? ['open', [url]]
+      : platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]]
+        : ['xdg-open', [url]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.once('error', (error) => reject(new Error(`${command}: ${error.message}`)));

@@ -61,7 +61,10 @@ async function readErrorBody(response: Response): Promise<{ error?: string; erro
     const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     if (parsed === null || typeof parsed !== 'object') return {};
     const { error, error_description } = parsed as Record<string, unknown>;
-    return { ...(typeof error === 'string' ? { error } : {}), ...(typeof error_description === 'string' ? { error_description } : {}) };
+    return {
+      ...(typeof error === 'string' ? { error } : {}),
+      ...(typeof error_description === 'string' ? { error_description } : {}),
+    };
   } catch {
     return {};
   }

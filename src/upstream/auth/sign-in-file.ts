@@ -50,7 +50,9 @@ export class SignInFile {
     }
     try {
       const kept = JSON.parse(text) as SignIn;
-      return kept !== null && typeof kept === 'object' && kept.serverUrl === this.serverUrl ? kept : { serverUrl: this.serverUrl };
+      return kept !== null && typeof kept === 'object' && kept.serverUrl === this.serverUrl
+        ? kept
+        : { serverUrl: this.serverUrl };
     } catch {
       return { serverUrl: this.serverUrl };
     }

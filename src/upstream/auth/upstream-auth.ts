@@ -48,7 +48,8 @@ export class UpstreamAuth {
    * Throws when the entry's private key can't be read.
    */
   providerFor(spec: RemoteUpstreamSpec, fetch: FetchLike): UpstreamOAuthProvider | undefined {
-    if (spec.oauth === undefined && Object.keys(spec.headers).some((header) => header.toLowerCase() === 'authorization')) return undefined;
+    if (spec.oauth === undefined && Object.keys(spec.headers).some((header) => header.toLowerCase() === 'authorization'))
+      return undefined;
     let provider = this.providers.get(spec.name);
     if (provider !== undefined) return provider;
     if (spec.oauth?.secretWrittenInline === true && !this.warned.has(spec.name)) {
@@ -93,7 +94,8 @@ export class UpstreamAuth {
    */
   private offer(spec: RemoteUpstreamSpec, provider: UpstreamOAuthProvider, url: URL, fetch: FetchLike): void {
     const relay = this.options.relay();
-    if (relay === undefined || this.offers.has(spec.name) || this.notOffered.has(spec.name) || this.aborter.signal.aborted) return;
+    if (relay === undefined || this.offers.has(spec.name) || this.notOffered.has(spec.name) || this.aborter.signal.aborted)
+      return;
     const signal = AbortSignal.any([this.aborter.signal, AbortSignal.timeout(SIGN_IN_WAIT_MS)]);
     const offer: Offer = { done: Promise.resolve(), accepted: false };
     const done = (async () => {
@@ -116,7 +118,8 @@ export class UpstreamAuth {
           for (const listener of this.signedInListeners) listener(spec.name);
         },
         (error: Error) => {
-          if (!this.aborter.signal.aborted) this.options.log(`codemode-mcp: upstream "${spec.name}": no sign-in: ${error.message}`);
+          if (!this.aborter.signal.aborted)
+            this.options.log(`codemode-mcp: upstream "${spec.name}": no sign-in: ${error.message}`);
         },
       )
       .finally(() => this.offers.delete(spec.name));
@@ -142,11 +145,15 @@ export class UpstreamAuth {
     } catch (error) {
       // A client without URL-mode elicitation says so as a JSON-RPC error: the login hint stands alone.
       this.notOffered.add(spec.name);
-      throw new Error(error instanceof ProtocolError ? error.message : `the MCP client did not take the sign-in link (${String(error)})`);
+      throw new Error(
+        error instanceof ProtocolError ? error.message : `the MCP client did not take the sign-in link (${String(error)})`,
+      );
     }
     if (answer.action !== 'accept') {
       this.notOffered.add(spec.name);
-      throw new Error(`the sign-in link was ${answer.action === 'decline' ? 'declined' : 'cancelled'} in the MCP client; run: ${loginCommand(spec)}`);
+      throw new Error(
+        `the sign-in link was ${answer.action === 'decline' ? 'declined' : 'cancelled'} in the MCP client; run: ${loginCommand(spec)}`,
+      );
     }
   }
 }

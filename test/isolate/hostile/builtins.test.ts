@@ -51,9 +51,12 @@ const EXPECTED = {
 };
 
 async function runWith(setup: string): Promise<{ value: unknown; output: string; calledFromPrelude: string[] }> {
-  const ret = await runScript(`${setup}\nconst answer = await (async () => {${WORKLOAD}})();\nreturn { answer, calledFromPrelude: globalThis.calledFromPrelude ?? [] };`, {
-    callTool: slowEcho,
-  });
+  const ret = await runScript(
+    `${setup}\nconst answer = await (async () => {${WORKLOAD}})();\nreturn { answer, calledFromPrelude: globalThis.calledFromPrelude ?? [] };`,
+    {
+      callTool: slowEcho,
+    },
+  );
   expect(ret.status, ret.error).toBe('finished');
   const { answer, calledFromPrelude } = JSON.parse(ret.value!) as { answer: unknown; calledFromPrelude: string[] };
   return { value: answer, output: ret.output.head, calledFromPrelude };
@@ -132,27 +135,45 @@ describe('a hostile script that replaces built-ins', () => {
   it.each([
     ['JSON.stringify', 'JSON.stringify = () => "{}"'],
     ['JSON.parse', 'JSON.parse = () => ({ content: [{ text: "forged" }] })'],
-    ['Promise.prototype.then', 'const then = Promise.prototype.then; Promise.prototype.then = function (f, r) { return then.call(this, f, r) }; globalThis.x = 1'],
+    [
+      'Promise.prototype.then',
+      'const then = Promise.prototype.then; Promise.prototype.then = function (f, r) { return then.call(this, f, r) }; globalThis.x = 1',
+    ],
     ['the Promise global', 'globalThis.Promise = function () { throw new Error("not this one") }'],
     ['Array.prototype.push', 'Array.prototype.push = function () { throw new Error("no push") }'],
     ['the array iterator', 'Object.getPrototypeOf([][Symbol.iterator]()).next = function () { return { done: true } }'],
     ['Map.prototype.get and set', 'Map.prototype.get = () => undefined; Map.prototype.set = function () { return this }'],
     ['Set.prototype.has', 'Set.prototype.has = () => true'],
     ['String.prototype.slice and indexOf', 'String.prototype.slice = () => "sliced"; String.prototype.indexOf = () => -1'],
-    ['Function.prototype.call, apply and bind', 'Function.prototype.call = Function.prototype.apply = Function.prototype.bind = () => { throw new Error("no") }'],
+    [
+      'Function.prototype.call, apply and bind',
+      'Function.prototype.call = Function.prototype.apply = Function.prototype.bind = () => { throw new Error("no") }',
+    ],
     ['Reflect.apply and Reflect.construct', 'Reflect.apply = Reflect.construct = () => { throw new Error("no") }'],
-    ['Object.keys, defineProperty, freeze, create', 'Object.keys = () => []; Object.defineProperty = () => { throw new Error("no") }; Object.freeze = (o) => o; Object.create = () => ({})'],
-    ['Error, TypeError and RangeError', 'globalThis.TypeError = globalThis.RangeError = globalThis.Error = function () { return { forged: true } }'],
-    ['Symbol.hasInstance on Error', 'Object.defineProperty(Error, Symbol.hasInstance, { value: () => { throw new Error("no") } })'],
+    [
+      'Object.keys, defineProperty, freeze, create',
+      'Object.keys = () => []; Object.defineProperty = () => { throw new Error("no") }; Object.freeze = (o) => o; Object.create = () => ({})',
+    ],
+    [
+      'Error, TypeError and RangeError',
+      'globalThis.TypeError = globalThis.RangeError = globalThis.Error = function () { return { forged: true } }',
+    ],
+    [
+      'Symbol.hasInstance on Error',
+      'Object.defineProperty(Error, Symbol.hasInstance, { value: () => { throw new Error("no") } })',
+    ],
     ['Error.isError', 'Error.isError = () => { throw new Error("no") }'],
-    ['Object.prototype setters for resolve and reject', 'Object.defineProperty(Object.prototype, "resolve", { set(v) { globalThis.stolen = v } }); Object.defineProperty(Object.prototype, "reject", { set(v) { globalThis.stolen = v } })'],
+    [
+      'Object.prototype setters for resolve and reject',
+      'Object.defineProperty(Object.prototype, "resolve", { set(v) { globalThis.stolen = v } }); Object.defineProperty(Object.prototype, "reject", { set(v) { globalThis.stolen = v } })',
+    ],
   ])('keeps the API working when the script replaces %s', async (_name, setup) => {
     const { value } = await runWith(`${setup};`);
     // The workload uses none of these itself: whatever differs would be the prelude's doing.
     expect(value).toEqual(EXPECTED);
   });
 
-  it('ends with the script\'s own JSON when it sets Object.prototype.toJSON: never a broken frame', async () => {
+  it("ends with the script's own JSON when it sets Object.prototype.toJSON: never a broken frame", async () => {
     // Regression: the prelude's ending object inherited the toJSON, and the frame did not decode (crashed).
     const ret = await runScript('await tools.echo({ a: 1 }); Object.prototype.toJSON = () => "x"; return { a: 1 }');
     expect(ret.status).toBe('finished');
@@ -196,7 +217,7 @@ describe('a hostile script that replaces built-ins', () => {
     expect(out[2]).toBe('TypeError: tools["echo"](args): args can\'t become JSON: trap says no');
   });
 
-  it('gets a TypeError for a notify payload that can\'t become JSON, and the string that says so for such a value', async () => {
+  it("gets a TypeError for a notify payload that can't become JSON, and the string that says so for such a value", async () => {
     const ret = await runScript(`
       const out = [];
       for (const payload of [{ toJSON() { return undefined } }, { get x() { throw new Error("no") } }, 5n]) {
@@ -208,7 +229,7 @@ describe('a hostile script that replaces built-ins', () => {
     expect(JSON.parse(ret.value!)).toEqual({ out: ['TypeError', 'TypeError', 'TypeError'] });
   });
 
-  it('returns the string that says so when its value\'s toJSON gives undefined or throws', async () => {
+  it("returns the string that says so when its value's toJSON gives undefined or throws", async () => {
     const undefinedValue = await runScript('return { toJSON() { return undefined } }');
     expect(undefinedValue.status).toBe('finished');
     expect(JSON.parse(undefinedValue.value!)).toBe("[the value can't become JSON: it is a object]");

@@ -25,7 +25,10 @@ const OVERFLOW = { how: 'RangeError: Maximum call stack size exceeded', after: '
 describe('a script that goes deep', () => {
   it.each([
     ['plain recursion', 'function f(n) { return f(n + 1) + 1 } f(0)'],
-    ['recursion with many locals and arguments', 'function f(a, b, c, d, e, g) { const x = [a, b], y = { c }, z = d + e + g; return f(a, b, c, d, e, g) + x.length + z } f(1, 2, 3, 4, 5, 6)'],
+    [
+      'recursion with many locals and arguments',
+      'function f(a, b, c, d, e, g) { const x = [a, b], y = { c }, z = d + e + g; return f(a, b, c, d, e, g) + x.length + z } f(1, 2, 3, 4, 5, 6)',
+    ],
     ['recursion through a getter', 'const o = { get x() { return this.x } }; o.x'],
     ['recursion through a Proxy trap', 'const p = new Proxy({}, { get(t, k, r) { return r[k] } }); p.x'],
     ['recursion through toString', 'const o = { toString() { return String(this) } }; String(o)'],
@@ -66,10 +69,12 @@ describe('a script that goes deep', () => {
 
   it('catches a 100,000-deep notify payload as a TypeError', async () => {
     const ret = await runScript(caught('let a = {}; for (let i = 0; i < 100000; i++) a = { a }; notify(a)'));
-    expect(JSON.parse(ret.value!)).toMatchObject({ how: "TypeError: notify(payload): payload can't become JSON: Maximum call stack size exceeded" });
+    expect(JSON.parse(ret.value!)).toMatchObject({
+      how: "TypeError: notify(payload): payload can't become JSON: Maximum call stack size exceeded",
+    });
   });
 
-  it('returns a 100,000-deep value as the string that says it can\'t become JSON', async () => {
+  it("returns a 100,000-deep value as the string that says it can't become JSON", async () => {
     const ret = await runScript('let a = []; for (let i = 0; i < 100000; i++) a = [a]; return a');
     expect(ret.status).toBe('finished');
     expect(JSON.parse(ret.value!)).toBe("[the value can't become JSON: Maximum call stack size exceeded]");
@@ -105,12 +110,17 @@ describe('a script that goes deep', () => {
 
   it('ends as failed with its own message, and no host path, when it outruns the host through a path QuickJS does not check', async () => {
     // Iterator helpers nest without QuickJS's stack check: 30,000 deep runs V8's stack out first.
-    const ret = await runScript('let it = [1].values(); for (let i = 0; i < 30000; i++) it = it.map((x) => x); it.next(); return "survived"', {
-      limits: { memoryMaxBytes: 256 * 1024 * 1024 },
-    });
+    const ret = await runScript(
+      'let it = [1].values(); for (let i = 0; i < 30000; i++) it = it.map((x) => x); it.next(); return "survived"',
+      {
+        limits: { memoryMaxBytes: 256 * 1024 * 1024 },
+      },
+    );
     if (ret.status === 'finished') return; // an engine that checks this path too: nothing to see
     expect(ret.status).toBe('failed');
-    expect(ret.error).toMatch(/^RangeError: (the script went deeper than the engine can follow|Maximum call stack size exceeded)/);
+    expect(ret.error).toMatch(
+      /^RangeError: (the script went deeper than the engine can follow|Maximum call stack size exceeded)/,
+    );
     expect(ret.error).not.toMatch(/file:|\.js:|node:internal|wasm-function/);
   });
 });

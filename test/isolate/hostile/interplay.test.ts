@@ -15,7 +15,9 @@ afterEach(async () => {
 
 describe('a script that closes the function it runs in', () => {
   it('runs its early code in a world already set up, and gains nothing by it', async () => {
-    const ret = await runScript('return 1 }); globalThis.seen = typeof tools + " " + typeof ALL_TOOLS; (async function () { return globalThis.seen');
+    const ret = await runScript(
+      'return 1 }); globalThis.seen = typeof tools + " " + typeof ALL_TOOLS; (async function () { return globalThis.seen',
+    );
     expect(ret.status).toBe('finished');
     expect(ret.value).toBe('"object object"');
   });
@@ -38,7 +40,7 @@ describe('a script that closes the function it runs in', () => {
 describe('a script that re-enters the API from its own callbacks', () => {
   it.each([
     [
-      'a call made inside the toJSON of another call\'s arguments',
+      "a call made inside the toJSON of another call's arguments",
       'const inner = []; const outer = await tools.echo({ toJSON() { inner.push(tools.echo({ inner: true })); return { outer: true } } }); return [outer.content[0].text, (await inner[0]).content[0].text]',
       ['{"outer":true}', '{"inner":true}'],
     ],
@@ -68,7 +70,7 @@ describe('a script that re-enters the API from its own callbacks', () => {
       '{"k":1}',
     ],
     [
-      'describe and searchTools given values that can\'t become strings',
+      "describe and searchTools given values that can't become strings",
       'const bad = new Proxy({}, { get() { throw new Error("no") } }); const out = []; try { describe(bad) } catch (e) { out.push(e.name) } try { searchTools(bad) } catch (e) { out.push(e.name) } out.push(searchTools(Symbol.iterator).length); return out',
       ['TypeError', 0],
     ],

@@ -15,7 +15,10 @@ afterEach(async () => {
 });
 
 /** Runs `attempt` (an expression) in the script; its error's name and message, or "shown". */
-async function outcomeOf(attempt: string, limits: { showMaxBytes?: number; memoryMaxBytes?: number } = {}): Promise<{ outcome: unknown; shown: unknown[] }> {
+async function outcomeOf(
+  attempt: string,
+  limits: { showMaxBytes?: number; memoryMaxBytes?: number } = {},
+): Promise<{ outcome: unknown; shown: unknown[] }> {
   const ret = await runScript(`try { ${attempt}; return "shown" } catch (e) { return [e.name, e.message] }`, { limits });
   expect(ret.status, ret.error).toBe('finished');
   return { outcome: JSON.parse(ret.value!), shown: [...ret.shown.blocks] };
@@ -23,7 +26,9 @@ async function outcomeOf(attempt: string, limits: { showMaxBytes?: number; memor
 
 describe('a hostile script calling show()', () => {
   it('a getter that answers differently each time it is read: the block is what its JSON said, read once', async () => {
-    const { outcome, shown } = await outcomeOf('let reads = 0; show({ get type() { return reads++ === 0 ? "text" : "image" }, text: "once" })');
+    const { outcome, shown } = await outcomeOf(
+      'let reads = 0; show({ get type() { return reads++ === 0 ? "text" : "image" }, text: "once" })',
+    );
     expect(outcome).toBe('shown');
     expect(shown).toEqual([{ type: 'text', text: 'once' }]);
   });
@@ -33,7 +38,7 @@ describe('a hostile script calling show()', () => {
     expect(shown).toEqual([{ type: 'text', text: 'swapped' }]);
   });
 
-  it('a toJSON, getter or Proxy trap that throws: a TypeError saying the block can\'t become JSON', async () => {
+  it("a toJSON, getter or Proxy trap that throws: a TypeError saying the block can't become JSON", async () => {
     for (const attempt of [
       'show({ toJSON() { throw new Error("nope") } })',
       'show({ type: "text", get text() { throw new Error("nope") } })',
@@ -52,13 +57,17 @@ describe('a hostile script calling show()', () => {
         'Object.prototype.mimeType = "image/png"; show({ type: "image" })',
     );
     expect(outcome).toEqual(['TypeError', expect.stringMatching(/^show\(x\): x\.data must be a string/)]);
-    const proxied = await outcomeOf('show(new Proxy({ type: "text", text: "real" }, { get(target, key) { return key === "text" ? "lie" : target[key] } }))');
+    const proxied = await outcomeOf(
+      'show(new Proxy({ type: "text", text: "real" }, { get(target, key) { return key === "text" ? "lie" : target[key] } }))',
+    );
     // JSON.stringify reads through the trap: what is shown is what the JSON said, once.
     expect(proxied.shown).toEqual([{ type: 'text', text: 'lie' }]);
   });
 
   it('extra fields, annotations and _meta are left out: only the fields MCP names for the block type go to the answer', async () => {
-    const { shown } = await outcomeOf('show({ type: "text", text: "t", annotations: { audience: ["user"] }, _meta: { x: 1 }, extra: "x".repeat(100) })');
+    const { shown } = await outcomeOf(
+      'show({ type: "text", text: "t", annotations: { audience: ["user"] }, _meta: { x: 1 }, extra: "x".repeat(100) })',
+    );
     expect(shown).toEqual([{ type: 'text', text: 't' }]);
   });
 
@@ -69,10 +78,16 @@ describe('a hostile script calling show()', () => {
       ['show(undefined)', /it became nothing as JSON/],
       ['show(() => 1)', /it became nothing as JSON/],
       ['show([{ type: "text", text: "a" }])', /it is a list/],
-      ['show({ type: "video", data: "AAAA" })', /x\.type must be "text", "image", "audio", "resource" or "resource_link"; got "video"/],
+      [
+        'show({ type: "video", data: "AAAA" })',
+        /x\.type must be "text", "image", "audio", "resource" or "resource_link"; got "video"/,
+      ],
       ['show({ type: "image", mimeType: "image/png" })', /x\.data must be a string/],
       ['show({ type: "image", data: 5, mimeType: "image/png" })', /x\.data must be a string/],
-      ['show({ type: "resource", resource: { uri: "a:b", text: "t", blob: "AAAA" } })', /x\.resource must have one of text and blob/],
+      [
+        'show({ type: "resource", resource: { uri: "a:b", text: "t", blob: "AAAA" } })',
+        /x\.resource must have one of text and blob/,
+      ],
       ['show({ type: "resource", resource: "a:b" })', /x\.resource must be an object/],
       ['show({ content: "not a list" })', /its content is not a list of blocks/],
       ['show({ content: [{ type: "text", text: "ok" }, null] })', /x\.content\[1\] is not a content block/],
@@ -90,7 +105,10 @@ describe('a hostile script calling show()', () => {
       showMaxBytes: 16 * 1024 * 1024,
       memoryMaxBytes: 128 * 1024 * 1024,
     });
-    expect(huge.outcome).toEqual(['Error', expect.stringMatching(/^show\(x\): the blocks are \d+ bytes of JSON, past the 16777216 an answer may carry/)]);
+    expect(huge.outcome).toEqual([
+      'Error',
+      expect.stringMatching(/^show\(x\): the blocks are \d+ bytes of JSON, past the 16777216 an answer may carry/),
+    ]);
     const many = await outcomeOf('show({ content: Array.from({ length: 101 }, (_, i) => ({ type: "text", text: String(i) })) })');
     expect(many.outcome).toEqual(['RangeError', 'show(x): x.content has 101 blocks, past the 100 one show() may take']);
     expect([...huge.shown, ...many.shown]).toEqual([]);

@@ -14,7 +14,9 @@ afterEach(async () => {
 });
 
 /** Starts the script, waits for its call to reach the tool (which answers only when cancelled), stops it. */
-async function stopAfterCall(code: string): Promise<{ ret: Awaited<ReturnType<ReturnType<typeof startScript>['observe']>>; stopMs: number }> {
+async function stopAfterCall(
+  code: string,
+): Promise<{ ret: Awaited<ReturnType<ReturnType<typeof startScript>['observe']>>; stopMs: number }> {
   let called: () => void = () => {};
   const ready = new Promise<void>((resolve) => (called = resolve));
   const hangingTool: ToolCaller = (_name, _args, signal) => {
@@ -32,11 +34,20 @@ async function stopAfterCall(code: string): Promise<{ ret: Awaited<ReturnType<Re
 
 describe('a stop', () => {
   it.each([
-    ['a loop of long native calls', 'const a = Array.from({ length: 300000 }, (_, i) => "s" + i); tools.echo({ pending: 1 }); for (;;) a.join(",")'],
+    [
+      'a loop of long native calls',
+      'const a = Array.from({ length: 300000 }, (_, i) => "s" + i); tools.echo({ pending: 1 }); for (;;) a.join(",")',
+    ],
     ['a busy loop', 'tools.echo({ pending: 1 }); for (;;) {}'],
     ['a script waiting on its call', 'await tools.echo({ pending: 1 })'],
-    ['a deep recursion, caught and repeated', 'tools.echo({ pending: 1 }); function f() { f() } for (;;) { try { f() } catch (e) {} }'],
-    ['a loop of sorts with a comparator', 'const a = Array.from({ length: 100000 }, (_, i) => -i); tools.echo({ pending: 1 }); for (;;) a.slice().sort((x, y) => x - y)'],
+    [
+      'a deep recursion, caught and repeated',
+      'tools.echo({ pending: 1 }); function f() { f() } for (;;) { try { f() } catch (e) {} }',
+    ],
+    [
+      'a loop of sorts with a comparator',
+      'const a = Array.from({ length: 100000 }, (_, i) => -i); tools.echo({ pending: 1 }); for (;;) a.slice().sort((x, y) => x - y)',
+    ],
   ])('lands on %s, and the ending names the call in flight', async (_name, code) => {
     const { ret, stopMs } = await stopAfterCall(code);
     expect(ret.status).toBe('stopped');
@@ -46,7 +57,9 @@ describe('a stop', () => {
   });
 
   it('kills a script that sees no interrupt check, and says what its ending can no longer know', async () => {
-    const { ret } = await stopAfterCall('const a = Array.from({ length: 300000 }, (_, i) => "s" + i); tools.echo({}); for (;;) a.join(",")');
+    const { ret } = await stopAfterCall(
+      'const a = Array.from({ length: 300000 }, (_, i) => "s" + i); tools.echo({}); for (;;) a.join(",")',
+    );
     expect(ret.status).toBe('stopped');
     expect(ret.calls.unseen).toHaveLength(1);
     expect(ret.error).toBe(

@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 describe('where sign-ins are kept', () => {
-  it('is $XDG_CONFIG_HOME/codemode-mcp/auth when set, else the platform\'s config directory', () => {
+  it("is $XDG_CONFIG_HOME/codemode-mcp/auth when set, else the platform's config directory", () => {
     expect(authDirectory({ XDG_CONFIG_HOME: '/x' }, 'linux')).toBe('/x/codemode-mcp/auth');
     expect(authDirectory({ XDG_CONFIG_HOME: '/x' }, 'darwin')).toBe('/x/codemode-mcp/auth');
     expect(authDirectory({}, 'linux')).toMatch(/\/\.config\/codemode-mcp\/auth$/);
@@ -38,7 +38,10 @@ describe('a sign-in file', () => {
     file.update((kept) => ({ ...kept, tokens: { access_token: 'a', token_type: 'Bearer' } }));
     expect(statSync(auth).mode & 0o777).toBe(0o700);
     expect(statSync(file.path).mode & 0o777).toBe(0o600);
-    expect(file.read()).toEqual({ serverUrl: 'https://api.example.com/mcp', tokens: { access_token: 'a', token_type: 'Bearer' } });
+    expect(file.read()).toEqual({
+      serverUrl: 'https://api.example.com/mcp',
+      tokens: { access_token: 'a', token_type: 'Bearer' },
+    });
   });
 
   it('reads as empty when absent, unreadable as JSON, or for another URL', () => {
