@@ -198,11 +198,13 @@ describe("a script's limits", () => {
   });
 
   it('names calls in flight up to 10, counts the rest by tool, and counts calls never sent apart', async () => {
+    // Sixteen calls reach the tool (the in-flight cap); the other four wait in the child, never sent.
+    const { callTool, reached } = countedHangingTool(16);
     const script = startScript('await Promise.all(Array.from({ length: 20 }, (_, i) => tools.slow({ i })))', {
       tools: toolEntries('slow'),
-      callTool: hangingTool,
+      callTool,
     });
-    await script.observe(300);
+    await reached;
     script.stop('requested');
     await script.ended;
     const ret = await script.observe(0);
