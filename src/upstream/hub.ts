@@ -175,10 +175,16 @@ export class UpstreamHub {
   async readResource(uri: string, label: string, signal?: AbortSignal, context: CallContext = {}): Promise<ReadResourceResult> {
     const route = this.routes.route(uri);
     if (route === undefined) {
+      // An upstream that has never listed (starting, or down since start) may be the one: say so.
+      const unlisted = this.upstreams
+        .filter((upstream) => upstream.resources === undefined)
+        .map((upstream) => `"${upstream.name}"`);
+      const pending =
+        unlisted.length === 0 ? '' : ` (upstream ${unlisted.join(', ')} has not listed its resources yet: starting, or down)`;
       throw new ToolRefusedError(
         'RESOURCE_UNKNOWN',
         label,
-        'no upstream lists this URI or a resource template that matches it; resources.list() and resources.templates() show what can be read',
+        `no upstream lists this URI or a resource template that matches it${pending}; resources.list() and resources.templates() show what can be read`,
       );
     }
     if (!route.allowed) {

@@ -45,6 +45,17 @@ describe('an upstream with resources', () => {
     expect((failure as Error).message).toContain('this resource always fails');
   });
 
+  test('an unknown URI while another upstream has never listed says that one may hold it', async () => {
+    scratch.hub = new UpstreamHub([fixture('res', 'resources.mjs'), fixture('gone', 'exits-at-once.mjs')], { log: () => {} });
+    await scratch.hub.start();
+    await expect(scratch.hub.readResource('gone://x', 'resources.read("gone://x")')).rejects.toMatchObject({
+      code: 'RESOURCE_UNKNOWN',
+      message: expect.stringContaining(
+        'no upstream lists this URI or a resource template that matches it (upstream "gone" has not listed its resources yet: starting, or down)',
+      ),
+    });
+  });
+
   test('the resources policy hides a denied URI, and a read of it is refused as denied', async () => {
     scratch.hub = new UpstreamHub([{ ...fixture('res', 'resources.mjs'), resourcePolicy: { deny: ['test://static/*'] } }], {
       log: () => {},
