@@ -17,6 +17,8 @@
  *
  * - `send(tool: string, argsJson: string) → number | string`: checks the arguments against their
  *   caps and sends the call; the call's id, or what to throw when the arguments are past a cap.
+ * - `sendResource(call: string, argsJson: string) → number | string`: as `send`, for a call of
+ *   the `resources` API (`call` one of RESOURCE_CALLS in protocol/contract.ts).
  * - `checkArgs(argsJson: string) → string`: '' when within the caps, else what to throw.
  * - `out(text: string)`: output, batched to the parent.
  * - `notify(payloadJson: string) → string`: '' when sent, NOTIFY_SKIPPED when too soon, else
@@ -33,6 +35,7 @@
  */
 export const HOST_FUNCTIONS = [
   'send',
+  'sendResource',
   'checkArgs',
   'out',
   'notify',

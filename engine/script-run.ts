@@ -7,6 +7,7 @@ import { searchTools, type SearchableTool } from '../common/search-tools.js';
 import {
   CALL_ARGS_MAX_BYTES,
   CALL_ARGS_MAX_VALUES,
+  RESOURCE_CALLS,
   ERROR_MAX_CHARS,
   NOTIFY_SPACING_MS,
   STOP_CHECK_INTERVAL_MS,
@@ -351,6 +352,13 @@ export class ScriptRun {
         const problem = checkArgs(json);
         return problem === '' ? this.vm.newNumber(this.send(name, json)) : this.vm.newString(problem);
       }),
+      sendResource: guarded('sendResource', (call, argsJson) => {
+        const name = textOf(call);
+        const json = textOf(argsJson);
+        if (name === undefined || json === undefined || !isResourceCall(name)) return refuse();
+        const problem = checkArgs(json);
+        return problem === '' ? this.vm.newNumber(this.send(name, json, true)) : this.vm.newString(problem);
+      }),
       checkArgs: guarded('checkArgs', (argsJson) => {
         const json = textOf(argsJson);
         return json === undefined ? refuse() : this.vm.newString(checkArgs(json));
@@ -413,11 +421,11 @@ export class ScriptRun {
     return '';
   }
 
-  private send(tool: string, argsJson: string): number {
+  private send(tool: string, argsJson: string, resource = false): number {
     const id = ++this.lastCallId;
     if (this.ended) return id;
     this.output.flush();
-    this.hooks.channel.send({ t: 'call', id, tool, args: argsJson });
+    this.hooks.channel.send({ t: 'call', id, tool, args: argsJson, ...(resource ? { resource: true as const } : {}) });
     // At once, not at the end of the turn: the script may go on computing for seconds in native
     // code that no interrupt check sees, and its call should be running meanwhile.
     this.hooks.channel.flush();
@@ -523,6 +531,10 @@ function firstNotBase64(blocks: readonly ShownBlock[]): string | undefined {
 /** A host function's argument, when it is a string: tested by the engine, so no script code runs. */
 function textOf(handle: JSValueHandle | undefined): string | undefined {
   return handle !== undefined && handle.isString ? handle.toString() : undefined;
+}
+
+function isResourceCall(name: string): boolean {
+  return (RESOURCE_CALLS as readonly string[]).includes(name);
 }
 
 /** A host function's argument, when it is a number. */

@@ -35,6 +35,8 @@ class Waiting extends NullProto {
   constructor(
     readonly tool: string,
     readonly argsJson: string,
+    /** A call of the `resources` API: `tool` is its name in RESOURCE_CALLS. */
+    readonly resource: boolean,
     readonly resolve: (result: unknown) => void,
     readonly reject: (error: unknown) => void,
   ) {
@@ -64,7 +66,18 @@ export class Calls extends NullProto {
 
   /** Checks the arguments at once (nothing is sent when they are wrong), then sends or queues. */
   call(tool: string, args: unknown): Promise<unknown> {
-    const argsJson = argumentsJson(tool, args);
+    return this.place(`tools[${JSONStringify(tool)}](args)`, tool, argumentsJson(tool, args), false);
+  }
+
+  /**
+   * A call of the `resources` API (`call` one of RESOURCE_CALLS), with arguments the prelude made:
+   * sent or queued as a tool call is, in the same places. `label` names it in what it throws.
+   */
+  callResource(call: string, argsJson: string, label: string): Promise<unknown> {
+    return this.place(label, call, argsJson, true);
+  }
+
+  private place(label: string, tool: string, argsJson: string, resource: boolean): Promise<unknown> {
     const capture = blank<{ resolve: (result: unknown) => void; reject: (error: unknown) => void }>();
     const promise = new PromiseConstructor<unknown>((resolve, reject) => {
       capture.resolve = resolve;
@@ -72,16 +85,14 @@ export class Calls extends NullProto {
     });
     if (MapSize(this.out) < limits.callsInFlightMax && this.waitingHead === this.waiting.length) {
       // A place is free: one crossing to the host checks and sends.
-      const id = host.send(tool, argsJson);
-      if (typeof id === 'string')
-        throw newError(RangeErrorConstructor, `tools[${JSONStringify(tool)}](args): ${id}; nothing was sent`);
+      const id = resource ? host.sendResource(tool, argsJson) : host.send(tool, argsJson);
+      if (typeof id === 'string') throw newError(RangeErrorConstructor, `${label}: ${id}; nothing was sent`);
       this.opened(id, new Sent(capture.resolve, capture.reject));
       return promise;
     }
     const problem = host.checkArgs(argsJson);
-    if (problem !== '')
-      throw newError(RangeErrorConstructor, `tools[${JSONStringify(tool)}](args): ${problem}; nothing was sent`);
-    this.waiting[this.waiting.length] = new Waiting(tool, argsJson, capture.resolve, capture.reject);
+    if (problem !== '') throw newError(RangeErrorConstructor, `${label}: ${problem}; nothing was sent`);
+    this.waiting[this.waiting.length] = new Waiting(tool, argsJson, resource, capture.resolve, capture.reject);
     return promise;
   }
 
@@ -120,7 +131,7 @@ export class Calls extends NullProto {
       const next = this.waiting[this.waitingHead]!;
       this.waiting[this.waitingHead++] = null;
       if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) this.compact();
-      const id = host.send(next.tool, next.argsJson);
+      const id = next.resource ? host.sendResource(next.tool, next.argsJson) : host.send(next.tool, next.argsJson);
       if (typeof id === 'string') next.reject(newError(RangeErrorConstructor, id));
       else this.opened(id, new Sent(next.resolve, next.reject));
     }

@@ -8,6 +8,7 @@ import { ErrorConstructor, blank, newError } from './intrinsics.js';
 
 export interface Host {
   readonly send: (tool: string, argsJson: string) => number | string;
+  readonly sendResource: (call: string, argsJson: string) => number | string;
   readonly checkArgs: (argsJson: string) => string;
   readonly out: (text: string) => void;
   readonly notify: (payloadJson: string) => string;

@@ -12,6 +12,7 @@ import { installConsole } from './console.js';
 import { inspect } from './inspect.js';
 import { JSONStringify, ObjectFreeze, blank } from './intrinsics.js';
 import { installNotify } from './notify.js';
+import { installResources } from './resources.js';
 import { installShow } from './show.js';
 import { Random } from './random.js';
 import { lockStackTraces } from './stack-traces.js';
@@ -28,6 +29,7 @@ export function install(givenHost: Record<string, unknown>, givenLimits: Record<
   installConsole();
   installNotify();
   installShow();
+  installResources(calls);
   timers.install();
   random.install();
 

@@ -11,7 +11,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -104,12 +104,23 @@ export interface ReadyMessage {
   readonly prelude: 'snapshot' | 'evaluated';
 }
 
+/**
+ * The script's `resources` API: each travels as a call (`resource: true`, `tool` one of these),
+ * counted in the same places and caps as tool calls. `resources.read` takes `{"uri": string}`, the
+ * others `{}`.
+ */
+export const RESOURCE_CALLS = ['resources.list', 'resources.templates', 'resources.read'] as const;
+export type ResourceCall = (typeof RESOURCE_CALLS)[number];
+
 export interface CallMessage {
   readonly t: 'call';
   readonly id: number;
+  /** The tool's name as the script called it; for a `resources` call, its name in RESOURCE_CALLS. */
   readonly tool: string;
   /** The arguments as JSON text, counted by the parent before it parses them. */
   readonly args: string;
+  /** Set for a call of the `resources` API rather than of a tool. */
+  readonly resource?: true;
 }
 
 export interface OutputMessage {
@@ -195,6 +206,7 @@ export const BREACH = {
   FRAME_TOO_MANY_VALUES: `a frame with more than ${FRAME_MAX_VALUES} values`,
   MESSAGE_UNEXPECTED: 'a message the protocol does not allow at this point',
   TOOL_NOT_GIVEN: 'a call to a tool the script was not given',
+  RESOURCE_CALL_UNKNOWN: 'a resources call the API does not have, or with arguments it does not take',
   CALL_ID_REUSED: 'a call id reused or out of order (ids only go up)',
   TOO_MANY_CALLS: `more than ${CALLS_IN_FLIGHT_MAX} calls out`,
   ARGS_TOO_LARGE: `arguments over ${CALL_ARGS_MAX_BYTES / MiB} MiB of JSON`,

@@ -2,7 +2,7 @@
  * The `code_execution` tool's description: the API, stated exactly, then every upstream server
  * by name with its tool count and what its tools are about, then its tools: with one-line
  * summaries while they fit, then bare names, then a pointer to searchTools. Denied tools are not
- * named.
+ * named. When some upstream offers resources, the API names `resources` too.
  */
 
 import { SUMMARY_MAX_CHARS, cutAtWord, summarize } from '../../common/summary.js';
@@ -45,8 +45,12 @@ export interface DescriptionOptions {
   readonly yieldMs: number;
 }
 
+/** The `resources` line, when some upstream offers resources: the calls and what each returns. */
+const RESOURCES_TEXT =
+  'resources.list()|templates() → [{uri|uriTemplate,name}]; resources.read(uri) → {contents:[{uri,text|blob}]}; errors as for tools.';
+
 /** The API: what a model must know to write a first script that works. Each line is one idea. */
-function apiText(options: DescriptionOptions): string {
+function apiText(options: DescriptionOptions, resourcesOffered: boolean): string {
   const yieldDefault = formatSettingValue(SETTINGS.yieldMs, options.yieldMs);
   return [
     'Runs JavaScript or TypeScript that calls the tools below: one script, many calls; return only what matters.',
@@ -54,6 +58,7 @@ function apiText(options: DescriptionOptions): string {
     'await tools["name"](args) → {content:[{type:"text",text}|{type:"image"|"audio",data,mimeType}|{type:"resource",resource:{uri,text|blob}}], structuredContent? (tools with an output schema), isError?}; Promise.all runs calls at once.',
     'isError:true: the tool failed (may have taken effect). Thrown: ToolRefused (not sent; retry), TimeoutError (may still take effect), ResultTooLarge (took effect).',
     `searchTools(query, limit=${SEARCH_DEFAULT_LIMIT}) → [{name,description,score}]; console.log(describe(name)) prints one tool's declaration; ALL_TOOLS: [{name,description,inputSchema,outputSchema}] (large: use describe; never return it).`,
+    ...(resourcesOffered ? [RESOURCES_TEXT] : []),
     'console.log/text() print; show(block|result) adds images/resources to the answer; notify(x) tells the user; sleep(ms). No files, network, processes.',
   ].join('\n');
 }
@@ -79,7 +84,7 @@ type Layout =
 
 export function describeCodeExecution(tools: Catalog, options: DescriptionOptions): string {
   const allowed = tools.filter((t) => t.allowed);
-  const api = `${apiText(options)}${notesText(tools.upstreamNotes ?? [])}`;
+  const api = `${apiText(options, tools.resourcesOffered === true)}${notesText(tools.upstreamNotes ?? [])}`;
   if (allowed.length === 0) return `${api}\nNo tools are available right now.`;
   const groups = groupByServer(allowed);
   const head = `${api}\n${introOf(groups)}`;

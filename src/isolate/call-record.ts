@@ -9,6 +9,8 @@ export interface OpenCall {
   readonly id: number;
   readonly tool: string;
   readonly args: string;
+  /** For a `resources` call: how the record names it (`resources.read("test://a")`). */
+  readonly label?: string;
   /** performance.now() past which the call times out. */
   readonly deadline: number;
   timedOut: boolean;
@@ -71,8 +73,15 @@ export class CallRecord {
     return this.open.has(id);
   }
 
-  opened(id: number, tool: string, args: string): OpenCall {
-    const call: OpenCall = { id, tool, args, deadline: performance.now() + this.timeoutMs, timedOut: false };
+  opened(id: number, tool: string, args: string, label?: string): OpenCall {
+    const call: OpenCall = {
+      id,
+      tool,
+      args,
+      ...(label !== undefined ? { label } : {}),
+      deadline: performance.now() + this.timeoutMs,
+      timedOut: false,
+    };
     this.open.set(id, call);
     if (this.timeoutTimer === undefined) this.armTimeout(call.deadline);
     return call;
@@ -157,9 +166,12 @@ export class CallRecord {
   }
 
   summary(): CallSummary {
-    const named: UnseenCall[] = this.unseen
-      .slice(0, CALLS_NAMED_MAX)
-      .map((unseen) => ({ tool: unseen.call.tool, args: unseen.call.args, fate: fateOf(unseen) }));
+    const named: UnseenCall[] = this.unseen.slice(0, CALLS_NAMED_MAX).map(({ call, ...unseen }) => ({
+      tool: call.tool,
+      args: call.args,
+      ...(call.label !== undefined ? { label: call.label } : {}),
+      fate: fateOf({ call, ...unseen }),
+    }));
     const unseenMore: Record<string, number> = {};
     for (const { call } of this.unseen.slice(CALLS_NAMED_MAX)) {
       unseenMore[call.tool] = (unseenMore[call.tool] ?? 0) + 1;

@@ -37,7 +37,12 @@ export function checkChildFrame(body: Buffer): Checked {
         ? ok(m)
         : breach('FRAME_UNDECODABLE');
     case 'call':
-      return isCallId(m.id) && typeof m.tool === 'string' && typeof m.args === 'string' ? ok(m) : breach('FRAME_UNDECODABLE');
+      return isCallId(m.id) &&
+        typeof m.tool === 'string' &&
+        typeof m.args === 'string' &&
+        (m.resource === undefined || m.resource === true)
+        ? ok(m)
+        : breach('FRAME_UNDECODABLE');
     case 'out':
       if (typeof m.text !== 'string') return breach('FRAME_UNDECODABLE');
       return m.text.length > OUTPUT_BATCH_MAX_CHARS ? breach('OUTPUT_PAST_BATCH') : ok(m);

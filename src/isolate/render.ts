@@ -29,7 +29,7 @@ function renderCalls(calls: CallSummary, running: boolean): string[] {
   if (running && calls.inFlight > 0) parts.push(`${calls.inFlight} in flight`);
   if (unseenCount > 0) parts.push(`${unseenCount} whose answer the script never saw`);
   const lines = [`calls: ${parts.join(', ')}`];
-  for (const call of calls.unseen) lines.push(`  ${call.tool} ${cut(call.args)}: ${call.fate}`);
+  for (const call of calls.unseen) lines.push(`  ${call.label ?? `${call.tool} ${cutText(call.args)}`}: ${call.fate}`);
   if (sum(calls.unseenMore) > 0) lines.push(`  and more: ${counts(calls.unseenMore)}`);
   if (sum(calls.unsent) > 0) lines.push(`never sent: ${counts(calls.unsent)}`);
   return lines;
@@ -75,7 +75,8 @@ export function renderOutput(output: OutputSlice): string {
   return `${output.head}\n… ${groupThousands(output.dropped)} characters dropped …\n${output.tail}`;
 }
 
-function cut(args: string): string {
+/** Arguments (or a URI) as a call is named in a return: past ARGS_SHOWN_CHARS, cut and counted. */
+export function cutText(args: string): string {
   return args.length <= ARGS_SHOWN_CHARS ? args : `${args.slice(0, ARGS_SHOWN_CHARS)}… (${args.length} characters)`;
 }
 

@@ -10,8 +10,9 @@ export interface ResultFrame {
 /** What the script gets for a call's outcome: the result as JSON bytes, or the error to throw. */
 export function resultFrame(
   id: number,
-  outcome: { result: ToolResult } | { error: unknown },
+  outcome: { result: unknown } | { error: unknown },
   memoryMaxBytes: number,
+  failure: (error: unknown) => unknown = failureResult,
 ): ResultFrame {
   if ('error' in outcome) {
     if (outcome.error instanceof ToolRefusedError) {
@@ -19,7 +20,7 @@ export function resultFrame(
     }
     // Too large to read off the upstream's connection, which stayed up: the call took effect.
     if (outcome.error instanceof ResultTooLargeError) return tooLarge(id, outcome.error.why);
-    return okFrame(id, failureResult(outcome.error));
+    return okFrame(id, failure(outcome.error));
   }
   const depth = depthOf(outcome.result, RESULT_MAX_DEPTH);
   if (depth > RESULT_MAX_DEPTH) {
@@ -33,7 +34,7 @@ export function resultFrame(
   return { message: { t: 'result', id, kind: 'ok' }, payload: bytes };
 }
 
-function okFrame(id: number, result: ToolResult): ResultFrame {
+function okFrame(id: number, result: unknown): ResultFrame {
   return { message: { t: 'result', id, kind: 'ok' }, payload: Buffer.from(JSON.stringify(result), 'utf8') };
 }
 
@@ -45,6 +46,14 @@ function tooLarge(id: number, why: string): ResultFrame {
 function failureResult(error: unknown): ToolResult {
   const text = error instanceof Error ? error.message : String(error);
   return { content: [{ type: 'text', text }], isError: true };
+}
+
+/**
+ * A resources.read that failed after it was sent: a read result with no contents, marked as a tool
+ * result is (`isError`, the reason as text content), so a script checks it the same way.
+ */
+export function failedRead(error: unknown): unknown {
+  return { contents: [], ...failureResult(error) };
 }
 
 /** The nesting of a JSON value, walked without recursion; stops counting past `max`. */

@@ -4,6 +4,7 @@ import {
   CALL_ARGS_MAX_BYTES,
   CALL_ARGS_MAX_VALUES,
   NOTIFY_SPACING_MS,
+  RESOURCE_CALLS,
   type Breach,
   type CallMessage,
   type ChildMessage,
@@ -17,7 +18,10 @@ import { resultFrame } from './result-frame.js';
 import type { ScriptChild } from './script-child.js';
 import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.js';
 import { stripTypes } from './strip-types.js';
-import type { ScriptReturn, ScriptStatus, StopReason, ToolCaller, ToolResult } from './types.js';
+import { ToolRefusedError } from '../errors.js';
+import { cutText } from './render.js';
+import { failedRead } from './result-frame.js';
+import type { ResourceCaller, ScriptReturn, ScriptStatus, StopReason, ToolCaller } from './types.js';
 
 /**
  * 400 ms: a stopped child that hasn't ended by then is killed, so a stop lands within half a
@@ -49,6 +53,8 @@ export interface ScriptOptions {
   /** Name prefixes of upstreams that have not listed their tools yet ('' for the only upstream). */
   readonly unlisted?: readonly string[];
   readonly callTool: ToolCaller;
+  /** How `resources` calls reach the upstreams; absent, each is refused (RESOURCE_UNKNOWN). */
+  readonly callResource?: ResourceCaller;
   readonly limits: ScriptLimits;
   /** Output as it arrives, for progress notifications while a call watches the script. */
   readonly onOutput?: (text: string) => void;
@@ -202,7 +208,7 @@ export class Script {
   }
 
   private onCall(message: CallMessage): void {
-    if (!this.gives(message.tool)) return this.breach('TOOL_NOT_GIVEN');
+    if (message.resource !== true && !this.gives(message.tool)) return this.breach('TOOL_NOT_GIVEN');
     if (message.id <= this.lastCallId) return this.breach('CALL_ID_REUSED');
     this.lastCallId = message.id;
     if (this.record.openCount >= CALLS_IN_FLIGHT_MAX) return this.breach('TOO_MANY_CALLS');
@@ -217,17 +223,42 @@ export class Script {
       return this.breach('ARGS_INVALID');
     }
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return this.breach('ARGS_INVALID');
+    if (message.resource === true) return this.onResourceCall(message, args as Record<string, unknown>);
 
     const call = this.record.opened(message.id, message.tool, message.args);
-    let answer: Promise<ToolResult>;
+    this.answerWith(call, () => this.options.callTool(message.tool, args as Record<string, unknown>, this.record.signal));
+  }
+
+  /** A call of the `resources` API: its name and arguments are the prelude's, so anything else is a breach. */
+  private onResourceCall(message: CallMessage, args: Record<string, unknown>): void {
+    const resourceCall = RESOURCE_CALLS.find((name) => name === message.tool);
+    const keys = Object.keys(args);
+    const uri = args.uri;
+    const fits = resourceCall === 'resources.read' ? keys.length === 1 && typeof uri === 'string' : keys.length === 0;
+    if (resourceCall === undefined || !fits) return this.breach('RESOURCE_CALL_UNKNOWN');
+    const label = resourceCall === 'resources.read' ? `resources.read(${cutText(JSON.stringify(uri))})` : `${resourceCall}()`;
+    const call = this.record.opened(message.id, resourceCall, message.args, label);
+    const { callResource } = this.options;
+    this.answerWith(
+      call,
+      () =>
+        callResource?.({ call: resourceCall, label, ...(typeof uri === 'string' ? { uri } : {}) }, this.record.signal) ??
+        Promise.reject(new ToolRefusedError('RESOURCE_UNKNOWN', label, 'this server was started without access to resources')),
+      failedRead,
+    );
+  }
+
+  /** Sends the call's outcome to the script when it comes; `failure` makes the result a failure after sending becomes. */
+  private answerWith(call: OpenCall, send: () => Promise<unknown>, failure?: (error: unknown) => unknown): void {
+    let answer: Promise<unknown>;
     try {
-      answer = this.options.callTool(message.tool, args as Record<string, unknown>, this.record.signal);
+      answer = send();
     } catch (error) {
       answer = Promise.reject(error);
     }
     answer.then(
-      (result) => this.onAnswer(call, { result }),
-      (error: unknown) => this.onAnswer(call, { error }),
+      (result) => this.onAnswer(call, { result }, failure),
+      (error: unknown) => this.onAnswer(call, { error }, failure),
     );
   }
 
@@ -238,18 +269,22 @@ export class Script {
       id: call.id,
       kind: 'timeout',
       message:
-        `tools[${JSON.stringify(call.tool)}] took longer than ${ms} ms (the server's toolCallTimeoutMs); ` +
+        `${call.label ?? `tools[${JSON.stringify(call.tool)}]`} took longer than ${ms} ms (the server's toolCallTimeoutMs); ` +
         'it may still be running and may take effect',
     });
   }
 
-  private onAnswer(call: OpenCall, outcome: { result: ToolResult } | { error: unknown }): void {
+  private onAnswer(
+    call: OpenCall,
+    outcome: { result: unknown } | { error: unknown },
+    failure?: (error: unknown) => unknown,
+  ): void {
     if (this.ending !== null || !this.record.isOpen(call.id)) return;
     if (!this.record.closed(call)) {
       this.child.send({ t: 'release', id: call.id });
       return;
     }
-    const frame = resultFrame(call.id, outcome, this.options.limits.memoryMaxBytes);
+    const frame = resultFrame(call.id, outcome, this.options.limits.memoryMaxBytes, failure);
     this.record.answerSent(call, frame.message.kind === 'refused');
     this.child.send(frame.message, frame.payload, () => this.record.answerWritten());
   }
@@ -276,7 +311,12 @@ export class Script {
   private onEnd(message: EndMessage): void {
     if (message.read !== undefined && !this.record.noteAnswersRead(message.read)) return this.breach('MESSAGE_UNEXPECTED');
     if (message.unsent !== undefined) {
-      const unsent = parseCounts(message.unsent, this.toolNames.size, (tool) => this.gives(tool));
+      // Counted by name: a tool's, or a resources call's.
+      const unsent = parseCounts(
+        message.unsent,
+        this.toolNames.size + RESOURCE_CALLS.length,
+        (name) => this.gives(name) || RESOURCE_CALLS.some((call) => call === name),
+      );
       if (unsent === null) return this.breach('MESSAGE_UNEXPECTED');
       this.record.noteUnsent(unsent);
     }

@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { ResourceCall } from '../../protocol/contract.js';
 import type { Shown } from './shown-blocks.js';
 
 /** What a tool call resolves to, exactly as the tool sent it. */
@@ -10,6 +11,19 @@ export type ToolResult = CallToolResult;
  */
 export type ToolCaller = (name: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
 
+/** One `resources` call of a script: `uri` for resources.read; `label` names it (`resources.read("test://a")`). */
+export interface ResourceRequest {
+  readonly call: ResourceCall;
+  readonly uri?: string;
+  readonly label: string;
+}
+
+/**
+ * How a script's `resources` calls reach the upstreams. Resolves with what the script gets (the
+ * list, the templates, the read result); throws as a ToolCaller does.
+ */
+export type ResourceCaller = (request: ResourceRequest, signal: AbortSignal) => Promise<unknown>;
+
 export type ScriptStatus = 'running' | 'finished' | 'failed' | 'crashed' | 'stopped';
 
 /** Why a script was stopped. */
@@ -18,6 +32,8 @@ export type StopReason = 'requested' | 'lifetime' | 'watch-cancelled' | 'shutdow
 /** A call whose answer the script never saw. */
 export interface UnseenCall {
   readonly tool: string;
+  /** For a `resources` call, the call as the record names it (`resources.read("test://a")`), instead of tool and arguments. */
+  readonly label?: string;
   /** The arguments as the script sent them (JSON text). */
   readonly args: string;
   readonly fate: string;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
 import { Script } from '../isolate/script.js';
-import type { ToolResult } from '../isolate/types.js';
+import type { ResourceCaller, ToolResult } from '../isolate/types.js';
 import type { Settings } from '../settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSource } from './child-supply.js';
@@ -36,6 +36,8 @@ export interface SessionScriptsDeps {
   /** Name prefixes of upstreams that have not listed their tools yet. */
   readonly unlisted: () => readonly string[];
   readonly callTool: ProgressingToolCaller;
+  /** The scripts' `resources` calls; absent, each is refused (RESOURCE_UNKNOWN). */
+  readonly callResource?: ResourceCaller;
   readonly settings: Settings;
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
@@ -127,6 +129,7 @@ export class SessionScripts {
       // An upstream's progress on a script's call goes to the call watching the script.
       callTool: (name, args, signal) =>
         this.deps.callTool(name, args, signal, (progress) => watching()?.progress?.push(describeProgress(name, progress))),
+      ...(this.deps.callResource !== undefined ? { callResource: this.deps.callResource } : {}),
       limits: settings,
       onOutput: (text) => watching()?.progress?.push(text),
       onNotify: (payload) => {

@@ -20,6 +20,7 @@ import type { ChildSupply } from '../scripts/child-supply.js';
 import { SessionScripts } from '../scripts/session-scripts.js';
 import type { Settings } from '../settings.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
+import { resourceCaller } from './resource-caller.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { CODE_EXECUTION_TOOL, codeExecutionTool } from './code-execution-tool.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
@@ -175,6 +176,7 @@ export class ClientSession {
       catalog: () => hub.tools(),
       unlisted: () => hub.unlistedPrefixes(),
       callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin: this.origin }),
+      callResource: resourceCaller(hub, this.origin),
       settings,
       log: (data) => this.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });

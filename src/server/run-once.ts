@@ -4,6 +4,7 @@
  * structuredContent). For writing and debugging a script by hand. Exits 0 when the script
  * finished, 1 when it failed, crashed or was stopped, 2 when it was refused (nothing ran).
  */
+import { resourceCaller } from './resource-caller.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { CliInvocation } from '../cli/parse-cli.js';
@@ -74,6 +75,7 @@ export async function runOnce(invocation: CliInvocation, io: RunOnceIo = process
         tools: toolEntries(hub.tools()),
         unlisted: hub.unlistedPrefixes(),
         callTool: (name, args, signal) => hub.callTool(name, args, signal),
+        callResource: resourceCaller(hub),
         limits: settings,
       },
     );

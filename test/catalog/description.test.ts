@@ -30,6 +30,11 @@ function toolsOf(count: number, server = 's', nameOf: (i: number) => string = (i
   }));
 }
 
+/** The catalog as the hub hands it over when some upstream offers resources. */
+function withResources(tools: CatalogTool[]): Catalog {
+  return Object.defineProperty(tools, 'resourcesOffered', { value: true, enumerable: false });
+}
+
 /** The tool section: everything after the API text. */
 function toolSection(description: string): string {
   return description.slice(description.indexOf('\nTools'));
@@ -73,6 +78,22 @@ describe('describeCodeExecution', () => {
   test.each([0, 3, 50, 2_000])('stays within 2,048 characters with %i tools with long descriptions', (count) => {
     const text = describeCodeExecution(toolsOf(count));
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
+    expect(describeCodeExecution(withResources(toolsOf(count))).length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
+  });
+
+  test('names resources, and what each call returns, only when some upstream offers resources', () => {
+    const without = describeCodeExecution(toolsOf(3));
+    expect(without).not.toContain('resources.');
+    const text = describeCodeExecution(withResources(toolsOf(3)));
+    for (const part of [
+      'resources.list()|templates() → [{uri|uriTemplate,name}]',
+      'resources.read(uri) → {contents:[{uri,text|blob}]}',
+      'errors as for tools',
+    ]) {
+      expect(text, part).toContain(part);
+    }
+    // The same tools are listed either way: the line comes out of the tools' room only when they need it.
+    expect(toolSection(text)).toBe(toolSection(without));
   });
 
   test('names every tool with a one-line summary while room lasts, under its server with its count', () => {

@@ -1,7 +1,8 @@
 import type { ToolEntry } from '../../protocol/contract.js';
 import { ScriptChild, type SpawnChildOptions } from '../../src/isolate/script-child.js';
 import { Script, type ScriptLimits } from '../../src/isolate/script.js';
-import type { ScriptReturn, ToolCaller } from '../../src/isolate/types.js';
+import { ToolRefusedError } from '../../src/errors.js';
+import type { ResourceCaller, ResourceRequest, ScriptReturn, ToolCaller } from '../../src/isolate/types.js';
 
 export const TEST_LIMITS: ScriptLimits = {
   toolCallTimeoutMs: 60_000,
@@ -50,12 +51,58 @@ export async function startScriptPrinting(code: string, options: StartOptions = 
   return script;
 }
 
+/**
+ * Resources for scripts, answered from memory: two listed, one template; a read answers with its
+ * URI, `test://refused` is refused as an unknown URI would be, and `test://hang` answers only
+ * when cancelled. The calls are counted in `seen`, and the most ever out at once in `peak`.
+ */
+export function memoryResources(): { readonly callResource: ResourceCaller; readonly seen: ResourceRequest[]; peak: number } {
+  const state = { seen: [] as ResourceRequest[], peak: 0, out: 0 };
+  const answer = async (request: ResourceRequest, signal: AbortSignal): Promise<unknown> => {
+    switch (request.call) {
+      case 'resources.list':
+        return [
+          { uri: 'test://a', name: 'a' },
+          { uri: 'test://b', name: 'b' },
+        ];
+      case 'resources.templates':
+        return [{ uriTemplate: 'test://item/{id}', name: 'item' }];
+      case 'resources.read':
+        if (request.uri === 'test://refused')
+          throw new ToolRefusedError('RESOURCE_UNKNOWN', request.label, 'no upstream lists it');
+        if (request.uri === 'test://hang') {
+          return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+        }
+        return { contents: [{ uri: request.uri, text: `read ${request.uri}` }] };
+    }
+  };
+  const callResource: ResourceCaller = async (request, signal) => {
+    state.seen.push(request);
+    state.peak = Math.max(state.peak, ++state.out);
+    try {
+      // One turn later, so that calls made together are out together.
+      await new Promise((resolve) => setImmediate(resolve));
+      return await answer(request, signal);
+    } finally {
+      state.out--;
+    }
+  };
+  return {
+    callResource,
+    seen: state.seen,
+    get peak() {
+      return state.peak;
+    },
+  };
+}
+
 /** Answers every call with its arguments as text. */
 export const echoTool: ToolCaller = async (_name, args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] });
 
 export interface StartOptions {
   readonly tools?: ToolEntry[];
   readonly callTool?: ToolCaller;
+  readonly callResource?: ResourceCaller;
   readonly limits?: Partial<ScriptLimits>;
   readonly entry?: string;
   readonly onNotify?: (payload: string) => void;
@@ -78,6 +125,7 @@ export function startScript(code: string, options: StartOptions = {}): Script {
     code,
     tools: options.tools ?? toolEntries('echo'),
     callTool: options.callTool ?? echoTool,
+    ...(options.callResource ? { callResource: options.callResource } : {}),
     limits,
     ...(options.onNotify ? { onNotify: options.onNotify } : {}),
     ...(options.onOutput ? { onOutput: options.onOutput } : {}),

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolCaller } from '../../../src/isolate/types.js';
 import { waitForNoChildren } from '../../support/processes.js';
-import { runScript } from '../../support/scripts.js';
+import { memoryResources, runScript } from '../../support/scripts.js';
 
 afterEach(async () => {
   const next = await runScript('return 1 + 1');
@@ -20,7 +20,7 @@ const slowEcho: ToolCaller = async (_name, args) => {
 };
 
 /**
- * Every API path the prelude has (written without the built-ins the cases below replace): calls sent and queued, results, console of every kind of
+ * Every API path the prelude has (written without the built-ins the cases below replace): calls and resource reads sent and queued, results, console of every kind of
  * value, text, notify, timers, describe, searchTools, a missing tool, and the value. Its answer
  * is the same whatever the world does to built-ins it does not itself use.
  */
@@ -38,7 +38,13 @@ const WORKLOAD = `
   const hits = searchTools("echo");
   let missing = "";
   try { tools.ecko } catch (e) { missing = e.message }
-  return { n: sums.length, last: sums[39], fired, hit: hits[0].name, declaration: describe("echo").length > 0, missing };
+  const reads = [];
+  for (let i = 0; i < 20; i++) reads[i] = resources.read("test://r" + i);
+  const read = (await reads[19]).contents[0].text;
+  let badUri = "";
+  try { resources.read(5) } catch (e) { badUri = e.message }
+  const listed = (await resources.list()).length + (await resources.templates()).length;
+  return { n: sums.length, last: sums[39], fired, hit: hits[0].name, declaration: describe("echo").length > 0, missing, read, badUri, listed };
 `;
 
 const EXPECTED = {
@@ -48,6 +54,9 @@ const EXPECTED = {
   hit: 'echo',
   declaration: true,
   missing: 'tools["ecko"] is not a tool. Closest: "echo". ALL_TOOLS lists every tool.',
+  read: 'read test://r19',
+  badUri: 'resources.read(uri): uri must be a string, not number',
+  listed: 3,
 };
 
 async function runWith(setup: string): Promise<{ value: unknown; output: string; calledFromPrelude: string[] }> {
@@ -55,6 +64,7 @@ async function runWith(setup: string): Promise<{ value: unknown; output: string;
     `${setup}\nconst answer = await (async () => {${WORKLOAD}})();\nreturn { answer, calledFromPrelude: globalThis.calledFromPrelude ?? [] };`,
     {
       callTool: slowEcho,
+      callResource: memoryResources().callResource,
     },
   );
   expect(ret.status, ret.error).toBe('finished');

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from '../../support/mcp-client.js';
 import { waitForNoChildren } from '../../support/processes.js';
-import { runScript } from '../../support/scripts.js';
+import { memoryResources, runScript } from '../../support/scripts.js';
 
 afterEach(async () => {
   // The next script, in a new child, runs normally.
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 async function valueOf(code: string): Promise<unknown> {
-  const ret = await runScript(code);
+  const ret = await runScript(code, { callResource: memoryResources().callResource });
   expect(ret.status, ret.error).toBe('finished');
   return JSON.parse(ret.value!);
 }
@@ -64,6 +64,9 @@ const API = new Set([
   'sleep',
   'describe',
   'searchTools',
+  'resources.list',
+  'resources.templates',
+  'resources.read',
   'ToolRefused',
   'TimeoutError',
   'ResultTooLarge',
@@ -73,14 +76,16 @@ const API = new Set([
 describe('a hostile script reaching for prelude and host functions', () => {
   it('finds no function beyond what the global object reaches, walking everything the API hands out', async () => {
     const strangers = await valueOf(`${WALK}
-      const results = [await tools.echo({ a: 1 }), searchTools("echo"), describe("echo"), ALL_TOOLS, show({ type: "text", text: "t" })];
+      const results = [await tools.echo({ a: 1 }), searchTools("echo"), describe("echo"), ALL_TOOLS, show({ type: "text", text: "t" }),
+        await resources.list(), await resources.templates(), await resources.read("test://a"), resources];
       const thrown = [];
-      for (const attempt of [() => tools.nope, () => describe("nope"), () => tools.echo(5), () => notify(1n), () => setTimeout(5), () => show(5), () => show({ type: "image", data: "!", mimeType: "x" })]) {
+      for (const attempt of [() => tools.nope, () => describe("nope"), () => tools.echo(5), () => notify(1n), () => setTimeout(5), () => show(5), () => show({ type: "image", data: "!", mimeType: "x" }), () => resources.read(5), () => resources.read("x".repeat(5e6))]) {
         try { attempt() } catch (e) { thrown.push(e) }
       }
+      try { await resources.read("test://refused") } catch (e) { thrown.push(e) }
       try { await tools.echo({ toJSON() { throw new Error("inner") } }) } catch (e) { thrown.push(e) }
       const fromGlobal = walk([["globalThis", globalThis]]).seen;
-      const handedOut = walk([["results", results], ["thrown", thrown], ["promise", tools.echo({})], ["sleep()", sleep(0)]]).seen;
+      const handedOut = walk([["results", results], ["thrown", thrown], ["promise", tools.echo({})], ["read()", resources.read("test://b")], ["sleep()", sleep(0)]]).seen;
       return [...handedOut].filter(([item]) => typeof item === "function" && !fromGlobal.has(item)).map(([, path]) => path);
     `);
     expect(strangers).toEqual([]);
