@@ -19,6 +19,8 @@ export type UpstreamSpec =
       env: Record<string, string>;
       cwd?: string;
       policy: ToolPolicy;
+      /** The entry's `prompts` policy, over the prompts' own names. */
+      prompts?: ToolPolicy;
     }
   | {
       name: string;
@@ -26,6 +28,8 @@ export type UpstreamSpec =
       url: string;
       headers: Record<string, string>;
       policy: ToolPolicy;
+      /** The entry's `prompts` policy, over the prompts' own names. */
+      prompts?: ToolPolicy;
       /** The entry's `oauth`, checked and expanded; absent, a server that asks for a sign-in still gets one (authorization code, dynamic registration). */
       oauth?: OAuthOptions;
       /** The config file the entry came from, for the `codemode-mcp login` hint. */

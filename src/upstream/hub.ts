@@ -28,6 +28,12 @@ import {
   type NameCollision,
 } from './tool-names.js';
 import { Upstream, type UpstreamStatus } from './upstream.js';
+import { unionOf, type Offered, type PassthroughNotice } from './passthrough.js';
+import { PromptRoutes } from './prompt-routes.js';
+import { CompletionRoutes } from './completion-routes.js';
+
+/** What the hub tells the sessions besides tool changes: an upstream's notice, or a change in what the upstreams offer. */
+export type HubNotice = PassthroughNotice | { readonly kind: 'offered_changed' };
 
 export interface UpstreamHubOptions {
   /** How the upstreams see us. Default `{ name: 'codemode-mcp', version: '0.0.0' }`. */
@@ -64,6 +70,14 @@ export class UpstreamHub {
   private started = false;
   private readonly log: (line: string) => void;
   private readonly auth: UpstreamAuth;
+  private readonly noticeListeners = new Set<(notice: HubNotice) => void>();
+  /** Per upstream, whether it served and what it offered at the last change: a change there changes the merged lists. */
+  private readonly serving = new Map<string, string>();
+  private lastOffered = '';
+  /** The upstreams' prompts, as our client lists and gets them. */
+  readonly prompts: PromptRoutes;
+  /** completion/complete, routed by the prompt or resource template it names. */
+  readonly completions: CompletionRoutes;
 
   constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
     this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
@@ -84,7 +98,21 @@ export class UpstreamHub {
     };
     const duplicate = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
     if (duplicate !== undefined) throw new NameCollisionError(`two upstream servers are named "${duplicate.name}"`);
-    this.upstreams = specs.map((spec) => new Upstream(spec, sessionOptions, { onChange: () => this.rebuildCatalog() }));
+    this.upstreams = specs.map(
+      (spec) =>
+        new Upstream(spec, sessionOptions, {
+          onChange: () => {
+            this.rebuildCatalog();
+            this.passthroughChanged();
+          },
+          onNotice: (notice) => this.notify(this.noticeListeners, (listener) => listener(notice)),
+        }),
+    );
+    this.prompts = new PromptRoutes(this.upstreams);
+    // TODO(merge issue-10b): the template's upstream from resource-routes.ts.
+    this.completions = new CompletionRoutes(this.prompts, async () =>
+      this.upstreams.length === 1 ? this.upstreams[0] : undefined,
+    );
     this.auth.onSignedIn((name) => this.upstreams.find((upstream) => upstream.name === name)?.retryNow());
     // No tools yet, but a note per upstream: each is still starting.
     this.rebuildCatalog();
@@ -132,6 +160,21 @@ export class UpstreamHub {
   onCatalogChanged(listener: () => void): () => void {
     this.catalogListeners.add(listener);
     return () => this.catalogListeners.delete(listener);
+  }
+
+  /**
+   * What the upstreams offer besides tools, as far as known: an upstream that has never started
+   * counts as offering everything, since a capability can't be declared to a client after initialize.
+   */
+  offered(): Offered {
+    const all: Offered = { prompts: true, resources: true, subscribe: true, completions: true };
+    return unionOf(this.upstreams.map((upstream) => upstream.offered ?? all));
+  }
+
+  /** Called for the upstreams' prompt and resource notices, and when what they offer changes; returns an unsubscribe. */
+  onNotice(listener: (notice: HubNotice) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
   }
 
   /**
@@ -232,6 +275,8 @@ export class UpstreamHub {
         description: definition.description ?? '',
         inputSchema: definition.inputSchema,
         ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
+        ...(definition.title !== undefined ? { title: definition.title } : {}),
+        ...(definition.annotations !== undefined ? { annotations: definition.annotations } : {}),
         ...(definition.note !== undefined ? { note: definition.note } : {}),
         allowed: isToolAllowed(upstream.spec.policy, claim.tool),
       });
@@ -256,6 +301,29 @@ export class UpstreamHub {
       this.notify(this.catalogListeners, (listener) => listener());
     }
     return collisions;
+  }
+
+  /**
+   * After an upstream's state changed: an upstream that started or stopped serving changes the
+   * merged prompt and resource lists, and maybe what is offered at all.
+   */
+  private passthroughChanged(): void {
+    const notices: HubNotice[] = [];
+    for (const upstream of this.upstreams) {
+      const now = JSON.stringify([upstream.readySession() !== undefined, upstream.offered]);
+      if (this.serving.get(upstream.name) === now) continue;
+      const before = this.serving.get(upstream.name);
+      this.serving.set(upstream.name, now);
+      if (before === undefined && upstream.offered === undefined) continue;
+      if (upstream.offered?.prompts) notices.push({ kind: 'prompts_changed' });
+      if (upstream.offered?.resources) notices.push({ kind: 'resources_changed' });
+    }
+    const offered = JSON.stringify(this.offered());
+    if (offered !== this.lastOffered) {
+      if (this.lastOffered !== '') notices.push({ kind: 'offered_changed' });
+      this.lastOffered = offered;
+    }
+    for (const notice of notices) this.notify(this.noticeListeners, (listener) => listener(notice));
   }
 
   /** A listener that throws is logged, and the others still hear. */

@@ -5,6 +5,7 @@
 import { Backoff, formatDelay, RESTART_STABLE_AFTER_MS } from './backoff.js';
 import type { UpstreamSpec } from './spec.js';
 import { UpstreamSession, type SessionOptions } from './session.js';
+import { offeredBy, type Offered, type PassthroughNotice } from './passthrough.js';
 import type { ListedTool } from './tool-admission.js';
 
 /**
@@ -25,6 +26,8 @@ export interface UpstreamStatus {
 export interface UpstreamEvents {
   /** Its tool list (or its state) changed: the hub rebuilds the catalog. */
   readonly onChange: () => void;
+  /** It said its prompts or resources changed, or a subscribed resource was updated. */
+  readonly onNotice?: (notice: PassthroughNotice) => void;
 }
 
 export class Upstream {
@@ -32,6 +35,8 @@ export class Upstream {
   reason: string | undefined;
   /** The last listing; kept while down, so a call to one of its tools is refused, not unknown. */
   tools: ListedTool[] | undefined;
+  /** What it offered at its last start besides tools; kept while down, like its tools. */
+  offered: Offered | undefined;
   private session: UpstreamSession | undefined;
   private readonly backoff = new Backoff();
   private nextAttemptAt = 0;
@@ -141,11 +146,13 @@ export class Upstream {
     const recovered = this.reason !== undefined;
     this.session = session;
     this.tools = session.tools;
+    this.offered = offeredBy(session.capabilities);
     this.state = 'ready';
     this.reason = undefined;
     this.lastLoggedFailure = undefined;
     session.onLost = (unanswered) => this.handleLost(session, unanswered);
     session.onToolsChanged = () => this.relist(session);
+    session.onPassthroughNotice = (notice) => this.events.onNotice?.(notice);
     this.stableTimer = setTimeout(() => this.backoff.reset(), RESTART_STABLE_AFTER_MS).unref();
     const how = recovered ? 'is up again' : `connected over ${session.kind}`;
     this.options.log(`codemode-mcp: upstream "${this.name}" ${how}: ${session.tools.length} tools`);
