@@ -4,7 +4,16 @@
  */
 
 /** Why a tool call was refused before anything was sent. */
-export type ToolRefusedCode = 'TOOL_DENIED' | 'UPSTREAM_DOWN' | 'UPSTREAM_CONNECTING' | 'TOOL_UNKNOWN' | 'UPSTREAM_UNAUTHORIZED';
+export type ToolRefusedCode =
+  | 'TOOL_DENIED'
+  | 'UPSTREAM_DOWN'
+  | 'UPSTREAM_CONNECTING'
+  | 'TOOL_UNKNOWN'
+  | 'UPSTREAM_UNAUTHORIZED'
+  /** `resources.read(uri)` of a URI no upstream lists or has a template for. */
+  | 'RESOURCE_UNKNOWN'
+  /** `resources.read(uri)` of a URI the entry's `resources` policy does not allow. */
+  | 'RESOURCE_DENIED';
 
 /**
  * A call refused before it was sent: nothing happened upstream, so it is safe to retry later.
@@ -75,12 +84,15 @@ export class UpstreamAnswerError extends SentCallError {
   override readonly name = 'UpstreamAnswerError';
   readonly code = 'UPSTREAM_ANSWER_INVALID';
 
-  /** `detail`: what was wrong, naming the field and what it held: `result must be an object; got null`. */
-  constructor(server: string, tool: string, detail: string) {
+  /**
+   * `detail`: what was wrong, naming the field and what it held: `result must be an object; got null`.
+   * `expected`: what the answer should have been (`a resources/read result` for a read).
+   */
+  constructor(server: string, tool: string, detail: string, expected = 'a tool result') {
     super(
       server,
       tool,
-      `upstream ${server} answered the call to ${tool} with something that isn't a tool result (${detail}); the call may have taken effect`,
+      `upstream ${server} answered the call to ${tool} with something that isn't ${expected} (${detail}); the call may have taken effect`,
     );
   }
 }

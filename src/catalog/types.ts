@@ -32,6 +32,11 @@ export interface CatalogTool {
 /**
  * The catalog as the hub hands it over: every tool, and a note for each upstream that is not
  * serving its tools (`github is down: it exited during startup; its stderr last said: "..."`),
- * which the description shows so the model knows why tools are missing.
+ * which the description shows so the model knows why tools are missing; and whether scripts have
+ * resources to read.
  */
-export type Catalog = readonly CatalogTool[] & { readonly upstreamNotes?: readonly string[] };
+export type Catalog = readonly CatalogTool[] & {
+  readonly upstreamNotes?: readonly string[];
+  /** True when at least one upstream offers resources a script may read (`resources` in the guest). */
+  readonly resourcesOffered?: boolean;
+};

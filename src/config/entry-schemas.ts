@@ -20,9 +20,16 @@ const tolerated = {
 
 const glob = z.string().min(1, 'must not be an empty glob');
 
-const policy = {
-  allow: z.array(glob).min(1, 'must list at least one glob; leave allow out to allow every tool').optional(),
+const globsOver = (what: string) => ({
+  allow: z.array(glob).min(1, `must list at least one glob; leave allow out to allow every ${what}`).optional(),
   deny: z.array(glob).optional(),
+});
+
+/** `allow`/`deny` for tools at the entry's top level; the same pair under `resources` (URIs) and `prompts`. */
+const policy = {
+  ...globsOver('tool'),
+  resources: z.strictObject(globsOver('resource')).optional(),
+  prompts: z.strictObject(globsOver('prompt')).optional(),
 };
 
 const stringMap = z.record(z.string(), z.string());

@@ -83,7 +83,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
       args: data.args.map((arg, i) => expand(arg, ['args', i])),
       env: mapValues(data.env, (value, key) => expand(value, ['env', key])),
       ...(cwd === undefined ? {} : { cwd: context.baseDir === null || isAbsolute(cwd) ? cwd : resolve(context.baseDir, cwd) }),
-      policy: readPolicy(name, data, path, invalid),
+      ...readPolicies(name, data, path, invalid),
     };
   }
 
@@ -102,15 +102,37 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     transport: data.type ?? 'http',
     url,
     headers: mapValues(data.headers, (value, key) => expand(value, ['headers', key])),
-    policy: readPolicy(name, data, path, invalid),
+    ...readPolicies(name, data, path, invalid),
     ...(oauth === undefined ? {} : { oauth }),
     ...(context.file === null ? {} : { configFile: context.file }),
   };
 }
 
-function readPolicy(
+type Globs = { allow?: string[] | undefined; deny?: string[] | undefined };
+
+/** The entry's `allow`/`deny` (tools), and its `resources` and `prompts` policies when it has them. */
+function readPolicies(
   name: string,
-  data: { allow?: string[] | undefined; deny?: string[] | undefined },
+  data: Globs & { resources?: Globs | undefined; prompts?: Globs | undefined },
+  path: ConfigPath,
+  invalid: (detail: string) => ConfigError,
+): { policy: ToolPolicy; resourcePolicy?: ToolPolicy; promptPolicy?: ToolPolicy } {
+  return {
+    policy: readPolicy({ name, what: 'tool' }, data, path, invalid),
+    // URIs are never prefixed, so any glob may be meant.
+    ...(data.resources !== undefined
+      ? { resourcePolicy: readPolicy(undefined, data.resources, [...path, 'resources'], invalid) }
+      : {}),
+    ...(data.prompts !== undefined
+      ? { promptPolicy: readPolicy({ name, what: 'prompt' }, data.prompts, [...path, 'prompts'], invalid) }
+      : {}),
+  };
+}
+
+/** `prefixed`: the server and what its names are, to refuse a glob written with its prefix (names are matched unprefixed). */
+function readPolicy(
+  prefixed: { name: string; what: string } | undefined,
+  data: Globs,
   path: ConfigPath,
   invalid: (detail: string) => ConfigError,
 ): ToolPolicy {
@@ -120,10 +142,10 @@ function readPolicy(
     if (globs === undefined) continue;
     globs.forEach((glob, i) => {
       // A prefixed glob would silently match nothing: policies see the upstream's own tool names.
-      if (glob.startsWith(`${name}__`)) {
+      if (prefixed !== undefined && glob.startsWith(`${prefixed.name}__`)) {
         throw invalid(
-          `${formatConfigPath([...path, key, i])} is "${glob}", but globs match the tool's own name: ` +
-            `write "${glob.slice(name.length + 2)}"`,
+          `${formatConfigPath([...path, key, i])} is "${glob}", but globs match the ${prefixed.what}'s own name: ` +
+            `write "${glob.slice(prefixed.name.length + 2)}"`,
         );
       }
     });

@@ -17,8 +17,14 @@ export function matchesAnyGlob(globs: readonly string[], name: string): boolean 
   return globs.some((glob) => globToRegExp(glob).test(name));
 }
 
-/** Allowed when `allow` is absent or matches, and `deny` does not match. `toolName` is the upstream's own name. */
-export function isToolAllowed(policy: ToolPolicy, toolName: string): boolean {
-  if (policy.allow !== undefined && !matchesAnyGlob(policy.allow, toolName)) return false;
-  return policy.deny === undefined || !matchesAnyGlob(policy.deny, toolName);
+/**
+ * Allowed when `allow` is absent or matches, and `deny` does not match. `name`: the upstream's own
+ * tool or prompt name, or a resource's URI (the `resources` policy).
+ */
+export function isAllowedBy(policy: ToolPolicy, name: string): boolean {
+  if (policy.allow !== undefined && !matchesAnyGlob(policy.allow, name)) return false;
+  return policy.deny === undefined || !matchesAnyGlob(policy.deny, name);
 }
+
+/** The `tools` policy (the entry's own `allow`/`deny`) over a tool's upstream name. */
+export const isToolAllowed = isAllowedBy;

@@ -1,6 +1,9 @@
 import type { Settings } from '../settings.js';
 
-/** Which of an upstream's tools a script may call, as globs over the tool's own upstream name. */
+/**
+ * Which of an upstream's tools a script may call, as globs over the tool's own upstream name. The
+ * entry's `resources` and `prompts` policies take the same shape, over URIs and prompt names.
+ */
 export interface ToolPolicy {
   /** Absent: every tool not denied. Present: only tools matching one of these. */
   allow?: string[];
@@ -19,8 +22,10 @@ export type UpstreamSpec =
       env: Record<string, string>;
       cwd?: string;
       policy: ToolPolicy;
-      /** The entry's `prompts` policy, over the prompts' own names. */
-      prompts?: ToolPolicy;
+      /** The entry's `resources` policy: globs over URIs (a template's listing: its `uriTemplate`). Absent: all. */
+      resourcePolicy?: ToolPolicy;
+      /** The entry's `prompts` policy: globs over the upstream's own prompt names. Absent: all. */
+      promptPolicy?: ToolPolicy;
     }
   | {
       name: string;
@@ -28,8 +33,10 @@ export type UpstreamSpec =
       url: string;
       headers: Record<string, string>;
       policy: ToolPolicy;
-      /** The entry's `prompts` policy, over the prompts' own names. */
-      prompts?: ToolPolicy;
+      /** The entry's `resources` policy: globs over URIs (a template's listing: its `uriTemplate`). Absent: all. */
+      resourcePolicy?: ToolPolicy;
+      /** The entry's `prompts` policy: globs over the upstream's own prompt names. Absent: all. */
+      promptPolicy?: ToolPolicy;
       /** The entry's `oauth`, checked and expanded; absent, a server that asks for a sign-in still gets one (authorization code, dynamic registration). */
       oauth?: OAuthOptions;
       /** The config file the entry came from, for the `codemode-mcp login` hint. */

@@ -138,6 +138,34 @@ export class ClientSession {
         return hub.prompts.get(request.params.name, request.params.arguments, ctx.mcpReq.signal);
       });
     }
+    if (this.declared.resources) {
+      const resources = hub.resourcePassthrough;
+      this.server.setRequestHandler('resources/list', async (request, ctx) => {
+        await startup();
+        return resources.list(request.params?.cursor, ctx.mcpReq.signal);
+      });
+      this.server.setRequestHandler('resources/templates/list', async (request, ctx) => {
+        await startup();
+        return resources.templates(request.params?.cursor, ctx.mcpReq.signal);
+      });
+      this.server.setRequestHandler('resources/read', async (request, ctx) => {
+        await startup();
+        return resources.read(request.params.uri, ctx.mcpReq.signal);
+      });
+      if (this.declared.subscribe) {
+        this.server.setRequestHandler('resources/subscribe', async (request, ctx) => {
+          await startup();
+          await resources.subscribe(request.params.uri, this, ctx.mcpReq.signal);
+          return {};
+        });
+        this.server.setRequestHandler('resources/unsubscribe', async (request, ctx) => {
+          await resources.unsubscribe(request.params.uri, this, ctx.mcpReq.signal);
+          return {};
+        });
+        this.unsubscribe.push(() => resources.forget(this));
+      }
+      this.unsubscribe.push(hub.onResourcesChanged(() => this.relayNotice({ kind: 'resources_changed' })));
+    }
     if (this.declared.completions) {
       this.server.setRequestHandler('completion/complete', async (request, ctx) => {
         await startup();
@@ -147,7 +175,7 @@ export class ClientSession {
   }
 
   /** An upstream's prompt or resource notice, passed to our client when it was told of that capability. */
-  private relayNotice(notice: HubNotice): void {
+  private relayNotice(notice: HubNotice | { readonly kind: 'resources_changed' }): void {
     if (this.closing !== undefined || this.server.transport === undefined) return;
     const sent = (() => {
       switch (notice.kind) {
@@ -156,7 +184,10 @@ export class ClientSession {
         case 'resources_changed':
           return this.declared.resources ? this.server.sendResourceListChanged() : undefined;
         case 'resource_updated':
-          return undefined;
+          // Over HTTP, only the sessions that subscribed hear of it.
+          return this.options.hub.resourcePassthrough.watches(notice.uri, this)
+            ? this.server.sendResourceUpdated({ uri: notice.uri })
+            : undefined;
         case 'offered_changed':
           // A capability can't be added after initialize: the lists that exist are announced again.
           return Promise.all([

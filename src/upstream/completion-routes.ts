@@ -8,8 +8,8 @@ import { quoteInput } from '../echo.js';
 import { readyOrRefuse, type PromptRoutes } from './prompt-routes.js';
 import type { Upstream } from './upstream.js';
 
-/** Which upstream listed this URI template, if any. */
-export type TemplateOwner = (uriTemplate: string, signal?: AbortSignal) => Promise<Upstream | undefined>;
+/** Which upstream listed this URI template (and its policy allows it), if any. */
+export type TemplateOwner = (uriTemplate: string) => Upstream | undefined;
 
 export class CompletionRoutes {
   constructor(
@@ -24,7 +24,7 @@ export class CompletionRoutes {
       const session = this.offering(upstream, `completion for prompt ${quoteInput(ref.name)}`);
       return session.forward('completion/complete', { ...params, ref: { ...ref, name: own } }, signal);
     }
-    const upstream = await this.templateOwner(ref.uri, signal);
+    const upstream = this.templateOwner(ref.uri);
     if (upstream === undefined) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,

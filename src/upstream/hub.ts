@@ -1,6 +1,7 @@
 /**
  * The upstream servers as one: starts them all, names their tools as scripts see them, applies
- * the config's tool policy, and routes each call to its upstream, or refuses it before sending.
+ * the config's tool policy, and routes each call to its upstream, or refuses it before sending;
+ * likewise for resources (resource-routes.ts).
  */
 import {
   ProtocolError,
@@ -9,6 +10,7 @@ import {
   type ClientCapabilities,
   type Implementation,
   type Progress,
+  type ReadResourceResult,
 } from '@modelcontextprotocol/client';
 import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { NameCollisionError, ToolRefusedError } from '../errors.js';
@@ -17,6 +19,7 @@ import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
 import { UpstreamAuth } from './auth/upstream-auth.js';
 import { upstreamReadLimit } from './read-limit.js';
 import { CallOrigins, type CallOrigin } from './call-origins.js';
+import { ResourceRoutes, type ResourceRoute, type RoutedResource, type RoutedTemplate } from './resource-routes.js';
 import { RELAYED_CAPABILITIES, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
 import {
@@ -31,6 +34,7 @@ import { Upstream, type UpstreamStatus } from './upstream.js';
 import { unionOf, type Offered, type PassthroughNotice } from './passthrough.js';
 import { PromptRoutes } from './prompt-routes.js';
 import { CompletionRoutes } from './completion-routes.js';
+import { ResourcePassthrough } from './resource-passthrough.js';
 
 /** What the hub tells the sessions besides tool changes: an upstream's notice, or a change in what the upstreams offer. */
 export type HubNotice = PassthroughNotice | { readonly kind: 'offered_changed' };
@@ -66,6 +70,8 @@ export class UpstreamHub {
   private catalogKey = '[]';
   private readonly reportedCollisions = new Set<string>();
   private readonly catalogListeners = new Set<() => void>();
+  private readonly routes: ResourceRoutes;
+  private readonly resourceListeners = new Set<() => void>();
   private readonly origins = new CallOrigins();
   private started = false;
   private readonly log: (line: string) => void;
@@ -78,6 +84,8 @@ export class UpstreamHub {
   readonly prompts: PromptRoutes;
   /** completion/complete, routed by the prompt or resource template it names. */
   readonly completions: CompletionRoutes;
+  /** The upstreams' resources, as our client lists, reads and subscribes to them. */
+  readonly resourcePassthrough: ResourcePassthrough;
 
   constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
     this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
@@ -98,6 +106,10 @@ export class UpstreamHub {
     };
     const duplicate = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
     if (duplicate !== undefined) throw new NameCollisionError(`two upstream servers are named "${duplicate.name}"`);
+    this.routes = new ResourceRoutes(
+      specs.map((spec) => ({ name: spec.name, ...(spec.resourcePolicy !== undefined ? { policy: spec.resourcePolicy } : {}) })),
+      this.log,
+    );
     this.upstreams = specs.map(
       (spec) =>
         new Upstream(spec, sessionOptions, {
@@ -109,10 +121,11 @@ export class UpstreamHub {
         }),
     );
     this.prompts = new PromptRoutes(this.upstreams);
-    // TODO(merge issue-10b): the template's upstream from resource-routes.ts.
-    this.completions = new CompletionRoutes(this.prompts, async () =>
-      this.upstreams.length === 1 ? this.upstreams[0] : undefined,
-    );
+    this.resourcePassthrough = new ResourcePassthrough(this.upstreams, this.routes, this.log);
+    this.completions = new CompletionRoutes(this.prompts, (uriTemplate) => {
+      const server = this.routes.templates().find(({ template }) => template.uriTemplate === uriTemplate)?.server;
+      return this.upstreams.find((upstream) => upstream.name === server);
+    });
     this.auth.onSignedIn((name) => this.upstreams.find((upstream) => upstream.name === name)?.retryNow());
     // No tools yet, but a note per upstream: each is still starting.
     this.rebuildCatalog();
@@ -175,6 +188,57 @@ export class UpstreamHub {
   onNotice(listener: (notice: HubNotice) => void): () => void {
     this.noticeListeners.add(listener);
     return () => this.noticeListeners.delete(listener);
+  }
+
+  /**
+   * The resources of every upstream, merged in config order (the first lister of a URI keeps it),
+   * those the `resources` policies allow. Includes those of an upstream that is down (a read is refused as down).
+   */
+  resources(): readonly RoutedResource[] {
+    return this.routes.resources();
+  }
+
+  /** The resource templates of every upstream, merged and filtered likewise. */
+  resourceTemplates(): readonly RoutedTemplate[] {
+    return this.routes.templates();
+  }
+
+  /** The upstream a URI goes to (listed exactly, else by template), denied ones included; undefined for none. */
+  resourceRoute(uri: string): ResourceRoute | undefined {
+    return this.routes.route(uri);
+  }
+
+  /** Called after the merged resources or templates changed (a list_changed, a start, a restart); returns an unsubscribe. */
+  onResourcesChanged(listener: () => void): () => void {
+    this.resourceListeners.add(listener);
+    return () => this.resourceListeners.delete(listener);
+  }
+
+  /**
+   * Reads a resource from the upstream its URI routes to, and returns the result as sent. `label`
+   * names the read in errors (`resources.read("test://a")`). Rejects with ToolRefusedError when
+   * nothing was sent (RESOURCE_UNKNOWN, RESOURCE_DENIED, upstream not ready), and otherwise as callTool.
+   */
+  async readResource(uri: string, label: string, signal?: AbortSignal, context: CallContext = {}): Promise<ReadResourceResult> {
+    const route = this.routes.route(uri);
+    if (route === undefined) {
+      throw new ToolRefusedError(
+        'RESOURCE_UNKNOWN',
+        label,
+        'no upstream lists this URI or a resource template that matches it; resources.list() and resources.templates() show what can be read',
+      );
+    }
+    if (!route.allowed) {
+      throw new ToolRefusedError(
+        'RESOURCE_DENIED',
+        label,
+        `the config's resources policy of upstream "${route.server}" does not allow this URI`,
+      );
+    }
+    const upstream = this.upstreams.find((candidate) => candidate.name === route.server)!;
+    const session = upstream.readySession();
+    if (session === undefined) throw refuseNotReady(label, upstream);
+    return this.origins.track(upstream.name, context.origin, () => session.readResource(uri, label, signal));
   }
 
   /**
@@ -246,8 +310,12 @@ export class UpstreamHub {
     return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
   }
 
-  /** Recomputes names and policy; tells listeners when anything changed. Returns the collisions. */
+  /** Recomputes names, policy and resource routes; tells listeners when anything changed. Returns the collisions. */
   private rebuildCatalog(): NameCollision[] {
+    let resourcesChanged = false;
+    for (const upstream of this.upstreams)
+      resourcesChanged = this.routes.update(upstream.name, upstream.resources) || resourcesChanged;
+    if (resourcesChanged) this.notify(this.resourceListeners, (listener) => listener());
     const prefixed = this.upstreams.length > 1;
     const claims = this.upstreams.flatMap((upstream) =>
       (upstream.tools ?? []).map((tool) => ({ server: upstream.name, tool: tool.name, definition: tool })),
@@ -292,10 +360,14 @@ export class UpstreamHub {
       const note = upstream.note();
       return note === undefined ? [] : [note];
     });
-    const key = JSON.stringify([catalog, upstreamNotes]);
+    const resourcesOffered = this.routes.offered;
+    const key = JSON.stringify([catalog, upstreamNotes, resourcesOffered]);
     if (key !== this.catalogKey) {
       // Not enumerable: the catalog compares, copies and serialises as its tools alone.
-      this.catalog = Object.defineProperty(catalog, 'upstreamNotes', { value: upstreamNotes, enumerable: false });
+      this.catalog = Object.defineProperties(catalog, {
+        upstreamNotes: { value: upstreamNotes, enumerable: false },
+        resourcesOffered: { value: resourcesOffered, enumerable: false },
+      });
       this.byName = new Map(catalog.map((tool) => [tool.name, tool]));
       this.catalogKey = key;
       this.notify(this.catalogListeners, (listener) => listener());
@@ -314,9 +386,10 @@ export class UpstreamHub {
       if (this.serving.get(upstream.name) === now) continue;
       const before = this.serving.get(upstream.name);
       this.serving.set(upstream.name, now);
+      this.resourcePassthrough.resubscribe(upstream);
       if (before === undefined && upstream.offered === undefined) continue;
+      // The merged resources have their own listeners (onResourcesChanged), told when they change.
       if (upstream.offered?.prompts) notices.push({ kind: 'prompts_changed' });
-      if (upstream.offered?.resources) notices.push({ kind: 'resources_changed' });
     }
     const offered = JSON.stringify(this.offered());
     if (offered !== this.lastOffered) {

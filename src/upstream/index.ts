@@ -4,3 +4,4 @@ export type { RemoteUpstreamSpec, StdioUpstreamSpec, ToolPolicy, UpstreamSpec } 
 export type { UpstreamState, UpstreamStatus } from './upstream.js';
 export { isToolAllowed } from '../config/tool-policy.js';
 export { TOOL_NAME_SEPARATOR } from './tool-names.js';
+export type { ResourceListing, ResourceRoute, RoutedResource, RoutedTemplate } from './resource-routes.js';

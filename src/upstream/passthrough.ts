@@ -20,9 +20,7 @@ export type PassthroughMethod = Extract<
 
 /** An upstream's notification about its prompts or resources. */
 export type PassthroughNotice =
-  | { readonly kind: 'prompts_changed' }
-  | { readonly kind: 'resources_changed' }
-  | { readonly kind: 'resource_updated'; readonly uri: string };
+  { readonly kind: 'prompts_changed' } | { readonly kind: 'resource_updated'; readonly uri: string };
 
 /** What at least one upstream offers, as our client is told at initialize. */
 export interface Offered {

@@ -31,23 +31,15 @@ export class PromptRoutes {
   constructor(private readonly upstreams: readonly Upstream[]) {}
 
   /** One page of every allowed prompt, in config order, renamed. */
-  async list(cursor: string | undefined, signal?: AbortSignal): Promise<ListPromptsResult> {
-    const { items, nextCursor } = await mergedPage<Prompt>(this.upstreams, cursor, {
+  list(cursor: string | undefined, signal?: AbortSignal): Promise<ListPromptsResult> {
+    return mergedPage(this.upstreams, cursor, signal, {
+      method: 'prompts/list',
       takesPart: (upstream) => upstream.offered?.prompts === true,
-      fetch: async (session, upstreamCursor) => {
-        const page = await session.forward(
-          'prompts/list',
-          upstreamCursor === undefined ? {} : { cursor: upstreamCursor },
-          signal,
-        );
-        return { items: page.prompts, ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
-      },
       shape: (upstream, prompts) =>
         prompts
           .filter((prompt) => allowsPrompt(upstream, prompt.name))
           .map((prompt) => ({ ...prompt, name: this.nameOf(upstream, prompt.name) })),
     });
-    return { prompts: items, ...(nextCursor !== undefined ? { nextCursor } : {}) };
   }
 
   /** Gets the prompt by our name from its upstream; an unknown or denied name is -32602, with a close name when there is one. */
@@ -124,7 +116,7 @@ export class PromptRoutes {
 
 /** Whether the entry's `prompts` policy lets our client see and get this prompt (its own name). */
 export function allowsPrompt(upstream: Upstream, own: string): boolean {
-  return isToolAllowed(upstream.spec.prompts ?? {}, own);
+  return isToolAllowed(upstream.spec.promptPolicy ?? {}, own);
 }
 
 /** The upstream's live session, or -32603 saying why there is none (still starting, down, restarting). */

@@ -13,6 +13,7 @@ import {
   type Progress,
   type ResultTypeMap,
   type ServerCapabilities,
+  type ReadResourceResult,
   type Transport,
 } from '@modelcontextprotocol/client';
 import * as z from 'zod';
@@ -30,6 +31,7 @@ import { Liveness } from './liveness.js';
 import { READ_LIMIT_RULE } from './read-limit.js';
 import { ProgressRouter } from './progress.js';
 import type { PassthroughMethod, PassthroughNotice } from './passthrough.js';
+import { listResourcePages, type ResourceListing } from './resource-routes.js';
 import { installRelay, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
 import { StderrLines } from '../stderr-lines.js';
@@ -87,7 +89,11 @@ export class UpstreamSession {
   onToolsChanged: (() => void) | undefined;
   /** Called for the upstream's prompt and resource notifications, relayed to our clients (passthrough.ts). */
   onPassthroughNotice: ((notice: PassthroughNotice) => void) | undefined;
+  /** Called when the upstream says its resource list changed (`notifications/resources/list_changed`). */
+  onResourcesChanged: (() => void) | undefined;
   tools: ListedTool[] = [];
+  /** Its resources and templates, listed at open (none when listing them failed: logged). */
+  resources: ResourceListing = { resources: [], templates: [] };
   private lost = false;
   private closing = false;
   /** Set when a remote upstream stopped answering pings: why. */
@@ -123,12 +129,10 @@ export class UpstreamSession {
       client.setNotificationHandler('notifications/prompts/list_changed', () =>
         session?.onPassthroughNotice?.({ kind: 'prompts_changed' }),
       );
-      client.setNotificationHandler('notifications/resources/list_changed', () =>
-        session?.onPassthroughNotice?.({ kind: 'resources_changed' }),
-      );
       client.setNotificationHandler('notifications/resources/updated', (notification) =>
         session?.onPassthroughNotice?.({ kind: 'resource_updated', uri: notification.params.uri }),
       );
+      client.setNotificationHandler('notifications/resources/list_changed', () => session?.onResourcesChanged?.());
       client.onclose = () => {
         end.hasEnded = true;
         markEnded();
@@ -168,6 +172,14 @@ export class UpstreamSession {
     try {
       session.tools = await session.listTools(options.signal);
       if (session.lost) throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+      // Its tools are what it is for: resources it can't list leave it serving them, and say so.
+      session.resources = await session.listResources(options.signal).catch((error: unknown) => {
+        if (session!.lost) throw error;
+        options.log(
+          `codemode-mcp: upstream "${spec.name}": listing its resources failed, so none are offered: ${messageWithCauses(error)}`,
+        );
+        return { resources: [], templates: [] };
+      });
     } catch (error) {
       await session.close();
       throw new Error(describeStartFailure(spec, error, stderr.tail, options, signIn), { cause: error });
@@ -234,6 +246,30 @@ export class UpstreamSession {
     throw new Error(`tools/list did not end within ${TOOLS_LIST_MAX_PAGES} pages`);
   }
 
+  /** Every page of its resources and resource templates (resource-routes.ts); none without the capability. */
+  listResources(signal?: AbortSignal): Promise<ResourceListing> {
+    return listResourcePages(this.client, {
+      timeoutMs: this.options.startTimeoutMs,
+      ...(signal !== undefined ? { signal } : {}),
+    });
+  }
+
+  /**
+   * Reads a resource by its URI, as the upstream wrote it; `label` names the read in errors
+   * (`resources.read("test://a")`). Fails as callTool does: refused when nothing was sent,
+   * UpstreamLostError, ResultTooLargeError, UpstreamAnswerError for an answer that isn't a read result.
+   */
+  async readResource(uri: string, label: string, signal: AbortSignal | undefined): Promise<ReadResourceResult> {
+    const result = await this.sendChecked(label, signal, () =>
+      this.send(label, signal, (options) =>
+        this.client.request({ method: 'resources/read', params: { uri } }, ANY_RESULT, options),
+      ),
+    );
+    const checked = specTypeSchemas.ReadResourceResult['~standard'].validate(result);
+    if (checked.issues === undefined) return checked.value;
+    throw new UpstreamAnswerError(this.name, label, describeIssues(checked.issues, result), 'a resources/read result');
+  }
+
   /**
    * Calls the tool by its own name and returns its result as sent. `client.request` rather than
    * `client.callTool`, which would throw for structured content that breaks the tool's output schema.
@@ -247,17 +283,26 @@ export class UpstreamSession {
     signal: AbortSignal | undefined,
     onProgress: ((progress: Progress) => void) | undefined,
   ): Promise<CallToolResult> {
+    const result = await this.sendChecked(scriptName, signal, () =>
+      this.sendToolCall(tool, scriptName, args, signal, onProgress),
+    );
+    return checkToolResult(result, this.name, scriptName);
+  }
+
+  /**
+   * Sends once the upstream is known to be alive (a remote one idle for a while is pinged first),
+   * and once more after a sign-in the client was offered; an authorization failure is a refusal.
+   */
+  private async sendChecked<T>(scriptName: string, signal: AbortSignal | undefined, send: () => Promise<T>): Promise<T> {
     const pinged = this.liveness?.beforeUse();
     if (pinged !== undefined) {
       await pinged.catch((error: Error) => {
         throw new ToolRefusedError('UPSTREAM_DOWN', scriptName, `upstream "${this.name}" is down: ${error.message}`);
       });
     }
-    let result: unknown;
     for (let attempt = 1; ; attempt++) {
       try {
-        result = await this.sendToolCall(tool, scriptName, args, signal, onProgress);
-        break;
+        return await send();
       } catch (error) {
         const refusal = this.describeAuth(error);
         if (refusal === undefined) throw error;
@@ -276,7 +321,6 @@ export class UpstreamSession {
         );
       }
     }
-    return checkToolResult(result, this.name, scriptName);
   }
 
   private async sendToolCall(
@@ -293,10 +337,22 @@ export class UpstreamSession {
       ...(progress !== undefined ? { _meta: { progressToken: progress.token } } : {}),
     };
     try {
-      return await this.client.request({ method: 'tools/call', params }, ANY_RESULT, {
-        timeout: SDK_CALL_TIMEOUT_MS,
-        ...(signal !== undefined ? { signal } : {}),
-      });
+      return await this.send(scriptName, signal, (options) =>
+        this.client.request({ method: 'tools/call', params }, ANY_RESULT, options),
+      );
+    } finally {
+      progress?.release();
+    }
+  }
+
+  /** One request with no SDK timeout of its own (the caller's signal ends it), its failure named for the script. */
+  private async send<T>(
+    scriptName: string,
+    signal: AbortSignal | undefined,
+    request: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await request({ timeout: SDK_CALL_TIMEOUT_MS, ...(signal !== undefined ? { signal } : {}) });
     } catch (error) {
       // The SDK rejects an aborted call with its own REQUEST_TIMEOUT error; the caller's reason says more.
       if (signal?.aborted) throw signal.reason;
@@ -324,8 +380,6 @@ export class UpstreamSession {
       }
       if (fault?.kind === 'invalid') throw new UpstreamAnswerError(this.name, scriptName, fault.detail);
       throw error;
-    } finally {
-      progress?.release();
     }
   }
 

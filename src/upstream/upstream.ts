@@ -3,6 +3,8 @@
  * with backoff when it dies or fails to start, and re-lists its tools when it says they changed.
  */
 import { Backoff, formatDelay, RESTART_STABLE_AFTER_MS } from './backoff.js';
+import { Relist } from './relist.js';
+import type { ResourceListing } from './resource-routes.js';
 import type { UpstreamSpec } from './spec.js';
 import { UpstreamSession, type SessionOptions } from './session.js';
 import { offeredBy, type Offered, type PassthroughNotice } from './passthrough.js';
@@ -37,6 +39,8 @@ export class Upstream {
   tools: ListedTool[] | undefined;
   /** What it offered at its last start besides tools; kept while down, like its tools. */
   offered: Offered | undefined;
+  /** Its resources and templates from the last listing; kept while down, as its tools are. */
+  resources: ResourceListing | undefined;
   private session: UpstreamSession | undefined;
   private readonly backoff = new Backoff();
   private nextAttemptAt = 0;
@@ -45,8 +49,6 @@ export class Upstream {
   private attempting: Promise<void> | undefined;
   private readonly aborter = new AbortController();
   private lastLoggedFailure: string | undefined;
-  private relisting: Promise<void> | undefined;
-  private relistAgain = false;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -147,11 +149,15 @@ export class Upstream {
     this.session = session;
     this.tools = session.tools;
     this.offered = offeredBy(session.capabilities);
+    this.resources = session.resources;
     this.state = 'ready';
     this.reason = undefined;
     this.lastLoggedFailure = undefined;
     session.onLost = (unanswered) => this.handleLost(session, unanswered);
-    session.onToolsChanged = () => this.relist(session);
+    const tools = new Relist(() => this.relist(session, 'tools'));
+    const resources = new Relist(() => this.relist(session, 'resources'));
+    session.onToolsChanged = () => tools.request();
+    session.onResourcesChanged = () => resources.request();
     session.onPassthroughNotice = (notice) => this.events.onNotice?.(notice);
     this.stableTimer = setTimeout(() => this.backoff.reset(), RESTART_STABLE_AFTER_MS).unref();
     const how = recovered ? 'is up again' : `connected over ${session.kind}`;
@@ -200,28 +206,27 @@ export class Upstream {
     return delay;
   }
 
-  /** Re-lists after `list_changed`; notifications that land mid-listing cause one more listing. */
-  private relist(session: UpstreamSession): void {
-    if (this.relisting !== undefined) {
-      this.relistAgain = true;
-      return;
+  /**
+   * After a `list_changed`: lists `what` again and keeps the list if the session is still ours; a
+   * failure keeps the last list and is logged.
+   */
+  private async relist(session: UpstreamSession, what: 'tools' | 'resources'): Promise<void> {
+    try {
+      if (what === 'tools') {
+        const tools = await session.listTools();
+        if (session !== this.session) return;
+        session.tools = this.tools = tools;
+      } else {
+        const resources = await session.listResources();
+        if (session !== this.session) return;
+        session.resources = this.resources = resources;
+      }
+      this.events.onChange();
+    } catch (error) {
+      if (session !== this.session) return;
+      this.options.log(
+        `codemode-mcp: upstream "${this.name}" said its ${what} changed, but listing them failed: ${String(error)}`,
+      );
     }
-    this.relisting = (async () => {
-      do {
-        this.relistAgain = false;
-        try {
-          const tools = await session.listTools();
-          if (session !== this.session) return;
-          session.tools = tools;
-          this.tools = tools;
-          this.events.onChange();
-        } catch (error) {
-          if (session !== this.session) return;
-          this.options.log(
-            `codemode-mcp: upstream "${this.name}" said its tools changed, but listing them failed: ${String(error)}`,
-          );
-        }
-      } while (this.relistAgain);
-    })().finally(() => (this.relisting = undefined));
   }
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
+import { parseConfig } from '../../src/config/parse-config.js';
 import { parseJsonc } from '../../src/config/parse-jsonc.js';
 import { loadConfigFile } from '../../src/config/load-config-file.js';
 import { SETTINGS } from '../../src/settings.js';
@@ -204,22 +205,22 @@ describe('config errors: a server entry', () => {
 
   it('names an unknown key and suggests the known one it resembles', () => {
     expect(detailOf(server({ comand: 'npx' }))).toBe(
-      'mcpServers.github has unknown key "comand" (did you mean "command"?); it takes type, command, args, env, cwd, allow, deny',
+      'mcpServers.github has unknown key "comand" (did you mean "command"?); it takes type, command, args, env, cwd, allow, deny, resources, prompts',
     );
     expect(detailOf(server({ command: 'npx', arg: ['-y'] }))).toBe(
-      'mcpServers.github has unknown key "arg" (did you mean "args"?); it takes type, command, args, env, cwd, allow, deny',
+      'mcpServers.github has unknown key "arg" (did you mean "args"?); it takes type, command, args, env, cwd, allow, deny, resources, prompts',
     );
   });
 
   it("names an unknown key other clients use but this server can't honour", () => {
     expect(detailOf({ servers: { github: { type: 'stdio', command: 'npx', envFile: '.env' } } })).toBe(
-      'servers.github has unknown key "envFile"; it takes type, command, args, env, cwd, allow, deny',
+      'servers.github has unknown key "envFile"; it takes type, command, args, env, cwd, allow, deny, resources, prompts',
     );
   });
 
   it('refuses a url on a stdio entry', () => {
     expect(detailOf(server({ type: 'stdio', command: 'x', url: 'https://x.example' }))).toBe(
-      'mcpServers.github has unknown key "url"; it takes type, command, args, env, cwd, allow, deny',
+      'mcpServers.github has unknown key "url"; it takes type, command, args, env, cwd, allow, deny, resources, prompts',
     );
   });
 
@@ -282,6 +283,40 @@ describe('config errors: allow and deny', () => {
     expect(detailOf(server({ command: 'x', allow: ['get_*', 'github__create_issue'] }))).toBe(
       'mcpServers.github.allow[1] is "github__create_issue", but globs match the tool\'s own name: write "create_issue"',
     );
+  });
+});
+
+describe('config errors: the resources and prompts policies', () => {
+  it('reads resources and prompts as allow/deny pairs of their own', () => {
+    const parsed = parseConfig(
+      server({ command: 'x', deny: ['t'], resources: { allow: ['file:///docs/*'] }, prompts: { deny: ['p*'] } }),
+      {
+        path: null,
+        env: {},
+      },
+    );
+    expect(parsed.upstreams[0]).toMatchObject({
+      policy: { deny: ['t'] },
+      resourcePolicy: { allow: ['file:///docs/*'] },
+      promptPolicy: { deny: ['p*'] },
+    });
+  });
+
+  it('refuses an unknown key inside resources, and an empty allow, naming the kind', () => {
+    expect(detailOf(server({ command: 'x', resources: { allow: [] } }))).toBe(
+      'mcpServers.github.resources.allow must list at least one glob; leave allow out to allow every resource',
+    );
+    expect(detailOf(server({ command: 'x', prompts: { alow: ['x'] } }))).toMatch(
+      /^mcpServers\.github\.prompts has unknown key "alow"/,
+    );
+  });
+
+  it('refuses a prompt glob written with the server prefix, and lets a URI glob hold "__"', () => {
+    expect(detailOf(server({ command: 'x', prompts: { allow: ['github__review'] } }))).toBe(
+      'mcpServers.github.prompts.allow[0] is "github__review", but globs match the prompt\'s own name: write "review"',
+    );
+    const parsed = parseConfig(server({ command: 'x', resources: { allow: ['github__*'] } }), { path: null, env: {} });
+    expect(parsed.upstreams[0]).toMatchObject({ resourcePolicy: { allow: ['github__*'] } });
   });
 });
 
