@@ -239,10 +239,14 @@ export class ClientSession {
     if (name !== CODE_EXECUTION_TOOL) {
       // A name too long to quote whole can't be shown as code either.
       const asCode = name.length <= ECHO_MAX_CHARS ? `tools[${JSON.stringify(name)}](args)` : 'tools[name](args)';
+      const exposed = exposedTools(this.options.hub.tools(), this.options.settings.expose).map((tool) => tool.name);
+      const offers =
+        exposed.length === 0
+          ? `one tool, "${CODE_EXECUTION_TOOL}"; call the other tools from a script in it`
+          : `"${CODE_EXECUTION_TOOL}" and the tools it exposes (${exposed.join(', ')}); call the other tools from a script in ${CODE_EXECUTION_TOOL}`;
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool ${quoteInput(name)}: this server offers one tool, "${CODE_EXECUTION_TOOL}"; ` +
-          `call the other tools from a script in it, as ${asCode}`,
+        `Unknown tool ${quoteInput(name)}: this server offers ${offers}, as ${asCode}`,
       );
     }
     this.openCalls.add(ctx.mcpReq.id);

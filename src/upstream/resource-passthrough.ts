@@ -75,10 +75,15 @@ export class ResourcePassthrough {
       entry.subscribers.add(subscriber);
       return;
     }
-    await readyOrRefuse(upstream, `resource ${quoteInput(uri)}`).forward('resources/subscribe', { uri }, signal);
-    const now = this.subscriptions.get(uri) ?? { server: upstream.name, subscribers: new Set<object>() };
-    now.subscribers.add(subscriber);
-    this.subscriptions.set(uri, now);
+    // Counted before the upstream answers: its first update may come before its answer does.
+    const added = { server: upstream.name, subscribers: new Set<object>([subscriber]) };
+    this.subscriptions.set(uri, added);
+    try {
+      await readyOrRefuse(upstream, `resource ${quoteInput(uri)}`).forward('resources/subscribe', { uri }, signal);
+    } catch (error) {
+      if (this.subscriptions.get(uri) === added) this.subscriptions.delete(uri);
+      throw error;
+    }
   }
 
   /** `subscriber` stops watching `uri`; the upstream is told when none is left. */
