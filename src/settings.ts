@@ -215,12 +215,30 @@ export const SETTINGS = {
   }),
 } as const;
 
-export type SettingName = keyof typeof SETTINGS;
-export type Settings = { readonly [K in SettingName]: number };
+/**
+ * `expose` (config `settings.expose`, a list; flag `--expose <pattern>`, repeatable): glob patterns
+ * (`*`, `?`) over the tool names scripts see. The tools they match are offered beside
+ * `code_execution` in `tools/list` and callable directly. Default: none. A denied tool is never
+ * exposed (a log line says so); a pattern matching no tool is logged too.
+ */
+export const EXPOSE_SETTING = {
+  name: 'expose',
+  flag: 'expose',
+  doc: 'offer the tools whose script names match this glob beside code_execution, callable directly; repeatable',
+} as const;
 
-export const DEFAULT_SETTINGS: Settings = Object.fromEntries(
-  Object.entries(SETTINGS).map(([name, spec]) => [name, spec.default]),
-) as Settings;
+export type SettingName = keyof typeof SETTINGS;
+export type Settings = { readonly [K in SettingName]: number } & {
+  /** Globs over script tool names: the tools offered directly beside code_execution (EXPOSE_SETTING). */
+  readonly expose: readonly string[];
+};
+
+export const DEFAULT_SETTINGS: Settings = {
+  ...(Object.fromEntries(Object.entries(SETTINGS).map(([name, spec]) => [name, spec.default])) as {
+    [K in SettingName]: number;
+  }),
+  expose: [],
+};
 
 /** `SETTING_INVALID: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 1 MiB`, or null. */
 export function checkSetting(name: SettingName, value: number): string | null {

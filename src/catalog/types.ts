@@ -20,6 +20,9 @@ export interface CatalogTool {
   /** An object schema, per MCP. */
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
+  /** The upstream's title and annotations, for a tool offered directly beside code_execution (`expose`). */
+  readonly title?: string;
+  readonly annotations?: { readonly [hint: string]: unknown };
   /** Set when the upstream's schema couldn't be used and a placeholder stands in: why, and what is shown. */
   readonly note?: string;
   /** False when the config denies it: then it is neither listed to the model nor callable. */

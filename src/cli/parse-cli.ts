@@ -152,11 +152,15 @@ function invocationFrom(
   if (http !== undefined && 'error' in http) return usageError(http.error);
   const httpPart = http === undefined ? {} : { http };
 
-  const flags: Partial<Record<SettingName, number>> = {};
+  const flags: Partial<Record<SettingName, number>> & { expose?: string[] } = {};
   for (const [name, text] of Object.entries(raw.settings) as [SettingName, string][]) {
     const read = readSettingValue(name, text);
     if ('error' in read) return usageError(read.error);
     flags[name] = read.value;
+  }
+  if (raw.expose !== undefined && raw.expose.length > 0) {
+    if (raw.expose.includes('')) return usageError('--expose takes a glob over tool names as scripts see them; got an empty one');
+    flags.expose = raw.expose;
   }
 
   if (configArg === undefined) {

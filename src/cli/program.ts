@@ -1,5 +1,12 @@
 import { Command, Option } from 'commander';
-import { SETTINGS, formatSettingValue, type SettingName, type SettingSpec, type SettingUnit } from '../settings.js';
+import {
+  EXPOSE_SETTING,
+  SETTINGS,
+  formatSettingValue,
+  type SettingName,
+  type SettingSpec,
+  type SettingUnit,
+} from '../settings.js';
 import {
   DESCRIPTION,
   FORMS,
@@ -24,6 +31,8 @@ export interface RawArgs {
   config: string | undefined;
   /** Setting flags as typed, by setting name. */
   settings: Partial<Record<SettingName, string>>;
+  /** Each `--expose <pattern>`, in order. */
+  expose?: string[];
   /** Operands that shouldn't be there: usually an upstream command missing its `--`. For `run`, the first is its script. */
   stray: string[];
   /** login, logout: the server named, and whether to open a browser. */
@@ -93,6 +102,7 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
         command: 'serve',
         config: opts.config,
         settings: readSettingFlags(program),
+        expose: readExposeFlags(program),
         stray: program.args,
         http: { listen: opts.http, token: opts.httpToken, allowedHosts: opts.httpAllowedHosts, instanceId: opts.instanceId },
       });
@@ -107,7 +117,8 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
     const parentConfig = program.opts<{ config?: string }>().config;
     const settings = { ...readSettingFlags(program), ...readSettingFlags(tools) };
     const none = { listen: undefined, token: undefined, allowedHosts: undefined, instanceId: undefined };
-    onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, stray: tools.args, http: none });
+    const expose = [...readExposeFlags(program), ...readExposeFlags(tools)];
+    onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, expose, stray: tools.args, http: none });
   });
 
   const run = program.command('run').description(RUN_DESCRIPTION).usage(usageOf(RUN_FORMS).replace(/^run /, ''));
@@ -115,7 +126,15 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
   addServeOptions(run, false).action((opts: { config?: string; json?: boolean }) => {
     const parentConfig = program.opts<{ config?: string }>().config;
     const settings = { ...readSettingFlags(program), ...readSettingFlags(run) };
-    onParsed({ command: 'run', config: opts.config ?? parentConfig, settings, stray: run.args, json: opts.json === true });
+    const expose = [...readExposeFlags(program), ...readExposeFlags(run)];
+    onParsed({
+      command: 'run',
+      config: opts.config ?? parentConfig,
+      settings,
+      expose,
+      stray: run.args,
+      json: opts.json === true,
+    });
   });
 
   addAuthCommands(program, onParsed);
@@ -171,7 +190,17 @@ function addServeOptions(command: Command, passThrough = true): Command {
   for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
     command.addOption(new Option(`--${spec.flag} ${PLACEHOLDER[spec.unit]}`, describeSetting(spec)));
   }
+  command.addOption(
+    new Option(`--${EXPOSE_SETTING.flag} <pattern>`, `${EXPOSE_SETTING.doc} (default none)`).argParser(
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    ),
+  );
   return command;
+}
+
+function readExposeFlags(command: Command): string[] {
+  const value: unknown = command.getOptionValue(EXPOSE_SETTING.flag);
+  return Array.isArray(value) ? (value as string[]) : [];
 }
 
 function describeSetting(spec: SettingSpec): string {

@@ -11,9 +11,13 @@ import {
   type LoggingMessageNotification,
   type RequestId,
   type ServerContext,
+  type Tool,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { describeCodeExecution } from '../catalog/description.js';
+import { ToolRefusedError, SentCallError } from '../errors.js';
+import { passthroughCapabilities, type Offered } from '../upstream/passthrough.js';
+import type { HubNotice } from '../upstream/hub.js';
+import { exposedTools, exposeProblems, failedCall, listedTool } from './exposed-tools.js';
 import { ECHO_MAX_CHARS, quoteInput } from '../echo.js';
 import { refusalAnswer } from '../scripts/answer.js';
 import type { ChildSupply } from '../scripts/child-supply.js';
@@ -54,8 +58,10 @@ export class ClientSession {
   readonly server: Server;
   /** Made at the first code_execution call, once the client has initialized and the supply exists. */
   private scripts: SessionScripts | undefined;
-  /** The description the client last listed: a catalog change that leaves it as is needs no list_changed. */
-  private listedDescription: string | undefined;
+  /** The tools the client last listed, as JSON: a catalog change that leaves them as they are needs no list_changed. */
+  private listedTools: string | undefined;
+  /** What the upstreams offered when the client initialized: the capabilities it was told of. */
+  private readonly declared: Offered;
   private readonly unsubscribe: Array<() => void> = [];
   private closing: Promise<string[]> | undefined;
   /** Ids of the client's code_execution calls not yet answered, oldest first. */
@@ -65,20 +71,26 @@ export class ClientSession {
 
   constructor(private readonly options: ClientSessionOptions) {
     const { hub } = options;
+    this.declared = hub.offered();
     this.server = new Server(
       { name: 'codemode-mcp', version: options.version },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: { tools: { listChanged: true }, logging: {}, ...passthroughCapabilities(this.declared) },
         // Several upstreams changing at once make one notification.
-        debouncedNotificationMethods: ['notifications/tools/list_changed'],
+        debouncedNotificationMethods: [
+          'notifications/tools/list_changed',
+          'notifications/prompts/list_changed',
+          'notifications/resources/list_changed',
+        ],
       },
     );
     this.server.setRequestHandler('tools/list', async () => {
       await options.startup();
-      const tool = codeExecutionTool(hub.tools(), options.settings);
-      this.listedDescription = tool.description;
-      return { tools: [tool] };
+      const tools = this.listTools();
+      this.listedTools = JSON.stringify(tools);
+      return { tools };
     });
+    this.servePassthrough();
     this.server.setRequestHandler('tools/call', (request, ctx) =>
       this.callTool(request.params.name, request.params.arguments, ctx),
     );
@@ -103,6 +115,91 @@ export class ClientSession {
       this.unsubscribe.push(() => hub.setFallbackOrigin(undefined));
     }
     this.unsubscribe.push(hub.onCatalogChanged(() => this.catalogChanged()));
+    this.unsubscribe.push(hub.onNotice((notice) => this.relayNotice(notice)));
+  }
+
+  /** code_execution, then the exposed tools. */
+  private listTools(): Tool[] {
+    const { hub, settings } = this.options;
+    const catalog = hub.tools();
+    for (const problem of exposeProblems(catalog, settings.expose)) reportOnce(hub, problem, this.options.log);
+    return [codeExecutionTool(catalog, settings), ...exposedTools(catalog, settings.expose).map(listedTool)];
+  }
+
+  /** Prompts and completions passed through, for what the upstreams offered at initialize. */
+  private servePassthrough(): void {
+    const { hub, startup } = this.options;
+    if (this.declared.prompts) {
+      this.server.setRequestHandler('prompts/list', async (request, ctx) => {
+        await startup();
+        return hub.prompts.list(request.params?.cursor, ctx.mcpReq.signal);
+      });
+      this.server.setRequestHandler('prompts/get', async (request, ctx) => {
+        await startup();
+        return hub.prompts.get(request.params.name, request.params.arguments, ctx.mcpReq.signal);
+      });
+    }
+    if (this.declared.resources) {
+      const resources = hub.resourcePassthrough;
+      this.server.setRequestHandler('resources/list', async (request, ctx) => {
+        await startup();
+        return resources.list(request.params?.cursor, ctx.mcpReq.signal);
+      });
+      this.server.setRequestHandler('resources/templates/list', async (request, ctx) => {
+        await startup();
+        return resources.templates(request.params?.cursor, ctx.mcpReq.signal);
+      });
+      this.server.setRequestHandler('resources/read', async (request, ctx) => {
+        await startup();
+        return resources.read(request.params.uri, ctx.mcpReq.signal);
+      });
+      if (this.declared.subscribe) {
+        this.server.setRequestHandler('resources/subscribe', async (request, ctx) => {
+          await startup();
+          await resources.subscribe(request.params.uri, this, ctx.mcpReq.signal);
+          return {};
+        });
+        this.server.setRequestHandler('resources/unsubscribe', async (request, ctx) => {
+          await resources.unsubscribe(request.params.uri, this, ctx.mcpReq.signal);
+          return {};
+        });
+        this.unsubscribe.push(() => resources.forget(this));
+      }
+      this.unsubscribe.push(hub.onResourcesChanged(() => this.relayNotice({ kind: 'resources_changed' })));
+    }
+    if (this.declared.completions) {
+      this.server.setRequestHandler('completion/complete', async (request, ctx) => {
+        await startup();
+        return hub.completions.complete(request.params, ctx.mcpReq.signal);
+      });
+    }
+  }
+
+  /** An upstream's prompt or resource notice, passed to our client when it was told of that capability. */
+  private relayNotice(notice: HubNotice | { readonly kind: 'resources_changed' }): void {
+    if (this.closing !== undefined || this.server.transport === undefined) return;
+    const sent = (() => {
+      switch (notice.kind) {
+        case 'prompts_changed':
+          return this.declared.prompts ? this.server.sendPromptListChanged() : undefined;
+        case 'resources_changed':
+          return this.declared.resources ? this.server.sendResourceListChanged() : undefined;
+        case 'resource_updated':
+          // Over HTTP, only the sessions that subscribed hear of it.
+          return this.options.hub.resourcePassthrough.watches(notice.uri, this)
+            ? this.server.sendResourceUpdated({ uri: notice.uri })
+            : undefined;
+        case 'offered_changed':
+          // A capability can't be added after initialize: the lists that exist are announced again.
+          return Promise.all([
+            this.declared.prompts ? this.server.sendPromptListChanged() : undefined,
+            this.declared.resources ? this.server.sendResourceListChanged() : undefined,
+          ]);
+      }
+    })();
+    sent?.catch((error: unknown) =>
+      this.options.log(`codemode-mcp: could not tell the client of ${notice.kind}: ${String(error)}`),
+    );
   }
 
   /**
@@ -139,18 +236,60 @@ export class ClientSession {
   }
 
   private async callTool(name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
+    if (name !== CODE_EXECUTION_TOOL && this.isExposed(name)) return this.callExposed(name, args, ctx);
     if (name !== CODE_EXECUTION_TOOL) {
       // A name too long to quote whole can't be shown as code either.
       const asCode = name.length <= ECHO_MAX_CHARS ? `tools[${JSON.stringify(name)}](args)` : 'tools[name](args)';
+      const exposed = exposedTools(this.options.hub.tools(), this.options.settings.expose).map((tool) => tool.name);
+      const offers =
+        exposed.length === 0
+          ? `one tool, "${CODE_EXECUTION_TOOL}"; call the other tools from a script in it`
+          : `"${CODE_EXECUTION_TOOL}" and the tools it exposes (${exposed.join(', ')}); call the other tools from a script in ${CODE_EXECUTION_TOOL}`;
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool ${quoteInput(name)}: this server offers one tool, "${CODE_EXECUTION_TOOL}"; ` +
-          `call the other tools from a script in it, as ${asCode}`,
+        `Unknown tool ${quoteInput(name)}: this server offers ${offers}, as ${asCode}`,
       );
     }
     this.openCalls.add(ctx.mcpReq.id);
     try {
       return await this.callCodeExecution(args, ctx);
+    } finally {
+      this.openCalls.delete(ctx.mcpReq.id);
+    }
+  }
+
+  private isExposed(name: string): boolean {
+    return exposedTools(this.options.hub.tools(), this.options.settings.expose).some((tool) => tool.name === name);
+  }
+
+  /**
+   * An exposed tool called directly: sent as a script's call would be (same refusals, same
+   * toolCallTimeoutMs), its progress passed on under the client's token, its result as it came.
+   */
+  private async callExposed(name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
+    await this.options.startup();
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (progress: { progress: number; total?: number; message?: string }) =>
+            void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => {});
+    const timeout = AbortSignal.timeout(this.options.settings.toolCallTimeoutMs);
+    const signal = AbortSignal.any([ctx.mcpReq.signal, timeout]);
+    this.openCalls.add(ctx.mcpReq.id);
+    try {
+      const input = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+      return await this.options.hub.callTool(name, input, signal, { origin: this.origin, ...(onProgress ? { onProgress } : {}) });
+    } catch (error) {
+      if (error instanceof ToolRefusedError || error instanceof SentCallError) return failedCall(error);
+      if (timeout.aborted && !ctx.mcpReq.signal.aborted) {
+        return failedCall(
+          new Error(
+            `TimeoutError: ${name} did not answer within ${this.options.settings.toolCallTimeoutMs} ms (toolCallTimeoutMs); it may still take effect`,
+          ),
+        );
+      }
+      throw error;
     } finally {
       this.openCalls.delete(ctx.mcpReq.id);
     }
@@ -183,8 +322,8 @@ export class ClientSession {
   }
 
   private catalogChanged(): void {
-    if (this.listedDescription === undefined || this.closing !== undefined) return;
-    if (describeCodeExecution(this.options.hub.tools(), this.options.settings) === this.listedDescription) return;
+    if (this.listedTools === undefined || this.closing !== undefined) return;
+    if (JSON.stringify(this.listTools()) === this.listedTools) return;
     this.server
       .sendToolListChanged()
       .catch((error: unknown) => this.options.log(`codemode-mcp: could not tell the client its tools changed: ${String(error)}`));
@@ -197,6 +336,17 @@ export class ClientSession {
     // Over HTTP the SDK keeps the client's logging/setLevel under its session id.
     this.server.sendLoggingMessage(params, transport.sessionId).catch(() => {});
   }
+}
+
+/** Log lines said once per hub (per server), however many sessions list the tools. */
+const reported = new WeakMap<UpstreamHub, Set<string>>();
+
+function reportOnce(hub: UpstreamHub, line: string, log: (line: string) => void): void {
+  const lines = reported.get(hub) ?? new Set<string>();
+  reported.set(hub, lines);
+  if (lines.has(line)) return;
+  lines.add(line);
+  log(line);
 }
 
 /**

@@ -31,6 +31,13 @@ import {
   type NameCollision,
 } from './tool-names.js';
 import { Upstream, type UpstreamStatus } from './upstream.js';
+import { unionOf, type Offered, type PassthroughNotice } from './passthrough.js';
+import { PromptRoutes } from './prompt-routes.js';
+import { CompletionRoutes } from './completion-routes.js';
+import { ResourcePassthrough } from './resource-passthrough.js';
+
+/** What the hub tells the sessions besides tool changes: an upstream's notice, or a change in what the upstreams offer. */
+export type HubNotice = PassthroughNotice | { readonly kind: 'offered_changed' };
 
 export interface UpstreamHubOptions {
   /** How the upstreams see us. Default `{ name: 'codemode-mcp', version: '0.0.0' }`. */
@@ -69,6 +76,16 @@ export class UpstreamHub {
   private started = false;
   private readonly log: (line: string) => void;
   private readonly auth: UpstreamAuth;
+  private readonly noticeListeners = new Set<(notice: HubNotice) => void>();
+  /** Per upstream, whether it served and what it offered at the last change: a change there changes the merged lists. */
+  private readonly serving = new Map<string, string>();
+  private lastOffered = '';
+  /** The upstreams' prompts, as our client lists and gets them. */
+  readonly prompts: PromptRoutes;
+  /** completion/complete, routed by the prompt or resource template it names. */
+  readonly completions: CompletionRoutes;
+  /** The upstreams' resources, as our client lists, reads and subscribes to them. */
+  readonly resourcePassthrough: ResourcePassthrough;
 
   constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
     this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
@@ -93,7 +110,22 @@ export class UpstreamHub {
       specs.map((spec) => ({ name: spec.name, ...(spec.resourcePolicy !== undefined ? { policy: spec.resourcePolicy } : {}) })),
       this.log,
     );
-    this.upstreams = specs.map((spec) => new Upstream(spec, sessionOptions, { onChange: () => this.rebuildCatalog() }));
+    this.upstreams = specs.map(
+      (spec) =>
+        new Upstream(spec, sessionOptions, {
+          onChange: () => {
+            this.rebuildCatalog();
+            this.passthroughChanged();
+          },
+          onNotice: (notice) => this.notify(this.noticeListeners, (listener) => listener(notice)),
+        }),
+    );
+    this.prompts = new PromptRoutes(this.upstreams);
+    this.resourcePassthrough = new ResourcePassthrough(this.upstreams, this.routes, this.log);
+    this.completions = new CompletionRoutes(this.prompts, (uriTemplate) => {
+      const server = this.routes.templates().find(({ template }) => template.uriTemplate === uriTemplate)?.server;
+      return this.upstreams.find((upstream) => upstream.name === server);
+    });
     this.auth.onSignedIn((name) => this.upstreams.find((upstream) => upstream.name === name)?.retryNow());
     // No tools yet, but a note per upstream: each is still starting.
     this.rebuildCatalog();
@@ -141,6 +173,21 @@ export class UpstreamHub {
   onCatalogChanged(listener: () => void): () => void {
     this.catalogListeners.add(listener);
     return () => this.catalogListeners.delete(listener);
+  }
+
+  /**
+   * What the upstreams offer besides tools, as far as known: an upstream that has never started
+   * counts as offering everything, since a capability can't be declared to a client after initialize.
+   */
+  offered(): Offered {
+    const all: Offered = { prompts: true, resources: true, subscribe: true, completions: true };
+    return unionOf(this.upstreams.map((upstream) => upstream.offered ?? all));
+  }
+
+  /** Called for the upstreams' prompt and resource notices, and when what they offer changes; returns an unsubscribe. */
+  onNotice(listener: (notice: HubNotice) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
   }
 
   /**
@@ -302,6 +349,8 @@ export class UpstreamHub {
         description: definition.description ?? '',
         inputSchema: definition.inputSchema,
         ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
+        ...(definition.title !== undefined ? { title: definition.title } : {}),
+        ...(definition.annotations !== undefined ? { annotations: definition.annotations } : {}),
         ...(definition.note !== undefined ? { note: definition.note } : {}),
         allowed: isToolAllowed(upstream.spec.policy, claim.tool),
       });
@@ -330,6 +379,30 @@ export class UpstreamHub {
       this.notify(this.catalogListeners, (listener) => listener());
     }
     return collisions;
+  }
+
+  /**
+   * After an upstream's state changed: an upstream that started or stopped serving changes the
+   * merged prompt and resource lists, and maybe what is offered at all.
+   */
+  private passthroughChanged(): void {
+    const notices: HubNotice[] = [];
+    for (const upstream of this.upstreams) {
+      const now = JSON.stringify([upstream.readySession() !== undefined, upstream.offered]);
+      if (this.serving.get(upstream.name) === now) continue;
+      const before = this.serving.get(upstream.name);
+      this.serving.set(upstream.name, now);
+      this.resourcePassthrough.resubscribe(upstream);
+      if (before === undefined && upstream.offered === undefined) continue;
+      // The merged resources have their own listeners (onResourcesChanged), told when they change.
+      if (upstream.offered?.prompts) notices.push({ kind: 'prompts_changed' });
+    }
+    const offered = JSON.stringify(this.offered());
+    if (offered !== this.lastOffered) {
+      if (this.lastOffered !== '') notices.push({ kind: 'offered_changed' });
+      this.lastOffered = offered;
+    }
+    for (const notice of notices) this.notify(this.noticeListeners, (listener) => listener(notice));
   }
 
   /** A listener that throws is logged, and the others still hear. */

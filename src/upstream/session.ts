@@ -11,6 +11,8 @@ import {
   type ClientCapabilities,
   type Implementation,
   type Progress,
+  type ResultTypeMap,
+  type ServerCapabilities,
   type ReadResourceResult,
   type Transport,
 } from '@modelcontextprotocol/client';
@@ -28,6 +30,7 @@ import { messageWithCauses } from './error-text.js';
 import { Liveness } from './liveness.js';
 import { READ_LIMIT_RULE } from './read-limit.js';
 import { ProgressRouter } from './progress.js';
+import type { PassthroughMethod, PassthroughNotice } from './passthrough.js';
 import { listResourcePages, type ResourceListing } from './resource-routes.js';
 import { installRelay, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
@@ -84,6 +87,8 @@ export class UpstreamSession {
   onLost: ((unanswered?: string) => void) | undefined;
   /** Called when the upstream says its tool list changed. */
   onToolsChanged: (() => void) | undefined;
+  /** Called for the upstream's prompt and resource notifications, relayed to our clients (passthrough.ts). */
+  onPassthroughNotice: ((notice: PassthroughNotice) => void) | undefined;
   /** Called when the upstream says its resource list changed (`notifications/resources/list_changed`). */
   onResourcesChanged: (() => void) | undefined;
   tools: ListedTool[] = [];
@@ -121,6 +126,12 @@ export class UpstreamSession {
       clients.set(client, end);
       installRelay(client, spec.name, options.capabilities, options.relay, options.onLog);
       client.setNotificationHandler('notifications/tools/list_changed', () => session?.onToolsChanged?.());
+      client.setNotificationHandler('notifications/prompts/list_changed', () =>
+        session?.onPassthroughNotice?.({ kind: 'prompts_changed' }),
+      );
+      client.setNotificationHandler('notifications/resources/updated', (notification) =>
+        session?.onPassthroughNotice?.({ kind: 'resource_updated', uri: notification.params.uri }),
+      );
       client.setNotificationHandler('notifications/resources/list_changed', () => session?.onResourcesChanged?.());
       client.onclose = () => {
         end.hasEnded = true;
@@ -178,6 +189,29 @@ export class UpstreamSession {
 
   get isLost(): boolean {
     return this.lost;
+  }
+
+  /** What the upstream said at initialize that it offers. */
+  get capabilities(): ServerCapabilities {
+    return this.client.getServerCapabilities() ?? {};
+  }
+
+  /**
+   * A request of our client's passed on as it came (prompts, resources, completions), its result
+   * checked against the method's schema by the SDK. No timeout of ours: the client's own timeout
+   * and cancel govern, through `signal`. The upstream's JSON-RPC error rejects as it sent it.
+   */
+  async forward<M extends PassthroughMethod>(
+    method: M,
+    params: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<ResultTypeMap[M]> {
+    try {
+      return await this.client.request({ method, params }, { timeout: SDK_CALL_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    }
   }
 
   /**

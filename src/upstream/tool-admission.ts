@@ -22,6 +22,9 @@ export interface ListedTool {
   readonly description: string;
   readonly inputSchema: { readonly [keyword: string]: unknown };
   readonly outputSchema?: { readonly [keyword: string]: unknown };
+  /** As the upstream sent them, for a tool offered directly (`expose`). */
+  readonly title?: string;
+  readonly annotations?: { readonly [hint: string]: unknown };
   /** Why a schema was replaced, and what is shown instead. */
   readonly note?: string;
 }
@@ -55,6 +58,8 @@ export function admitTools(entries: readonly unknown[]): AdmittedPage {
       description: typeof entry.description === 'string' ? entry.description : '',
       inputSchema: 'schema' in input && input.schema !== undefined ? input.schema : PLACEHOLDER_INPUT_SCHEMA,
       ...('schema' in output && output.schema !== undefined ? { outputSchema: output.schema } : {}),
+      ...(typeof entry.title === 'string' ? { title: entry.title } : {}),
+      ...(isObject(entry.annotations) ? { annotations: entry.annotations } : {}),
       ...(note !== undefined ? { note } : {}),
     });
   });

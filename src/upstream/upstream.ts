@@ -7,6 +7,7 @@ import { Relist } from './relist.js';
 import type { ResourceListing } from './resource-routes.js';
 import type { UpstreamSpec } from './spec.js';
 import { UpstreamSession, type SessionOptions } from './session.js';
+import { offeredBy, type Offered, type PassthroughNotice } from './passthrough.js';
 import type { ListedTool } from './tool-admission.js';
 
 /**
@@ -27,6 +28,8 @@ export interface UpstreamStatus {
 export interface UpstreamEvents {
   /** Its tool list (or its state) changed: the hub rebuilds the catalog. */
   readonly onChange: () => void;
+  /** It said its prompts or resources changed, or a subscribed resource was updated. */
+  readonly onNotice?: (notice: PassthroughNotice) => void;
 }
 
 export class Upstream {
@@ -34,6 +37,8 @@ export class Upstream {
   reason: string | undefined;
   /** The last listing; kept while down, so a call to one of its tools is refused, not unknown. */
   tools: ListedTool[] | undefined;
+  /** What it offered at its last start besides tools; kept while down, like its tools. */
+  offered: Offered | undefined;
   /** Its resources and templates from the last listing; kept while down, as its tools are. */
   resources: ResourceListing | undefined;
   private session: UpstreamSession | undefined;
@@ -143,6 +148,7 @@ export class Upstream {
     const recovered = this.reason !== undefined;
     this.session = session;
     this.tools = session.tools;
+    this.offered = offeredBy(session.capabilities);
     this.resources = session.resources;
     this.state = 'ready';
     this.reason = undefined;
@@ -152,6 +158,7 @@ export class Upstream {
     const resources = new Relist(() => this.relist(session, 'resources'));
     session.onToolsChanged = () => tools.request();
     session.onResourcesChanged = () => resources.request();
+    session.onPassthroughNotice = (notice) => this.events.onNotice?.(notice);
     this.stableTimer = setTimeout(() => this.backoff.reset(), RESTART_STABLE_AFTER_MS).unref();
     const how = recovered ? 'is up again' : `connected over ${session.kind}`;
     this.options.log(`codemode-mcp: upstream "${this.name}" ${how}: ${session.tools.length} tools`);

@@ -201,6 +201,14 @@ describe('setting flags', () => {
     expect(invocation(['--tool-call-timeout-ms', '1500', '--', 'x']).settings.toolCallTimeoutMs).toBe(1_500);
   });
 
+  it("takes --expose more than once, the flags' globs replacing the config file's", () => {
+    const file = writeConfig({ ...SERVERS, settings: { expose: ['a*'] } });
+    expect(invocation(['--config', file]).settings.expose).toEqual(['a*']);
+    expect(invocation(['--config', file, '--expose', 'search', '--expose=fs_*']).settings.expose).toEqual(['search', 'fs_*']);
+    expect(invocation(['--', 'x']).settings.expose).toEqual([]);
+    expect(exitOf(['--expose', '', '--', 'x']).stderr).toContain('--expose takes a glob over tool names');
+  });
+
   it('overrides the config file, which overrides the defaults', () => {
     const file = writeConfig({ ...SERVERS, settings: { yieldMs: '10s', pool: 5 } });
     expect(invocation(['--config', file, '--yield-ms', '20s']).settings).toEqual({

@@ -325,9 +325,18 @@ describe('config errors: settings', () => {
 
   it('refuses an unknown setting, suggesting the close one and listing them all', () => {
     expect(detailOf(withSettings({ yieldMS: 100 }))).toBe(
-      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${Object.keys(SETTINGS).join(', ')}`,
+      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${Object.keys(SETTINGS).join(', ')}, expose`,
     );
     expect(Object.keys(SETTINGS).slice(0, 3)).toEqual(['yieldMs', 'maxYieldMs', 'scriptLifetimeMs']);
+  });
+
+  it('refuses an expose that is not a list of globs, saying what it takes', () => {
+    expect(detailOf(withSettings({ expose: 'search' }))).toBe(
+      'settings.expose must be a list of tool-name globs, as in ["search", "github__get_*"] (got string)',
+    );
+    expect(detailOf(withSettings({ expose: ['search', ''] }))).toBe(
+      'settings.expose [1] must be a non-empty glob over tool names as scripts see them (got an empty string)',
+    );
   });
 
   it('refuses an out-of-range setting, naming it and its range', () => {
