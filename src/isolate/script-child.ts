@@ -59,6 +59,7 @@ export class ScriptChild {
   private writing = false;
   private events: Partial<ChildEvents> = {};
   private isReady = false;
+  private saidEnd = false;
   private exitedWith: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private readonly stderr: StderrLines;
   /** Why the process could not be started or signalled, from its 'error' event. */
@@ -119,6 +120,11 @@ export class ScriptChild {
 
   get exited(): boolean {
     return this.exitedWith !== null;
+  }
+
+  /** The child said how its script ended: it is exiting (and is killed if it doesn't, see Script). */
+  get ending(): boolean {
+    return this.saidEnd || this.exited;
   }
 
   /** The exit code or signal and the end of stderr, to explain an exit. */
@@ -200,6 +206,7 @@ export class ScriptChild {
         return;
       }
       if (message.t === 'ready') return this.breach('MESSAGE_UNEXPECTED', settleReady);
+      if (message.t === 'end') this.saidEnd = true;
       this.events.message?.(message);
     });
     if (outcome === 'too_large') this.breach('FRAME_TOO_LARGE', settleReady);
