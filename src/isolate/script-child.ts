@@ -57,6 +57,7 @@ export class ScriptChild {
   private readonly decoder = new FrameDecoder(FRAME_MAX_BYTES);
   private readonly writes: Array<{ frame: Buffer; written: (() => void) | undefined }> = [];
   private writing = false;
+  private writeQueued = false;
   private events: Partial<ChildEvents> = {};
   private isReady = false;
   private saidEnd = false;
@@ -145,11 +146,19 @@ export class ScriptChild {
     if (this.exitedWith) events.exit?.(this.exitedWith.code, this.exitedWith.signal);
   }
 
-  /** Frames go one at a time, each after the previous one has drained into the child's stdin. */
+  /**
+   * Frames sent in one turn (the results of the calls one upstream read answered) go in one write
+   * at its end; later ones each after the previous write has drained into the child's stdin.
+   */
   send(message: ParentMessage, payload?: Uint8Array, written?: () => void): void {
     if (this.exited) return;
     this.writes.push({ frame: encodeFrame(message, payload), written });
-    this.writeNext();
+    if (this.writing || this.writeQueued) return;
+    this.writeQueued = true;
+    process.nextTick(() => {
+      this.writeQueued = false;
+      this.writeNext();
+    });
   }
 
   /** The stop file, seen by a computing child at its next interrupt check. */
