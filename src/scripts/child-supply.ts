@@ -182,10 +182,14 @@ export class ChildSupply implements ChildSource {
     return child;
   }
 
-  /** Starts children until the pool is full, within the server's cap. */
+  /** Starts children until the pool is full, within the server's cap; one at most while scripts run. */
   private refill(): void {
     if (this.closed || this.refillTimer) return;
     while (this.pooled.length < this.poolSize && this.counted() < this.settings.maxScriptChildren) {
+      // A child's start takes a core for a third of a second: while scripts run, it would slow them,
+      // so the pool refills then only when empty (a run would otherwise wait for a start), and fully
+      // once none runs (the exit of the last one calls refill).
+      if (this.pooled.length > 0 && this.counted() > this.pooled.length) break;
       const child = this.spawn(true);
       this.pooled.push(child);
       // A pooled child that could not start is gone (its exit removes it): try again later, not in a loop.
