@@ -61,12 +61,12 @@ export const SETTINGS = {
     max: 24 * 60 * MINUTE,
     doc: 'then the script is stopped and its ending is an error',
   }),
-  /** 3 per session: a further run is refused, naming the running scripts. */
+  /** 16 per session, as many as maxScriptChildren: a further run is refused, naming the running scripts. */
   maxRunningScripts: setting({
     name: 'maxRunningScripts',
     flag: 'max-running-scripts',
     unit: 'count',
-    default: 3,
+    default: 16,
     min: 1,
     max: 64,
     doc: 'per MCP session; a further run is refused, naming the running scripts',
@@ -136,7 +136,7 @@ export const SETTINGS = {
     max: SHOW_MAX_BYTES_LIMIT,
     doc: "bytes of content blocks (images, audio, resources) a script's answer carries; blocks past it are left out and counted; 0 turns show() off",
   }),
-  /** 2: children started ahead of scripts; 0 turns the pool off. */
+  /** 2: children started ahead of scripts, grown by bursts up to maxScriptChildren; 0 turns the pool off. */
   pool: setting({
     name: 'pool',
     flag: 'pool',
@@ -144,7 +144,7 @@ export const SETTINGS = {
     default: 2,
     min: 0,
     max: 16,
-    doc: 'script children started ahead so a run starts at once; 0 turns the pool off',
+    doc: 'script children started ahead so a run starts at once; a burst grows it up to maxScriptChildren; 0 turns the pool off',
   }),
   /**
    * 16 MiB: the longest message a client may send (one JSON line on stdin). A longer request gets

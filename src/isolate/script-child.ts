@@ -57,8 +57,10 @@ export class ScriptChild {
   private readonly decoder = new FrameDecoder(FRAME_MAX_BYTES);
   private readonly writes: Array<{ frame: Buffer; written: (() => void) | undefined }> = [];
   private writing = false;
+  private writeQueued = false;
   private events: Partial<ChildEvents> = {};
   private isReady = false;
+  private saidEnd = false;
   private exitedWith: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private readonly stderr: StderrLines;
   /** Why the process could not be started or signalled, from its 'error' event. */
@@ -121,6 +123,11 @@ export class ScriptChild {
     return this.exitedWith !== null;
   }
 
+  /** The child said how its script ended: it is exiting (and is killed if it doesn't, see Script). */
+  get ending(): boolean {
+    return this.saidEnd || this.exited;
+  }
+
   /** The exit code or signal and the end of stderr, to explain an exit. */
   describeExit(): string {
     if (this.failure !== null) return ` (${this.failure})`;
@@ -139,11 +146,19 @@ export class ScriptChild {
     if (this.exitedWith) events.exit?.(this.exitedWith.code, this.exitedWith.signal);
   }
 
-  /** Frames go one at a time, each after the previous one has drained into the child's stdin. */
+  /**
+   * Frames sent in one turn (the results of the calls one upstream read answered) go in one write
+   * at its end; later ones each after the previous write has drained into the child's stdin.
+   */
   send(message: ParentMessage, payload?: Uint8Array, written?: () => void): void {
     if (this.exited) return;
     this.writes.push({ frame: encodeFrame(message, payload), written });
-    this.writeNext();
+    if (this.writing || this.writeQueued) return;
+    this.writeQueued = true;
+    process.nextTick(() => {
+      this.writeQueued = false;
+      this.writeNext();
+    });
   }
 
   /** The stop file, seen by a computing child at its next interrupt check. */
@@ -200,6 +215,7 @@ export class ScriptChild {
         return;
       }
       if (message.t === 'ready') return this.breach('MESSAGE_UNEXPECTED', settleReady);
+      if (message.t === 'end') this.saidEnd = true;
       this.events.message?.(message);
     });
     if (outcome === 'too_large') this.breach('FRAME_TOO_LARGE', settleReady);

@@ -17,6 +17,12 @@ const REFILL_AFTER_TAKE_MS = 100;
  */
 export const FAIR_SHARE_WINDOW_MS = 60_000;
 
+/**
+ * 10 s: a pool grown for a burst of runs shrinks back to `pool` children once it has been full,
+ * with no run taking a child, for this long; the children past `pool` are killed.
+ */
+export const POOL_SHRINK_AFTER_MS = 10_000;
+
 export type Supplied = { readonly child: ScriptChild } | { readonly refused: string };
 
 /** Where a session's scripts get their children. */
@@ -25,9 +31,14 @@ export interface ChildSource {
 }
 
 /**
- * The server's script children: at most maxScriptChildren alive, pooled ones included, and
+ * The server's script children: at most maxScriptChildren alive, pooled ones included (one whose
+ * script has ended and is exiting no longer counts), and
  * `pool` of them started ahead (engine compiled, prelude restored) so a run starts at once.
  * A child serves one script and exits; the pool refills in the background.
+ *
+ * The pool grows with bursts: each run that finds it empty adds one child to its size, up to
+ * maxScriptChildren, so the next burst like it finds a child ready for every run. Once it has been
+ * full and untouched for POOL_SHRINK_AFTER_MS, it shrinks back to `pool`.
  *
  * Shared fairly between sessions: a session may hold at most its share, maxScriptChildren
  * divided by the sessions active in the last FAIR_SHARE_WINDOW_MS (itself included), at least
@@ -46,14 +57,31 @@ export class ChildSupply implements ChildSource {
   private readonly anyone = {};
   private closed = false;
   private refillTimer: NodeJS.Timeout | undefined;
+  private shrinkTimer: NodeJS.Timeout | undefined;
+  /** How many children the pool keeps started ahead: `pool`, grown by bursts. */
+  private poolSize: number;
 
-  constructor(private readonly settings: Settings) {
+  constructor(
+    private readonly settings: Settings,
+    private readonly log: (line: string) => void = () => {},
+  ) {
+    this.poolSize = settings.pool;
     this.refill();
   }
 
   /** Live children, pooled ones included. */
   get size(): number {
     return this.alive.size;
+  }
+
+  /**
+   * Live children that count against maxScriptChildren: one whose script has ended is on its way
+   * out, and doesn't hold back the next burst.
+   */
+  private counted(): number {
+    let count = 0;
+    for (const child of this.alive) if (!child.ending) count++;
+    return count;
   }
 
   /** Children started ahead and not yet taken by a run. */
@@ -104,15 +132,20 @@ export class ChildSupply implements ChildSource {
   }
 
   private takeChild(): Supplied {
+    clearTimeout(this.shrinkTimer);
+    this.shrinkTimer = undefined;
     const pooled = this.pooled.shift();
+    // Runs arrive faster than the pool refills: keep one more ready for the next burst.
+    if (!pooled && this.settings.pool > 0) this.poolSize = Math.min(this.poolSize + 1, this.settings.maxScriptChildren);
     if (pooled) {
       this.refillAfter(REFILL_AFTER_TAKE_MS);
       return { child: pooled };
     }
-    if (this.alive.size >= this.settings.maxScriptChildren) {
+    const counted = this.counted();
+    if (counted >= this.settings.maxScriptChildren) {
       return {
         refused:
-          `the server already runs ${this.alive.size} script processes, its maxScriptChildren; ` +
+          `the server already runs ${counted} script processes, its maxScriptChildren; ` +
           'wait for a script to end, stop one, or raise --max-script-children',
       };
     }
@@ -123,6 +156,7 @@ export class ChildSupply implements ChildSource {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.refillTimer);
+    clearTimeout(this.shrinkTimer);
     for (const child of this.pooled.splice(0)) child.kill();
     await Promise.all([...this.alive].map((child) => child.gone));
   }
@@ -148,15 +182,34 @@ export class ChildSupply implements ChildSource {
     return child;
   }
 
-  /** Starts children until the pool is full, within the server's cap. */
+  /** Starts children until the pool is full, within the server's cap; one at most while scripts run. */
   private refill(): void {
     if (this.closed || this.refillTimer) return;
-    while (this.pooled.length < this.settings.pool && this.alive.size < this.settings.maxScriptChildren) {
+    while (this.pooled.length < this.poolSize && this.counted() < this.settings.maxScriptChildren) {
+      // A child's start takes a core for a third of a second: while scripts run, it would slow them,
+      // so the pool refills then only when empty (a run would otherwise wait for a start), and fully
+      // once none runs (the exit of the last one calls refill).
+      if (this.pooled.length > 0 && this.counted() > this.pooled.length) break;
       const child = this.spawn(true);
       this.pooled.push(child);
       // A pooled child that could not start is gone (its exit removes it): try again later, not in a loop.
       child.ready.catch(() => this.refillAfter(REFILL_AFTER_FAILURE_MS));
     }
+    if (this.pooled.length >= this.poolSize) this.shrinkWhenIdle();
+  }
+
+  /** Once a grown pool is full, starts the idle clock (a take stops it): past it, back to `pool` children. */
+  private shrinkWhenIdle(): void {
+    if (this.poolSize === this.settings.pool || this.shrinkTimer) return;
+    this.shrinkTimer = setTimeout(() => {
+      this.shrinkTimer = undefined;
+      this.log(
+        `codemode-mcp: the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from ${this.poolSize} to ${this.settings.pool} children`,
+      );
+      this.poolSize = this.settings.pool;
+      for (const child of this.pooled.splice(this.poolSize)) child.kill();
+    }, POOL_SHRINK_AFTER_MS);
+    this.shrinkTimer.unref();
   }
 
   private refillAfter(ms: number): void {

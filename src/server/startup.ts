@@ -25,7 +25,7 @@ export function startServing(
   log: (line: string) => void,
   onFailure: () => void,
 ): { supply: ChildSupply; ready: Promise<void> } {
-  const supply = new ChildSupply(settings);
+  const supply = new ChildSupply(settings, log);
   // TypeScript's stripper loads and warms while the upstreams start, so the first script doesn't wait for it.
   setImmediate(preloadTypeStripper);
   const started = hub.start();

@@ -6,7 +6,6 @@ import {
   Client,
   SdkError,
   SdkErrorCode,
-  specTypeSchemas,
   type CallToolResult,
   type ClientCapabilities,
   type Implementation,
@@ -19,7 +18,6 @@ import {
 import * as z from 'zod';
 import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLostError } from '../errors.js';
 import { quoteInput } from '../echo.js';
-import { describeIssues } from '../transport/describe-issues.js';
 import { describeSize, faultOf, type AnswerFault } from './answer-check.js';
 import { describeAuthFailure } from './auth/describe-auth-failure.js';
 import { SignInNeededError, type UpstreamOAuthProvider } from './auth/oauth-provider.js';
@@ -36,6 +34,7 @@ import { installRelay, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
 import { StderrLines } from '../stderr-lines.js';
 import { admitTools, type ListedTool } from './tool-admission.js';
+import { checkToolResult } from './tool-result-check.js';
 import { connectUpstream, remoteFetch, type TransportKind } from './transport.js';
 
 /** `tools/list` pages followed before the listing counts as broken (a cursor that never ends). */
@@ -527,12 +526,6 @@ function describeFault(fault: AnswerFault): string {
 }
 
 /** The result as the SDK's CallToolResult schema reads it, or UpstreamAnswerError naming each wrong field and what it held. */
-function checkToolResult(result: unknown, server: string, scriptName: string): CallToolResult {
-  const checked = specTypeSchemas.CallToolResult['~standard'].validate(result);
-  if (checked.issues === undefined) return checked.value;
-  throw new UpstreamAnswerError(server, scriptName, describeIssues(checked.issues, result));
-}
-
 async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()))]);

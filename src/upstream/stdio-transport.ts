@@ -101,6 +101,11 @@ export class StdioUpstreamTransport implements Transport {
     if (stdin === undefined || stdin === null || !stdin.writable || this.ending !== undefined) {
       return Promise.reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
     }
+    // The messages of one turn (the calls a script made in one go) leave in one write.
+    if (stdin.writableCorked === 0) {
+      stdin.cork();
+      process.nextTick(() => stdin.uncork());
+    }
     return new Promise((resolve, reject) => {
       if (stdin.write(`${JSON.stringify(message)}\n`)) return resolve();
       // A full pipe: sent once it drains, not at all if the pipe closes first.

@@ -14,6 +14,7 @@ import { STRIP_TYPES_MAX_CHARS } from '../../src/isolate/strip-types.js';
 import { STRUCTURED_REPEAT_MAX_CHARS } from '../../src/scripts/answer.js';
 import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
 import { STOP_GRACE_MS } from '../../src/isolate/script.js';
+import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/child-supply.js';
 import { groupThousands } from '../../common/group-thousands.js';
 import { SETTINGS, formatSettingValue } from '../../src/settings.js';
 import { MAX_SCANNED_ID_BYTES } from '../../src/transport/id-scanner.js';
@@ -55,6 +56,7 @@ describe('the README', () => {
     expect(readme).toContain(`the first and last ${groupThousands(OUTPUT_KEPT_CHARS)} characters |`);
     expect(readme).toContain(`| a \`notify()\` payload | ${NOTIFY_PAYLOAD_MAX_CHARS / 1024} KiB of JSON, one per second |`);
     expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS} ms to end by itself |`);
+    expect(readme).toContain(`| a pool grown by a burst | ${POOL_SHRINK_AFTER_MS / 1000} s idle once refilled (`);
     expect(readme).toContain(`| client input quoted in a message | ${ECHO_MAX_CHARS} characters |`);
     expect(readme).toContain(`| the id of a message over \`maxMessageBytes\` | ${MAX_SCANNED_ID_BYTES / 1024} KiB as written |`);
     expect(readme).toContain(

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { childPidsOf } from '../support/processes.js';
-import { publishedEntry, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/child-supply.js';
+import { DEFAULT_SETTINGS } from '../../src/settings.js';
+import { childPidsOf, commandLineOf } from '../support/processes.js';
+import { eventually, publishedEntry, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
 
-// One server for the file: these tests only read, and server-everything takes 2 s to close.
+// One server for the file: these tests only read, and server-everything takes 2 s to close. The
+// burst test comes last: it leaves the pool grown, then waits for it to shrink.
 let server: RunningServer;
 
 beforeAll(async () => {
@@ -85,4 +88,40 @@ describe('in front of server-everything', () => {
     const result = await server.run({ code: 'return 1 + 1' });
     expect(valueOf(result)).toBe(2);
   });
+});
+
+const AT_ONCE = 16;
+const ONE_CALL = 'return (await tools["get-sum"]({ a: 2, b: 40 })).content[0].text';
+
+/** The server's script children (alive, pooled or running), by their command line. */
+function scriptChildren(): number[] {
+  return childPidsOf(server.pid).filter((pid) => commandLineOf(pid)?.includes('engine/main.js') === true);
+}
+
+/** Waits until the server has exactly `count` script children, polling /proc under a hang guard. */
+async function scriptChildrenSettleAt(count: number, guardMs: number): Promise<number> {
+  const deadline = Date.now() + guardMs;
+  while (scriptChildren().length !== count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  return scriptChildren().length;
+}
+
+async function burst(): Promise<string[]> {
+  const results = await Promise.all(Array.from({ length: AT_ONCE }, () => server.run({ code: ONE_CALL })));
+  expect(results.filter((result) => result.isError)).toEqual([]);
+  return results.map((result) => valueOf(result) as string);
+}
+
+describe('a burst of runs with the default settings', () => {
+  test(`${AT_ONCE} one-call runs sent at once are all served; the pool grows to serve the next burst, then shrinks back when idle`, async () => {
+    expect(DEFAULT_SETTINGS.maxScriptChildren).toBeGreaterThanOrEqual(AT_ONCE);
+    const sum = 'The sum of 2 and 40 is 42.';
+    expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
+    // Each run that found the pool empty grew it: it now keeps a child ready for each run of the next burst.
+    expect(await scriptChildrenSettleAt(AT_ONCE, 60_000)).toBe(AT_ONCE);
+    expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
+    // Idle past POOL_SHRINK_AFTER_MS: back to `pool` children, the others killed.
+    const shrinks = `the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from ${AT_ONCE} to ${DEFAULT_SETTINGS.pool} children`;
+    await eventually(async () => expect(server.stderr()).toContain(shrinks), POOL_SHRINK_AFTER_MS + 60_000);
+    expect(await scriptChildrenSettleAt(DEFAULT_SETTINGS.pool, 30_000)).toBe(DEFAULT_SETTINGS.pool);
+  }, 240_000);
 });
