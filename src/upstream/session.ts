@@ -6,6 +6,7 @@ import {
   Client,
   SdkError,
   SdkErrorCode,
+  specTypeSchemas,
   type CallToolResult,
   type ClientCapabilities,
   type Implementation,
@@ -18,6 +19,7 @@ import {
 import * as z from 'zod';
 import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLostError } from '../errors.js';
 import { quoteInput } from '../echo.js';
+import { describeIssues } from '../transport/describe-issues.js';
 import { describeSize, faultOf, type AnswerFault } from './answer-check.js';
 import { describeAuthFailure } from './auth/describe-auth-failure.js';
 import { SignInNeededError, type UpstreamOAuthProvider } from './auth/oauth-provider.js';
@@ -525,7 +527,6 @@ function describeFault(fault: AnswerFault): string {
     : `a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (${READ_LIMIT_RULE})`;
 }
 
-/** The result as the SDK's CallToolResult schema reads it, or UpstreamAnswerError naming each wrong field and what it held. */
 async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()))]);
