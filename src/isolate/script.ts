@@ -248,7 +248,7 @@ export class Script {
     );
   }
 
-  /** Sends the call's outcome to the script when it comes; `failure` makes the result a failure after sending becomes. */
+  /** Sends the call's outcome to the script when it comes; `failure`: what a failure after sending becomes (a tool's isError result by default). */
   private answerWith(call: OpenCall, send: () => Promise<unknown>, failure?: (error: unknown) => unknown): void {
     let answer: Promise<unknown>;
     try {

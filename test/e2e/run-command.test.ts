@@ -30,6 +30,14 @@ describe('codemode-mcp run', () => {
     expect(left).toEqual([]);
   });
 
+  test('a script run by hand reads a resource of its upstream by template URI', async () => {
+    const file = scriptFile('read.js', 'return (await resources.read("demo://resource/dynamic/text/3")).contents[0].uri;\n');
+    const { stdout, exitCode, left } = await runBin(['run', file, ...everything]);
+    expect(exitCode).toBe(0);
+    expect(stdout).toMatch(/^Script [0-9a-f]{6}-1 finished\ncalls: 1 answered\nvalue: "demo:\/\/resource\/dynamic\/text\/3"$/);
+    expect(left).toEqual([]);
+  });
+
   test('reads the script from stdin with -, and --json prints the whole answer, image block included', async () => {
     const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything'), ['stdio']) });
     const { stdout, exitCode } = await runBin(
