@@ -1,5 +1,14 @@
 import { Command, Option } from 'commander';
-import { SETTINGS, formatSettingValue, type SettingName, type SettingSpec, type SettingUnit } from '../settings.js';
+import {
+  LOG_SETTINGS,
+  SETTINGS,
+  formatSettingValue,
+  type LogSettingName,
+  type SettingName,
+  type SettingSpec,
+  type SettingUnit,
+  type TextSettingSpec,
+} from '../settings.js';
 import {
   DESCRIPTION,
   FORMS,
@@ -22,8 +31,8 @@ import {
 export interface RawArgs {
   command: 'serve' | 'tools' | 'run' | 'login' | 'logout';
   config: string | undefined;
-  /** Setting flags as typed, by setting name. */
-  settings: Partial<Record<SettingName, string>>;
+  /** Setting flags as typed, by setting name (the log settings' too). */
+  settings: Partial<Record<SettingName | LogSettingName, string>>;
   /** Operands that shouldn't be there: usually an upstream command missing its `--`. For `run`, the first is its script. */
   stray: string[];
   /** login, logout: the server named, and whether to open a browser. */
@@ -171,6 +180,9 @@ function addServeOptions(command: Command, passThrough = true): Command {
   for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
     command.addOption(new Option(`--${spec.flag} ${PLACEHOLDER[spec.unit]}`, describeSetting(spec)));
   }
+  for (const spec of Object.values(LOG_SETTINGS) as TextSettingSpec[]) {
+    command.addOption(new Option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`));
+  }
   return command;
 }
 
@@ -179,9 +191,13 @@ function describeSetting(spec: SettingSpec): string {
   return `${spec.doc} (default ${format(spec.default)}; ${format(spec.min)} to ${format(spec.max)})`;
 }
 
-function readSettingFlags(command: Command): Partial<Record<SettingName, string>> {
-  const flags: Partial<Record<SettingName, string>> = {};
-  for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
+function readSettingFlags(command: Command): Partial<Record<SettingName | LogSettingName, string>> {
+  const flags: Partial<Record<SettingName | LogSettingName, string>> = {};
+  const specs = [...Object.entries(SETTINGS), ...Object.entries(LOG_SETTINGS)] as [
+    SettingName | LogSettingName,
+    { flag: string },
+  ][];
+  for (const [name, spec] of specs) {
     const option = command.options.find((candidate) => candidate.long === `--${spec.flag}`);
     const value: unknown = option === undefined ? undefined : command.getOptionValue(option.attributeName());
     if (typeof value === 'string') flags[name] = value;

@@ -23,6 +23,8 @@ export interface StdioTransportOptions {
   readonly stderr: StderrLines;
   /** The longest message read (read-limit.ts); a longer one is skipped, and a response among them fails its request. */
   readonly maxMessageBytes: number;
+  /** On close, how long the group has to end by itself after its stdin closes, before SIGTERM. Default GROUP_TERM_AFTER_MS. */
+  readonly closeGraceMs?: number;
 }
 
 export class StdioUpstreamTransport implements Transport {
@@ -119,7 +121,7 @@ export class StdioUpstreamTransport implements Transport {
   /** Closes the upstream's stdin and ends its process group: see process-group.ts for the escalation. */
   async close(): Promise<void> {
     if (this.child === undefined) return;
-    await this.end();
+    await this.end(this.options.closeGraceMs);
   }
 
   /** Ends the upstream (once): stdin closed, then the group is given `graceMs` before SIGTERM and SIGKILL. */

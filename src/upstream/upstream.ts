@@ -159,7 +159,7 @@ export class Upstream {
     this.scheduleRetry();
     if (reason !== this.lastLoggedFailure) {
       this.lastLoggedFailure = reason;
-      this.options.log(`codemode-mcp: upstream "${this.name}" failed to start: ${this.describeState()}`);
+      this.options.log(`codemode-mcp: upstream "${this.name}" failed to start: ${this.describeState()}`, 'warn');
     }
     this.events.onChange();
   }
@@ -174,7 +174,10 @@ export class Upstream {
       this.reason = unanswered;
       this.lastLoggedFailure = unanswered;
       const delay = this.scheduleRetry();
-      this.options.log(`codemode-mcp: upstream "${this.name}" is down: ${unanswered}; reconnecting in ${formatDelay(delay)}`);
+      this.options.log(
+        `codemode-mcp: upstream "${this.name}" is down: ${unanswered}; reconnecting in ${formatDelay(delay)}`,
+        'warn',
+      );
       this.events.onChange();
       return;
     }
@@ -182,7 +185,7 @@ export class Upstream {
     this.state = 'connecting';
     this.reason = `it ${how}`;
     const delay = this.scheduleRetry();
-    this.options.log(`codemode-mcp: upstream "${this.name}" ${how}; restarting in ${formatDelay(delay)}`);
+    this.options.log(`codemode-mcp: upstream "${this.name}" ${how}; restarting in ${formatDelay(delay)}`, 'warn');
     this.events.onChange();
   }
 
@@ -212,6 +215,7 @@ export class Upstream {
           if (session !== this.session) return;
           this.options.log(
             `codemode-mcp: upstream "${this.name}" said its tools changed, but listing them failed: ${String(error)}`,
+            'warn',
           );
         }
       } while (this.relistAgain);

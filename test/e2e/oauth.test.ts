@@ -1,18 +1,19 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { remotePerTest } from '../upstream/specs.js';
 import { BIN, fixturePath, startServer, textOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const scratch = remotePerTest();
 let dir: string;
 let running: RunningServer | undefined;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'codemode-oauth-'));
+  dir = makeTempDir('oauth');
 });
 afterEach(async () => {
   expect(await running?.close()).toEqual(running === undefined ? undefined : []);

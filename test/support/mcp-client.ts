@@ -3,8 +3,8 @@
  * transport, with a real process on the other end.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -18,6 +18,7 @@ import {
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { execa } from 'execa';
 import { childPidsOf, statFieldsOf } from './processes.js';
+import { makeTempDir } from './temp-dirs.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/codemode-mcp.js', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,7 +40,7 @@ export function nodeEntry(script: string, args: string[] = [], extra: Record<str
 
 /** Writes `{mcpServers, settings}` to a fresh temp file and returns its path. */
 export function writeConfig(mcpServers: Record<string, unknown>, settings: Record<string, unknown> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'codemode-e2e-'));
+  const dir = makeTempDir('e2e');
   const file = join(dir, 'servers.json');
   writeFileSync(file, JSON.stringify({ mcpServers, settings }, null, 2));
   return file;

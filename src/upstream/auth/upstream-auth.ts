@@ -15,11 +15,12 @@ import { finishSignIn } from './finish-sign-in.js';
 import { LoopbackRedirect, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
 import { DEFAULT_OAUTH, UpstreamOAuthProvider } from './oauth-provider.js';
 import { SignInFile } from './sign-in-file.js';
+import type { Log } from '../../log.js';
 
 export interface UpstreamAuthOptions {
   /** Who answers elicitation: the hub's relay to its client. */
   readonly relay: () => RequestRelay | undefined;
-  readonly log: (line: string) => void;
+  readonly log: Log;
   /** Where sign-ins are kept. Default: authDirectory(). */
   readonly directory?: string;
 }
@@ -54,7 +55,7 @@ export class UpstreamAuth {
     if (provider !== undefined) return provider;
     if (spec.oauth?.secretWrittenInline === true && !this.warned.has(spec.name)) {
       this.warned.add(spec.name);
-      this.options.log(inlineSecretWarning(spec));
+      this.options.log(inlineSecretWarning(spec), 'warn');
     }
     provider = new UpstreamOAuthProvider({
       serverUrl: spec.url,
@@ -119,7 +120,7 @@ export class UpstreamAuth {
         },
         (error: Error) => {
           if (!this.aborter.signal.aborted)
-            this.options.log(`codemode-mcp: upstream "${spec.name}": no sign-in: ${error.message}`);
+            this.options.log(`codemode-mcp: upstream "${spec.name}": no sign-in: ${error.message}`, 'warn');
         },
       )
       .finally(() => this.offers.delete(spec.name));
