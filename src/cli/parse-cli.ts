@@ -159,7 +159,8 @@ function invocationFrom(
 
   const flags: Partial<Record<SettingName, number>> = {};
   const logFlags: { -readonly [K in keyof LogSettings]?: LogSettings[K] } = {};
-  for (const [name, text] of Object.entries(raw.settings) as [string, string][]) {
+  for (const [name, text] of Object.entries(raw.settings)) {
+    if (text === undefined) continue;
     const read = isLogSettingName(name)
       ? readLogSettingValue(name, text, context.cwd ?? process.cwd(), context.homedir ?? homedir())
       : readSettingValue(name as SettingName, text);

@@ -177,7 +177,7 @@ function addServeOptions(command: Command, passThrough = true): Command {
   command.allowExcessArguments();
   if (passThrough) command.passThroughOptions();
   command.option('--config <file>', 'the MCP servers to front: a JSON file as Claude Desktop, Claude Code or VS Code writes it');
-  for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
+  for (const spec of Object.values<SettingSpec>(SETTINGS)) {
     command.addOption(new Option(`--${spec.flag} ${PLACEHOLDER[spec.unit]}`, describeSetting(spec)));
   }
   for (const spec of Object.values(LOG_SETTINGS) as TextSettingSpec[]) {

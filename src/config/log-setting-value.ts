@@ -21,8 +21,7 @@ export function readLogSettingValue<K extends LogSettingName>(
   const spec = LOG_SETTINGS[name];
   const got = typeof raw === 'string' ? JSON.stringify(raw) : `a ${raw === null ? 'null' : typeof raw}`;
   if (name === 'logLevel') {
-    if (typeof raw === 'string' && (LOG_LEVELS as readonly string[]).includes(raw))
-      return { value: raw as LogLevel as LogSettings[K] };
+    if (typeof raw === 'string' && (LOG_LEVELS as readonly string[]).includes(raw)) return { value: raw as LogLevel };
     const guess = typeof raw === 'string' ? findClosestName(raw, LOG_LEVELS) : null;
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     return { error: `SETTING_INVALID: ${name} (--${spec.flag}) takes one of ${LOG_LEVELS.join(', ')}; got ${got}${hint}` };

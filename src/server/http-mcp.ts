@@ -164,7 +164,7 @@ async function postWithoutSession(
     return;
   }
   // A refusal other than "method not found" (only initialize is served without a session) answers as it stands.
-  if (screened.kind === 'refuse' && screened.refusal.body.error.code !== ProtocolErrorCode.MethodNotFound) {
+  if (screened.kind === 'refuse' && screened.refusal.body.error.code !== (ProtocolErrorCode.MethodNotFound as number)) {
     sendRefusal(res, screened.refusal);
     return;
   }

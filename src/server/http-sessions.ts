@@ -121,7 +121,7 @@ export class HttpSessions {
           id,
           `idle for ${formatSettingValue(SETTINGS.httpSessionIdleMs, this.options.settings.httpSessionIdleMs)} (httpSessionIdleMs)`,
         ),
-      (why) => this.end(id, why),
+      (why) => void this.end(id, why),
     );
     this.byId.set(id, session);
     await session.client.connect(session.transport, () => void this.end(id, 'its connection closed'));

@@ -96,9 +96,9 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     });
   });
   await new Promise<void>((resolve, reject) => {
-    listener!.once('error', reject);
-    listener!.listen(http.port, http.host, () => {
-      listener!.off('error', reject);
+    listener.once('error', reject);
+    listener.listen(http.port, http.host, () => {
+      listener.off('error', reject);
       resolve();
     });
   }).catch((error: unknown) => {

@@ -188,7 +188,7 @@ export class UpstreamSession {
       } catch (error) {
         const fault = faultOf(error);
         if (fault === undefined) throw error;
-        throw new Error(`it answered tools/list with ${describeFault(fault)}`);
+        throw new Error(`it answered tools/list with ${describeFault(fault)}`, { cause: error });
       }
       const admitted = admitTools(result.tools);
       for (const problem of admitted.problems) this.options.log(`codemode-mcp: upstream "${this.name}": ${problem}`, 'warn');

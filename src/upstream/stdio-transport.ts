@@ -58,20 +58,20 @@ export class StdioUpstreamTransport implements Transport {
       windowsHide: true,
     });
     this.child = child;
-    this.options.stderr.attach(child.stderr!);
-    child.stdin!.on('error', (error) => this.onerror?.(error));
-    child.stdout!.on('error', (error) => this.onerror?.(error));
+    this.options.stderr.attach(child.stderr);
+    child.stdin.on('error', (error) => this.onerror?.(error));
+    child.stdout.on('error', (error) => this.onerror?.(error));
     const { maxMessageBytes } = this.options;
     const reader = new BoundedLineReader(maxMessageBytes, {
       line: (text) => this.deliver(checkLine(text)),
       oversize: (line) => this.deliver(checkOversize(line, maxMessageBytes)),
     });
-    child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
-    child.stdout!.on('end', () => {
+    child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
+    child.stdout.on('end', () => {
       const cut = reader.end();
       if (cut > 0) this.onerror?.(new Error(`its stdout ended in the middle of a message (${cut} bytes without a newline)`));
     });
-    child.stdout!.on('close', () => {
+    child.stdout.on('close', () => {
       this.stdoutClosed = true;
       // A server that closed its stdout can't answer any more, whether or not it runs on.
       if (!this.leaderExited) void this.end();

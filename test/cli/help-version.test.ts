@@ -59,7 +59,7 @@ describe('--help', () => {
 
   it('lists every setting flag with its default and range', () => {
     const text = help(['--help']).replace(/\n\s+/g, ' ');
-    for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
+    for (const spec of Object.values<SettingSpec>(SETTINGS)) {
       expect(text).toContain(`--${spec.flag} <`);
       const format = (value: number): string => formatSettingValue(spec, value);
       expect(text).toContain(`${spec.doc} (default ${format(spec.default)}; ${format(spec.min)} to ${format(spec.max)})`);
@@ -78,7 +78,7 @@ describe('--help', () => {
     expect(text).toContain(
       'Usage: codemode-mcp tools --config <file> [options]\n       codemode-mcp tools [options] -- <command> [args...]\n',
     );
-    for (const spec of Object.values(SETTINGS) as SettingSpec[]) expect(text).toContain(`--${spec.flag} <`);
+    for (const spec of Object.values<SettingSpec>(SETTINGS)) expect(text).toContain(`--${spec.flag} <`);
     expect(help(['help', 'tools'])).toBe(text);
   });
 

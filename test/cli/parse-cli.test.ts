@@ -267,13 +267,15 @@ describe('setting flags', () => {
 
 describe('parseCli leaves the process alone', () => {
   it('does not exit or write, whatever it is given', () => {
+    /* eslint-disable @typescript-eslint/unbound-method -- kept to be put back as they were, never called */
     const exit = process.exit;
     const write = process.stdout.write;
     const writeErr = process.stderr.write;
+    /* eslint-enable @typescript-eslint/unbound-method */
     const calls: string[] = [];
     process.exit = ((code?: number) => calls.push(`exit ${code}`)) as typeof process.exit;
-    process.stdout.write = ((chunk: unknown) => calls.push(`stdout ${String(chunk)}`) > 0) as typeof process.stdout.write;
-    process.stderr.write = ((chunk: unknown) => calls.push(`stderr ${String(chunk)}`) > 0) as typeof process.stderr.write;
+    process.stdout.write = (chunk: unknown) => calls.push(`stdout ${String(chunk)}`) > 0;
+    process.stderr.write = (chunk: unknown) => calls.push(`stderr ${String(chunk)}`) > 0;
     try {
       for (const argv of [['--help'], ['--version'], ['--nope'], [], ['tools', '--help'], ['help']]) parseCli(argv);
     } finally {

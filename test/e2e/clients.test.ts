@@ -21,7 +21,7 @@ const code = 'return (await tools["echo"]({ text: "hi" })).content[0].text';
 
 describe('clients of both SDK lines', () => {
   test('a client built on SDK 1.x lists code_execution and runs a script', async () => {
-    const { args, recordFile } = recorderArgs();
+    const { args } = recorderArgs();
     const transport = new V1StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
     const client = new V1Client({ name: 'v1-client', version: '1.0.0' });
     await client.connect(transport);

@@ -37,7 +37,7 @@ describe("a script's child", () => {
     });
     try {
       const line = await new Promise<string>((resolve, reject) => {
-        server.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+        server.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()));
         server.once('exit', () => reject(new Error('the stand-in server exited early')));
       });
       const { pids } = JSON.parse(line) as { pids: number[] };

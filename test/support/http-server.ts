@@ -120,8 +120,7 @@ export async function connectHttp(url: string, options: ConnectOptions = {}): Pr
     client,
     transport,
     logs,
-    run: (args, callOptions) =>
-      client.callTool({ name: 'code_execution', arguments: args }, callOptions) as Promise<CallToolResult>,
+    run: (args, callOptions) => client.callTool({ name: 'code_execution', arguments: args }, callOptions),
     close: async () => {
       await transport.terminateSession().catch(() => {});
       await client.close();

@@ -122,8 +122,7 @@ export async function startServer(args: readonly string[], options: StartOptions
     logs,
     stderr: () => stderr,
     exited,
-    run: (callArgs, callOptions) =>
-      client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions) as Promise<CallToolResult>,
+    run: (callArgs, callOptions) => client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions),
     close: async () => {
       tracker.sample();
       await client.close();

@@ -98,7 +98,7 @@ export function remotePerTest(): {
       server = child;
       return new Promise((resolve, reject) => {
         let said = '';
-        child.stderr!.on('data', (chunk: Buffer) => {
+        child.stderr.on('data', (chunk: Buffer) => {
           said += String(chunk);
           const match = ready.exec(said);
           if (match !== null) resolve(match);

@@ -148,6 +148,7 @@ export class UpstreamAuth {
       this.notOffered.add(spec.name);
       throw new Error(
         error instanceof ProtocolError ? error.message : `the MCP client did not take the sign-in link (${String(error)})`,
+        { cause: error },
       );
     }
     if (answer.action !== 'accept') {
