@@ -8,5 +8,6 @@ export default defineConfig({
     retry: 0,
     pool: 'forks',
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/temp-dirs-cleanup.ts'],
   },
 });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 
 /** A high-resolution wall clock, comparable across processes on one machine. */
@@ -11,16 +10,6 @@ export function median(values: readonly number[]): number {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Wall time of one process from spawn to exit. */
-export function timeProcess(command: string, args: readonly string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = now();
-    const child = spawn(command, args, { stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('exit', () => resolve(now() - started));
-  });
-}
 
 /** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM), or null when the process is gone. */
 export function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {

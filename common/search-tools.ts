@@ -117,7 +117,7 @@ function scoreOf(tool: Indexed, query: Query): number {
 
 /** The catalog's index, made at its first search and kept while the catalog lives. */
 function indexOf(tools: readonly SearchableTool[]): Indexed[] {
-  const list = Array.isArray(tools) ? tools : [];
+  const list: readonly SearchableTool[] = Array.isArray(tools) ? tools : [];
   let index = indexes.get(list);
   if (index === undefined) {
     index = [];

@@ -341,6 +341,7 @@ export class ScriptRun {
         } catch (error) {
           // A string, not an Error: quickjs-wasi copies an Error's host stack into the script.
           process.stderr.write(`engine error in codemode.${name}: ${(error as Error)?.stack ?? String(error)}\n`);
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- see above: a string, on purpose
           throw `codemode: the engine failed in ${name} (the server's log has the details)`;
         }
       };

@@ -26,7 +26,7 @@ const WARM_UP_RESULT = JSON.stringify({ content: [{ type: 'text', text: 'warm' }
 function readStartFrame(): void {
   const start: StartMessage = { t: 'start', code: WARM_UP_SCRIPT, tools: WARM_UP_TOOLS, unlisted: [] };
   const frame = encodeFrame(start);
-  new FrameDecoder(frame.length).push(frame, (body) => JSON.parse(splitFrameBody(body).json));
+  new FrameDecoder(frame.length).push(frame, (body) => JSON.parse(splitFrameBody(body).json) as unknown);
 }
 
 /**

@@ -57,16 +57,16 @@ function valueJson(value: unknown): string {
   try {
     json = JSONStringify(value);
   } catch (error) {
-    return JSONStringify(`[the value can't become JSON: ${describeThrown(error)}]`) as string;
+    return JSONStringify(`[the value can't become JSON: ${describeThrown(error)}]`);
   }
   if (typeof json !== 'string')
     return JSONStringify(
       `[the value can't become JSON: ${json === undefined ? `it is a ${typeof value}` : 'its toJSON gave something that is not JSON'}]`,
-    ) as string;
+    );
   if (json.length > limits.valueMaxChars) {
     return JSONStringify(
       `[the value is ${json.length} characters of JSON, past the cap of ${limits.valueMaxChars}: return less, or print parts of it]`,
-    ) as string;
+    );
   }
   return json;
 }

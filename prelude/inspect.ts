@@ -41,7 +41,7 @@ export function inspect(value: unknown): string {
 function describe(value: unknown, seen: Set<object>, depth: number): string {
   switch (typeof value) {
     case 'string':
-      return JSONStringify(value) as string;
+      return JSONStringify(value);
     case 'number':
     case 'boolean':
       return StringConstructor(value);
@@ -60,7 +60,7 @@ function describe(value: unknown, seen: Set<object>, depth: number): string {
   const object = value as object;
   if (SetHas(seen, object)) return '[Circular]';
   if (depth >= MAX_DEPTH) return ArrayIsArray(object) ? '[Array]' : '[Object]';
-  if (ErrorIsError(object)) return JSONStringify(formatError(object)) as string;
+  if (ErrorIsError(object)) return JSONStringify(formatError(object));
   const time = dateTime(object);
   if (time !== undefined) return time;
   SetAdd(seen, object);
@@ -76,7 +76,7 @@ function describe(value: unknown, seen: Set<object>, depth: number): string {
     let parts = '';
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
-      const part = `${JSONStringify(key) as string}:${describe((object as Record<string, unknown>)[key], seen, depth + 1)}`;
+      const part = `${JSONStringify(key)}:${describe((object as Record<string, unknown>)[key], seen, depth + 1)}`;
       parts = i === 0 ? part : `${parts},${part}`;
     }
     return `{${parts}}`;
@@ -112,7 +112,7 @@ function dateTime(object: object): string | undefined {
   } catch {
     return undefined;
   }
-  return JSONStringify(time === time ? DateToISOString(object) : 'Invalid Date') as string;
+  return JSONStringify(time === time ? DateToISOString(object) : 'Invalid Date');
 }
 
 /** A Map's entries as [key, value] pairs, read with the original iterator; undefined for anything else. */

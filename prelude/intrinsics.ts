@@ -31,9 +31,7 @@ export const ObjectDefineProperty = Object.defineProperty;
 export const ObjectFreeze = Object.freeze;
 export const ObjectKeys = Object.keys;
 export const ObjectHasOwn = Object.hasOwn;
-export const ObjectGetPrototypeOf = Object.getPrototypeOf;
 export const ObjectSetPrototypeOf = Object.setPrototypeOf;
-export const ObjectPreventExtensions = Object.preventExtensions;
 export const globalObject = globalThis as unknown as Record<string, unknown>;
 export const ReflectApply = Reflect.apply;
 export const ReflectConstruct = Reflect.construct;
@@ -55,10 +53,7 @@ export const StringIndexOf = uncurry(String.prototype.indexOf);
 export const StringCharCodeAt = uncurry(String.prototype.charCodeAt);
 export const StringStartsWith = uncurry(String.prototype.startsWith);
 export const SymbolToString = uncurry(Symbol.prototype.toString);
-export const NumberIsSafeInteger = Number.isSafeInteger;
 export const NumberParseInt = Number.parseInt;
-export const MathFloor = Math.floor;
-export const MathMax = Math.max;
 export const MathImul = Math.imul;
 export const MathObject = Math;
 export const DateGetTime = uncurry(Date.prototype.getTime);
@@ -67,7 +62,6 @@ export const DateToISOString = uncurry(Date.prototype.toISOString);
 // ---- arrays, maps, sets, promises ----
 export const ArrayIsArray = Array.isArray;
 export const ArrayPush = uncurry(Array.prototype.push) as (list: unknown, item: unknown) => number;
-export const ArraySplice = uncurry(Array.prototype.splice) as (list: unknown, start: number, count: number) => unknown[];
 export const MapConstructor = Map;
 export const MapGet = uncurry(Map.prototype.get) as (map: unknown, key: unknown) => unknown;
 export const MapSet = uncurry(Map.prototype.set) as (map: unknown, key: unknown, value: unknown) => unknown;
@@ -78,13 +72,12 @@ export const SetConstructor = Set;
 export const SetHas = uncurry(Set.prototype.has) as (set: unknown, value: unknown) => boolean;
 export const SetAdd = uncurry(Set.prototype.add) as (set: unknown, value: unknown) => unknown;
 export const SetDelete = uncurry(Set.prototype.delete) as (set: unknown, value: unknown) => boolean;
-export const SetSize = uncurry(Object.getOwnPropertyDescriptor(Set.prototype, 'size')!.get!) as (set: unknown) => number;
 export const SetValues = uncurry(Set.prototype.values) as (set: unknown) => Iterator<unknown>;
 /** The iterators of Map and Set entries share %MapIteratorPrototype%.next and %SetIteratorPrototype%.next. */
-export const MapIteratorNext = uncurry(Object.getPrototypeOf(new Map().entries()).next) as (
+export const MapIteratorNext = uncurry((Object.getPrototypeOf(new Map().entries()) as Iterator<unknown>).next) as (
   iterator: unknown,
 ) => IteratorResult<[unknown, unknown]>;
-export const SetIteratorNext = uncurry(Object.getPrototypeOf(new Set().values()).next) as (
+export const SetIteratorNext = uncurry((Object.getPrototypeOf(new Set().values()) as Iterator<unknown>).next) as (
   iterator: unknown,
 ) => IteratorResult<unknown>;
 export const PromiseConstructor = Promise;
@@ -141,7 +134,7 @@ export function newError(
   message: string,
   newTarget?: new (message: string) => Error,
 ): Error {
-  return ReflectConstruct(constructor, [message], newTarget ?? constructor) as Error;
+  return ReflectConstruct(constructor, [message], newTarget ?? constructor);
 }
 
 /**

@@ -34,10 +34,10 @@ export class Random extends NullProto {
     const t = s[1]! << 9;
     s[2] = s[2]! ^ s[0]!;
     s[3] = s[3]! ^ s[1]!;
-    s[1] = s[1]! ^ s[2]!;
-    s[0] = s[0]! ^ s[3]!;
-    s[2] = s[2]! ^ t;
-    s[3] = rotl(s[3]!, 11);
+    s[1] = s[1]! ^ s[2];
+    s[0] = s[0]! ^ s[3];
+    s[2] = s[2] ^ t;
+    s[3] = rotl(s[3], 11);
     return result;
   }
 }

@@ -29,7 +29,7 @@ export function installShow(): void {
   const show = (value: unknown): void => {
     const blocks = blocksOf(value);
     if (blocks.length === 0) return;
-    const answer = host.show(JSONStringify(blocks) as string);
+    const answer = host.show(JSONStringify(blocks));
     if (answer !== '') throw newError(ErrorConstructor, answer);
   };
   defineValue(globalObject, 'show', show);
@@ -73,7 +73,7 @@ function copyBlock(item: unknown, where: string): Plain {
   if (fields === undefined) {
     throw newError(
       TypeErrorConstructor,
-      `show(x): ${where}.type must be "text", "image", "audio", "resource" or "resource_link"; got ${typeof type === 'string' ? (JSONStringify(type) as string) : typeof type}`,
+      `show(x): ${where}.type must be "text", "image", "audio", "resource" or "resource_link"; got ${typeof type === 'string' ? JSONStringify(type) : typeof type}`,
     );
   }
   const copy = copyFields(item, fields, where);

@@ -78,7 +78,7 @@ export function installTools(toolsJson: string, unlistedJson: string, calls: Cal
     if (callable(key)) return (args?: unknown) => calls.call(key, args);
     throw newError(
       TypeErrorConstructor,
-      `tools[${JSONStringify(key) as string}] is not a tool.${host.closest(key)} ALL_TOOLS lists every tool.`,
+      `tools[${JSONStringify(key)}] is not a tool.${host.closest(key)} ALL_TOOLS lists every tool.`,
     );
   };
   const tools = new ProxyConstructor(ObjectFreeze(functions), handler);
@@ -88,7 +88,7 @@ export function installTools(toolsJson: string, unlistedJson: string, calls: Cal
     const declaration = typeof name === 'string' ? declarations[name] : undefined;
     if (declaration === undefined) {
       const text = stringOf(name);
-      throw newError(TypeErrorConstructor, `describe(${JSONStringify(text) as string}): not a tool.${host.closest(text)}`);
+      throw newError(TypeErrorConstructor, `describe(${JSONStringify(text)}): not a tool.${host.closest(text)}`);
     }
     // The Content type the declaration names, once: it would cost every tool's entry its length.
     return `${declaration}\n${CONTENT_TYPE}`;

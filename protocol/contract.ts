@@ -57,9 +57,6 @@ export const NOTIFY_PAYLOAD_MAX_CHARS = 64 * KiB;
  */
 export const SHOW_MAX_BYTES_LIMIT = 16 * MiB;
 
-/** The content block types show() takes, as MCP defines them. */
-export const SHOWN_BLOCK_TYPES = ['text', 'image', 'audio', 'resource', 'resource_link'] as const;
-
 /** 1 s: notify() sooner than this after the previous one is skipped and returns false. */
 export const NOTIFY_SPACING_MS = 1_000;
 

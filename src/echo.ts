@@ -22,5 +22,6 @@ export function describeInput(value: unknown): string {
   if (typeof value === 'string') return quoteInput(value);
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
+  // What is left of parsed JSON: a number or a boolean.
+  return `${typeof value} ${value as number | boolean}`;
 }

@@ -4,7 +4,8 @@
  * anything else serves over stdio until the client goes away.
  */
 import { runAuthCommand } from './cli/auth-commands.js';
-import type { CliInvocation } from './cli/parse-cli.js';
+import { EXIT_CONFIG, type CliInvocation } from './cli/parse-cli.js';
+import { configureProcessLog, LogFileError } from './log.js';
 import { printTools } from './server/print-tools.js';
 import { runOnce } from './server/run-once.js';
 import { serveStdio } from './server/serve-stdio.js';
@@ -12,6 +13,14 @@ import { serveStdio } from './server/serve-stdio.js';
 export { isCliExit, parseCli } from './cli/parse-cli.js';
 
 export async function run(invocation: CliInvocation): Promise<void> {
+  try {
+    configureProcessLog(invocation.logging);
+  } catch (error) {
+    if (!(error instanceof LogFileError)) throw error;
+    process.stderr.write(`codemode-mcp: ${error.message}\n`);
+    process.exitCode = EXIT_CONFIG;
+    return;
+  }
   if (invocation.command === 'login' || invocation.command === 'logout') {
     process.exitCode = await runAuthCommand(invocation);
     return;

@@ -226,6 +226,50 @@ export const EXPOSE_SETTING = {
   flag: 'expose',
   doc: 'offer the tools whose script names match this glob beside code_execution, callable directly; repeatable',
 } as const;
+/** How much the server logs, least to most: each level prints its own lines and those of the levels before it. */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A setting whose value is a word or a path rather than a number: a flag and a config field all the same. */
+export interface TextSettingSpec {
+  readonly name: string;
+  readonly flag: string;
+  /** The flag's value in --help: `<level>`, `<path>`. */
+  readonly placeholder: string;
+  /** The values it takes, when it is a choice; a path takes any non-empty string. */
+  readonly choices?: readonly string[];
+  /** As --help and the README show it. */
+  readonly defaultText: string;
+  readonly doc: string;
+}
+
+export const LOG_SETTINGS = {
+  /** info: what the server logs to stderr (and the log file); `tools` and `run` default to warn, so only their output shows. */
+  logLevel: {
+    name: 'logLevel',
+    flag: 'log-level',
+    placeholder: '<level>',
+    choices: LOG_LEVELS,
+    defaultText: 'info (warn for tools and run)',
+    doc: "error, warn, info or debug: debug adds each upstream's start command and each tool call; error leaves only failures",
+  },
+  /** none: a file every log line is also appended to, with a timestamp; its directory must exist. */
+  logFile: {
+    name: 'logFile',
+    flag: 'log-file',
+    placeholder: '<path>',
+    defaultText: 'none',
+    doc: 'append every log line, with its time and level, to this file as well as stderr; its directory must exist',
+  },
+} as const satisfies Record<string, TextSettingSpec>;
+
+export type LogSettingName = keyof typeof LOG_SETTINGS;
+
+/** How the process logs: a level, and a file or none. A path here is absolute. */
+export interface LogSettings {
+  readonly logLevel: LogLevel;
+  readonly logFile: string | null;
+}
 
 export type SettingName = keyof typeof SETTINGS;
 export type Settings = { readonly [K in SettingName]: number } & {

@@ -11,8 +11,6 @@ import { SETTINGS, formatSettingValue } from '../settings.js';
 import { serverTopics } from './server-topics.js';
 import type { Catalog, CatalogTool } from './types.js';
 
-export { SUMMARY_MAX_CHARS } from '../../common/summary.js';
-
 /**
  * 2,048 characters: the most the description may hold, since Claude Code cuts MCP tool
  * descriptions there. Past the API text, summaries give way to names, then names to counts;

@@ -7,7 +7,9 @@ import { mergeSettings } from '../config/merge-settings.js';
 import { readSettingValue } from '../config/setting-value.js';
 import type { UpstreamSpec, VariableSource } from '../config/types.js';
 import { upstreamFromCommand } from '../config/upstream-from-command.js';
-import { checkSettingsTogether, type SettingName, type Settings } from '../settings.js';
+import { checkSettingsTogether, type LogSettings, type SettingName, type Settings } from '../settings.js';
+import { isLogSettingName, readLogSettingValue } from '../config/log-setting-value.js';
+import { resolveUserPath } from '../config/user-path.js';
 import type { HttpOptions } from '../server/http-options.js';
 import { readHttpFlags } from './http-flags.js';
 import { FORMS, PROGRAM_NAME, RUN_FORMS, TOOLS_FORMS, formsMessage } from './help-text.js';
@@ -20,6 +22,8 @@ export interface CliInvocation {
   upstreams: UpstreamSpec[];
   /** Defaults, then the config file's `settings`, then flags. */
   settings: Settings;
+  /** The log's level and file, likewise: defaults (info; warn for tools and run), the config file, flags. */
+  logging: LogSettings;
   configPath: string | null;
   /** login, logout: the remote server's name in the config. */
   server?: string;
@@ -111,6 +115,7 @@ function authInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context
       command: raw.command,
       upstreams: [spec],
       settings: mergeSettings(config.settings, {}),
+      logging: mergeLogSettings(raw.command, config.logging, {}),
       configPath: config.path,
       server: spec.name,
       ...(raw.openBrowser !== undefined ? { openBrowser: raw.openBrowser } : {}),
@@ -153,10 +158,14 @@ function invocationFrom(
   const httpPart = http === undefined ? {} : { http };
 
   const flags: Partial<Record<SettingName, number>> & { expose?: string[] } = {};
-  for (const [name, text] of Object.entries(raw.settings) as [SettingName, string][]) {
-    const read = readSettingValue(name, text);
+  const logFlags: { -readonly [K in keyof LogSettings]?: LogSettings[K] } = {};
+  for (const [name, text] of Object.entries(raw.settings)) {
+    if (text === undefined) continue;
+    const read = isLogSettingName(name)
+      ? readLogSettingValue(name, text, context.cwd ?? process.cwd(), context.homedir ?? homedir())
+      : readSettingValue(name as SettingName, text);
     if ('error' in read) return usageError(read.error);
-    flags[name] = read.value;
+    Object.assign(isLogSettingName(name) ? logFlags : flags, { [name]: read.value });
   }
   if (raw.expose !== undefined && raw.expose.length > 0) {
     if (raw.expose.includes('')) return usageError('--expose takes a glob over tool names as scripts see them; got an empty one');
@@ -170,7 +179,15 @@ function invocationFrom(
     const settings = mergeSettings({}, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
-    return { command: raw.command, upstreams, settings, configPath: null, ...(script ? { script } : {}), ...httpPart };
+    return {
+      command: raw.command,
+      upstreams,
+      settings,
+      logging: mergeLogSettings(raw.command, {}, logFlags),
+      configPath: null,
+      ...(script ? { script } : {}),
+      ...httpPart,
+    };
   }
   try {
     const config = loadConfigFile(resolveConfigPath(configArg, context), context.env ?? process.env);
@@ -181,6 +198,7 @@ function invocationFrom(
       command: raw.command,
       upstreams: config.upstreams,
       settings,
+      logging: mergeLogSettings(raw.command, config.logging, logFlags),
       configPath: config.path,
       ...(script ? { script } : {}),
       ...httpPart,
@@ -191,6 +209,16 @@ function invocationFrom(
   }
 }
 
+/** The default, then the file, then the flags. `tools` and `run` log at warn by default: their output is what was asked for. */
+function mergeLogSettings(
+  command: CliInvocation['command'],
+  fromFile: Partial<LogSettings>,
+  fromFlags: Partial<LogSettings>,
+): LogSettings {
+  const quiet = command === 'tools' || command === 'run';
+  return { logLevel: quiet ? 'warn' : 'info', logFile: null, ...fromFile, ...fromFlags };
+}
+
 /** A script file resolved against the working directory; `-` stays stdin. */
 function scriptPath(path: string, context: CliContext): string {
   return path === '-' ? '-' : resolve(context.cwd ?? process.cwd(), path);
@@ -198,9 +226,7 @@ function scriptPath(path: string, context: CliContext): string {
 
 /** `~` and `~/...` as a shell would expand them, since clients start us without a shell. */
 function resolveConfigPath(path: string, context: CliContext): string {
-  const home = context.homedir ?? homedir();
-  const expanded = path === '~' ? home : path.startsWith('~/') ? `${home}${path.slice(1)}` : path;
-  return resolve(context.cwd ?? process.cwd(), expanded);
+  return resolveUserPath(path, context.cwd ?? process.cwd(), context.homedir ?? homedir());
 }
 
 function usageExit(message: string, command: CliInvocation['command']): CliExit {

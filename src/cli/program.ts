@@ -1,11 +1,14 @@
 import { Command, Option } from 'commander';
 import {
   EXPOSE_SETTING,
+  LOG_SETTINGS,
   SETTINGS,
   formatSettingValue,
+  type LogSettingName,
   type SettingName,
   type SettingSpec,
   type SettingUnit,
+  type TextSettingSpec,
 } from '../settings.js';
 import {
   DESCRIPTION,
@@ -29,8 +32,8 @@ import {
 export interface RawArgs {
   command: 'serve' | 'tools' | 'run' | 'login' | 'logout';
   config: string | undefined;
-  /** Setting flags as typed, by setting name. */
-  settings: Partial<Record<SettingName, string>>;
+  /** Setting flags as typed, by setting name (the log settings' too). */
+  settings: Partial<Record<SettingName | LogSettingName, string>>;
   /** Each `--expose <pattern>`, in order. */
   expose?: string[];
   /** Operands that shouldn't be there: usually an upstream command missing its `--`. For `run`, the first is its script. */
@@ -187,7 +190,7 @@ function addServeOptions(command: Command, passThrough = true): Command {
   command.allowExcessArguments();
   if (passThrough) command.passThroughOptions();
   command.option('--config <file>', 'the MCP servers to front: a JSON file as Claude Desktop, Claude Code or VS Code writes it');
-  for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
+  for (const spec of Object.values<SettingSpec>(SETTINGS)) {
     command.addOption(new Option(`--${spec.flag} ${PLACEHOLDER[spec.unit]}`, describeSetting(spec)));
   }
   command.addOption(
@@ -195,6 +198,9 @@ function addServeOptions(command: Command, passThrough = true): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     ),
   );
+  for (const spec of Object.values(LOG_SETTINGS) as TextSettingSpec[]) {
+    command.addOption(new Option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`));
+  }
   return command;
 }
 
@@ -208,9 +214,13 @@ function describeSetting(spec: SettingSpec): string {
   return `${spec.doc} (default ${format(spec.default)}; ${format(spec.min)} to ${format(spec.max)})`;
 }
 
-function readSettingFlags(command: Command): Partial<Record<SettingName, string>> {
-  const flags: Partial<Record<SettingName, string>> = {};
-  for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
+function readSettingFlags(command: Command): Partial<Record<SettingName | LogSettingName, string>> {
+  const flags: Partial<Record<SettingName | LogSettingName, string>> = {};
+  const specs = [...Object.entries(SETTINGS), ...Object.entries(LOG_SETTINGS)] as [
+    SettingName | LogSettingName,
+    { flag: string },
+  ][];
+  for (const [name, spec] of specs) {
     const option = command.options.find((candidate) => candidate.long === `--${spec.flag}`);
     const value: unknown = option === undefined ? undefined : command.getOptionValue(option.attributeName());
     if (typeof value === 'string') flags[name] = value;

@@ -68,8 +68,6 @@ export const remoteEntrySchema = z.strictObject({
   ...tolerated,
 });
 
-export type StdioEntry = z.infer<typeof stdioEntrySchema>;
-export type RemoteEntry = z.infer<typeof remoteEntrySchema>;
 export type OAuthEntry = z.infer<typeof oauthSchema>;
 
 export const ENTRY_TYPES = ['stdio', 'http', 'sse'] as const;

@@ -1,33 +1,36 @@
-import { EXPOSE_SETTING, SETTINGS, type SettingName, type Settings } from '../settings.js';
+import { homedir } from 'node:os';
+import { dirname } from 'node:path';
+import {
+  EXPOSE_SETTING,
+  LOG_SETTINGS,
+  SETTINGS,
+  type LogSettingName,
+  type LogSettings,
+  type SettingName,
+  type Settings,
+} from '../settings.js';
 import { findClosestName } from './closest-name.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
+import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { isSettingName, readSettingValue } from './setting-value.js';
+
+const ALL_NAMES = [...Object.keys(SETTINGS), EXPOSE_SETTING.name, ...Object.keys(LOG_SETTINGS)];
 
 /**
  * The config file's `settings` object: fields named as in `SETTINGS`, each a number or a string
  * with a unit (`"64MiB"`, `"5s"`), each checked with `checkSetting`. Throws `ConfigError`.
  */
 export function readFileSettings(raw: unknown, file: string | null): Partial<Settings> {
-  if (raw === undefined) return {};
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError(file, `settings must be an object (got ${describeValueType(raw)})`);
-  }
   const settings: Partial<Record<SettingName, number>> & { expose?: string[] } = {};
-  const names = [...Object.keys(SETTINGS), EXPOSE_SETTING.name];
-  for (const [name, value] of Object.entries(raw)) {
-    const at = formatConfigPath(['settings', name]);
+  for (const [name, value] of settingEntries(raw, file)) {
     if (name === EXPOSE_SETTING.name) {
+      const at = formatConfigPath(['settings', name]);
       settings.expose = readExpose(value, (detail) => new ConfigError(file, `${at} ${detail}`));
       continue;
     }
-    if (!isSettingName(name)) {
-      const guess = findClosestName(name, names);
-      const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
-      throw new ConfigError(file, `${at} is not a setting${hint}; the settings are ${names.join(', ')}`);
-    }
+    if (!isSettingName(name)) continue;
     const read = readSettingValue(name, value);
-    // The code prefix is dropped: the message already starts with this error's own.
-    if ('error' in read) throw new ConfigError(file, `${at}: ${read.error.replace(/^SETTING_INVALID: /, '')}`);
+    if ('error' in read) throw settingError(file, name, read.error);
     settings[name] = read.value;
   }
   return settings;
@@ -46,4 +49,41 @@ function readExpose(value: unknown, invalid: (detail: string) => ConfigError): s
     }
   });
   return [...(value as string[])];
+}
+
+/** The config file's `logLevel` and `logFile`; a relative log file is taken from the config file's directory. Throws `ConfigError`. */
+export function readFileLogSettings(raw: unknown, file: string | null): Partial<LogSettings> {
+  const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
+  const baseDir = file === null ? process.cwd() : dirname(file);
+  for (const [name, value] of settingEntries(raw, file)) {
+    if (!isLogSettingName(name)) continue;
+    const read = readLogSettingValue(name, value, baseDir, homedir());
+    if ('error' in read) throw settingError(file, name, read.error);
+    Object.assign(logging, { [name]: read.value });
+  }
+  return logging;
+}
+
+/** The fields of `settings`, each named as a setting (else ConfigError, with the closest name). */
+function settingEntries(raw: unknown, file: string | null): [string, unknown][] {
+  if (raw === undefined) return [];
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(file, `settings must be an object (got ${describeValueType(raw)})`);
+  }
+  const entries = Object.entries(raw);
+  for (const [name] of entries) {
+    if (isSettingName(name) || isLogSettingName(name) || name === EXPOSE_SETTING.name) continue;
+    const guess = findClosestName(name, ALL_NAMES);
+    const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
+    throw new ConfigError(
+      file,
+      `${formatConfigPath(['settings', name])} is not a setting${hint}; the settings are ${ALL_NAMES.join(', ')}`,
+    );
+  }
+  return entries;
+}
+
+/** The code prefix is dropped: the message already starts with this error's own. */
+function settingError(file: string | null, name: string, error: string): ConfigError {
+  return new ConfigError(file, `${formatConfigPath(['settings', name])}: ${error.replace(/^SETTING_INVALID: /, '')}`);
 }

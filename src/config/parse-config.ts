@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { findClosestName } from './closest-name.js';
 import { ConfigError, describeValueType } from './config-error.js';
-import { readFileSettings } from './file-settings.js';
+import { readFileLogSettings, readFileSettings } from './file-settings.js';
 import { parseServerEntry } from './parse-server-entry.js';
 import type { LoadedConfig, UpstreamSpec, VariableSource } from './types.js';
 
@@ -70,5 +70,10 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
     throw new ConfigError(file, `every server in ${serversKey} is disabled; enable at least one`);
   }
 
-  return { path: file, upstreams, settings: readFileSettings(top.settings, file) };
+  return {
+    path: file,
+    upstreams,
+    settings: readFileSettings(top.settings, file),
+    logging: readFileLogSettings(top.settings, file),
+  };
 }

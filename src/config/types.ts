@@ -1,4 +1,4 @@
-import type { Settings } from '../settings.js';
+import type { LogSettings, Settings } from '../settings.js';
 
 /**
  * Which of an upstream's tools a script may call, as globs over the tool's own upstream name. The
@@ -65,6 +65,8 @@ export interface LoadedConfig {
   upstreams: UpstreamSpec[];
   /** Only the settings the file names; merge with the defaults and flags via `mergeSettings`. */
   settings: Partial<Settings>;
+  /** Only the log settings the file names (logLevel, logFile), a log file's path made absolute. */
+  logging: Partial<LogSettings>;
 }
 
 /** The environment `${VAR}` is expanded from. */

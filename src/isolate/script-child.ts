@@ -18,6 +18,7 @@ import { StderrLines } from '../stderr-lines.js';
 import { checkChildFrame } from './check-message.js';
 import { ENGINE_MAIN } from './engine-path.js';
 import { stackBudget } from './stack-budget.js';
+import { processLog, type Log } from '../log.js';
 
 /** This machine's stack budget for a script, read once: every child gets the same. */
 const STACK_BUDGET = stackBudget();
@@ -34,7 +35,7 @@ export interface SpawnChildOptions extends Omit<ChildOptions, 'warm' | 'quickjsS
   /** The program the child runs; the engine unless a test gives a misbehaving one. */
   readonly entry?: string;
   /** Where the child's stderr lines go, prefixed; the server's stderr by default. */
-  readonly log?: (line: string) => void;
+  readonly log?: Log;
 }
 
 export interface ChildEvents {
@@ -91,7 +92,7 @@ export class ScriptChild {
     let markGone: () => void = () => {};
     this.gone = new Promise<void>((resolve) => (markGone = resolve));
 
-    const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const log = options.log ?? processLog;
     this.stderr = new StderrLines(`[script child ${this.process.pid}] `, log, CHILD_STDERR_LOGGED_MAX_CHARS);
     this.stderr.attach(this.process.stderr!);
     (this.process.stdio[3] as Readable).on('data', (chunk: Buffer) => this.onData(chunk, settleReady));

@@ -22,9 +22,11 @@ export interface Shown {
  */
 export function parseShownBlocks(text: string): ContentBlock[] | null {
   if (text.length > SHOW_MAX_BYTES_LIMIT) return null;
-  const parsed = parseCountedJson(text, 1 + SHOWN_BLOCKS_MAX * BLOCK_VALUES_MAX)?.value;
+  const parsed: unknown = parseCountedJson(text, 1 + SHOWN_BLOCKS_MAX * BLOCK_VALUES_MAX)?.value;
   if (!Array.isArray(parsed) || parsed.length === 0 || parsed.length > SHOWN_BLOCKS_MAX) return null;
-  return parsed.every((block) => isValidBlock(block) && hasOnlyItsFields(block)) ? (parsed as ContentBlock[]) : null;
+  return (parsed as unknown[]).every((block) => isValidBlock(block) && hasOnlyItsFields(block as Record<string, unknown>))
+    ? (parsed as ContentBlock[])
+    : null;
 }
 
 /** A block of a returned tool result, as show() would have sent it (its own fields only), or undefined when it is not one show() takes. */

@@ -28,6 +28,7 @@ import { resourceCaller } from './resource-caller.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { CODE_EXECUTION_TOOL, codeExecutionTool } from './code-execution-tool.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
+import type { Log } from '../log.js';
 
 /** The logger name on our own logging notifications (notify() payloads). */
 export const LOGGER_NAME = 'codemode-mcp';
@@ -41,7 +42,7 @@ export interface ClientSessionOptions {
   /** Settles when requests may be answered: the upstreams have started, or the startup wait is over. */
   readonly startup: () => Promise<void>;
   /** Our stderr, a line at a time. */
-  readonly log: (line: string) => void;
+  readonly log: Log;
   /**
    * The server's only session (stdio): it gets the upstreams' requests and logs that no running
    * call claims, and its roots changes are passed to the upstreams. Over HTTP, sessions share the
@@ -95,7 +96,7 @@ export class ClientSession {
       this.callTool(request.params.name, request.params.arguments, ctx),
     );
     if (options.sole) this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
-    this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`);
+    this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`, 'warn');
 
     const initialized = new Promise<void>((resolve) => (this.server.oninitialized = resolve));
     this.origin = {
@@ -326,7 +327,9 @@ export class ClientSession {
     if (JSON.stringify(this.listTools()) === this.listedTools) return;
     this.server
       .sendToolListChanged()
-      .catch((error: unknown) => this.options.log(`codemode-mcp: could not tell the client its tools changed: ${String(error)}`));
+      .catch((error: unknown) =>
+        this.options.log(`codemode-mcp: could not tell the client its tools changed: ${String(error)}`, 'warn'),
+      );
   }
 
   /** A logging notification, unless the client's level filters it out; a client gone is no error. */

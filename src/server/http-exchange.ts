@@ -4,6 +4,7 @@
  * back, waiting for the socket to drain, and cancelled when the client goes away.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReadableStreamReadResult } from 'node:stream/web';
 
 /** The request as the SDK's transport reads it: method and headers; the body travels as `parsedBody`. */
 export function webRequestOf(req: IncomingMessage): Request {
@@ -36,7 +37,7 @@ export async function sendResponse(res: ServerResponse, response: Response): Pro
   let corked = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = (await reader.read()) as ReadableStreamReadResult<Uint8Array>;
       if (done || res.destroyed) break;
       clearImmediate(flushHeaders);
       if (!corked) {

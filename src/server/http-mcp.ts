@@ -18,10 +18,11 @@ import { sendResponse, webRequestOf } from './http-exchange.js';
 import { SESSION_NOT_FOUND, httpRefusal, sendRefusal, type HttpRefusal } from './http-refusal.js';
 import { screenBody } from './http-screen.js';
 import type { HttpSession, HttpSessions } from './http-sessions.js';
+import type { Log } from '../log.js';
 
 export interface McpEndpointOptions {
   readonly maxMessageBytes: number;
-  readonly log: (line: string) => void;
+  readonly log: Log;
   /** False once shutdown has begun: new sessions are refused. */
   readonly accepting: () => boolean;
 }
@@ -89,7 +90,7 @@ async function post(
         `Request too large: ${body.tooLarge.toLocaleString('en-US')} bytes or more, over the server's limit of ${limit} (maxMessageBytes). ` +
           `Send less (a script can fetch large inputs through a tool instead), or start the server with a higher --${SETTINGS.maxMessageBytes.flag}`,
       );
-      options.log(`codemode-mcp: answered a POST with ${describeRefusal(refusal)}`);
+      options.log(`codemode-mcp: answered a POST with ${describeRefusal(refusal)}`, 'warn');
       sendRefusal(res, refusal, true);
       return;
     }
@@ -104,11 +105,11 @@ async function post(
     const screened = screenBody(body.text, (name) => session.client.serves(name));
     switch (screened.kind) {
       case 'refuse':
-        options.log(`codemode-mcp: answered ${screened.what} with ${describeRefusal(screened.refusal)}`);
+        options.log(`codemode-mcp: answered ${screened.what} with ${describeRefusal(screened.refusal)}`, 'warn');
         sendRefusal(res, screened.refusal);
         return;
       case 'fail-own':
-        options.log(`codemode-mcp: ${screened.why} (to our request ${String(screened.id)})`);
+        options.log(`codemode-mcp: ${screened.why} (to our request ${String(screened.id)})`, 'warn');
         await sendResponse(
           res,
           await session.transport.handleRequest(webRequestOf(req), {
@@ -163,7 +164,7 @@ async function postWithoutSession(
     return;
   }
   // A refusal other than "method not found" (only initialize is served without a session) answers as it stands.
-  if (screened.kind === 'refuse' && screened.refusal.body.error.code !== ProtocolErrorCode.MethodNotFound) {
+  if (screened.kind === 'refuse' && screened.refusal.body.error.code !== (ProtocolErrorCode.MethodNotFound as number)) {
     sendRefusal(res, screened.refusal);
     return;
   }

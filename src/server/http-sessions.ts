@@ -10,6 +10,7 @@ import type { ChildSupply } from '../scripts/child-supply.js';
 import { SETTINGS, formatSettingValue, type Settings } from '../settings.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { ClientSession } from './client-session.js';
+import type { Log } from '../log.js';
 
 export interface HttpSessionsOptions {
   readonly hub: UpstreamHub;
@@ -17,7 +18,7 @@ export interface HttpSessionsOptions {
   readonly settings: Settings;
   readonly version: string;
   readonly startup: () => Promise<void>;
-  readonly log: (line: string) => void;
+  readonly log: Log;
   /** Prefixes every session id as `<instanceId>.`. */
   readonly instanceId: string | undefined;
 }
@@ -120,7 +121,7 @@ export class HttpSessions {
           id,
           `idle for ${formatSettingValue(SETTINGS.httpSessionIdleMs, this.options.settings.httpSessionIdleMs)} (httpSessionIdleMs)`,
         ),
-      (why) => this.end(id, why),
+      (why) => void this.end(id, why),
     );
     this.byId.set(id, session);
     await session.client.connect(session.transport, () => void this.end(id, 'its connection closed'));

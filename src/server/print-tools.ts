@@ -6,15 +6,16 @@ import type { CliInvocation } from '../cli/parse-cli.js';
 import { renderTools } from '../catalog/render-tools.js';
 import { startCommandHub } from './command-hub.js';
 import { closeLeavingNoProcess } from './process-tree.js';
+import { processLog, type Log } from '../log.js';
 
 export interface PrintToolsOutput {
   readonly stdout: (text: string) => void;
-  readonly stderr: (line: string) => void;
+  readonly stderr: Log;
 }
 
 const processOutput: PrintToolsOutput = {
   stdout: (text) => void process.stdout.write(text),
-  stderr: (line) => void process.stderr.write(`${line}\n`),
+  stderr: processLog,
 };
 
 /** Returns the exit code: 0 when at least one upstream started, 1 when none could (each reason printed). */
@@ -25,7 +26,7 @@ export async function printTools(invocation: CliInvocation, output: PrintToolsOu
     const statuses = hub.upstreamStatus();
     if (!statuses.some((status) => status.state === 'ready')) {
       const reasons = statuses.map((status) => `  ${status.name}: ${status.reason ?? status.state}`);
-      output.stderr(`codemode-mcp: no upstream server could start:\n${reasons.join('\n')}`);
+      output.stderr(`codemode-mcp: no upstream server could start:\n${reasons.join('\n')}`, 'error');
       return 1;
     }
     output.stdout(renderTools(hub.tools()));

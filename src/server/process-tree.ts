@@ -10,6 +10,7 @@
  * stop grace, and each exits by itself when we are gone.
  */
 import { groupAlive, liveGroups, signalGroup, type LiveGroup } from '../upstream/process-group.js';
+import type { Log } from '../log.js';
 
 /** 1 s into a shutdown: every upstream process group with a process left gets SIGTERM. */
 export const SHUTDOWN_TERM_AFTER_MS = 1_000;
@@ -24,7 +25,7 @@ export const SHUTDOWN_KILL_AFTER_MS = 2_500;
  */
 export async function closeLeavingNoProcess(
   close: () => Promise<void>,
-  log: (line: string) => void,
+  log: Log,
   groups: () => readonly LiveGroup[] = () => liveGroups.list(),
 ): Promise<void> {
   const started = Date.now();
@@ -41,6 +42,7 @@ export async function closeLeavingNoProcess(
     for (const group of alive.filter((candidate) => groupAlive(candidate.pgid))) {
       log(
         `codemode-mcp: ${signal} to upstream "${group.name}" (process group ${group.pgid}), still running ${at / 1000} s into shutdown`,
+        'warn',
       );
       signalGroup(group.pgid, signal);
     }

@@ -10,7 +10,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { quoteInput } from '../echo.js';
-import type { RelayedRequest, RelayedResult, RequestRelay } from '../upstream/relay.js';
+import type { RelayedRequest, RequestRelay } from '../upstream/relay.js';
 import { SDK_CALL_TIMEOUT_MS } from '../upstream/session.js';
 
 /**
@@ -58,11 +58,11 @@ export function relayToClient(server: Server, initialized: Promise<void>, route:
     switch (request.method) {
       case 'elicitation/create':
         // The generic request, not elicitInput: the upstream checks the answer against its own schema.
-        return (await server.request({ method: 'elicitation/create', params: request.params }, options)) as RelayedResult;
+        return await server.request({ method: 'elicitation/create', params: request.params }, options);
       case 'sampling/createMessage':
-        return (await server.createMessage(request.params, options)) as RelayedResult;
+        return await server.createMessage(request.params, options);
       case 'roots/list':
-        return (await server.listRoots(request.params, options)) as RelayedResult;
+        return await server.listRoots(request.params, options);
     }
   };
 }

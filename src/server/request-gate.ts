@@ -19,6 +19,7 @@ import { describeInput, quoteInput } from '../echo.js';
 import { SETTINGS, formatSettingValue } from '../settings.js';
 import type { Rejection, StdioServerTransport } from '../transport/stdio-server-transport.js';
 import { checkNotification, checkRequest, type Refusal } from './request-check.js';
+import type { Log } from '../log.js';
 
 export interface RequestGateOptions {
   /** Whether the Server has a handler for this request method. */
@@ -28,7 +29,7 @@ export interface RequestGateOptions {
   /** The transport's limit, for the message that refuses a larger request. */
   readonly maxMessageBytes: number;
   /** Our stderr, a line at a time. */
-  readonly log: (line: string) => void;
+  readonly log: Log;
 }
 
 /** Requests a client may send before `initialize` (MCP lifecycle: "other than pings"). */
@@ -166,8 +167,9 @@ export class RequestGate implements Transport {
     this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidRequest, message: why } });
   }
 
+  /** Each is a client's fault the server answered or dropped, and read on after. */
   private log(line: string): void {
-    this.options.log(`codemode-mcp: ${line}`);
+    this.options.log(`codemode-mcp: ${line}`, 'warn');
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ResourceCaller } from '../isolate/types.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
-import type { UpstreamHub } from '../upstream/index.js';
+import type { UpstreamHub } from '../upstream/hub.js';
 
 /**
  * A script's `resources` calls, answered from the hub: the merged lists as the upstreams wrote

@@ -15,13 +15,14 @@ import { parseInput } from '../scripts/input.js';
 import { toolEntries } from '../scripts/tool-entries.js';
 import { startCommandHub } from './command-hub.js';
 import { closeLeavingNoProcess } from './process-tree.js';
+import { processLog, type Log } from '../log.js';
 
 /** The exit codes of `run`, by how the script came out. */
 export const RUN_EXIT = { finished: 0, failed: 1, refused: 2 } as const;
 
 export interface RunOnceIo {
   readonly stdout: (text: string) => void;
-  readonly stderr: (line: string) => void;
+  readonly stderr: Log;
   /** The script when its path is `-`. */
   readonly readStdin: () => string;
   /** Called with a stop when the user interrupts (SIGINT); returns an unsubscribe. */
@@ -30,7 +31,7 @@ export interface RunOnceIo {
 
 const processIo: RunOnceIo = {
   stdout: (text) => void process.stdout.write(text),
-  stderr: (line) => void process.stderr.write(`${line}\n`),
+  stderr: processLog,
   readStdin: () => readFileSync(0, 'utf8'),
   onInterrupt: (stop) => {
     process.on('SIGINT', stop);

@@ -18,6 +18,7 @@ import { httpRefusal, sendRefusal } from './http-refusal.js';
 import { HttpSessions } from './http-sessions.js';
 import { EXIT_FAILURE, createShutdown, shutDownOnSignals } from './shutdown.js';
 import { startServing } from './startup.js';
+import { processLog, type Log } from '../log.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -25,14 +26,8 @@ export const MCP_PATH = '/mcp';
 /** The path of the health endpoint. */
 export const HEALTH_PATH = '/healthz';
 
-const writeStderr = (line: string): void => void process.stderr.write(`${line}\n`);
-
 /** Serves until SIGINT/SIGTERM, then exits the process. Resolves once listening. */
-export async function serveHttp(
-  invocation: CliInvocation,
-  http: HttpOptions,
-  log: (line: string) => void = writeStderr,
-): Promise<void> {
+export async function serveHttp(invocation: CliInvocation, http: HttpOptions, log: Log = processLog): Promise<void> {
   const version = readPackageVersion();
   const { settings } = invocation;
   const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings });
@@ -94,19 +89,23 @@ export async function serveHttp(
     handle(req, res).catch((error: unknown) => {
       log(
         `codemode-mcp: internal error answering ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? error.stack : String(error)}`,
+        'error',
       );
       if (!res.headersSent) sendRefusal(res, httpRefusal(500, 'Internal Server Error: see the server log', {}, -32603));
       else res.end();
     });
   });
   await new Promise<void>((resolve, reject) => {
-    listener!.once('error', reject);
-    listener!.listen(http.port, http.host, () => {
-      listener!.off('error', reject);
+    listener.once('error', reject);
+    listener.listen(http.port, http.host, () => {
+      listener.off('error', reject);
       resolve();
     });
   }).catch((error: unknown) => {
-    log(`codemode-mcp: cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`);
+    log(
+      `codemode-mcp: cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`,
+      'error',
+    );
     return shutDown('it cannot listen', EXIT_FAILURE);
   });
   const address = listener.address() as AddressInfo;

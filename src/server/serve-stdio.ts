@@ -12,11 +12,10 @@ import { StdioServerTransport } from '../transport/stdio-server-transport.js';
 import { RequestGate } from './request-gate.js';
 import { EXIT_FAILURE, createShutdown, shutDownOnSignals } from './shutdown.js';
 import { startServing } from './startup.js';
-
-const writeStderr = (line: string): void => void process.stderr.write(`${line}\n`);
+import { processLog, type Log } from '../log.js';
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
-export async function serveStdio(invocation: CliInvocation, log: (line: string) => void = writeStderr): Promise<void> {
+export async function serveStdio(invocation: CliInvocation, log: Log = processLog): Promise<void> {
   const version = readPackageVersion();
   const hub = new UpstreamHub(invocation.upstreams, {
     clientInfo: { name: 'codemode-mcp', version },

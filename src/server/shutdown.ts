@@ -4,6 +4,7 @@
  * past which it exits anyway, and SIGINT, SIGTERM or an internal error as reasons.
  */
 import { closeLeavingNoProcess } from './process-tree.js';
+import type { Log } from '../log.js';
 
 /**
  * 30 s: the longest a shutdown may take before the server exits anyway (code 1, saying so). A
@@ -17,19 +18,19 @@ export const EXIT_FAILURE = 1;
 /** Shuts down once: logs why, runs `close` on the shutdown clock, exits with `code` (EXIT_FAILURE if `close` threw). */
 export type ShutDown = (why: string, code?: number) => Promise<void>;
 
-export function createShutdown(close: () => Promise<void>, log: (line: string) => void): ShutDown {
+export function createShutdown(close: () => Promise<void>, log: Log): ShutDown {
   let shuttingDown: Promise<void> | undefined;
   return (why, code = 0) => {
     shuttingDown ??= (async () => {
       log(`codemode-mcp: shutting down (${why})`);
       setTimeout(() => {
-        log(`codemode-mcp: shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`);
+        log(`codemode-mcp: shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`, 'error');
         process.exit(EXIT_FAILURE);
       }, SHUTDOWN_DEADLINE_MS).unref();
       try {
         await closeLeavingNoProcess(close, log);
       } catch (error) {
-        log(`codemode-mcp: error while shutting down: ${error instanceof Error ? error.stack : String(error)}`);
+        log(`codemode-mcp: error while shutting down: ${error instanceof Error ? error.stack : String(error)}`, 'error');
         code = EXIT_FAILURE;
       }
       process.exit(code);
@@ -39,10 +40,10 @@ export function createShutdown(close: () => Promise<void>, log: (line: string) =
 }
 
 /** SIGINT and SIGTERM shut down; so does an error nothing caught, after logging it. */
-export function shutDownOnSignals(shutDown: ShutDown, log: (line: string) => void): void {
+export function shutDownOnSignals(shutDown: ShutDown, log: Log): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutDown(signal));
   process.on('uncaughtException', (error) => {
-    log(`codemode-mcp: internal error: ${error.stack ?? error.message}`);
+    log(`codemode-mcp: internal error: ${error.stack ?? error.message}`, 'error');
     void shutDown('internal error', EXIT_FAILURE);
   });
 }

@@ -12,6 +12,7 @@ import { formatDelay } from '../upstream/backoff.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/upstream.js';
 import { preloadTypeStripper } from '../isolate/strip-types.js';
+import type { Log } from '../log.js';
 
 /**
  * Starts the upstreams and the warm pool. `ready` settles when requests may be answered (startupWait);
@@ -22,7 +23,7 @@ export function startServing(
   hub: UpstreamHub,
   settings: Settings,
   version: string,
-  log: (line: string) => void,
+  log: Log,
   onFailure: () => void,
 ): { supply: ChildSupply; ready: Promise<void> } {
   const supply = new ChildSupply(settings, log);
@@ -37,6 +38,7 @@ export function startServing(
         error instanceof NameCollisionError
           ? `codemode-mcp: ${error.message}`
           : `codemode-mcp: upstreams failed to start: ${String(error)}`,
+        'error',
       );
       onFailure();
     },
@@ -62,7 +64,7 @@ export function startupWait(
   hub: Pick<UpstreamHub, 'upstreamStatus'>,
   started: Promise<unknown>,
   waitMs: number,
-  log: (line: string) => void,
+  log: Log,
 ): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<void>((resolve) => {
@@ -72,6 +74,7 @@ export function startupWait(
         log(
           `codemode-mcp: the ${formatDelay(waitMs)} start-up wait (startupWaitMs) is over; still starting: ` +
             `${starting.map((status) => status.name).join(', ')}; tools/list answers without their tools until they are up`,
+          'warn',
         );
       }
       resolve();

@@ -11,6 +11,7 @@ import { TransformStream, type Transformer, type TransformStreamDefaultControlle
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { IdScanner } from '../transport/id-scanner.js';
 import { checkOversize, faultError } from './answer-check.js';
+import type { ReadableStreamReadResult } from 'node:stream/web';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
@@ -36,7 +37,7 @@ async function readJsonWithin(response: Response, limit: number): Promise<Buffer
   const chunks: Uint8Array[] = [];
   let length = 0;
   for (;;) {
-    const { value, done } = await reader.read();
+    const { value, done } = (await reader.read()) as ReadableStreamReadResult<Uint8Array>;
     if (done) return Buffer.concat(chunks, length);
     length += value.length;
     if (length > limit) {

@@ -38,6 +38,7 @@ import { ResourcePassthrough } from './resource-passthrough.js';
 
 /** What the hub tells the sessions besides tool changes: an upstream's notice, or a change in what the upstreams offer. */
 export type HubNotice = PassthroughNotice | { readonly kind: 'offered_changed' };
+import { processLog, type Log } from '../log.js';
 
 export interface UpstreamHubOptions {
   /** How the upstreams see us. Default `{ name: 'codemode-mcp', version: '0.0.0' }`. */
@@ -45,9 +46,11 @@ export interface UpstreamHubOptions {
   /** What the upstream clients declare. Default: elicitation (form, url), sampling, roots. */
   readonly capabilities?: ClientCapabilities;
   /** Where our log lines and the upstreams' stderr go, a line at a time. Default: our stderr. */
-  readonly log?: (line: string) => void;
+  readonly log?: Log;
   /** The settings upstream connections follow. Default: every setting's default. */
   readonly settings?: UpstreamSettings;
+  /** How long a stdio upstream has to end by itself once its stdin is closed, before SIGTERM. Default GROUP_TERM_AFTER_MS. */
+  readonly closeGraceMs?: number;
 }
 
 /** The settings that govern upstream connections. */
@@ -74,7 +77,7 @@ export class UpstreamHub {
   private readonly resourceListeners = new Set<() => void>();
   private readonly origins = new CallOrigins();
   private started = false;
-  private readonly log: (line: string) => void;
+  private readonly log: Log;
   private readonly auth: UpstreamAuth;
   private readonly noticeListeners = new Set<(notice: HubNotice) => void>();
   /** Per upstream, whether it served and what it offered at the last change: a change there changes the merged lists. */
@@ -88,7 +91,7 @@ export class UpstreamHub {
   readonly resourcePassthrough: ResourcePassthrough;
 
   constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
-    this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
+    this.log = options.log ?? processLog;
     const settings = options.settings ?? DEFAULT_SETTINGS;
     // A sign-in link is offered as an upstream request would be: to the session with calls on that upstream (call-origins.ts).
     this.auth = new UpstreamAuth({ relay: () => this.relayToOrigin, log: this.log });
@@ -103,6 +106,7 @@ export class UpstreamHub {
       relay: () => this.relayToOrigin,
       onLog: (server: string, params: Parameters<LogListener>[1]) => this.origins.routeLog(server)?.log(server, params),
       log: this.log,
+      ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
     };
     const duplicate = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
     if (duplicate !== undefined) throw new NameCollisionError(`two upstream servers are named "${duplicate.name}"`);
@@ -284,9 +288,20 @@ export class UpstreamHub {
     }
     const session = upstream.readySession();
     if (session === undefined) throw refuseNotReady(name, upstream);
-    return this.origins.track(upstream.name, context.origin, () =>
+    const started = Date.now();
+    const call = this.origins.track(upstream.name, context.origin, () =>
       session.callTool(tool.upstreamName, name, args, signal, context.onProgress),
     );
+    const debug = (how: string): void =>
+      this.log(
+        `codemode-mcp: upstream "${tool.server}": tools/call ${tool.upstreamName} ${how} in ${Date.now() - started} ms`,
+        'debug',
+      );
+    call.then(
+      (result) => debug(result.isError === true ? 'answered with isError' : 'answered'),
+      (error: unknown) => debug(`failed (${error instanceof Error ? error.message : String(error)})`),
+    );
+    return call;
   }
 
   /** An upstream's request, relayed to the session whose call it serves (call-origins.ts), or refused. */
@@ -360,7 +375,7 @@ export class UpstreamHub {
       const text = describeCollision(collision);
       if (this.reportedCollisions.has(text)) continue;
       this.reportedCollisions.add(text);
-      this.log(`codemode-mcp: NAME_COLLISION: ${text}; scripts get the first and can't call the second`);
+      this.log(`codemode-mcp: NAME_COLLISION: ${text}; scripts get the first and can't call the second`, 'warn');
     }
     const upstreamNotes = this.upstreams.flatMap((upstream) => {
       const note = upstream.note();
@@ -411,7 +426,10 @@ export class UpstreamHub {
       try {
         call(listener);
       } catch (error) {
-        this.log(`codemode-mcp: a listener of the upstreams failed: ${error instanceof Error ? error.stack : String(error)}`);
+        this.log(
+          `codemode-mcp: a listener of the upstreams failed: ${error instanceof Error ? error.stack : String(error)}`,
+          'error',
+        );
       }
     }
   }

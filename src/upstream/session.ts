@@ -38,6 +38,7 @@ import { StderrLines } from '../stderr-lines.js';
 import { admitTools, type ListedTool } from './tool-admission.js';
 import { checkToolResult } from './tool-result-check.js';
 import { connectUpstream, remoteFetch, type TransportKind } from './transport.js';
+import type { Log } from '../log.js';
 
 /** `tools/list` pages followed before the listing counts as broken (a cursor that never ends). */
 export const TOOLS_LIST_MAX_PAGES = 100;
@@ -66,7 +67,7 @@ export interface SessionOptions {
   readonly relay: () => RequestRelay | undefined;
   readonly onLog: LogListener;
   /** Our stderr, one line at a time. */
-  readonly log: (line: string) => void;
+  readonly log: Log;
   readonly signal: AbortSignal;
   /** An upstream that hasn't answered `initialize`, or a page of `tools/list`, within this has failed to start. */
   readonly startTimeoutMs: number;
@@ -78,6 +79,8 @@ export interface SessionOptions {
   readonly pingTimeoutMs: number;
   /** Remote upstreams' sign-ins (auth/upstream-auth.ts); absent, they send their entry's headers alone. */
   readonly auth?: UpstreamAuth;
+  /** A stdio upstream's time to end by itself after its stdin closes, before SIGTERM; absent, GROUP_TERM_AFTER_MS. */
+  readonly closeGraceMs?: number;
 }
 
 export class UpstreamSession {
@@ -143,7 +146,7 @@ export class UpstreamSession {
       // lost or closing, what its teardown aborts is no news.
       client.onerror = (error) => {
         if (session?.client === client && !session.lost && !session.closing)
-          options.log(`codemode-mcp: upstream "${spec.name}": ${error.message}`);
+          options.log(`codemode-mcp: upstream "${spec.name}": ${error.message}`, 'warn');
       };
       return client;
     };
@@ -158,6 +161,7 @@ export class UpstreamSession {
         signal: options.signal,
         maxMessageBytes: options.maxMessageBytes,
         log: options.log,
+        ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
         ...(signIn?.provider !== undefined ? { authProvider: signIn.provider } : {}),
         ...(signIn !== undefined ? { refusals: signIn.refusals } : {}),
       });
@@ -234,10 +238,10 @@ export class UpstreamSession {
       } catch (error) {
         const fault = faultOf(error);
         if (fault === undefined) throw error;
-        throw new Error(`it answered tools/list with ${describeFault(fault)}`);
+        throw new Error(`it answered tools/list with ${describeFault(fault)}`, { cause: error });
       }
       const admitted = admitTools(result.tools);
-      for (const problem of admitted.problems) this.options.log(`codemode-mcp: upstream "${this.name}": ${problem}`);
+      for (const problem of admitted.problems) this.options.log(`codemode-mcp: upstream "${this.name}": ${problem}`, 'warn');
       tools.push(...admitted.tools);
       if (result.nextCursor === undefined) return tools;
       if (seen.has(result.nextCursor)) throw new Error(`tools/list sent the cursor ${JSON.stringify(result.nextCursor)} twice`);

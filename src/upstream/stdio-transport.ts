@@ -23,6 +23,8 @@ export interface StdioTransportOptions {
   readonly stderr: StderrLines;
   /** The longest message read (read-limit.ts); a longer one is skipped, and a response among them fails its request. */
   readonly maxMessageBytes: number;
+  /** On close, how long the group has to end by itself after its stdin closes, before SIGTERM. Default GROUP_TERM_AFTER_MS. */
+  readonly closeGraceMs?: number;
 }
 
 export class StdioUpstreamTransport implements Transport {
@@ -56,20 +58,20 @@ export class StdioUpstreamTransport implements Transport {
       windowsHide: true,
     });
     this.child = child;
-    this.options.stderr.attach(child.stderr!);
-    child.stdin!.on('error', (error) => this.onerror?.(error));
-    child.stdout!.on('error', (error) => this.onerror?.(error));
+    this.options.stderr.attach(child.stderr);
+    child.stdin.on('error', (error) => this.onerror?.(error));
+    child.stdout.on('error', (error) => this.onerror?.(error));
     const { maxMessageBytes } = this.options;
     const reader = new BoundedLineReader(maxMessageBytes, {
       line: (text) => this.deliver(checkLine(text)),
       oversize: (line) => this.deliver(checkOversize(line, maxMessageBytes)),
     });
-    child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
-    child.stdout!.on('end', () => {
+    child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
+    child.stdout.on('end', () => {
       const cut = reader.end();
       if (cut > 0) this.onerror?.(new Error(`its stdout ended in the middle of a message (${cut} bytes without a newline)`));
     });
-    child.stdout!.on('close', () => {
+    child.stdout.on('close', () => {
       this.stdoutClosed = true;
       // A server that closed its stdout can't answer any more, whether or not it runs on.
       if (!this.leaderExited) void this.end();
@@ -124,7 +126,7 @@ export class StdioUpstreamTransport implements Transport {
   /** Closes the upstream's stdin and ends its process group: see process-group.ts for the escalation. */
   async close(): Promise<void> {
     if (this.child === undefined) return;
-    await this.end();
+    await this.end(this.options.closeGraceMs);
   }
 
   /** Ends the upstream (once): stdin closed, then the group is given `graceMs` before SIGTERM and SIGKILL. */

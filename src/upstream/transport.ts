@@ -18,6 +18,7 @@ import { upstreamEnvironment } from './environment.js';
 import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from './spec.js';
 import { StderrLines } from '../stderr-lines.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
+import type { Log } from '../log.js';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
 
@@ -35,8 +36,10 @@ export interface ConnectOptions {
   readonly signal: AbortSignal;
   /** The longest message read from the upstream (read-limit.ts). */
   readonly maxMessageBytes: number;
+  /** A stdio upstream's time to end by itself after its stdin closes, before SIGTERM; absent, GROUP_TERM_AFTER_MS. */
+  readonly closeGraceMs?: number;
   /** Our log, for what a remote upstream sent that was skipped unread. */
-  readonly log: (line: string) => void;
+  readonly log: Log;
   /** A remote upstream's OAuth (auth/oauth-provider.ts): its token on each request, and the SDK's sign-in flow on a 401 or 403. */
   readonly authProvider?: OAuthClientProvider;
   /** Notes what a remote upstream said when it answered 401 or 403 (auth/refusals.ts). */
@@ -44,8 +47,18 @@ export interface ConnectOptions {
 }
 
 export async function connectUpstream(spec: UpstreamSpec, options: ConnectOptions): Promise<Connected> {
-  if (spec.transport === 'stdio') return connectOver('stdio', createStdioTransport(spec, options), options);
+  if (spec.transport === 'stdio') {
+    // The arguments are counted, not shown: a `${VAR}` in them may have put a secret there.
+    const where = spec.cwd !== undefined ? ` in ${spec.cwd}` : '';
+    options.log(
+      `codemode-mcp: upstream "${spec.name}": starting ${spec.command} with ${spec.args.length} arguments${where}`,
+      'debug',
+    );
+    return connectOver('stdio', createStdioTransport(spec, options), options);
+  }
   const url = new URL(spec.url);
+  // Origin and path only: a query may carry a key.
+  options.log(`codemode-mcp: upstream "${spec.name}": connecting to ${url.origin}${url.pathname} (${spec.transport})`, 'debug');
   const fetch = remoteFetch(spec, options);
   const remote = {
     requestInit: { headers: spec.headers },
@@ -63,13 +76,15 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
 
 /** The fetch a remote upstream's requests (and its sign-in's) go through: every answer bounded (bounded-fetch.ts). */
 export function remoteFetch(spec: RemoteUpstreamSpec, options: Pick<ConnectOptions, 'maxMessageBytes' | 'log'>): FetchLike {
-  return boundedFetch(options.maxMessageBytes, (what) => options.log(`codemode-mcp: upstream "${spec.name}": skipped ${what}`));
+  return boundedFetch(options.maxMessageBytes, (what) =>
+    options.log(`codemode-mcp: upstream "${spec.name}": skipped ${what}`, 'warn'),
+  );
 }
 
 /** The entry's env over the SDK's minimal set and the proxy variables (environment.ts), never our whole environment. */
 export function createStdioTransport(
   spec: StdioUpstreamSpec,
-  options: Pick<ConnectOptions, 'stderr' | 'maxMessageBytes'>,
+  options: Pick<ConnectOptions, 'stderr' | 'maxMessageBytes' | 'closeGraceMs'>,
 ): StdioUpstreamTransport {
   return new StdioUpstreamTransport({
     name: spec.name,
@@ -79,6 +94,7 @@ export function createStdioTransport(
     ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
     stderr: options.stderr,
     maxMessageBytes: options.maxMessageBytes,
+    ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
   });
 }
 

@@ -169,10 +169,14 @@ export class Upstream {
   private fail(reason: string): void {
     this.state = 'down';
     this.reason = reason;
-    this.scheduleRetry();
+    const delay = this.scheduleRetry();
     if (reason !== this.lastLoggedFailure) {
       this.lastLoggedFailure = reason;
-      this.options.log(`codemode-mcp: upstream "${this.name}" failed to start: ${this.describeState()}`);
+      // The delay as scheduled, not the time left: a pause between the two lines must not change the log.
+      this.options.log(
+        `codemode-mcp: upstream "${this.name}" failed to start: ${reason}; next attempt in ${formatDelay(delay)}`,
+        'warn',
+      );
     }
     this.events.onChange();
   }
@@ -187,7 +191,10 @@ export class Upstream {
       this.reason = unanswered;
       this.lastLoggedFailure = unanswered;
       const delay = this.scheduleRetry();
-      this.options.log(`codemode-mcp: upstream "${this.name}" is down: ${unanswered}; reconnecting in ${formatDelay(delay)}`);
+      this.options.log(
+        `codemode-mcp: upstream "${this.name}" is down: ${unanswered}; reconnecting in ${formatDelay(delay)}`,
+        'warn',
+      );
       this.events.onChange();
       return;
     }
@@ -195,7 +202,7 @@ export class Upstream {
     this.state = 'connecting';
     this.reason = `it ${how}`;
     const delay = this.scheduleRetry();
-    this.options.log(`codemode-mcp: upstream "${this.name}" ${how}; restarting in ${formatDelay(delay)}`);
+    this.options.log(`codemode-mcp: upstream "${this.name}" ${how}; restarting in ${formatDelay(delay)}`, 'warn');
     this.events.onChange();
   }
 
@@ -226,6 +233,7 @@ export class Upstream {
       if (session !== this.session) return;
       this.options.log(
         `codemode-mcp: upstream "${this.name}" said its ${what} changed, but listing them failed: ${String(error)}`,
+        'warn',
       );
     }
   }

@@ -8,7 +8,7 @@ import { summarize } from '../../common/summary.js';
 import { CONTENT_TYPE } from '../../common/content-blocks.js';
 import { DESCRIPTION_MAX_CHARS, describeCodeExecution } from '../../src/catalog/description.js';
 import { renderTools } from '../../src/catalog/render-tools.js';
-import type { CatalogTool, JsonSchema } from '../../src/catalog/types.js';
+import type { CatalogTool } from '../../src/catalog/types.js';
 
 /**
  * The real tool list of @modelcontextprotocol/server-everything, over stdio with the real client.
@@ -30,8 +30,8 @@ async function listEverythingTools(): Promise<CatalogTool[]> {
       server: 'everything',
       upstreamName: tool.name,
       description: tool.description ?? '',
-      inputSchema: tool.inputSchema as JsonSchema,
-      ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
       allowed: true,
     }));
   } finally {

@@ -4,8 +4,8 @@
  * and server-everything; and those three with a 200-tool server (240 tools). Run with
  * UPDATE_GOLDEN=1 to rewrite the files after a deliberate change, and read the diff.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DESCRIPTION_MAX_CHARS, describeCodeExecution } from '../../src/catalog/description.js';
@@ -14,9 +14,10 @@ import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { StdioUpstreamSpec } from '../../src/upstream/spec.js';
 import { waitForNoChildren } from '../support/processes.js';
 import { fixture, published } from '../upstream/specs.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const GOLDEN_DIR = new URL('./golden/', import.meta.url);
-const directory = mkdtempSync(join(tmpdir(), 'codemode-golden-'));
+const directory = makeTempDir('golden');
 
 const files = published('files', 'server-filesystem', [directory]);
 const memory = published('memory', 'server-memory', [], { MEMORY_FILE_PATH: join(directory, 'memory.jsonl') });

@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCli } from '../../src/cli/parse-cli.js';
 import { readPackageVersion } from '../../src/cli/package-version.js';
 import { SETTINGS, formatSettingValue, type SettingSpec } from '../../src/settings.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -16,7 +17,7 @@ describe('--version', () => {
   });
 
   it('walks up past package.json files of other names to find codemode-mcp', () => {
-    const root = mkdtempSync(join(tmpdir(), 'codemode-version-'));
+    const root = makeTempDir('version');
     try {
       mkdirSync(join(root, 'dist', 'src', 'cli'), { recursive: true });
       writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'codemode-mcp', version: '9.8.7' }));
@@ -30,7 +31,7 @@ describe('--version', () => {
   });
 
   it('says the installation is incomplete when no package.json is named codemode-mcp', () => {
-    const root = mkdtempSync(join(tmpdir(), 'codemode-version-'));
+    const root = makeTempDir('version');
     try {
       const moduleUrl = pathToFileURL(join(root, 'cli', 'package-version.js')).href;
       expect(() => readPackageVersion(moduleUrl)).toThrow(`no package.json named codemode-mcp above ${join(root, 'cli')}`);
@@ -58,7 +59,7 @@ describe('--help', () => {
 
   it('lists every setting flag with its default and range', () => {
     const text = help(['--help']).replace(/\n\s+/g, ' ');
-    for (const spec of Object.values(SETTINGS) as SettingSpec[]) {
+    for (const spec of Object.values<SettingSpec>(SETTINGS)) {
       expect(text).toContain(`--${spec.flag} <`);
       const format = (value: number): string => formatSettingValue(spec, value);
       expect(text).toContain(`${spec.doc} (default ${format(spec.default)}; ${format(spec.min)} to ${format(spec.max)})`);
@@ -77,7 +78,7 @@ describe('--help', () => {
     expect(text).toContain(
       'Usage: codemode-mcp tools --config <file> [options]\n       codemode-mcp tools [options] -- <command> [args...]\n',
     );
-    for (const spec of Object.values(SETTINGS) as SettingSpec[]) expect(text).toContain(`--${spec.flag} <`);
+    for (const spec of Object.values<SettingSpec>(SETTINGS)) expect(text).toContain(`--${spec.flag} <`);
     expect(help(['help', 'tools'])).toBe(text);
   });
 

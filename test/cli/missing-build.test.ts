@@ -1,9 +1,10 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -13,7 +14,7 @@ afterEach(() => {
 describe('the executable without a build', () => {
   // Regression: it said "npm run build", which on a fresh clone fails for want of TypeScript.
   it('says to run npm install in the package, where it is, and exits 1', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'codemode-nobuild-'));
+    const root = makeTempDir('nobuild');
     dirs.push(root);
     mkdirSync(join(root, 'bin'));
     cpSync(BIN, join(root, 'bin', 'codemode-mcp.js'));

@@ -1,13 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT_CONFIG, EXIT_USAGE, isCliExit, parseCli, type CliExit, type CliInvocation } from '../../src/cli/parse-cli.js';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
+  dir = makeTempDir('cli');
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -44,6 +45,7 @@ describe('the two forms', () => {
         { name: 'fs', transport: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: {}, policy: {} },
       ],
       settings: { ...DEFAULT_SETTINGS, pool: 0 },
+      logging: { logLevel: 'info', logFile: null },
       configPath: file,
     });
   });
@@ -69,8 +71,27 @@ describe('the two forms', () => {
         },
       ],
       settings: DEFAULT_SETTINGS,
+      logging: { logLevel: 'info', logFile: null },
       configPath: null,
     });
+  });
+
+  it('reads --log-level and --log-file, a flag over the config file, and makes the log file absolute', () => {
+    const file = writeConfig({ ...SERVERS, settings: { logLevel: 'debug', logFile: 'from-config.log' } });
+    expect(invocation(['--config', file]).logging).toEqual({ logLevel: 'debug', logFile: join(dir, 'from-config.log') });
+    expect(invocation(['--config', file, '--log-level', 'error', '--log-file', 'x.log']).logging).toEqual({
+      logLevel: 'error',
+      logFile: join(dir, 'x.log'),
+    });
+    // tools and run print what was asked for; their log is at warn unless told otherwise.
+    expect(invocation(['tools', '--', 'npx', 'server']).logging.logLevel).toBe('warn');
+    expect(invocation(['tools', '--log-level', 'info', '--', 'npx', 'server']).logging.logLevel).toBe('info');
+  });
+
+  it('refuses a log level that is not one, suggesting the close one', () => {
+    expect(exitOf(['--log-level', 'debg', '--', 'npx']).stderr).toContain(
+      'SETTING_INVALID: logLevel (--log-level) takes one of error, warn, info, debug; got "debg" (did you mean "debug"?)',
+    );
   });
 
   it('refuses neither form, showing both', () => {
@@ -254,13 +275,15 @@ describe('setting flags', () => {
 
 describe('parseCli leaves the process alone', () => {
   it('does not exit or write, whatever it is given', () => {
+    /* eslint-disable @typescript-eslint/unbound-method -- kept to be put back as they were, never called */
     const exit = process.exit;
     const write = process.stdout.write;
     const writeErr = process.stderr.write;
+    /* eslint-enable @typescript-eslint/unbound-method */
     const calls: string[] = [];
     process.exit = ((code?: number) => calls.push(`exit ${code}`)) as typeof process.exit;
-    process.stdout.write = ((chunk: unknown) => calls.push(`stdout ${String(chunk)}`) > 0) as typeof process.stdout.write;
-    process.stderr.write = ((chunk: unknown) => calls.push(`stderr ${String(chunk)}`) > 0) as typeof process.stderr.write;
+    process.stdout.write = (chunk: unknown) => calls.push(`stdout ${String(chunk)}`) > 0;
+    process.stderr.write = (chunk: unknown) => calls.push(`stderr ${String(chunk)}`) > 0;
     try {
       for (const argv of [['--help'], ['--version'], ['--nope'], [], ['tools', '--help'], ['help']]) parseCli(argv);
     } finally {

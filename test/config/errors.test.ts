@@ -1,16 +1,17 @@
-import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { parseConfig } from '../../src/config/parse-config.js';
 import { parseJsonc } from '../../src/config/parse-jsonc.js';
 import { loadConfigFile } from '../../src/config/load-config-file.js';
-import { SETTINGS } from '../../src/settings.js';
+import { LOG_SETTINGS, SETTINGS } from '../../src/settings.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'codemode-config-'));
+  dir = makeTempDir('config');
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -325,7 +326,7 @@ describe('config errors: settings', () => {
 
   it('refuses an unknown setting, suggesting the close one and listing them all', () => {
     expect(detailOf(withSettings({ yieldMS: 100 }))).toBe(
-      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${Object.keys(SETTINGS).join(', ')}, expose`,
+      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${[...Object.keys(SETTINGS), 'expose', ...Object.keys(LOG_SETTINGS)].join(', ')}`,
     );
     expect(Object.keys(SETTINGS).slice(0, 3)).toEqual(['yieldMs', 'maxYieldMs', 'scriptLifetimeMs']);
   });

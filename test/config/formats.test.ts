@@ -11,6 +11,7 @@ describe('config formats', () => {
     expect(config).toEqual({
       path,
       settings: {},
+      logging: {},
       upstreams: [
         {
           name: 'filesystem',

@@ -16,13 +16,14 @@ import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
 import { STOP_GRACE_MS } from '../../src/isolate/script.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/child-supply.js';
 import { groupThousands } from '../../common/group-thousands.js';
-import { SETTINGS, formatSettingValue } from '../../src/settings.js';
+import { LOG_SETTINGS, SETTINGS, formatSettingValue } from '../../src/settings.js';
 import { MAX_SCANNED_ID_BYTES } from '../../src/transport/id-scanner.js';
 import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/upstream/process-group.js';
 import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
 import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
 import { LOGIN_ROUNDS_MAX } from '../../src/upstream/auth/login.js';
 import { HELD_REDIRECTS_MAX, SIGN_IN_WAIT_MS } from '../../src/upstream/auth/loopback-redirect.js';
+import { COMMAND_CLOSE_GRACE_MS } from '../../src/server/command-hub.js';
 import { TOKEN_RENEW_MARGIN_MS } from '../../src/upstream/auth/oauth-provider.js';
 import { REFUSAL_BODY_MAX_BYTES } from '../../src/upstream/auth/refusals.js';
 
@@ -34,6 +35,10 @@ describe('the README', () => {
       `| \`${spec.name}\` | \`--${spec.flag}\` | ${formatSettingValue(spec, spec.default)} | ` +
       `${formatSettingValue(spec, spec.min)} – ${formatSettingValue(spec, spec.max)} |`;
     expect(readme).toContain(row);
+  });
+
+  it.each(Object.values(LOG_SETTINGS))('gives $name its flag and its default as src/settings.ts defines them', (spec) => {
+    expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | ${spec.defaultText.replace(/(tools|run)/g, '`$1`')} |`);
   });
 
   it('shows examples/scripts/notes-to-memory.js as it is, so the worked example runs in the suite', () => {
@@ -71,7 +76,7 @@ describe('the README', () => {
       `each is at most ${groupThousands(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON: a larger one travels once`,
     );
     expect(readme).toContain(
-      `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes, SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
+      `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes (${COMMAND_CLOSE_GRACE_MS} ms for \`tools\` and \`run\`, [src/server/command-hub.ts](src/server/command-hub.ts)), SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
     );
   });
 

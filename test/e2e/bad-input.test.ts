@@ -2,8 +2,8 @@
  * What a hostile or broken client gets from the real server over stdio: every request one answer,
  * fast; nothing it sends ends the server, a running script, or starts anything twice.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
@@ -21,12 +21,13 @@ import {
 } from '../support/mcp-client.js';
 import { childPidsOf, commandLineOf } from '../support/processes.js';
 import { RawServer } from '../support/raw-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 /** The hang guard of each malformed request: the brief's "answered within 1 s". */
 const ANSWER_WITHIN_MS = 1_000;
 
 function recorderConfig(): { config: string; recordFile: string } {
-  const recordFile = join(mkdtempSync(join(tmpdir(), 'codemode-bad-input-')), 'record.jsonl');
+  const recordFile = join(makeTempDir('bad-input'), 'record.jsonl');
   const config = writeConfig({
     recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }),
   });

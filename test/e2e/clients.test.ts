@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -8,10 +6,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, test } from 'vitest';
 import { readRecord } from '../upstream/specs.js';
 import { BIN, fixturePath, nodeEntry, trackDescendants, valueOf, writeConfig } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 /** The server's command line, in front of the recorder alone, which writes its starts to a fresh file. */
 function recorderArgs(): { args: string[]; recordFile: string } {
-  const recordFile = join(mkdtempSync(join(tmpdir(), 'codemode-e2e-clients-')), 'record.jsonl');
+  const recordFile = join(makeTempDir('e2e-clients'), 'record.jsonl');
   const config = writeConfig({
     recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }),
   });
@@ -22,7 +21,7 @@ const code = 'return (await tools["echo"]({ text: "hi" })).content[0].text';
 
 describe('clients of both SDK lines', () => {
   test('a client built on SDK 1.x lists code_execution and runs a script', async () => {
-    const { args, recordFile } = recorderArgs();
+    const { args } = recorderArgs();
     const transport = new V1StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
     const client = new V1Client({ name: 'v1-client', version: '1.0.0' });
     await client.connect(transport);

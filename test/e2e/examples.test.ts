@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ROOT, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 // The docs can't drift from the code: each example script runs against the example config its
 // header names, started the way the README's Claude Desktop block starts the server. The configs
@@ -52,7 +53,7 @@ function commandLineFor(config: string): string[] {
 }
 
 // A home of its own, so ${HOME} in the configs points at files the test owns.
-const home = mkdtempSync(join(tmpdir(), 'codemode-e2e-home-'));
+const home = makeTempDir('e2e-home');
 mkdirSync(join(home, 'Documents'));
 writeFileSync(join(home, 'Documents', 'groceries.txt'), 'milk, eggs\n');
 writeFileSync(join(home, 'Documents', 'ideas.txt'), 'a server in front of servers\n');

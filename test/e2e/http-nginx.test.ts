@@ -5,13 +5,14 @@
  * .ci/run installs it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
 import { nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((path) => spawnSync(path, ['-v']).status === 0);
 const TOKEN = 'nginx-test-token-0123456789abcdef';
@@ -83,7 +84,7 @@ describe.skipIf(NGINX === undefined)('two instances behind nginx', () => {
     instances.push(a!, b!);
     const ports = { a: a!.port, b: b!.port, nginx: await freePort() };
 
-    const prefix = mkdtempSync(join(tmpdir(), 'codemode-nginx-'));
+    const prefix = makeTempDir('nginx');
     // nginx's workers run as nobody when started by root: they may need to write its temp files.
     for (const dir of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(prefix, dir));
     chmodSync(prefix, 0o777);

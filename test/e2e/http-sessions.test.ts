@@ -88,7 +88,7 @@ describe('a session over HTTP, reached outside a call', () => {
       yield_ms: 0,
     });
     await asked;
-    const ended = await session.run({ action: 'wait', script: structuredOf(started).script as string, yield_ms: 20_000 });
+    const ended = await session.run({ action: 'wait', script: structuredOf(started).script, yield_ms: 20_000 });
     expect(valueOf(ended)).toBe('Ada');
   });
 

@@ -1,18 +1,19 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { remotePerTest } from '../upstream/specs.js';
 import { BIN, fixturePath, startServer, textOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const scratch = remotePerTest();
 let dir: string;
 let running: RunningServer | undefined;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'codemode-oauth-'));
+  dir = makeTempDir('oauth');
 });
 afterEach(async () => {
   expect(await running?.close()).toEqual(running === undefined ? undefined : []);
@@ -55,7 +56,7 @@ async function login(
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   let stderr = '';
   const pages: Promise<string>[] = [];
-  for await (const line of createInterface({ input: child.stderr! })) {
+  for await (const line of createInterface({ input: child.stderr })) {
     stderr += `${line}\n`;
     const link = /^\s+(http:\/\/\S+)$/.exec(line);
     if (link !== null) pages.push(follow(link[1]!).then(async (page) => `${page.status} ${await page.text()}`));
@@ -148,7 +149,7 @@ describe('codemode-mcp login and logout', () => {
     ] as const) {
       const child = spawn(process.execPath, [BIN, 'login', server, '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
-      child.stderr!.on('data', (chunk: Buffer) => (stderr += String(chunk)));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
       expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
       expect(stderr).toContain(said);
     }

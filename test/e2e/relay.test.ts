@@ -1,5 +1,5 @@
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CreateMessageRequest, ElicitRequest } from '@modelcontextprotocol/client';
@@ -14,6 +14,7 @@ import {
   writeConfig,
   type RunningServer,
 } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 // The recorder's "ask" tool calls elicitInput inside its tool, and "roots" lists the client's roots.
 const recorder = ['--', process.execPath, fixturePath('upstreams/recorder.mjs')];
@@ -75,7 +76,7 @@ describe('a client without the capability', () => {
 describe('sampling and roots from npm servers (server-everything is built on SDK 1.x)', () => {
   let server: RunningServer;
   const sampled: CreateMessageRequest['params'][] = [];
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'codemode-e2e-roots-')));
+  const dir = realpathSync(makeTempDir('e2e-roots'));
   const [fromArgs, first, second] = ['from-args', 'first', 'second'].map((name) => join(dir, name));
   let roots = [{ uri: pathToFileURL(first!).href, name: 'first' }];
 

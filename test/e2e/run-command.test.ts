@@ -1,13 +1,14 @@
 /**
  * `codemode-mcp run <file|->`: one script, once, by hand, through the real bin and real upstreams.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { fixturePath, nodeEntry, publishedEntry, runBin, writeConfig } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'codemode-run-'));
+const dir = makeTempDir('run');
 const everything = ['--', process.execPath, publishedEntry('server-everything'), 'stdio'];
 
 function scriptFile(name: string, code: string): string {

@@ -1,5 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readRecord, until } from '../upstream/specs.js';
@@ -12,11 +12,12 @@ import {
   writeConfig,
   type RunningServer,
 } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 // One server for the file, in front of three npm servers and the recorder fixture. The tests
 // run in order: the last one kills the recorder.
 let server: RunningServer;
-const dir = mkdtempSync(join(tmpdir(), 'codemode-e2e-several-'));
+const dir = makeTempDir('e2e-several');
 const recordFile = join(dir, 'record.jsonl');
 const listChanges: number[] = [];
 

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readRecord, until } from '../upstream/specs.js';
@@ -13,10 +11,11 @@ import {
   writeConfig,
   type RunningServer,
 } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 /** A server in front of the recorder and server-everything, with two scripts running: one waiting on a call, one spinning. */
 async function startBusyServer(): Promise<{ server: RunningServer; recordFile: string }> {
-  const recordFile = join(mkdtempSync(join(tmpdir(), 'codemode-e2e-shutdown-')), 'record.jsonl');
+  const recordFile = join(makeTempDir('e2e-shutdown'), 'record.jsonl');
   const config = writeConfig({
     recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }),
     everything: nodeEntry(publishedEntry('server-everything'), ['stdio']),

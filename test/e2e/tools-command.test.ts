@@ -15,9 +15,24 @@ describe('codemode-mcp tools', () => {
     expect(stdout).toContain('== everything__get-sum');
     expect(stdout).toContain('tools["everything__get-sum"](args: {');
     expect(stdout).toMatch(/Denied by the config \(not callable, and not named to the model\):\n {2}recorder__secret/);
-    // The upstreams' own stderr chatter is left out.
-    expect(stderr).not.toContain('[everything]');
+    // Quiet: no upstream chatter, no "connected" line, no SDK noise, no signal to a slow-to-exit upstream.
+    expect(stderr).toBe('');
     expect(left).toEqual([]);
+  });
+
+  test('ends a stubborn upstream (stays up after its stdin closes, ignores SIGTERM) and leaves no process', async () => {
+    const { stdout, exitCode, left } = await runBin(['tools', '--', process.execPath, fixturePath('upstreams/stubborn.mjs')]);
+    expect(exitCode).toBe(0);
+    expect(stdout).toContain('== ping');
+    expect(left).toEqual([]);
+  });
+
+  test('--log-level info shows what a one-shot command leaves out by default', async () => {
+    const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything'), ['stdio']) });
+    const { stderr, exitCode } = await runBin(['tools', '--config', config, '--log-level', 'info']);
+    expect(exitCode).toBe(0);
+    expect(stderr).toContain('codemode-mcp: upstream "everything" connected over stdio');
+    expect(stderr).toContain('[everything] ');
   });
 
   test('takes the upstream after "--" too', async () => {

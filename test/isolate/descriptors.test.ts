@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const parentProgram = new URL('../fixtures/isolate-parent.mjs', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -24,7 +25,7 @@ function descriptorsOf(pid: number): string[] {
 
 describe("a script's child", () => {
   it('holds none of the descriptors its server inherited, only its stdio, its channel and its own', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'codemode-fds-'));
+    const dir = makeTempDir('fds');
     dirs.push(dir);
     const marker = join(dir, 'inherited-by-the-server');
     writeFileSync(marker, 'secret');
@@ -36,7 +37,7 @@ describe("a script's child", () => {
     });
     try {
       const line = await new Promise<string>((resolve, reject) => {
-        server.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+        server.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()));
         server.once('exit', () => reject(new Error('the stand-in server exited early')));
       });
       const { pids } = JSON.parse(line) as { pids: number[] };

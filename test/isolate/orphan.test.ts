@@ -15,7 +15,7 @@ describe('a script child whose server is killed', () => {
   it('exits by itself within a second, computing or idle, and removes its directory', async () => {
     const parent = execa('node', [parentProgram], { stdout: 'pipe', reject: false });
     const line = await new Promise<string>((resolve, reject) => {
-      parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+      parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()));
       parent.once('exit', () => reject(new Error('the stand-in server exited early')));
     });
     const { pids, dirs } = JSON.parse(line) as { pids: number[]; dirs: string[] };

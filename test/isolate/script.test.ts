@@ -8,10 +8,6 @@ afterEach(async () => {
   expect(await waitForNoChildren(process.pid)).toEqual([]);
 });
 
-/** A tool that answers only when aborted, like a call that takes forever. */
-const hangingTool: ToolCaller = (_name, _args, signal) =>
-  new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
-
 describe('a script in its own child', () => {
   it('returns 1 + 1 as 2', async () => {
     const ret = await runScript('return 1 + 1');

@@ -1,15 +1,16 @@
-import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, rmSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const program = new URL('../fixtures/spawn-fails.mjs', import.meta.url).pathname;
 
 describe('a server whose Node binary is gone (upgraded under it)', () => {
   it('crashes each run with the spawn error, keeps no dead child counted, leaves no directory, and closes', async () => {
     // Regression: a failed spawn emits 'error' and 'close' but never 'exit', which the cleanup waited for.
-    const dir = mkdtempSync(join(tmpdir(), 'codemode-spawn-fails-'));
+    const dir = makeTempDir('spawn-fails');
     try {
       const node = join(dir, 'node');
       copyFileSync(process.execPath, node);

@@ -51,6 +51,7 @@ describe('stripTypes', () => {
     const out = strip(code);
     expect(out.split('\n')).toHaveLength(6);
     expect(positionsOf(out, ['after', 'Color[5]'])).toEqual(positionsOf(code, ['after', 'Color[5]']));
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval, @typescript-eslint/no-unsafe-call -- runs the stripped code, to show it means what the TypeScript did
     expect(new Function(`return (function () {\n${out}\n})()`)()).toEqual([6, 'Green']);
   });
 

@@ -2,12 +2,13 @@
  * The MCP Bundle (npm run bundle) as Claude Desktop would use it: unpacked, its manifest's command
  * line filled in with the user's answers, started, and a script run through it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, nodeEntry, publishedEntry, startServer, valueOf, writeConfig } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 interface Manifest {
   readonly version: string;
@@ -19,7 +20,7 @@ let dir: string;
 let manifest: Manifest;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'codemode-mcpb-test-'));
+  dir = makeTempDir('mcpb-test');
   await execa(process.execPath, [join(ROOT, 'build', 'bundle-mcpb.js')], { cwd: ROOT });
   await execa(process.execPath, [
     join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js'),

@@ -2,19 +2,20 @@
  * The package as npm ships it: packed, installed into an empty directory (dependencies from
  * npm's cache, which `npm ci` filled), then run from there as a user's client would run it.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, publishedEntry, startServer, valueOf } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 let dir: string;
 let installedBin: string;
 let packed: string[];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'codemode-package-'));
+  dir = makeTempDir('package');
   // The build is already made (npm test builds first); packing must not run it again.
   const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
   const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;

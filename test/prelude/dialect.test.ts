@@ -112,7 +112,7 @@ function lint(files: Set<string>): Finding[] {
       if (ts.isSpreadElement(node)) report(node, 'spread runs the iterator a script can replace');
       if (ts.isArrayBindingPattern(node)) report(node, 'array destructuring runs the iterator a script can replace');
       if (ts.isAwaitExpression(node) || ts.isYieldExpression(node)) report(node, 'await and yield look up then and next');
-      if (ts.isFunctionLike(node) && (ts.getCombinedModifierFlags(node as ts.Declaration) & ts.ModifierFlags.Async) !== 0) {
+      if (ts.isFunctionLike(node) && (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Async) !== 0) {
         report(node, 'an async function resolves through then');
       }
       if (ts.isTaggedTemplateExpression(node)) report(node, 'a tagged template calls a function with a frozen array of its own');

@@ -13,7 +13,7 @@ import {
   type ElicitResult,
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/client';
-import { BIN, trackDescendants } from './mcp-client.js';
+import { BIN, SERVER_RUNTIME, binArgs, trackDescendants } from './mcp-client.js';
 
 export interface HttpServer {
   /** `http://127.0.0.1:<port>/mcp` */
@@ -38,7 +38,7 @@ export async function startHttpServer(
   const dash = args.indexOf('--');
   const ours = dash === -1 ? [...args] : args.slice(0, dash);
   const upstream = dash === -1 ? [] : args.slice(dash);
-  const child = spawn(process.execPath, [BIN, '--http', options.listen ?? '127.0.0.1:0', ...ours, ...upstream], {
+  const child = spawn(SERVER_RUNTIME, binArgs(BIN, ['--http', options.listen ?? '127.0.0.1:0', ...ours, ...upstream]), {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -120,8 +120,7 @@ export async function connectHttp(url: string, options: ConnectOptions = {}): Pr
     client,
     transport,
     logs,
-    run: (args, callOptions) =>
-      client.callTool({ name: 'code_execution', arguments: args }, callOptions) as Promise<CallToolResult>,
+    run: (args, callOptions) => client.callTool({ name: 'code_execution', arguments: args }, callOptions),
     close: async () => {
       await transport.terminateSession().catch(() => {});
       await client.close();

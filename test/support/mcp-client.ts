@@ -3,8 +3,8 @@
  * transport, with a real process on the other end.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -18,8 +18,22 @@ import {
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { execa } from 'execa';
 import { childPidsOf, statFieldsOf } from './processes.js';
+import { makeTempDir } from './temp-dirs.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/codemode-mcp.js', import.meta.url));
+/**
+ * What runs bin/codemode-mcp.js in the tests: CODEMODE_TEST_RUNTIME (a path to node 24, or to bun:
+ * test/matrix/run.sh), else the node running the tests. Upstream fixtures always run on the latter.
+ */
+export const SERVER_RUNTIME = process.env.CODEMODE_TEST_RUNTIME || process.execPath;
+
+/**
+ * The arguments that run the bin on SERVER_RUNTIME. Bun takes a `--` right after the script as the
+ * end of its own options and drops it, so a second one keeps the user's (`bun bin/... -- -- cmd`).
+ */
+export function binArgs(bin: string, args: readonly string[]): string[] {
+  return /(^|[/\\])bun(\.exe)?$/.test(SERVER_RUNTIME) ? [bin, '--', ...args] : [bin, ...args];
+}
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
@@ -39,7 +53,7 @@ export function nodeEntry(script: string, args: string[] = [], extra: Record<str
 
 /** Writes `{mcpServers, settings}` to a fresh temp file and returns its path. */
 export function writeConfig(mcpServers: Record<string, unknown>, settings: Record<string, unknown> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'codemode-e2e-'));
+  const dir = makeTempDir('e2e');
   const file = join(dir, 'servers.json');
   writeFileSync(file, JSON.stringify({ mcpServers, settings }, null, 2));
   return file;
@@ -80,8 +94,8 @@ export interface RunningServer {
 /** Starts the server with these command-line arguments and connects a client to it. */
 export async function startServer(args: readonly string[], options: StartOptions = {}): Promise<RunningServer> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [options.bin ?? BIN, ...args],
+    command: SERVER_RUNTIME,
+    args: binArgs(options.bin ?? BIN, args),
     env: { ...getDefaultEnvironment(), ...options.env },
     stderr: 'pipe',
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
@@ -121,8 +135,7 @@ export async function startServer(args: readonly string[], options: StartOptions
     logs,
     stderr: () => stderr,
     exited,
-    run: (callArgs, callOptions) =>
-      client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions) as Promise<CallToolResult>,
+    run: (callArgs, callOptions) => client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions),
     close: async () => {
       tracker.sample();
       await client.close();
@@ -208,7 +221,7 @@ export async function runBin(
   args: string[],
   input?: string,
 ): Promise<{ stdout: string; stderr: string; exitCode: number | undefined; left: number[] }> {
-  const subprocess = execa(process.execPath, [BIN, ...args], {
+  const subprocess = execa(SERVER_RUNTIME, binArgs(BIN, args), {
     reject: false,
     ...(input !== undefined ? { input } : { stdin: 'ignore' as const }),
   });

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { BIN, trackDescendants } from './mcp-client.js';
+import { BIN, SERVER_RUNTIME, binArgs, trackDescendants } from './mcp-client.js';
 
 export interface RawAnswer {
   readonly id?: string | number;
@@ -31,7 +31,7 @@ export class RawServer {
   readonly exited: Promise<void>;
 
   constructor(args: readonly string[]) {
-    this.process = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.process = spawn(SERVER_RUNTIME, binArgs(BIN, args), { stdio: ['pipe', 'pipe', 'pipe'] });
     if (this.process.pid === undefined) throw new Error('the server did not start');
     this.pid = this.process.pid;
     this.tracker = trackDescendants(this.pid);

@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { NameCollisionError } from '../../src/errors.js';
@@ -7,6 +7,7 @@ import { UpstreamHub } from '../../src/upstream/hub.js';
 import { assignToolNames, describeCollision, serverForName } from '../../src/upstream/tool-names.js';
 import { childPidsOf } from '../support/processes.js';
 import { fixture, published, textOf } from './specs.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 let hub: UpstreamHub | undefined;
 const dirs: string[] = [];
@@ -19,7 +20,7 @@ afterEach(async () => {
 });
 
 function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'codemode-upstream-'));
+  const dir = makeTempDir('upstream');
   dirs.push(dir);
   return dir;
 }

@@ -1,16 +1,15 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ToolRefusedError } from '../../src/errors.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { fixture, hubPerTest, readRecord, textOf } from './specs.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const scratch = hubPerTest();
 
 describe('a denied tool', () => {
   test('stays in the catalog marked not allowed, and a call to it is refused before it reaches the upstream', async () => {
-    scratch.dir = mkdtempSync(join(tmpdir(), 'codemode-policy-'));
+    scratch.dir = makeTempDir('policy');
     const record = join(scratch.dir, 'calls.jsonl');
     scratch.hub = new UpstreamHub(
       [fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record }, policy: { deny: ['sec*'] } })],

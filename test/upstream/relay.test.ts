@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Progress } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
@@ -7,6 +5,7 @@ import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { CallOrigin } from '../../src/upstream/call-origins.js';
 import type { RelayedRequest, RequestRelay } from '../../src/upstream/relay.js';
 import { fixture, hubPerTest, readRecord, textOf, until } from './specs.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const scratch = hubPerTest();
 
@@ -28,7 +27,7 @@ const refuseAll: RequestRelay = async () => {
 
 describe('passing MCP through during a call', () => {
   test('an abort sends notifications/cancelled upstream and the call rejects with the abort reason', async () => {
-    scratch.dir = mkdtempSync(join(tmpdir(), 'codemode-cancel-'));
+    scratch.dir = makeTempDir('cancel');
     const record = join(scratch.dir, 'calls.jsonl');
     scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log: () => {} });
     await scratch.hub.start();

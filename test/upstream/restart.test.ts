@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ToolRefusedError, UpstreamLostError } from '../../src/errors.js';
@@ -7,6 +5,7 @@ import { Backoff, RESTART_DELAY_FIRST_MS, RESTART_DELAY_MAX_MS } from '../../src
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { StdioUpstreamSpec } from '../../src/upstream/spec.js';
 import { collectLog, fixture, hubPerTest, readRecord, textOf, until } from './specs.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const scratch = hubPerTest();
 
@@ -21,7 +20,7 @@ const missingCommand: StdioUpstreamSpec = {
 
 describe('an upstream that dies', () => {
   test('fails the call in flight with a clear error, restarts, and serves the next call', async () => {
-    scratch.dir = mkdtempSync(join(tmpdir(), 'codemode-restart-'));
+    scratch.dir = makeTempDir('restart');
     const record = join(scratch.dir, 'calls.jsonl');
     const { lines, log } = collectLog();
     scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log });

@@ -7,6 +7,7 @@ import { afterEach, expect } from 'vitest';
 import type { UpstreamHub } from '../../src/upstream/hub.js';
 import type { StdioUpstreamSpec, ToolPolicy } from '../../src/upstream/spec.js';
 import { childPidsOf } from '../support/processes.js';
+import { shows, type Log } from '../../src/log.js';
 
 const fixturesDir = fileURLToPath(new URL('../fixtures/upstreams/', import.meta.url));
 const packageEntry = (pkg: string): string =>
@@ -41,9 +42,15 @@ export function published(
 export const everythingEntry = packageEntry('server-everything');
 
 /** A log sink that keeps the lines. */
-export function collectLog(): { lines: string[]; log: (line: string) => void } {
+/** The lines the server's default level (info) would print: a debug line is the log's, not the test's. */
+export function collectLog(): { lines: string[]; log: Log } {
   const lines: string[] = [];
-  return { lines, log: (line) => void lines.push(line) };
+  return {
+    lines,
+    log: (line, level = 'info') => {
+      if (shows('info', level)) lines.push(line);
+    },
+  };
 }
 
 /** The JSON lines the recorder fixture wrote. */
@@ -98,7 +105,7 @@ export function remotePerTest(): {
       server = child;
       return new Promise((resolve, reject) => {
         let said = '';
-        child.stderr!.on('data', (chunk: Buffer) => {
+        child.stderr.on('data', (chunk: Buffer) => {
           said += String(chunk);
           const match = ready.exec(said);
           if (match !== null) resolve(match);

@@ -21,6 +21,7 @@ export function readClientKey(file: string): ClientKey {
   } catch (error) {
     throw new Error(
       `can't read its oauth.privateKeyFile ${JSON.stringify(file)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      { cause: error },
     );
   }
   let key: KeyObject;

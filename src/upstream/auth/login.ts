@@ -58,7 +58,7 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
   const fetch = remoteFetch(spec, options);
   const signal = options.signal ?? new AbortController().signal;
   let receiver: LoopbackRedirect | undefined;
-  let redirected = false;
+  let redirected: boolean;
   const provider: UpstreamOAuthProvider = new UpstreamOAuthProvider({
     serverUrl: spec.url,
     oauth,

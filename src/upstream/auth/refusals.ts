@@ -4,6 +4,7 @@
  * errors keep at most the status, so the fetch under the transport notes the last refusal.
  */
 import { extractWWWAuthenticateParams, type FetchLike } from '@modelcontextprotocol/client';
+import type { ReadableStreamReadResult } from 'node:stream/web';
 
 export interface Refusal {
   readonly status: number;
@@ -48,7 +49,7 @@ async function readErrorBody(response: Response): Promise<{ error?: string; erro
   let length = 0;
   try {
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = (await reader.read()) as ReadableStreamReadResult<Uint8Array>;
       if (done) break;
       length += value.length;
       if (length > REFUSAL_BODY_MAX_BYTES) return {};
@@ -73,6 +74,6 @@ async function readErrorBody(response: Response): Promise<{ error?: string; erro
 /** `401 (invalid_token: the token expired)`, each part quoted within 200 characters. */
 export function describeRefusal(refusal: Refusal): string {
   const cut = (text: string): string => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
-  const said = [refusal.error, refusal.errorDescription].filter((part) => part !== undefined).map((part) => cut(part!));
+  const said = [refusal.error, refusal.errorDescription].filter((part) => part !== undefined).map((part) => cut(part));
   return said.length === 0 ? `${refusal.status}` : `${refusal.status} (${said.join(': ')})`;
 }

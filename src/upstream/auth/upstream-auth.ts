@@ -15,14 +15,22 @@ import { finishSignIn } from './finish-sign-in.js';
 import { LoopbackRedirect, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
 import { DEFAULT_OAUTH, UpstreamOAuthProvider } from './oauth-provider.js';
 import { SignInFile } from './sign-in-file.js';
+import type { Log } from '../../log.js';
 
 export interface UpstreamAuthOptions {
   /** Who answers elicitation: the hub's relay to its client. */
   readonly relay: () => RequestRelay | undefined;
-  readonly log: (line: string) => void;
+  readonly log: Log;
   /** Where sign-ins are kept. Default: authDirectory(). */
   readonly directory?: string;
 }
+
+/**
+ * 10 s: after a sign-in through an offer, no new offer for that upstream for this long. A connection
+ * attempt that began before the person finished (the upstream retries while it is down) comes back
+ * 401 just after; without this it would ask the person to sign in a second time.
+ */
+export const SIGN_IN_SETTLE_MS = 10_000;
 
 interface Offer {
   /** Settles when the upstream is signed in; rejects when the offer was declined, failed or timed out. */
@@ -37,6 +45,8 @@ export class UpstreamAuth {
   /** Upstreams whose offer the client declined or could not take: not offered again in this process. */
   private readonly notOffered = new Set<string>();
   private readonly signedInListeners = new Set<(name: string) => void>();
+  /** When each upstream last signed in through an offer (SIGN_IN_SETTLE_MS). */
+  private readonly signedInAt = new Map<string, number>();
   private readonly aborter = new AbortController();
   private readonly warned = new Set<string>();
 
@@ -54,7 +64,7 @@ export class UpstreamAuth {
     if (provider !== undefined) return provider;
     if (spec.oauth?.secretWrittenInline === true && !this.warned.has(spec.name)) {
       this.warned.add(spec.name);
-      this.options.log(inlineSecretWarning(spec));
+      this.options.log(inlineSecretWarning(spec), 'warn');
     }
     provider = new UpstreamOAuthProvider({
       serverUrl: spec.url,
@@ -96,6 +106,7 @@ export class UpstreamAuth {
     const relay = this.options.relay();
     if (relay === undefined || this.offers.has(spec.name) || this.notOffered.has(spec.name) || this.aborter.signal.aborted)
       return;
+    if (Date.now() - (this.signedInAt.get(spec.name) ?? -Infinity) < SIGN_IN_SETTLE_MS) return;
     const signal = AbortSignal.any([this.aborter.signal, AbortSignal.timeout(SIGN_IN_WAIT_MS)]);
     const offer: Offer = { done: Promise.resolve(), accepted: false };
     const done = (async () => {
@@ -114,12 +125,13 @@ export class UpstreamAuth {
     done
       .then(
         () => {
+          this.signedInAt.set(spec.name, Date.now());
           this.options.log(`codemode-mcp: upstream "${spec.name}": signed in; reconnecting`);
           for (const listener of this.signedInListeners) listener(spec.name);
         },
         (error: Error) => {
           if (!this.aborter.signal.aborted)
-            this.options.log(`codemode-mcp: upstream "${spec.name}": no sign-in: ${error.message}`);
+            this.options.log(`codemode-mcp: upstream "${spec.name}": no sign-in: ${error.message}`, 'warn');
         },
       )
       .finally(() => this.offers.delete(spec.name));
@@ -147,6 +159,7 @@ export class UpstreamAuth {
       this.notOffered.add(spec.name);
       throw new Error(
         error instanceof ProtocolError ? error.message : `the MCP client did not take the sign-in link (${String(error)})`,
+        { cause: error },
       );
     }
     if (answer.action !== 'accept') {

@@ -1,13 +1,14 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authDirectory } from '../../../src/upstream/auth/auth-directory.js';
 import { SignInFile, signInFileName } from '../../../src/upstream/auth/sign-in-file.js';
+import { makeTempDir } from '../../support/temp-dirs.js';
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'codemode-signin-'));
+  dir = makeTempDir('signin');
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });

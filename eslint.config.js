@@ -1,0 +1,57 @@
+// typescript-eslint's recommended type-checked rules over the TypeScript, the plain recommended
+// rules over the JavaScript (bin/, build/, fixtures). `npm run lint` runs it with prettier and knip.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: ['dist/', 'node_modules/', 'examples/scripts/', 'test/**/golden/', 'codemode-mcp.mcpb'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: globals.node,
+      // The test config holds src/, engine/, protocol/, common/, bench/ and test/; the prelude has its own.
+      parserOptions: { project: ['./tsconfig.test.json', './prelude/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
+    rules: {
+      // Destructuring a field out to drop it (`{ $schema: _dialect, ...rest }`) is how a copy leaves one out.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { varsIgnorePattern: '^_', argsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // A closure made before the one assignment reads it later (a session's handlers, a listener's).
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // Passing on what was caught, or an AbortSignal's reason, as it is: neither is ours to wrap.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      // vitest's asymmetric matchers (expect.any, expect.stringMatching, ...) are typed any, and a
+      // test reads answers of a shape it is about to assert: the assertion is the type check.
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      // Handlers and fakes are async to match the interface they stand in for, awaiting nothing.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    files: ['prelude/intrinsics.ts'],
+    rules: {
+      // The dialect's point: every built-in method is captured unbound here and uncurried, before
+      // any script runs, so a script can't replace what the prelude calls (common.md, dialect.test.ts).
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  {
+    // Not TypeScript, or in no tsconfig: the rules that need no types.
+    files: ['**/*.js', '**/*.mjs', 'vitest.config.ts'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);
