@@ -5,12 +5,10 @@
  *
  * The WebAssembly compile starts before the engine's modules load, so the two overlap.
  */
-import type { ChildOptions } from '../protocol/contract.js';
 import { closeInheritedFds } from './inherited-fds.js';
-import { COLD_ENGINE_FLAGS, POOLED_ENGINE_FLAGS, compileEngine } from './wasm.js';
+import { compileEngine } from './wasm.js';
 
 closeInheritedFds();
-const { warm } = JSON.parse(process.argv[2] ?? '{}') as Partial<ChildOptions>;
-const wasm = compileEngine(warm === true ? POOLED_ENGINE_FLAGS : COLD_ENGINE_FLAGS);
+const wasm = compileEngine();
 const { runChild } = await import('./child.js');
 await runChild(wasm);
