@@ -4,7 +4,6 @@
  * the sieve in QuickJS, with the given V8 wasm flags instead of the engine's own; and the process's
  * RSS after a warm-up, as a pooled child would sit. Used to choose the flags in engine/wasm.ts.
  */
-import { setFlagsFromString } from 'node:v8';
 import { HOST_FUNCTIONS } from '../common/seam.js';
 
 const flags = process.argv.slice(2).join(' ');

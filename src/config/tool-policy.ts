@@ -25,6 +25,3 @@ export function isAllowedBy(policy: ToolPolicy, name: string): boolean {
   if (policy.allow !== undefined && !matchesAnyGlob(policy.allow, name)) return false;
   return policy.deny === undefined || !matchesAnyGlob(policy.deny, name);
 }
-
-/** The `tools` policy (the entry's own `allow`/`deny`) over a tool's upstream name. */
-export const isToolAllowed = isAllowedBy;

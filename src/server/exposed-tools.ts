@@ -44,8 +44,8 @@ export function listedTool(tool: CatalogTool): Tool {
     ...(tool.title !== undefined ? { title: tool.title } : {}),
     description: tool.description,
     inputSchema: tool.inputSchema as Tool['inputSchema'],
-    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as Tool['outputSchema'] } : {}),
-    ...(tool.annotations !== undefined ? { annotations: tool.annotations as Tool['annotations'] } : {}),
+    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
   };
 }
 

@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { NameCollisionError, ToolRefusedError } from '../errors.js';
-import { isToolAllowed } from '../config/tool-policy.js';
+import { isAllowedBy } from '../config/tool-policy.js';
 import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
 import { UpstreamAuth } from './auth/upstream-auth.js';
 import { upstreamReadLimit } from './read-limit.js';
@@ -367,7 +367,7 @@ export class UpstreamHub {
         ...(definition.title !== undefined ? { title: definition.title } : {}),
         ...(definition.annotations !== undefined ? { annotations: definition.annotations } : {}),
         ...(definition.note !== undefined ? { note: definition.note } : {}),
-        allowed: isToolAllowed(upstream.spec.policy, claim.tool),
+        allowed: isAllowedBy(upstream.spec.policy, claim.tool),
       });
     }
     // At start a collision is start()'s error; later (a late start, a list_changed) it is logged.

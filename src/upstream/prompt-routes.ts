@@ -3,15 +3,9 @@
  * one upstream, `<server>__<prompt>` with several), filtered by each entry's `prompts` policy,
  * listed page by page across upstreams, and each `prompts/get` sent to its upstream.
  */
-import {
-  ProtocolError,
-  ProtocolErrorCode,
-  type GetPromptResult,
-  type ListPromptsResult,
-  type Prompt,
-} from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPromptsResult } from '@modelcontextprotocol/client';
 import { findClosestName } from '../config/closest-name.js';
-import { isToolAllowed } from '../config/tool-policy.js';
+import { isAllowedBy } from '../config/tool-policy.js';
 import { quoteInput } from '../echo.js';
 import { mergedPage } from './merged-pages.js';
 import { scriptToolName, serverForName, TOOL_NAME_SEPARATOR } from './tool-names.js';
@@ -50,7 +44,7 @@ export class PromptRoutes {
       return await session.forward('prompts/get', { name: own, ...(args !== undefined ? { arguments: args } : {}) }, signal);
     } catch (error) {
       // The upstream's own "unknown prompt" says less than ours, which names a close one.
-      if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
+      if (error instanceof ProtocolError && error.code === (ProtocolErrorCode.InvalidParams as number)) {
         const names = await this.ownNames(upstream, signal).catch(() => undefined);
         if (names !== undefined && !names.includes(own)) throw await this.unknown(name, signal);
       }
@@ -116,7 +110,7 @@ export class PromptRoutes {
 
 /** Whether the entry's `prompts` policy lets our client see and get this prompt (its own name). */
 export function allowsPrompt(upstream: Upstream, own: string): boolean {
-  return isToolAllowed(upstream.spec.promptPolicy ?? {}, own);
+  return isAllowedBy(upstream.spec.promptPolicy ?? {}, own);
 }
 
 /** The upstream's live session, or -32603 saying why there is none (still starting, down, restarting). */

@@ -179,7 +179,7 @@ export class UpstreamSession {
       if (session.lost) throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
       // Its tools are what it is for: resources it can't list leave it serving them, and say so.
       session.resources = await session.listResources(options.signal).catch((error: unknown) => {
-        if (session!.lost) throw error;
+        if (session.lost) throw error;
         options.log(
           `codemode-mcp: upstream "${spec.name}": listing its resources failed, so none are offered: ${messageWithCauses(error)}`,
         );

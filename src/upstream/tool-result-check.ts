@@ -37,7 +37,7 @@ function isPlainTextResult(result: unknown): result is CallToolResult {
     const block: unknown = content[index];
     if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
     let blockKeys = 0;
-    for (const key in block) if (++blockKeys > 2) return false;
+    for (const _key in block) if (++blockKeys > 2) return false;
   }
   return true;
 }

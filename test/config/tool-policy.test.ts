@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globToRegExp, isToolAllowed } from '../../src/config/tool-policy.js';
+import { globToRegExp, isAllowedBy } from '../../src/config/tool-policy.js';
 
 describe('tool-name globs', () => {
   it('matches * as any run of characters, none included', () => {
@@ -31,24 +31,24 @@ describe('tool-name globs', () => {
   });
 });
 
-describe('isToolAllowed', () => {
+describe('isAllowedBy', () => {
   it('allows every tool when there is no policy', () => {
-    expect(isToolAllowed({}, 'delete_repository')).toBe(true);
+    expect(isAllowedBy({}, 'delete_repository')).toBe(true);
   });
 
   it('allows only tools matching allow, when allow is given', () => {
     const policy = { allow: ['get_*', 'search_*'] };
-    expect(isToolAllowed(policy, 'get_issue')).toBe(true);
-    expect(isToolAllowed(policy, 'search_code')).toBe(true);
-    expect(isToolAllowed(policy, 'create_issue')).toBe(false);
+    expect(isAllowedBy(policy, 'get_issue')).toBe(true);
+    expect(isAllowedBy(policy, 'search_code')).toBe(true);
+    expect(isAllowedBy(policy, 'create_issue')).toBe(false);
   });
 
   it('refuses tools matching deny, even when allow matches them', () => {
     const policy = { allow: ['*'], deny: ['delete_*', '*_secret'] };
-    expect(isToolAllowed(policy, 'delete_repository')).toBe(false);
-    expect(isToolAllowed(policy, 'get_secret')).toBe(false);
-    expect(isToolAllowed(policy, 'get_issue')).toBe(true);
-    expect(isToolAllowed({ deny: ['push_*'] }, 'push_files')).toBe(false);
-    expect(isToolAllowed({ deny: ['push_*'] }, 'get_file')).toBe(true);
+    expect(isAllowedBy(policy, 'delete_repository')).toBe(false);
+    expect(isAllowedBy(policy, 'get_secret')).toBe(false);
+    expect(isAllowedBy(policy, 'get_issue')).toBe(true);
+    expect(isAllowedBy({ deny: ['push_*'] }, 'push_files')).toBe(false);
+    expect(isAllowedBy({ deny: ['push_*'] }, 'get_file')).toBe(true);
   });
 });

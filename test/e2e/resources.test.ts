@@ -103,7 +103,7 @@ return out`,
   test("a read the script never saw is named in the ending's call record by its URI", async () => {
     const result = await server.run({ code: 'resources.read("test://item/unseen"); throw new Error("gone before the answer")' });
     expect(textOf(result)).toMatch(
-      /^  resources\.read\("test:\/\/item\/unseen"\): (cancelled, may have taken effect|answered \(it took effect\), but the script ended before it read the answer)$/m,
+      /^ {2}resources\.read\("test:\/\/item\/unseen"\): (cancelled, may have taken effect|answered \(it took effect\), but the script ended before it read the answer)$/m,
     );
   });
 });
