@@ -34,26 +34,35 @@ export async function sendResponse(res: ServerResponse, response: Response): Pro
   // The client went away: the transport forgets the stream (its cancel), and nothing more is read.
   void gone.then(() => reader.cancel().catch(() => {}));
   const flushHeaders = setImmediate(() => res.flushHeaders());
-  let corked = false;
+  // Writes within one turn are corked together, and uncorked at the end of the turn or before
+  // end(): on Node 24 (and at times 22), end() on a corked response left what was corked unsent,
+  // and the client waited for an answer the server thought it had given.
+  let uncorkAtTurnEnd: NodeJS.Immediate | undefined;
+  const uncork = (): void => {
+    if (uncorkAtTurnEnd === undefined) return;
+    clearImmediate(uncorkAtTurnEnd);
+    uncorkAtTurnEnd = undefined;
+    res.uncork();
+  };
   try {
     for (;;) {
       const { done, value } = (await reader.read()) as ReadableStreamReadResult<Uint8Array>;
       if (done || res.destroyed) break;
       clearImmediate(flushHeaders);
-      if (!corked) {
-        corked = true;
+      if (uncorkAtTurnEnd === undefined) {
         res.cork();
-        setImmediate(() => {
-          corked = false;
-          res.uncork();
-        });
+        uncorkAtTurnEnd = setImmediate(uncork);
       }
-      if (!res.write(value)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), gone]);
+      if (!res.write(value)) {
+        uncork();
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), gone]);
+      }
     }
   } catch {
     // A stream the transport errored, or one cancelled as the client left: nothing more to send.
   } finally {
     clearImmediate(flushHeaders);
+    uncork();
     res.end();
   }
 }

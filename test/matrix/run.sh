@@ -25,7 +25,5 @@ run_on() {
 # npx installs each into its cache once; `command -v` inside prints the binary's path.
 node24=$(npx -y -p "node@$NODE_24" -c 'command -v node')
 bun=$(npx -y -p "bun@$BUN" -c 'command -v bun')
-# KNOWN FAILURE, left out until fixed: on Node 24.9.0 a tools/call over --http never answers
-# (http-sessions.test.ts times out after initialize and tools/list; Node 20 and Bun pass it).
-run_on "Node $NODE_24" "$node24" "${FILES[@]}"
+run_on "Node $NODE_24" "$node24" "${FILES[@]}" "$HTTP"
 run_on "Bun $BUN" "$bun" "${FILES[@]}" "$HTTP"
