@@ -101,8 +101,13 @@ function scriptChildren(): number[] {
 /** Waits until the server has exactly `count` script children, polling /proc under a hang guard. */
 async function scriptChildrenSettleAt(count: number, guardMs: number): Promise<number> {
   const deadline = Date.now() + guardMs;
-  while (scriptChildren().length !== count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  return scriptChildren().length;
+  // The count returned is the one compared: children of the last burst still exiting come and go between two reads.
+  let seen = scriptChildren().length;
+  while (seen !== count && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    seen = scriptChildren().length;
+  }
+  return seen;
 }
 
 async function burst(): Promise<string[]> {
