@@ -3,8 +3,7 @@
  * a secret may come from, and the private key file's path taken from the config file's directory.
  */
 import { isAbsolute, resolve } from 'node:path';
-// The SDK's rule for a Client ID Metadata Document's URL: https, with a path.
-import { isHttpsUrl } from '@modelcontextprotocol/client';
+import { isClientMetadataUrl } from './client-metadata-url.js';
 import type { ConfigError } from './config-error.js';
 import { formatConfigPath, type ConfigPath } from './config-error.js';
 import type { OAuthEntry } from './entry-schemas.js';
@@ -35,7 +34,7 @@ export function readOAuth(entry: OAuthEntry, context: OAuthContext): OAuthOption
   if (clientSecret !== undefined && clientId === undefined) {
     throw context.invalid(`${at('clientSecret')} needs ${at('clientId')}: a secret belongs to a pre-registered client`);
   }
-  if (clientId !== undefined && isHttpsUrl(clientId) && clientSecret !== undefined) {
+  if (clientId !== undefined && isClientMetadataUrl(clientId) && clientSecret !== undefined) {
     throw context.invalid(
       `${at('clientId')} is a Client ID Metadata Document URL, which has no secret; leave out ${at('clientSecret')}`,
     );

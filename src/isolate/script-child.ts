@@ -1,27 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import {
-  CHILD_DIR_PREFIX,
   FRAME_MAX_BYTES,
   PROTOCOL_VERSION,
   STOP_FILE_NAME,
   type Breach,
   type ChildMessage,
-  type ChildOptions,
   type ParentMessage,
 } from '../../protocol/contract.js';
 import { FrameDecoder, encodeFrame } from '../../protocol/frames.js';
 import { StderrLines } from '../stderr-lines.js';
 import { checkChildFrame } from './check-message.js';
-import { ENGINE_MAIN } from './engine-path.js';
-import { stackBudget } from './stack-budget.js';
+import { spawnScriptProcess, type ScriptProcess, type SpawnChildOptions } from './script-process.js';
 import { processLog, type Log } from '../log.js';
-
-/** This machine's stack budget for a script, read once: every child gets the same. */
-const STACK_BUDGET = stackBudget();
 
 /** 64 KiB: frames waiting for the child's stdin are joined into one write up to this size. */
 const WRITE_JOIN_MAX_BYTES = 64 * 1024;
@@ -29,11 +22,7 @@ const WRITE_JOIN_MAX_BYTES = 64 * 1024;
 /** 64 KiB: of a child's stderr, what goes to the server's stderr; past it, lines are counted, not logged. */
 export const CHILD_STDERR_LOGGED_MAX_CHARS = 64 * 1024;
 
-export interface SpawnChildOptions extends Omit<ChildOptions, 'warm' | 'quickjsStackBytes'> {
-  /** Warm the engine before saying ready: for a pooled child, which has time to spare. */
-  readonly warm?: boolean;
-  /** The program the child runs; the engine unless a test gives a misbehaving one. */
-  readonly entry?: string;
+export interface ScriptChildOptions extends SpawnChildOptions {
   /** Where the child's stderr lines go, prefixed; the server's stderr by default. */
   readonly log?: Log;
 }
@@ -68,22 +57,9 @@ export class ScriptChild {
   private failure: string | null = null;
   private brokenBy: Breach | null = null;
 
-  constructor(options: SpawnChildOptions) {
-    this.dir = mkdtempSync(join(tmpdir(), CHILD_DIR_PREFIX));
-    const budget = STACK_BUDGET;
-    const childOptions: ChildOptions = {
-      memoryMaxBytes: options.memoryMaxBytes,
-      notifyMax: options.notifyMax,
-      showMaxBytes: options.showMaxBytes,
-      quickjsStackBytes: budget.quickjsStackBytes,
-      warm: options.warm ?? false,
-    };
-    const v8Flags = budget.v8StackKiB === undefined ? [] : [`--stack-size=${budget.v8StackKiB}`];
-    this.process = spawn(process.execPath, [...v8Flags, options.entry ?? ENGINE_MAIN, JSON.stringify(childOptions)], {
-      cwd: this.dir,
-      env: {},
-      stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
-    });
+  constructor(options: ScriptChildOptions, spawned: ScriptProcess = spawnScriptProcess(options)) {
+    this.dir = spawned.dir;
+    this.process = spawned.process;
     let settleReady: (error?: Error) => void = () => {};
     this.ready = new Promise<void>((resolve, reject) => {
       settleReady = (error) => (error ? reject(error) : resolve());
@@ -105,15 +81,23 @@ export class ScriptChild {
       this.events.exit?.(code, signal);
       markGone();
     };
-    this.process.on('error', (error) => {
+    const failed = (error: Error): void => {
       this.failure = error.message;
       settleReady(error);
       // A spawn that failed (no pid) has no process to wait for; it never emits 'exit'.
       if (this.process.pid === undefined) gone(null, null);
-    });
+    };
+    this.process.on('error', failed);
+    // An early-spawned child (src/server/early-start.ts) may have failed to start before it was adopted.
+    const early = spawned.failure();
+    if (early !== undefined) setImmediate(() => failed(early));
     // 'close', not 'exit': it comes after the last of fd 3 is read, so an ending is never taken
     // for an exit before it.
     this.process.on('close', gone);
+    // An early-spawned child may have exited, its pipes closed, before it was adopted: its 'close' unheard.
+    const { exitCode, signalCode, stdio } = this.process;
+    const pipesClosed = [stdio[2], stdio[3]].every((pipe) => (pipe as Readable | null)?.closed !== false);
+    if ((exitCode !== null || signalCode !== null) && pipesClosed) setImmediate(() => gone(exitCode, signalCode));
   }
 
   get pid(): number | undefined {

@@ -1,4 +1,5 @@
 import { ScriptChild } from '../isolate/script-child.js';
+import { claimEarlyScriptProcess, scriptProcessOptions } from '../isolate/script-process.js';
 import type { Settings } from '../settings.js';
 
 /** 1 s: after a pooled child fails to start, the pool waits this long before it starts another. */
@@ -162,12 +163,9 @@ export class ChildSupply implements ChildSource {
   }
 
   private spawn(warm: boolean): ScriptChild {
-    const child = new ScriptChild({
-      memoryMaxBytes: this.settings.memoryMaxBytes,
-      notifyMax: this.settings.notifyMax,
-      showMaxBytes: this.settings.showMaxBytes,
-      warm,
-    });
+    const options = scriptProcessOptions(this.settings, warm);
+    // A pooled child may have been spawned already, when the server started (src/server/early-start.ts).
+    const child = new ScriptChild(options, warm ? claimEarlyScriptProcess(options) : undefined);
     this.alive.add(child);
     void child.gone.then(() => {
       this.alive.delete(child);

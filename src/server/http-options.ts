@@ -3,7 +3,6 @@
  * from the command line (src/cli) and checked here, so that an unsafe combination (a listener
  * others can reach, with no token) never starts.
  */
-import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 
 /** The host `--http <port>` binds when none is given: only this machine can connect. */
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -75,13 +74,19 @@ export function checkHttpOptions(options: HttpOptions): string | undefined {
   return undefined;
 }
 
+/**
+ * The loopback names, as the SDK's `localhostAllowedHostnames()` gives them: written out here, so the
+ * command line's parsing does not load the SDK (80 ms of a start-up).
+ */
+const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+
 /** The hostnames a request's Host and Origin may name: the loopback names, the bound address, and the allowed hosts. */
 export function acceptedHostnames(options: HttpOptions): string[] {
   const bound = options.host.includes(':') ? `[${options.host}]` : options.host;
   const wildcard = options.host === '0.0.0.0' || options.host === '::';
   return [
     ...new Set([
-      ...localhostAllowedHostnames(),
+      ...LOOPBACK_HOSTNAMES,
       ...(wildcard ? [] : [bound.toLowerCase()]),
       ...options.allowedHosts.map((name) => name.toLowerCase()),
     ]),

@@ -9,13 +9,14 @@ import type { ChildSupply } from '../scripts/child-supply.js';
 import { UpstreamHub } from '../upstream/hub.js';
 import { ClientSession } from './client-session.js';
 import { StdioServerTransport } from '../transport/stdio-server-transport.js';
+import type { EarlyStart } from './early-start.js';
 import { RequestGate } from './request-gate.js';
 import { EXIT_FAILURE, createShutdown, shutDownOnSignals } from './shutdown.js';
 import { startServing } from './startup.js';
 import { processLog, type Log } from '../log.js';
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
-export async function serveStdio(invocation: CliInvocation, log: Log = processLog): Promise<void> {
+export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
   const version = readPackageVersion();
   const hub = new UpstreamHub(invocation.upstreams, {
     clientInfo: { name: 'codemode-mcp', version },
@@ -31,6 +32,8 @@ export async function serveStdio(invocation: CliInvocation, log: Log = processLo
     shuttingDown = true;
     // Scripts first, so their calls are cancelled upstream rather than lost with a closing upstream.
     await Promise.all([session.close(), supply?.close()]);
+    // Spawned at process start for an `initialize` that never got as far as starting them.
+    early?.discard();
     await hub.close();
   }, log);
 
@@ -66,5 +69,6 @@ export async function serveStdio(invocation: CliInvocation, log: Log = processLo
     maxMessageBytes,
     log,
   });
+  early?.stopWatching();
   await session.connect(transport, () => void shutDown('the client closed the connection'));
 }

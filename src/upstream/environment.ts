@@ -2,7 +2,35 @@
  * The environment a stdio upstream starts with: the SDK's minimal set (PATH, HOME, ...), the proxy
  * and CA variables below when set, then the entry's own `env`. Never the rest of ours.
  */
-import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+
+/**
+ * The SDK's minimal set, as its `getDefaultEnvironment()` takes it (test/upstream/environment.test.ts
+ * holds the two to one answer): written out here, so that an upstream can be spawned before the
+ * SDK has loaded (src/server/early-start.ts).
+ */
+const INHERITED_ENV_VARS =
+  process.platform === 'win32'
+    ? [
+        'APPDATA',
+        'COMSPEC',
+        'HOMEDRIVE',
+        'HOMEPATH',
+        'LOCALAPPDATA',
+        'PATH',
+        'PATHEXT',
+        'PROCESSOR_ARCHITECTURE',
+        'PROGRAMDATA',
+        'PROGRAMFILES',
+        'PROGRAMFILES(X86)',
+        'PROGRAMW6432',
+        'SYSTEMDRIVE',
+        'SYSTEMROOT',
+        'TEMP',
+        'USERNAME',
+        'USERPROFILE',
+        'WINDIR',
+      ]
+    : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
 
 /**
  * Passed on when set: what a server (or the `npx -y` that fetches it) needs to reach the network
@@ -26,9 +54,14 @@ export function upstreamEnvironment(
   ours: NodeJS.ProcessEnv = process.env,
 ): Record<string, string> {
   const passed: Record<string, string> = {};
+  for (const name of INHERITED_ENV_VARS) {
+    const value = ours[name];
+    // A value that starts with "()" is a shell function exported as a variable: never passed on.
+    if (value !== undefined && !value.startsWith('()')) passed[name] = value;
+  }
   for (const name of PASSED_ENV_VARS) {
     const value = ours[name];
     if (value !== undefined) passed[name] = value;
   }
-  return { ...getDefaultEnvironment(), ...passed, ...entryEnv };
+  return { ...passed, ...entryEnv };
 }

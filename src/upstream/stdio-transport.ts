@@ -5,11 +5,12 @@
  * of its own and everything in the group ends with it; every line it sends is checked
  * (answer-check.ts) before the SDK sees it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { BoundedLineReader } from '../transport/bounded-lines.js';
 import { checkLine, checkOversize, type Checked } from './answer-check.js';
 import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from './process-group.js';
+import { claimEarlyUpstream, spawnUpstreamProcess } from './upstream-process.js';
 import type { StderrLines } from '../stderr-lines.js';
 
 export interface StdioTransportOptions {
@@ -48,15 +49,10 @@ export class StdioUpstreamTransport implements Transport {
 
   start(): Promise<void> {
     if (this.child !== undefined) throw new Error('StdioUpstreamTransport already started');
-    const { command, args, env, cwd } = this.options;
-    const child = spawn(command, args, {
-      env,
-      ...(cwd !== undefined ? { cwd } : {}),
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: PROCESS_GROUPS,
-      shell: false,
-      windowsHide: true,
-    });
+    const { name, command, args, env, cwd } = this.options;
+    const upstream = { command, args, env, ...(cwd !== undefined ? { cwd } : {}) };
+    // Spawned already when the server started over stdio (src/server/early-start.ts), or now.
+    const { child, started } = claimEarlyUpstream(name, upstream) ?? spawnUpstreamProcess(name, upstream);
     this.child = child;
     this.options.stderr.attach(child.stderr);
     child.stdin.on('error', (error) => this.onerror?.(error));
@@ -67,35 +63,38 @@ export class StdioUpstreamTransport implements Transport {
       oversize: (line) => this.deliver(checkOversize(line, maxMessageBytes)),
     });
     child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
-    child.stdout.on('end', () => {
+    const ended = (): void => {
       const cut = reader.end();
       if (cut > 0) this.onerror?.(new Error(`its stdout ended in the middle of a message (${cut} bytes without a newline)`));
-    });
-    child.stdout.on('close', () => {
+    };
+    const stdoutClosed = (): void => {
       this.stdoutClosed = true;
       // A server that closed its stdout can't answer any more, whether or not it runs on.
       if (!this.leaderExited) void this.end();
       this.finishIfDone();
-    });
-    child.on('exit', () => {
+    };
+    const exited = (): void => {
       this.leaderExited = true;
       // The process we started is gone: whatever it left in its group goes too.
       void this.end(0);
       this.finishIfDone();
-    });
-    return new Promise<void>((resolve, reject) => {
-      child.once('spawn', () => {
-        if (PROCESS_GROUPS && child.pid !== undefined) liveGroups.add(child.pid, this.options.name);
+    };
+    child.stdout.on('end', ended);
+    child.stdout.on('close', stdoutClosed);
+    child.on('exit', exited);
+    // An early-spawned upstream may have ended before it was adopted, these events unheard.
+    if (child.stdout.readableEnded) setImmediate(ended);
+    if (child.stdout.closed) setImmediate(stdoutClosed);
+    if (child.exitCode !== null || child.signalCode !== null) setImmediate(exited);
+    return started.then(
+      () => {
         child.on('error', (error) => this.onerror?.(error));
-        resolve();
-      });
-      child.once('error', (error) => {
-        if (child.pid === undefined) {
-          this.finish();
-          reject(error);
-        }
-      });
-    });
+      },
+      (error: unknown) => {
+        this.finish();
+        throw error;
+      },
+    );
   }
 
   send(message: JSONRPCMessage): Promise<void> {

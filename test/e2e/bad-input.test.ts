@@ -4,52 +4,20 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { join } from 'node:path';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { ENGINE_MAIN } from '../../src/isolate/engine-path.js';
 import { readRecord } from '../upstream/specs.js';
-import {
-  fixturePath,
-  nodeEntry,
-  startServer,
-  structuredOf,
-  textOf,
-  valueOf,
-  writeConfig,
-  type RunningServer,
-} from '../support/mcp-client.js';
-import { childPidsOf, commandLineOf } from '../support/processes.js';
-import { RawServer } from '../support/raw-client.js';
-import { makeTempDir } from '../support/temp-dirs.js';
+import { fixturePath, startServer, structuredOf, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { childPidsOf } from '../support/processes.js';
+import { rawServer } from '../support/raw-client.js';
+import { recorderConfig, scriptChildrenOf } from '../support/recorder.js';
 
 /** The hang guard of each malformed request: the brief's "answered within 1 s". */
 const ANSWER_WITHIN_MS = 1_000;
 
-function recorderConfig(): { config: string; recordFile: string } {
-  const recordFile = join(makeTempDir('bad-input'), 'record.jsonl');
-  const config = writeConfig({
-    recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile } }),
-  });
-  return { config, recordFile };
-}
-
-/** The server's script children (running the engine), from /proc. */
-function scriptChildrenOf(pid: number): number[] {
-  return childPidsOf(pid).filter((child) => commandLineOf(child)?.includes(ENGINE_MAIN) === true);
-}
-
-const raws: RawServer[] = [];
 const servers: RunningServer[] = [];
 
-function raw(args: readonly string[]): RawServer {
-  const server = new RawServer(args);
-  raws.push(server);
-  return server;
-}
-
 afterEach(async () => {
-  for (const server of raws.splice(0)) expect(await server.close()).toEqual([]);
   for (const server of servers.splice(0)) expect(await server.close()).toEqual([]);
 });
 
@@ -62,7 +30,7 @@ afterAll(() => {
 describe('a message too large', () => {
   test('an 11 MB request is served; one over maxMessageBytes gets -32600 naming the setting; a script running before both still finishes', async () => {
     // Regression: the SDK's ReadBuffer ended the connection past 10 MiB, and every running script with it.
-    const { config } = recorderConfig();
+    const { config } = recorderConfig('bad-input');
     const server = await startServer(['--config', config, '--pool', '1']);
     servers.push(server);
     const before = await server.run({ code: 'await sleep(1000); return "survived"', yield_ms: 0 });
@@ -86,7 +54,7 @@ describe('a message too large', () => {
   });
 
   test('a line over the limit with no id is dropped with one log line; a 100 MB one is answered without being held', async () => {
-    const server = raw([
+    const server = rawServer([
       '--max-message-bytes',
       '1MiB',
       '--pool',
@@ -171,7 +139,7 @@ describe('requests the SDK would drop unanswered', () => {
   );
 
   test('each gets its error within 1 s, and the server answers the next request', async () => {
-    const server = raw(['--pool', '0', '--', process.execPath, fixturePath('upstreams/recorder.mjs')]);
+    const server = rawServer(['--pool', '0', '--', process.execPath, fixturePath('upstreams/recorder.mjs')]);
     await server.initialize();
     for (const [name, request, code, message] of cases) {
       const id = `case ${name}`;
@@ -187,7 +155,7 @@ describe('requests the SDK would drop unanswered', () => {
   });
 
   test('a line that is not JSON gets -32700 without an id; a notification that does not hold gets one log line', async () => {
-    const server = raw(['--pool', '0', '--', process.execPath, fixturePath('upstreams/recorder.mjs')]);
+    const server = rawServer(['--pool', '0', '--', process.execPath, fixturePath('upstreams/recorder.mjs')]);
     await server.initialize();
     await server.write('this is not json\n');
     await server.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: 'x' });
@@ -210,8 +178,8 @@ describe('requests the SDK would drop unanswered', () => {
 describe('the lifecycle', () => {
   test('a request before initialize is refused and starts nothing; initialize then starts exactly `pool` script children and one upstream', async () => {
     // Regression: a call before initialize made a pool of its own, and initialize a second one.
-    const { config, recordFile } = recorderConfig();
-    const server = raw(['--config', config, '--pool', '2']);
+    const { config, recordFile } = recorderConfig('bad-input');
+    const server = rawServer(['--config', config, '--pool', '2']);
     await server.write({
       jsonrpc: '2.0',
       id: 'early',
@@ -236,8 +204,8 @@ describe('the lifecycle', () => {
   });
 
   test('initialize twice is refused, and starts nothing again', async () => {
-    const { config, recordFile } = recorderConfig();
-    const server = raw(['--config', config, '--pool', '1']);
+    const { config, recordFile } = recorderConfig('bad-input');
+    const server = rawServer(['--config', config, '--pool', '1']);
     await server.initialize(1);
     await server.write({
       jsonrpc: '2.0',

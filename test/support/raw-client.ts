@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { expect, onTestFinished } from 'vitest';
 import { BIN, SERVER_RUNTIME, binArgs, trackDescendants } from './mcp-client.js';
 
 export interface RawAnswer {
@@ -110,4 +111,13 @@ export class RawServer {
   private wake(): void {
     for (const waiter of [...this.waiters]) waiter();
   }
+}
+
+/** A RawServer for this test: closed when the test ends, which fails if it left a process alive. */
+export function rawServer(args: readonly string[]): RawServer {
+  const server = new RawServer(args);
+  onTestFinished(async () => {
+    expect(await server.close()).toEqual([]);
+  });
+  return server;
 }

@@ -1,5 +1,5 @@
 import type { ToolEntry } from '../../protocol/contract.js';
-import { ScriptChild, type SpawnChildOptions } from '../../src/isolate/script-child.js';
+import { ScriptChild, type ScriptChildOptions } from '../../src/isolate/script-child.js';
 import { Script, type ScriptLimits } from '../../src/isolate/script.js';
 import { ToolRefusedError } from '../../src/errors.js';
 import type { ResourceCaller, ResourceRequest, ScriptReturn, ToolCaller } from '../../src/isolate/types.js';
@@ -113,7 +113,7 @@ export interface StartOptions {
 
 export function startScript(code: string, options: StartOptions = {}): Script {
   const limits = { ...TEST_LIMITS, ...options.limits };
-  const childOptions: SpawnChildOptions = {
+  const childOptions: ScriptChildOptions = {
     memoryMaxBytes: limits.memoryMaxBytes,
     notifyMax: limits.notifyMax,
     showMaxBytes: limits.showMaxBytes,
