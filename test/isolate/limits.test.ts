@@ -235,6 +235,20 @@ describe("a script's limits", () => {
     expect(cyclic.value).toMatch(/can't become JSON/);
   });
 
+  it('returns a string value as JSON.stringify writes it, escapes and lone surrogates included, up to the cap exactly', async () => {
+    // A string's JSON is made by the engine, not the prelude (engine/script-run.ts valueJson): the same text either way.
+    const script = String.raw`return "line\n\"quoted\" \t \u0001 é 😀 \ud800 lone \udc00 end"`;
+    const expected = 'line\n"quoted" \t \u0001 é 😀 \ud800 lone \udc00 end';
+    expect((await runScript(script)).value).toBe(JSON.stringify(expected));
+    expect((await runScript('String.prototype.toJSON = () => "replaced"; return "kept"')).value).toBe('"kept"');
+    expect((await runScript('return new String("boxed")')).value).toBe('"boxed"');
+    const atCap = await runScript('return "x".repeat(1024 * 1024 - 2)');
+    expect(atCap.value).toHaveLength(1024 * 1024);
+    expect((await runScript('return "x".repeat(1024 * 1024 - 1)')).value).toMatch(
+      /^"\[the value is 1048577 characters of JSON, past the cap of 1048576/,
+    );
+  });
+
   it('returns a value over 1 MiB of JSON as a string that says so', async () => {
     const ret = await runScript('return "x".repeat(2 * 1024 * 1024)');
     expect(ret.value).toMatch(/past the cap of 1048576/);
