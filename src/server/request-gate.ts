@@ -4,7 +4,8 @@
  * when it has an id, and logged; a request is checked against its method's schema and against
  * the lifecycle (nothing but `ping` before `initialize`; `initialize` once) before the Server
  * sees it. The first `initialize` it lets through starts the upstreams and the pool
- * (`onInitialize`), not process start: an SDK 2.x client in `versionNegotiation: 'auto'` mode
+ * (`onInitialize`; over stdio, early-start.ts may have spawned some already, on seeing that the
+ * first line is `initialize`), not process start: an SDK 2.x client in `versionNegotiation: 'auto'` mode
  * first spawns a throwaway copy of the server to ask `server/discover`, and kills it a second
  * later; that copy should not spawn every upstream only to be killed.
  */
