@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { holdUnread } from '../unread-output.js';
-import { liveGroups, PROCESS_GROUPS } from './process-group.js';
+import { liveGroups, PROCESS_GROUPS, signalGroup } from './process-group.js';
 
 export interface UpstreamCommand {
   readonly command: string;
@@ -75,7 +75,9 @@ export function claimEarlyUpstream(name: string, command: UpstreamCommand): Upst
   early.delete(name);
   held.release();
   if (sameCommand(held.command, command)) return held.process;
-  held.process.child.kill('SIGKILL');
+  // Not what this transport would start: the early one and anything it started go.
+  const { pid } = held.process.child;
+  if (!(PROCESS_GROUPS && pid !== undefined && signalGroup(pid, 'SIGKILL'))) held.process.child.kill('SIGKILL');
   return undefined;
 }
 
