@@ -1,14 +1,16 @@
 /**
- * A script's child process. Started by the server (src/isolate) with an empty environment in a
+ * A script's child process. Started by the server (src/isolate) with none of its environment in a
  * private directory; it makes the script's VM, says `ready`, runs the one script it is given,
  * says how it ended, and exits. Options arrive as JSON in argv[2].
  *
  * The WebAssembly compile starts before the engine's modules load, so the two overlap.
  */
+import { lowerHelperThreads } from './helper-threads.js';
 import { closeInheritedFds } from './inherited-fds.js';
 import { compileEngine } from './wasm.js';
 
 closeInheritedFds();
+lowerHelperThreads();
 const wasm = compileEngine();
 const { runChild } = await import('./child.js');
 await runChild(wasm);

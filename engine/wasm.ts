@@ -2,14 +2,16 @@ import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * Liftoff only, chosen by measurement (bench/probe-tiering.ts; bench/ANALYSIS.md has the table).
- * TurboFan only (`--no-liftoff`) runs the sieve ~1.5 × faster in CPU time, but compiles each
- * function with TurboFan on its first call: a pooled child's start cost ~400 ms of CPU against
- * 45 ms, and a run's first call, through functions the warm-up had not touched, took seconds on a
- * loaded machine. Dynamic tiering pays its TurboFan compile in the middle of the script (3 × the
- * CPU of the first sieve) and keeps both tiers' code (+15 MiB idle).
+ * Chosen by measurement (bench/probe-tiering.ts; bench/ANALYSIS.md has the table). Each function
+ * is compiled by Liftoff when first called, so nothing waits on the optimising compiler, and at
+ * once queued for TurboFan in the background (`--no-wasm-dynamic-tiering`: no budget counting in
+ * the Liftoff code, no tier-up in the middle of a script), on one helper thread at a time, which
+ * the child puts at the idle priority (engine/helper-threads.ts). A pooled child is optimised
+ * before its script comes: the sieve runs ~1.5 × faster than with Liftoff only, for about
+ * 120-170 ms of idle-priority CPU per child. The memory that compile leaves in malloc's arenas is
+ * given back by the spawn's MALLOC_MMAP_THRESHOLD_ (src/isolate/script-process.ts).
  */
-export const ENGINE_FLAGS = '--liftoff-only';
+export const ENGINE_FLAGS = '--no-wasm-dynamic-tiering --wasm-num-compilation-tasks=1';
 
 /**
  * Starts compiling the engine's WebAssembly with these V8 flags; a child calls this first, so the

@@ -1,5 +1,6 @@
 import { ScriptChild } from '../isolate/script-child.js';
 import { claimEarlyScriptProcess, scriptProcessOptions } from '../isolate/script-process.js';
+import type { Log } from '../log.js';
 import type { Settings } from '../settings.js';
 
 /** 1 s: after a pooled child fails to start, the pool waits this long before it starts another. */
@@ -11,6 +12,14 @@ const REFILL_AFTER_FAILURE_MS = 1_000;
  * child's start and first call.
  */
 const REFILL_AFTER_TAKE_MS = 100;
+
+/**
+ * 1: until the server has started (its upstreams up, or startupWaitMs over), the pool keeps this many
+ * children, the one a first run takes; the rest start REFILL_AFTER_TAKE_MS after. A child's start
+ * takes a core for 70-80 ms, and on 2 cores a second one at start-up took that from the server's
+ * own loading: spawn to first answer 356 ms with two started at once, 328 ms with one.
+ */
+const STARTUP_POOL_CHILDREN = 1;
 
 /**
  * 60 s: a session that ran a script, or asked to, within this long counts as active, and the
@@ -61,13 +70,27 @@ export class ChildSupply implements ChildSource {
   private shrinkTimer: NodeJS.Timeout | undefined;
   /** How many children the pool keeps started ahead: `pool`, grown by bursts. */
   private poolSize: number;
+  /** The server is starting (`ready` has not settled): the pool keeps STARTUP_POOL_CHILDREN. */
+  private starting: boolean;
 
+  /** `ready`: the server's start (src/server/startup.ts), until which the pool holds back the rest of its children. */
   constructor(
     private readonly settings: Settings,
-    private readonly log: (line: string) => void = () => {},
+    private readonly log: Log = () => {},
+    ready?: Promise<unknown>,
   ) {
     this.poolSize = settings.pool;
+    this.starting = ready !== undefined;
     this.refill();
+    const fill = () => {
+      const timer = setTimeout(() => {
+        this.starting = false;
+        this.refill();
+        this.log(`codemode-mcp: started; the pool holds ${this.pooled.length} children`, 'debug');
+      }, REFILL_AFTER_TAKE_MS);
+      timer.unref();
+    };
+    ready?.then(fill, fill);
   }
 
   /** Live children, pooled ones included. */
@@ -183,7 +206,8 @@ export class ChildSupply implements ChildSource {
   /** Starts children until the pool is full, within the server's cap; one at most while scripts run. */
   private refill(): void {
     if (this.closed || this.refillTimer) return;
-    while (this.pooled.length < this.poolSize && this.counted() < this.settings.maxScriptChildren) {
+    const target = this.starting ? Math.min(this.poolSize, STARTUP_POOL_CHILDREN) : this.poolSize;
+    while (this.pooled.length < target && this.counted() < this.settings.maxScriptChildren) {
       // A child's start takes a core for a third of a second: while scripts run, it would slow them,
       // so the pool refills then only when empty (a run would otherwise wait for a start), and fully
       // once none runs (the exit of the last one calls refill).

@@ -26,11 +26,11 @@ export function startServing(
   log: Log,
   onFailure: () => void,
 ): { supply: ChildSupply; ready: Promise<void> } {
-  const supply = new ChildSupply(settings, log);
-  // TypeScript's stripper loads and warms while the upstreams start, so the first script doesn't wait for it.
-  setImmediate(preloadTypeStripper);
   const started = hub.start();
   const ready = startupWait(hub, started, settings.startupWaitMs, log);
+  const supply = new ChildSupply(settings, log, ready);
+  // TypeScript's stripper loads and warms while the upstreams start, so the first script doesn't wait for it.
+  setImmediate(preloadTypeStripper);
   started.then(
     () => log(`codemode-mcp ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
     (error: unknown) => {

@@ -18,10 +18,14 @@ describe('the early start over stdio', () => {
     const server = rawServer(['--config', config, '--pool', '2', '--log-level', 'debug']);
     await server.initialize();
     await server.stderrMatching(EARLY_LINE);
+    const [early] = scriptChildrenOf(server.pid);
     await server.write({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
     await server.answerTo('list');
-    // One child spawned early, one by the pool when initialize went through: `pool`, not more.
-    expect(scriptChildrenOf(server.pid)).toHaveLength(2);
+    // The child spawned early is the pool's first, adopted; once started, the pool fills to `pool`, not more.
+    await server.stderrMatching(/started; the pool holds 2 children/);
+    const children = scriptChildrenOf(server.pid);
+    expect(children).toHaveLength(2);
+    expect(children).toContain(early);
     await server.write({
       jsonrpc: '2.0',
       id: 'run',

@@ -7,9 +7,9 @@ import { childPidsOf, waitForNoChildren } from '../support/processes.js';
 const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
 const idle: WatchContext = { signal: new AbortController().signal };
 
-function open(settings: Partial<Settings>): { session: SessionScripts; supply: ChildSupply } {
+function open(settings: Partial<Settings>, ready?: Promise<void>): { session: SessionScripts; supply: ChildSupply } {
   const all = { ...DEFAULT_SETTINGS, ...settings };
-  const supply = new ChildSupply(all);
+  const supply = new ChildSupply(all, () => {}, ready);
   const session = new SessionScripts({
     supply,
     catalog: () => [],
@@ -65,6 +65,16 @@ describe('the warm pool', () => {
     expect(pids).toHaveLength(1);
     expect(pids[0]).not.toBe(pooled);
     expect(await valueOf(session, 'return "ran"')).toBe('ran');
+  });
+
+  it('holds back all but one pooled child until the server has started, then fills the pool', async () => {
+    let started!: () => void;
+    const { supply } = open({ pool: 3 }, new Promise<void>((resolve) => (started = resolve)));
+    expect(await childrenSettleAt(1)).toHaveLength(1);
+    expect(supply.pooledCount).toBe(1);
+    started();
+    expect(await childrenSettleAt(3)).toHaveLength(3);
+    expect(supply.pooledCount).toBe(3);
   });
 
   it('counts pooled children against maxScriptChildren', async () => {
