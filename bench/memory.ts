@@ -1,5 +1,6 @@
 /** An idle pooled child's memory against an idle Node process's. */
 import { spawn } from 'node:child_process';
+import { ENGINE_MAIN } from '../src/isolate/engine-path.js';
 import { descendantsRunning, median, memoryOf, sleep } from './measure.js';
 import type { BenchContext, Row } from './report.js';
 import { startServer } from './server.js';
@@ -13,7 +14,7 @@ export async function measureMemory(ctx: BenchContext): Promise<Row[]> {
   let pooled: number;
   try {
     await sleep(POOL_SETTLE_MS);
-    pooled = median(descendantsRunning(server.pid, 'engine/main.js').map((pid) => memoryOf(pid, 'VmRSS') ?? 0)) / MiB;
+    pooled = median(descendantsRunning(server.pid, ENGINE_MAIN).map((pid) => memoryOf(pid, 'VmRSS') ?? 0)) / MiB;
   } finally {
     await server.close();
   }

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The executable: reads the command line, then prints and exits, or runs what it asked for.
-// It loads the build in dist/, which `npm install` makes (its "prepare" script runs the build).
+// It loads the server's bundle in dist/server/, which the build makes (npm install runs it: "prepare").
 
 let entry;
 try {
-  entry = await import('../dist/src/main.js');
+  entry = await import('../dist/server/main.js');
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
   const root = new URL('..', import.meta.url).pathname;

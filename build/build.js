@@ -1,6 +1,8 @@
-// The build: compiles the three worlds, bundles the prelude into one function, and snapshots it.
+// The build: compiles the three worlds, bundles the prelude into one function, snapshots it, and
+// bundles the server and a script's child, the two programs Node runs.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { bundleNodePrograms } from './bundle-node.js';
 import { bundlePrelude } from './bundle-prelude.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -11,3 +13,4 @@ run([tsc, '-p', 'tsconfig.json']);
 run([tsc, '-p', 'prelude/tsconfig.json']);
 bundlePrelude(new URL('../dist/prelude/', import.meta.url), new URL('../dist/prelude.js', import.meta.url));
 run(['dist/engine/build-snapshot.js']);
+await bundleNodePrograms(new URL('..', import.meta.url));

@@ -15,5 +15,5 @@ function findPackageRoot(from: string): string {
 
 export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
 
-/** The built engine: a script's child runs it, whether the server runs from dist/ or from source. */
-export const ENGINE_MAIN = join(PACKAGE_ROOT, 'dist', 'engine', 'main.js');
+/** The engine's bundle (build/bundle-node.js): a script's child runs it, whether the server runs from dist/ or from source. */
+export const ENGINE_MAIN = join(PACKAGE_ROOT, 'dist', 'child', 'main.js');

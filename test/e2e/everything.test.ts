@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ENGINE_MAIN } from '../../src/isolate/engine-path.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/child-supply.js';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
 import { childPidsOf, commandLineOf } from '../support/processes.js';
@@ -95,7 +96,7 @@ const ONE_CALL = 'return (await tools["get-sum"]({ a: 2, b: 40 })).content[0].te
 
 /** The server's script children (alive, pooled or running), by their command line. */
 function scriptChildren(): number[] {
-  return childPidsOf(server.pid).filter((pid) => commandLineOf(pid)?.includes('engine/main.js') === true);
+  return childPidsOf(server.pid).filter((pid) => commandLineOf(pid)?.includes(ENGINE_MAIN) === true);
 }
 
 /** Waits until the server has exactly `count` script children, polling /proc under a hang guard. */
