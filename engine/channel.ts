@@ -11,7 +11,8 @@ const WRITE_AT_BYTES = 64 * 1024;
 
 /** Where a script run's messages go: the parent, or a warm-up run's stand-in. */
 export interface MessageSink {
-  send(message: ChildMessage): void;
+  /** `payload`: raw bytes after the message's JSON (an ending's value). */
+  send(message: ChildMessage, payload?: Uint8Array): void;
   /** Writes now what send() has gathered: before an exit, and from the interrupt handler mid-loop. */
   flush(): void;
 }
@@ -43,8 +44,8 @@ export class ParentChannel implements MessageSink {
     process.stdin.on('error', onParentGone);
   }
 
-  send(message: ChildMessage): void {
-    const frame = encodeFrame(message);
+  send(message: ChildMessage, payload?: Uint8Array): void {
+    const frame = encodeFrame(message, payload);
     this.pending.push(frame);
     this.pendingBytes += frame.length;
     if (this.pendingBytes >= WRITE_AT_BYTES) {

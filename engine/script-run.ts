@@ -19,6 +19,7 @@ import {
 } from '../protocol/contract.js';
 import { countJsonValues } from '../protocol/frames.js';
 import type { MessageSink } from './channel.js';
+import { readGuestString } from './guest-string.js';
 import { OutputBatcher } from './output-batcher.js';
 import {
   evaluatePrelude,
@@ -257,7 +258,7 @@ export class ScriptRun {
    */
   private valueJson(value: JSValueHandle): string {
     if (value.isString) {
-      const json = JSON.stringify(value.toString());
+      const json = JSON.stringify(readGuestString(value));
       if (json.length <= VALUE_MAX_CHARS) {
         value.dispose();
         return json;
@@ -283,7 +284,7 @@ export class ScriptRun {
     try {
       return this.vm.callFunction(this.methods.get(method)!, this.entry, ...args).consume((h) => {
         if (!h.isString) throw new Error(`the prelude's ${method}() gave something other than a string`);
-        return h.toString();
+        return readGuestString(h);
       });
     } finally {
       for (const arg of args) if (!arg.disposed) arg.dispose();
@@ -335,14 +336,18 @@ export class ScriptRun {
     this.timers.clear();
     if (ending.status !== 'stopped' && !this.broken) this.reportUnhandledRejections();
     this.output.flush();
-    const error = ending.error;
+    const { value, ...rest } = ending;
+    const error = rest.error;
     const cut = error !== undefined && error.length > ERROR_MAX_CHARS;
-    this.hooks.channel.send({
-      t: 'end',
-      ...ending,
-      read: this.answersRead,
-      ...(cut ? { error: `${error.slice(0, ERROR_MAX_CHARS - 64)}… (cut: the error was ${error.length} characters)` } : {}),
-    });
+    this.hooks.channel.send(
+      {
+        t: 'end',
+        ...rest,
+        read: this.answersRead,
+        ...(cut ? { error: `${error.slice(0, ERROR_MAX_CHARS - 64)}… (cut: the error was ${error.length} characters)` } : {}),
+      },
+      value === undefined ? undefined : Buffer.from(value, 'utf8'),
+    );
     this.hooks.channel.flush();
     this.hooks.exit('ended');
   }
@@ -549,7 +554,7 @@ function firstNotBase64(blocks: readonly ShownBlock[]): string | undefined {
 
 /** A host function's argument, when it is a string: tested by the engine, so no script code runs. */
 function textOf(handle: JSValueHandle | undefined): string | undefined {
-  return handle !== undefined && handle.isString ? handle.toString() : undefined;
+  return handle !== undefined && handle.isString ? readGuestString(handle) : undefined;
 }
 
 function isResourceCall(name: string): boolean {

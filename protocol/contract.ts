@@ -11,7 +11,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -140,10 +140,15 @@ export interface ShowMessage {
 
 export type EndStatus = 'finished' | 'failed' | 'stopped';
 
+/**
+ * How the script ended. Its value, when it finished with one, travels as the frame's payload (its
+ * JSON as UTF-8), not as a field of the frame's JSON: a large value is then neither escaped by
+ * the child nor counted and parsed twice by the parent.
+ */
 export interface EndMessage {
   readonly t: 'end';
   readonly status: EndStatus;
-  /** The value as JSON text, when the script finished with a value. */
+  /** The value as JSON text, when the script finished with a value: the frame's payload. */
   readonly value?: string;
   /** The error as the script would print it (message and the script's own frames). */
   readonly error?: string;
