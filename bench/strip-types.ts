@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
-import { stripTypes } from '../src/isolate/strip-types.js';
+import { loadTypeStripper, stripTypes } from '../src/isolate/strip-types.js';
 import { median } from './measure.js';
 
 const dir = process.argv[2];
@@ -32,7 +32,7 @@ type Strip = (code: string) => string;
 const CANDIDATES: Record<string, { load: string; make: () => Strip; cwd?: string }> = {
   // What the server runs: sucrase, its source map, and the columns put back (src/isolate/strip-types.ts).
   'ours: sucrase + columns realigned': {
-    load: "import('./dist/src/isolate/strip-types.js').then((m) => m.preloadTypeStripper())",
+    load: "import('./dist/src/isolate/strip-types.js').then((m) => m.loadTypeStripper())",
     cwd: PACKAGE_ROOT,
     make: () => (code) => {
       // The candidates get the whole wrapper; ours wraps the body itself.
@@ -162,6 +162,7 @@ function loadMs(load: string, cwd: string): number {
   );
 }
 
+await loadTypeStripper();
 const script = twoHundredLines();
 const rows: string[] = [];
 for (const [name, candidate] of Object.entries(CANDIDATES)) {

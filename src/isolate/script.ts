@@ -17,7 +17,7 @@ import { OutputWindow } from './output-window.js';
 import { resultFrame } from './result-frame.js';
 import type { ScriptChild } from './script-child.js';
 import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.js';
-import { stripTypes } from './strip-types.js';
+import { loadTypeStripper, stripTypes } from './strip-types.js';
 import { ToolRefusedError } from '../errors.js';
 import { cutText } from './render.js';
 import { failedRead } from './result-frame.js';
@@ -111,21 +111,31 @@ export class Script {
       breach: (reason) => this.crash(`the script's process broke the protocol: ${BREACH[reason]}`),
       exit: () => this.onExit(),
     });
+    child.ready.catch((error: Error) => this.crash(error.message));
+    loadTypeStripper().then(
+      () => this.begin(),
+      (error: Error) => this.crash(`the TypeScript stripper could not be loaded: ${error.message}`),
+    );
+  }
+
+  /** Strips the types and sends the script to its child, once the stripper has loaded (at once, but for the server's first moments). */
+  private begin(): void {
+    // Stopped or crashed meanwhile: its child has been told, or is gone.
+    if (this.ending !== null || this.stopReason !== null) return;
     // TypeScript becomes JavaScript here, at the same lines and columns; a syntax error ends the
     // script before its child runs anything.
-    const stripped = stripTypes(options.code);
+    const stripped = stripTypes(this.options.code);
     if ('error' in stripped) {
-      child.kill();
+      this.child.kill();
       this.end({ status: 'failed', error: stripped.error });
       return;
     }
     this.unstripped = stripped.unstripped ?? '';
-    this.lifetimeTimer = setTimeout(() => this.stop('lifetime'), options.limits.scriptLifetimeMs);
+    this.lifetimeTimer = setTimeout(() => this.stop('lifetime'), this.options.limits.scriptLifetimeMs);
     this.lifetimeTimer.unref();
     // Sent at once: a child still starting reads it as soon as its VM is made, a round trip sooner
     // than waiting for its ready.
-    child.send({ t: 'start', code: stripped.code, tools: JSON.stringify(options.tools), unlisted: this.unlisted });
-    child.ready.catch((error: Error) => this.crash(error.message));
+    this.child.send({ t: 'start', code: stripped.code, tools: JSON.stringify(this.options.tools), unlisted: this.unlisted });
   }
 
   get status(): ScriptStatus {

@@ -85,6 +85,10 @@ export class ChildSupply implements ChildSource {
     const fill = () => {
       const timer = setTimeout(() => {
         this.starting = false;
+        if (this.closed) return;
+        // A refill a take scheduled would find the pool as full as this one leaves it.
+        clearTimeout(this.refillTimer);
+        this.refillTimer = undefined;
         this.refill();
         this.log(`codemode-mcp: started; the pool holds ${this.pooled.length} children`, 'debug');
       }, REFILL_AFTER_TAKE_MS);

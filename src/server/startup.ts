@@ -11,7 +11,7 @@ import type { Settings } from '../settings.js';
 import { formatDelay } from '../upstream/backoff.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/upstream.js';
-import { preloadTypeStripper } from '../isolate/strip-types.js';
+import { loadTypeStripper } from '../isolate/strip-types.js';
 import type { Log } from '../log.js';
 
 /**
@@ -30,7 +30,11 @@ export function startServing(
   const ready = startupWait(hub, started, settings.startupWaitMs, log);
   const supply = new ChildSupply(settings, log, ready);
   // TypeScript's stripper loads and warms while the upstreams start, so the first script doesn't wait for it.
-  setImmediate(preloadTypeStripper);
+  setImmediate(() => {
+    loadTypeStripper().catch((error: Error) =>
+      log(`codemode-mcp: the TypeScript stripper could not be loaded: ${error.message}; every script will fail`, 'error'),
+    );
+  });
   started.then(
     () => log(`codemode-mcp ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
     (error: unknown) => {

@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'vitest';
-import { STRIP_TYPES_MAX_CHARS, stripTypes } from '../../src/isolate/strip-types.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { STRIP_TYPES_MAX_CHARS, loadTypeStripper, stripTypes } from '../../src/isolate/strip-types.js';
 import { runScript } from '../support/scripts.js';
 
 function strip(code: string): string {
@@ -15,6 +15,8 @@ function positionsOf(code: string, markers: readonly string[]): Array<[number, n
     return [before.split('\n').length, before.length - before.lastIndexOf('\n')];
   });
 }
+
+beforeAll(() => loadTypeStripper());
 
 describe('stripTypes', () => {
   test('gives plain JavaScript back unchanged', () => {
