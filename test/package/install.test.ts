@@ -38,6 +38,11 @@ describe('the packed package, installed', () => {
     ).toEqual([]);
   });
 
+  it('installs one dependency, the engine: the server and the child are bundles that carry the rest', () => {
+    const installed = readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
+    expect(installed.sort()).toEqual(['codemode-mcp', 'quickjs-wasi']);
+  });
+
   it('prints its help from the installed executable', async () => {
     const result = await execa(join(dir, 'node_modules', '.bin', 'codemode-mcp'), ['--help']);
     expect(result.stdout).toContain('Usage: codemode-mcp');
