@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import { CHILD_DIR_PREFIX, PROTOCOL_VERSION, type ChildOptions, type ParentMessage } from '../protocol/contract.js';
 import { ParentChannel } from './channel.js';
+import { collectGarbage } from './collect-garbage.js';
 import { readPreludeSnapshot } from './prelude-vm.js';
 import { ScriptRun } from './script-run.js';
 import { warmUp } from './warm-up.js';
@@ -59,7 +60,10 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
     );
   }
   const wasm = await wasmCompiling;
-  if (options.warm) await warmUp(wasm, snapshot, options, WARM_UP_ROUNDS);
+  if (options.warm) {
+    await warmUp(wasm, snapshot, options, WARM_UP_ROUNDS);
+    collectGarbage();
+  }
   run = await ScriptRun.create(wasm, snapshot, { channel, options, exit, parentAlive });
   channel.send({ t: 'ready', v: PROTOCOL_VERSION, prelude: snapshot ? 'snapshot' : 'evaluated' });
   channel.flush();

@@ -8,8 +8,9 @@ import { setFlagsFromString } from 'node:v8';
  * the Liftoff code, no tier-up in the middle of a script), on one helper thread at a time, which
  * the child puts at the idle priority (engine/helper-threads.ts). A pooled child is optimised
  * before its script comes: the sieve runs ~1.5 × faster than with Liftoff only, for about
- * 120-170 ms of idle-priority CPU per child. The memory that compile leaves in malloc's arenas is
- * given back by the spawn's MALLOC_MMAP_THRESHOLD_ (src/isolate/script-process.ts).
+ * 200-260 ms of idle-priority CPU per child. The compile's zones stay in malloc's arenas (about
+ * 8 MiB of an idle child); MALLOC_MMAP_THRESHOLD_=32768 gave them back but made every zone an mmap,
+ * which cost a Promise.all ~25 % more CPU per call in the child (bench/ANALYSIS.md), so it is not set.
  */
 export const ENGINE_FLAGS = '--no-wasm-dynamic-tiering --wasm-num-compilation-tasks=1';
 

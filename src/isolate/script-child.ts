@@ -34,7 +34,7 @@ export interface ChildEvents {
 }
 
 /**
- * A script's child process, seen from the server: spawned with none of the server's environment in a
+ * A script's child process, seen from the server: spawned with an empty environment in a
  * private directory, ready before it is given a script, checked frame by frame.
  */
 export class ScriptChild {

@@ -1,5 +1,5 @@
 /**
- * Spawning a script's child process, in a private directory with none of the server's environment: the one
+ * Spawning a script's child process, in a private directory with an empty environment: the one
  * place that does it, for ScriptChild (script-child.ts) and for the early start over stdio
  * (src/server/early-start.ts), which spawns the pool's children before the SDK has loaded and
  * hands them to the pool to adopt. Light on purpose: no module here loads the SDK.
@@ -14,15 +14,6 @@ import type { Settings } from '../settings.js';
 import { holdUnread } from '../unread-output.js';
 import { ENGINE_MAIN } from './engine-path.js';
 import { stackBudget } from './stack-budget.js';
-
-/**
- * A script's child gets no variable of the server's environment: only this, which tunes its
- * memory and which no script can read. 32 KiB: glibc's malloc maps each block of 32 KiB and more
- * on its own and unmaps it when freed, so the optimising compile's zones (32 KiB segments, on a
- * helper thread) don't stay in its arenas: an idle pooled child measured 56 MiB with it, 68-73
- * without. Other C libraries ignore it.
- */
-const CHILD_ENV = { MALLOC_MMAP_THRESHOLD_: '32768' } as const;
 
 /** This machine's stack budget for a script, read once: every child gets the same. */
 const STACK_BUDGET = stackBudget();
@@ -57,10 +48,11 @@ export function spawnScriptProcess(options: SpawnChildOptions): ScriptProcess {
     quickjsStackBytes: budget.quickjsStackBytes,
     warm: options.warm ?? false,
   };
-  const v8Flags = budget.v8StackKiB === undefined ? [] : [`--stack-size=${budget.v8StackKiB}`];
+  // --expose-gc: a pooled child collects what its warm-up left before it sits idle (engine/collect-garbage.ts).
+  const v8Flags = [...(budget.v8StackKiB === undefined ? [] : [`--stack-size=${budget.v8StackKiB}`]), '--expose-gc'];
   const child = spawn(process.execPath, [...v8Flags, options.entry ?? ENGINE_MAIN, JSON.stringify(childOptions)], {
     cwd: dir,
-    env: CHILD_ENV,
+    env: {},
     stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
   });
   let failure: Error | undefined;
