@@ -4,6 +4,7 @@
 // than a module per source file: resolving and reading ~100 modules took ~60 ms of the server's
 // start (bench/ANALYSIS.md). Not minified, so a stack trace in a log still reads.
 import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 // CommonJS dependencies call require(); an ES module has none of its own.
@@ -19,7 +20,7 @@ export async function bundleNodePrograms(root) {
   for (const { entry, outdir } of PROGRAMS) {
     rmSync(new URL(outdir, root), { recursive: true, force: true });
     await build({
-      absWorkingDir: root.pathname,
+      absWorkingDir: fileURLToPath(root),
       entryPoints: { main: entry },
       outdir,
       bundle: true,

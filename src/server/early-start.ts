@@ -29,7 +29,7 @@ const FIRST_LINE_MAX_BYTES = 64 * 1024;
 
 /**
  * 1: the pooled children spawned early, the one the first run takes; the pool starts the rest
- * when `initialize` goes through. Measured on 2 cores (bench/ANALYSIS.md, start-up): spawn to
+ * once the server has started (src/scripts/child-supply.ts). Measured on 2 cores (bench/ANALYSIS.md, start-up): spawn to
  * first answer 392 ms with nothing early, 370 ms with the upstream early, 358 ms with it and one
  * child, 379 ms with two (they take the cores the server's own loading needs).
  */
