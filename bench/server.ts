@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
 
 export const TIMING_UPSTREAM = join(PACKAGE_ROOT, 'bench', 'fixtures', 'timing-upstream.mjs');
@@ -12,16 +12,21 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-async function connect(command: string, args: string[]): Promise<Connected> {
-  const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
+async function connect(command: string, args: string[], env?: Record<string, string>): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    stderr: 'ignore',
+    ...(env === undefined ? {} : { env: { ...getDefaultEnvironment(), ...env } }),
+  });
   const client = new Client({ name: 'codemode-bench', version: '1.0.0' });
   await client.connect(transport);
   return { client, pid: transport.pid!, close: () => client.close() };
 }
 
-/** codemode-mcp in front of the timing upstream, with the given flags. */
-export function startServer(flags: readonly string[] = []): Promise<Connected> {
-  return connect(process.execPath, [BIN, ...flags, '--', process.execPath, TIMING_UPSTREAM]);
+/** codemode-mcp in front of the timing upstream, with the given flags (and variables beside the SDK's default environment). */
+export function startServer(flags: readonly string[] = [], env?: Record<string, string>): Promise<Connected> {
+  return connect(process.execPath, [BIN, ...flags, '--', process.execPath, TIMING_UPSTREAM], env);
 }
 
 /** An SDK client connected straight to the timing upstream: the floor for calls. */

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // The executable: reads the command line, then prints and exits, or runs what it asked for.
-// It loads the server's bundle in dist/server/, which the build makes (npm install runs it: "prepare").
+// It loads the server's bundle in dist/server/, which the build makes (npm install runs it: "prepare"),
+// with V8's code cache of it (src/boot/compile-cache.ts).
 
-let entry;
+let loaded;
 try {
-  entry = await import('../dist/server/main.js');
+  const { loadServer } = await import('../dist/server/boot.js');
+  loaded = loadServer();
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
   const root = new URL('..', import.meta.url).pathname;
@@ -14,6 +16,7 @@ try {
   process.exit(1);
 }
 
+const { entry, compileCache } = loaded;
 const result = entry.parseCli(process.argv.slice(2));
 if (entry.isCliExit(result)) {
   if (result.stdout) process.stdout.write(result.stdout);
@@ -21,5 +24,5 @@ if (entry.isCliExit(result)) {
   // Not process.exit(): a piped stdout gets the whole help text before the process ends.
   process.exitCode = result.exit;
 } else {
-  await entry.run(result);
+  await entry.run(result, compileCache);
 }

@@ -1,16 +1,31 @@
 /**
  * Runs what the command line asked for (parseCli's CliInvocation): `tools` prints the catalog
  * and exits; `run` runs one script and exits; `--http` serves Streamable HTTP until a signal;
- * anything else serves over stdio until the client goes away. Each command's modules load when
- * it runs: over stdio, the upstreams and the pool start before the MCP SDK has loaded
+ * anything else serves over stdio until the client goes away. Each command's modules are
+ * evaluated when it runs (in the one bundle, esbuild defers a module reached by import() until
+ * then): over stdio, the upstreams and the pool start before the MCP SDK's modules are evaluated
  * (server/early-start.ts).
  */
+import type { CompileCache } from './boot/compile-cache.js';
 import { EXIT_CONFIG, type CliInvocation } from './cli/parse-cli.js';
-import { configureProcessLog, LogFileError } from './log.js';
+import { configureProcessLog, LogFileError, processLog } from './log.js';
 
 export { isCliExit, parseCli } from './cli/parse-cli.js';
 
-export async function run(invocation: CliInvocation): Promise<void> {
+/**
+ * How long a serving process runs before it writes V8's code cache of its bundle (src/boot): by
+ * then its start and its first requests are compiled, and in the cache. Fixed.
+ */
+const COMPILE_CACHE_SAVE_AFTER_MS = 1_000;
+
+/** Writes the compile cache once the server has run a while (when this start did not use one). */
+function saveCompileCacheSoon(compileCache: CompileCache | undefined): void {
+  if (compileCache === undefined) return;
+  setTimeout(() => processLog(compileCache.save(), 'debug'), COMPILE_CACHE_SAVE_AFTER_MS).unref();
+}
+
+/** Runs the command; `compileCache` is the bundle's, from the executable (bin/codemode-mcp.js). */
+export async function run(invocation: CliInvocation, compileCache?: CompileCache): Promise<void> {
   try {
     configureProcessLog(invocation.logging);
   } catch (error) {
@@ -34,6 +49,7 @@ export async function run(invocation: CliInvocation): Promise<void> {
     process.exitCode = await runOnce(invocation);
     return;
   }
+  saveCompileCacheSoon(compileCache);
   if (invocation.http !== undefined) {
     const { serveHttp } = await import('./server/serve-http.js');
     await serveHttp(invocation, invocation.http);
@@ -41,6 +57,7 @@ export async function run(invocation: CliInvocation): Promise<void> {
   }
   const { startEarly } = await import('./server/early-start.js');
   const early = startEarly(invocation);
+  await early.firstLook();
   const { serveStdio } = await import('./server/serve-stdio.js');
   await serveStdio(invocation, early);
 }

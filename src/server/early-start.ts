@@ -1,6 +1,7 @@
 /**
  * Over stdio, the stdio upstreams and the pool's children are spawned before the server's own
- * modules load: loading the MCP SDK and the rest takes 100-150 ms of a start-up (bench/ANALYSIS.md),
+ * modules are evaluated: evaluating the MCP SDK and the rest takes about 100 ms of a start-up
+ * (bench/ANALYSIS.md; the bundle is compiled by then, src/boot/load-server.ts),
  * which a spawned upstream and a pooled child spend starting on the other core. The client's
  * `initialize` is almost always in the pipe by the time Node has started, so the first line can be
  * read (and put back) without waiting: only when it is an `initialize` request does anything start.
@@ -35,7 +36,18 @@ const FIRST_LINE_MAX_BYTES = 64 * 1024;
  */
 const EARLY_POOL_CHILDREN = 1;
 
+/**
+ * 50 ms: how long the server waits for the client's first line before it evaluates the rest of its
+ * modules. In the one bundle nothing else is read while they are evaluated (an import() of a
+ * bundled module is not I/O), so without the wait the first look at stdin came after the SDK's
+ * ~100 ms of evaluation; a client writes `initialize` as it spawns the server, so the line is
+ * almost always there at once, and a client that writes nothing costs its start at most this.
+ */
+const FIRST_LOOK_MAX_MS = 50;
+
 export interface EarlyStart {
+  /** Resolves once stdin's first bytes (or its end) have been looked at, or FIRST_LOOK_MAX_MS after the call. */
+  firstLook(): Promise<void>;
   /** Stops looking at stdin: the transport reads it from here on. Call before the transport starts. */
   stopWatching(): void;
   /** Ends what was spawned here and not adopted: for a shutdown that comes before the server started them. */
@@ -44,12 +56,16 @@ export interface EarlyStart {
 
 export function startEarly(invocation: CliInvocation, stdin: Readable = process.stdin): EarlyStart {
   let watching = true;
+  let looked: () => void = () => {};
+  const looking = new Promise<void>((resolve) => (looked = resolve));
   const stopWatching = (): void => {
     if (!watching) return;
     watching = false;
     stdin.off('readable', onReadable);
+    looked();
   };
   function onReadable(): void {
+    looked();
     const chunk = stdin.read() as Buffer | null;
     if (chunk === null) return;
     stopWatching();
@@ -59,6 +75,11 @@ export function startEarly(invocation: CliInvocation, stdin: Readable = process.
   }
   stdin.on('readable', onReadable);
   return {
+    firstLook: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([looking, new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_LOOK_MAX_MS)))]);
+      clearTimeout(timer);
+    },
     stopWatching,
     discard: () => {
       discardEarlyUpstreams();
@@ -100,7 +121,7 @@ function spawnAhead({ upstreams, settings }: CliInvocation): void {
   for (let child = 0; child < children; child++) offerEarlyScriptProcess(options, spawnScriptProcess(options));
   processLog(
     `codemode-mcp: the client's first message is initialize: ${spawned} stdio upstream${spawned === 1 ? '' : 's'} and ` +
-      `${children} pooled script child${children === 1 ? '' : 'ren'} started before the server's modules load`,
+      `${children} pooled script child${children === 1 ? '' : 'ren'} started before the server's modules are evaluated`,
     'debug',
   );
 }

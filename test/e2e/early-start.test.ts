@@ -55,7 +55,7 @@ describe('the early start over stdio', () => {
     const { config } = recorderConfig('early-start');
     const server = new RawServer(['--config', config, '--pool', '2', '--log-level', 'debug']);
     await server.write({ ...INITIALIZE, id: 1 });
-    // Logged as they are spawned, before the server's modules load: stdin ends while they start.
+    // Logged as they are spawned, before the server's modules are evaluated: stdin ends while they start.
     await server.stderrMatching(EARLY_LINE);
     expect(await server.close()).toEqual([]);
     expect(server.process.exitCode).toBe(0);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The tests drive the built server and engine: make sure a build exists (npm test builds first). */
 export default function setup(): void {
-  for (const bundle of ['../../dist/server/main.js', '../../dist/child/main.js']) {
+  for (const bundle of ['../../dist/server/boot.js', '../../dist/server/main.cjs', '../../dist/child/main.js']) {
     const path = fileURLToPath(new URL(bundle, import.meta.url));
     if (!existsSync(path)) throw new Error(`no build at ${path}: run "npm run build" (npm test does it for you)`);
   }
