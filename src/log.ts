@@ -68,3 +68,12 @@ export function configureProcessLog(settings: LogSettings): void {
   if (sink.fd !== null) closeSync(sink.fd);
   sink = { level: settings.logLevel, fd };
 }
+
+/**
+ * A `.catch` for a promise whose failure no caller waits on and nothing can be done about:
+ * closing what is already closing, a notification to a client that is gone, cancelling a body
+ * already ended. The failure goes to the debug log, saying what was being done, not nowhere.
+ */
+export function logFailure(doing: string, log: Log = processLog): (error: unknown) => void {
+  return (error) => log(`codemode-mcp: ${doing} failed: ${error instanceof Error ? error.message : String(error)}`, 'debug');
+}

@@ -14,7 +14,7 @@ import { FrameDecoder, encodeFrame } from '../../protocol/frames.js';
 import { StderrLines } from '../stderr-lines.js';
 import { checkChildFrame } from './check-message.js';
 import { spawnScriptProcess, type ScriptProcess, type SpawnChildOptions } from './script-process.js';
-import { processLog, type Log } from '../log.js';
+import { logFailure, processLog, type Log } from '../log.js';
 
 /** 64 KiB: frames waiting for the child's stdin are joined into one write up to this size. */
 const WRITE_JOIN_MAX_BYTES = 64 * 1024;
@@ -64,6 +64,8 @@ export class ScriptChild {
     this.ready = new Promise<void>((resolve, reject) => {
       settleReady = (error) => (error ? reject(error) : resolve());
     });
+    // Not dropped: the script waiting on `ready` reads its failure (script.ts); this only keeps an
+    // unawaited rejection from ending the process.
     this.ready.catch(() => {});
     let markGone: () => void = () => {};
     this.gone = new Promise<void>((resolve) => (markGone = resolve));
@@ -72,7 +74,8 @@ export class ScriptChild {
     this.stderr = new StderrLines(`[script child ${this.process.pid}] `, log, CHILD_STDERR_LOGGED_MAX_CHARS);
     this.stderr.attach(this.process.stderr!);
     (this.process.stdio[3] as Readable).on('data', (chunk: Buffer) => this.onData(chunk, settleReady));
-    (this.process.stdin as Writable).on('error', () => {});
+    // A child gone before a write (killed, crashed) is reported by its exit; the write's EPIPE is only logged.
+    (this.process.stdin as Writable).on('error', logFailure(`a write to script child ${this.process.pid}`, log));
     const gone = (code: number | null, signal: NodeJS.Signals | null): void => {
       if (this.exitedWith !== null) return;
       this.exitedWith = { code, signal };

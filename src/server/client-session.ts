@@ -28,7 +28,7 @@ import { resourceCaller } from './resource-caller.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { CODE_EXECUTION_TOOL, codeExecutionTool } from './code-execution-tool.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
-import type { Log } from '../log.js';
+import { logFailure, type Log } from '../log.js';
 
 /** The logger name on our own logging notifications (notify() payloads). */
 export const LOGGER_NAME = 'codemode-mcp';
@@ -230,7 +230,7 @@ export class ClientSession {
     this.closing ??= (async () => {
       for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
       const ended = (await this.scripts?.close()) ?? [];
-      await this.server.close().catch(() => {});
+      await this.server.close().catch(logFailure("closing the client's MCP session", this.options.log));
       return ended.map(({ id, status }) => `${id} ${status}`);
     })();
     return this.closing;
@@ -274,7 +274,9 @@ export class ClientSession {
       progressToken === undefined
         ? undefined
         : (progress: { progress: number; total?: number; message?: string }) =>
-            void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => {});
+            void ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { ...progress, progressToken } })
+              .catch(logFailure('a progress notification to the client', this.options.log));
     const timeout = AbortSignal.timeout(this.options.settings.toolCallTimeoutMs);
     const signal = AbortSignal.any([ctx.mcpReq.signal, timeout]);
     this.openCalls.add(ctx.mcpReq.id);
@@ -337,7 +339,9 @@ export class ClientSession {
     const transport = this.server.transport;
     if (transport === undefined) return;
     // Over HTTP the SDK keeps the client's logging/setLevel under its session id.
-    this.server.sendLoggingMessage(params, transport.sessionId).catch(() => {});
+    this.server
+      .sendLoggingMessage(params, transport.sessionId)
+      .catch(logFailure('a log message to the client', this.options.log));
   }
 }
 
@@ -363,6 +367,8 @@ function progressSender(ctx: ServerContext): ((message: string) => void) | undef
   return (message) => {
     if (ctx.mcpReq.signal.aborted) return;
     progress += 1;
-    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }).catch(() => {});
+    ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken, progress, message } })
+      .catch(logFailure('a progress notification to the client'));
   };
 }

@@ -5,6 +5,7 @@
  * body arrives as the IncomingMessage stream, and reading it here spares wrapping it in one.
  */
 import type { IncomingMessage } from 'node:http';
+import { logFailure } from '../log.js';
 
 export type Body = { readonly text: string } | { readonly tooLarge: number };
 
@@ -42,6 +43,6 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> 
  * and a socket closed with unread bytes resets, which can cost the client the answer itself.
  */
 function discardRest(req: IncomingMessage): void {
-  req.on('error', () => {});
+  req.on('error', logFailure('reading the rest of a refused request'));
   req.resume();
 }

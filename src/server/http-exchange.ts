@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReadableStreamReadResult } from 'node:stream/web';
+import { logFailure } from '../log.js';
 
 /** The request as the SDK's transport reads it: method and headers; the body travels as `parsedBody`. */
 export function webRequestOf(req: IncomingMessage): Request {
@@ -32,7 +33,7 @@ export async function sendResponse(res: ServerResponse, response: Response): Pro
   const reader = response.body.getReader();
   const gone = new Promise<void>((resolve) => res.once('close', resolve));
   // The client went away: the transport forgets the stream (its cancel), and nothing more is read.
-  void gone.then(() => reader.cancel().catch(() => {}));
+  void gone.then(() => reader.cancel().catch(logFailure('cancelling the stream of a client that went away')));
   const flushHeaders = setImmediate(() => res.flushHeaders());
   // Writes within one turn are corked together, and uncorked at the end of the turn or before
   // end(): on Node 24 (and at times 22), end() on a corked response left what was corked unsent,

@@ -11,6 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { BoundedLineReader, type OversizeLine } from './bounded-lines.js';
 import { parseLine, type ParsedLine } from './parse-line.js';
+import { logFailure } from '../log.js';
 
 /** A line that is not a message the SDK accepts, with what could be read of it. */
 export type Rejection = ({ readonly kind: 'oversize' } & OversizeLine) | Exclude<ParsedLine, { kind: 'message' }>;
@@ -64,6 +65,7 @@ export class StdioServerTransport implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     const write = this.lastWrite.then(() => this.write(`${JSON.stringify(message)}\n`));
+    // The caller gets this write's failure; the next write waits on it either way.
     this.lastWrite = write.catch(() => {});
     return write;
   }
@@ -78,7 +80,7 @@ export class StdioServerTransport implements Transport {
     this.stdin.off('close', this.onEnd);
     // A write that fails after the close (the client is gone) is no news.
     this.stdout.off('error', this.onStdoutError);
-    this.stdout.on('error', () => {});
+    this.stdout.on('error', logFailure('a write to the client after the close'));
     this.stdin.pause();
     this.reader.end();
     this.onclose?.();

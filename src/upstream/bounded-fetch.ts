@@ -12,6 +12,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { IdScanner } from '../transport/id-scanner.js';
 import { checkOversize, faultError } from './answer-check.js';
 import type { ReadableStreamReadResult } from 'node:stream/web';
+import { logFailure } from '../log.js';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
@@ -41,7 +42,7 @@ async function readJsonWithin(response: Response, limit: number): Promise<Buffer
     if (done) return Buffer.concat(chunks, length);
     length += value.length;
     if (length > limit) {
-      await reader.cancel().catch(() => {});
+      await reader.cancel().catch(logFailure('cancelling a response body past its limit'));
       const declared = Number(response.headers.get('content-length'));
       throw faultError({
         kind: 'too_large',

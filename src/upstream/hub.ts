@@ -38,7 +38,7 @@ import { ResourcePassthrough } from './resource-passthrough.js';
 
 /** What the hub tells the sessions besides tool changes: an upstream's notice, or a change in what the upstreams offer. */
 export type HubNotice = PassthroughNotice | { readonly kind: 'offered_changed' };
-import { processLog, type Log } from '../log.js';
+import { logFailure, processLog, type Log } from '../log.js';
 
 export interface UpstreamHubOptions {
   /** How the upstreams see us. Default `{ name: 'codemode-mcp', version: '0.0.0' }`. */
@@ -261,7 +261,11 @@ export class UpstreamHub {
 
   /** Tells every ready upstream that our client's roots changed. */
   async notifyRootsListChanged(): Promise<void> {
-    await Promise.all(this.upstreams.map((upstream) => upstream.notifyRootsListChanged().catch(() => {})));
+    await Promise.all(
+      this.upstreams.map((upstream) =>
+        upstream.notifyRootsListChanged().catch(logFailure(`telling upstream "${upstream.name}" the roots changed`, this.log)),
+      ),
+    );
   }
 
   /**

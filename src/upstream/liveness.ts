@@ -8,6 +8,7 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { formatDelay } from './backoff.js';
 import { messageWithCauses } from './error-text.js';
+import { logFailure } from '../log.js';
 
 export interface LivenessOptions {
   /** Idle this long (nothing heard from the upstream), it is pinged; 0 turns pings off. */
@@ -59,7 +60,9 @@ export class Liveness {
     if (this.stopped || this.options.intervalMs === 0) return;
     const wait = Math.max(0, this.lastHeardAt + this.options.intervalMs - this.now());
     this.timer = setTimeout(() => {
-      if (this.now() - this.lastHeardAt >= this.options.intervalMs) void this.check().catch(() => {});
+      if (this.now() - this.lastHeardAt >= this.options.intervalMs)
+        // A dead upstream is reported through onDead; the ping's own failure is only logged.
+        void this.check().catch(logFailure("an idle upstream's ping"));
       else this.schedule();
     }, wait).unref();
   }

@@ -10,6 +10,7 @@ import { quoteInput } from '../echo.js';
 import { mergedPage } from './merged-pages.js';
 import { scriptToolName, serverForName, TOOL_NAME_SEPARATOR } from './tool-names.js';
 import type { Upstream } from './upstream.js';
+import { logFailure } from '../log.js';
 
 /** `prompts/list` pages read from one upstream to find a close name for an unknown prompt. */
 export const PROMPT_SUGGESTION_MAX_PAGES = 10;
@@ -45,7 +46,11 @@ export class PromptRoutes {
     } catch (error) {
       // The upstream's own "unknown prompt" says less than ours, which names a close one.
       if (error instanceof ProtocolError && error.code === (ProtocolErrorCode.InvalidParams as number)) {
-        const names = await this.ownNames(upstream, signal).catch(() => undefined);
+        // Not listed: the upstream's own error stands (below), and why the list failed is logged.
+        const names = await this.ownNames(upstream, signal).catch((error: unknown) => {
+          logFailure(`listing upstream "${upstream.name}"'s prompts`)(error);
+          return undefined;
+        });
         if (names !== undefined && !names.includes(own)) throw await this.unknown(name, signal);
       }
       throw error;
@@ -79,7 +84,10 @@ export class PromptRoutes {
     const known: string[] = [];
     for (const upstream of this.upstreams) {
       if (upstream.readySession() === undefined || upstream.offered?.prompts !== true) continue;
-      const own = await this.ownNames(upstream, signal).catch(() => []);
+      const own = await this.ownNames(upstream, signal).catch((error: unknown) => {
+        logFailure(`listing upstream "${upstream.name}"'s prompts`)(error);
+        return [];
+      });
       known.push(...own.filter((prompt) => allowsPrompt(upstream, prompt)).map((prompt) => this.nameOf(upstream, prompt)));
     }
     const close = findClosestName(name, known);

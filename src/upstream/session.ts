@@ -38,7 +38,7 @@ import { StderrLines } from '../stderr-lines.js';
 import { admitTools, type ListedTool } from './tool-admission.js';
 import { checkToolResult } from './tool-result-check.js';
 import { connectUpstream, remoteFetch, type TransportKind } from './transport.js';
-import type { Log } from '../log.js';
+import { logFailure, type Log } from '../log.js';
 
 /** `tools/list` pages followed before the listing counts as broken (a cursor that never ends). */
 export const TOOLS_LIST_MAX_PAGES = 100;
@@ -403,7 +403,7 @@ export class UpstreamSession {
   private loseSignIn(reason: string): void {
     this.unanswered = reason;
     this.handleEnd();
-    void this.client.close().catch(() => {});
+    void this.client.close().catch(logFailure(`closing upstream "${this.name}" after its sign-in was lost`, this.options.log));
   }
   async notifyRootsListChanged(): Promise<void> {
     await this.client.sendRootsListChanged();
@@ -413,7 +413,7 @@ export class UpstreamSession {
   async close(): Promise<void> {
     this.closing = true;
     this.liveness?.stop();
-    await this.client.close().catch(() => {});
+    await this.client.close().catch(logFailure(`closing upstream "${this.name}"`, this.options.log));
     await waitAtMost(this.ended, SESSION_EXIT_WAIT_MS);
   }
 
@@ -429,7 +429,7 @@ export class UpstreamSession {
         this.unanswered = reason;
         this.handleEnd();
         // Its calls in flight fail now, as "stopped answering", and its HTTP streams are let go.
-        void this.client.close().catch(() => {});
+        void this.client.close().catch(logFailure(`closing upstream "${this.name}", which stopped answering`, this.options.log));
       },
     });
     this.liveness = liveness;

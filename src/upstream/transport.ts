@@ -18,7 +18,7 @@ import { upstreamEnvironment } from './environment.js';
 import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from './spec.js';
 import { StderrLines } from '../stderr-lines.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
-import type { Log } from '../log.js';
+import { logFailure, type Log } from '../log.js';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
 
@@ -104,8 +104,9 @@ async function connectOver(kind: TransportKind, transport: Transport, options: C
     await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
     return { client, transport, kind };
   } catch (error) {
-    await client.close().catch(() => {});
-    await transport.close().catch(() => {});
+    // The connect's own failure is what the caller gets; these are only logged.
+    await client.close().catch(logFailure('closing a client whose connect failed', options.log));
+    await transport.close().catch(logFailure('closing a transport whose connect failed', options.log));
     throw error;
   }
 }

@@ -18,6 +18,7 @@ import { DEFAULT_OAUTH, UpstreamOAuthProvider } from './oauth-provider.js';
 import { RefusalNotes } from './refusals.js';
 import { SignInFile } from './sign-in-file.js';
 import { inlineSecretWarning } from './upstream-auth.js';
+import { logFailure } from '../../log.js';
 
 /** Sign-ins one login goes through (a first one, then more scope the server asks for) before it gives up. */
 export const LOGIN_ROUNDS_MAX = 3;
@@ -146,6 +147,6 @@ async function connectAndCount(
     });
     return page.tools.length;
   } finally {
-    await connected.client.close().catch(() => {});
+    await connected.client.close().catch(logFailure('closing the connection a sign-in was checked on'));
   }
 }

@@ -5,6 +5,7 @@
  */
 import { extractWWWAuthenticateParams, type FetchLike } from '@modelcontextprotocol/client';
 import type { ReadableStreamReadResult } from 'node:stream/web';
+import { logFailure } from '../../log.js';
 
 export interface Refusal {
   readonly status: number;
@@ -56,7 +57,7 @@ async function readErrorBody(response: Response): Promise<{ error?: string; erro
       chunks.push(value);
     }
   } finally {
-    await reader.cancel().catch(() => {});
+    await reader.cancel().catch(logFailure("cancelling the rest of a refusal's body"));
   }
   try {
     const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
