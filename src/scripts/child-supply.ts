@@ -46,8 +46,9 @@ export interface ChildSource {
  * `pool` of them started ahead (engine compiled, prelude restored) so a run starts at once.
  * A child serves one script and exits; the pool refills in the background.
  *
- * The pool grows with bursts: each run that finds it empty adds one child to its size, up to
- * maxScriptChildren, so the next burst like it finds a child ready for every run. Once it has been
+ * The pool grows with bursts: once a run finds it empty, it grows to the number of scripts running
+ * at each take, up to maxScriptChildren, until it is full again; so the next burst like it finds a
+ * child ready for every run, whether or not a refill served some of this one. Once it has been
  * full and untouched for POOL_SHRINK_AFTER_MS, it shrinks back to `pool`.
  *
  * Shared fairly between sessions: a session may hold at most its share, maxScriptChildren
@@ -70,6 +71,8 @@ export class ChildSupply implements ChildSource {
   private shrinkTimer: NodeJS.Timeout | undefined;
   /** How many children the pool keeps started ahead: `pool`, grown by bursts. */
   private poolSize: number;
+  /** A run found the pool empty and it has not been full since: takes grow it to the runs at once. */
+  private ranDry = false;
   /** The server is starting (`ready` has not settled): the pool keeps STARTUP_POOL_CHILDREN. */
   private starting: boolean;
 
@@ -163,12 +166,15 @@ export class ChildSupply implements ChildSource {
     clearTimeout(this.shrinkTimer);
     this.shrinkTimer = undefined;
     const pooled = this.pooled.shift();
-    // Runs arrive faster than the pool refills: keep one more ready for the next burst.
-    if (!pooled && this.settings.pool > 0) this.poolSize = Math.min(this.poolSize + 1, this.settings.maxScriptChildren);
-    if (pooled) {
-      this.refillAfter(REFILL_AFTER_TAKE_MS);
-      return { child: pooled };
-    }
+    if (!pooled && this.settings.pool > 0) this.ranDry = true;
+    const supplied = pooled ? { child: pooled } : this.spawnForRun();
+    if (pooled) this.refillAfter(REFILL_AFTER_TAKE_MS);
+    // Runs arrive faster than the pool refills: keep one ready for each run of the next such burst.
+    if (this.ranDry) this.poolSize = Math.min(Math.max(this.poolSize, this.running()), this.settings.maxScriptChildren);
+    return supplied;
+  }
+
+  private spawnForRun(): Supplied {
     const counted = this.counted();
     if (counted >= this.settings.maxScriptChildren) {
       return {
@@ -178,6 +184,11 @@ export class ChildSupply implements ChildSource {
       };
     }
     return { child: this.spawn(false) };
+  }
+
+  /** Children taken for scripts that have not ended. */
+  private running(): number {
+    return this.counted() - this.pooled.length;
   }
 
   /** Kills the pooled children and waits until every child the supply started has exited. */
@@ -221,7 +232,15 @@ export class ChildSupply implements ChildSource {
       // A pooled child that could not start is gone (its exit removes it): try again later, not in a loop.
       child.ready.catch(() => this.refillAfter(REFILL_AFTER_FAILURE_MS));
     }
-    if (this.pooled.length >= this.poolSize) this.shrinkWhenIdle();
+    if (this.pooled.length < this.poolSize) return;
+    if (this.ranDry && this.poolSize > this.settings.pool) {
+      this.log(
+        `codemode-mcp: runs came faster than the pool refilled: it keeps ${this.poolSize} children ready, ` +
+          `until idle for ${POOL_SHRINK_AFTER_MS / 1000} s`,
+      );
+    }
+    this.ranDry = false;
+    this.shrinkWhenIdle();
   }
 
   /** Once a grown pool is full, starts the idle clock (a take stops it): past it, back to `pool` children. */

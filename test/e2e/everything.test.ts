@@ -122,12 +122,20 @@ describe('a burst of runs with the default settings', () => {
     expect(DEFAULT_SETTINGS.maxScriptChildren).toBeGreaterThanOrEqual(AT_ONCE);
     const sum = 'The sum of 2 and 40 is 42.';
     expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
-    // Each run that found the pool empty grew it: it now keeps a child ready for each run of the next burst.
-    expect(await scriptChildrenSettleAt(AT_ONCE, 60_000)).toBe(AT_ONCE);
+    // The runs found the pool empty: it grew to the runs at once (how many overlapped depends on the machine's load).
+    const grew = /runs came faster than the pool refilled: it keeps (\d+) children ready/;
+    await eventually(async () => expect(server.stderr()).toMatch(grew), 60_000);
+    const grown = Number(grew.exec(server.stderr())![1]);
+    expect(grown).toBeGreaterThan(DEFAULT_SETTINGS.pool);
+    expect(grown).toBeLessThanOrEqual(AT_ONCE);
+    // Full: a child ready for each, until idle for POOL_SHRINK_AFTER_MS.
+    expect(await scriptChildrenSettleAt(grown, 30_000)).toBe(grown);
     expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
     // Idle past POOL_SHRINK_AFTER_MS: back to `pool` children, the others killed.
-    const shrinks = `the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from ${AT_ONCE} to ${DEFAULT_SETTINGS.pool} children`;
-    await eventually(async () => expect(server.stderr()).toContain(shrinks), POOL_SHRINK_AFTER_MS + 60_000);
+    const shrinks = new RegExp(
+      `the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from \\d+ to ${DEFAULT_SETTINGS.pool} children`,
+    );
+    await eventually(async () => expect(server.stderr()).toMatch(shrinks), POOL_SHRINK_AFTER_MS + 60_000);
     expect(await scriptChildrenSettleAt(DEFAULT_SETTINGS.pool, 30_000)).toBe(DEFAULT_SETTINGS.pool);
   }, 240_000);
 });

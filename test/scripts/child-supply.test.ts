@@ -7,9 +7,13 @@ import { childPidsOf, waitForNoChildren } from '../support/processes.js';
 const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
 const idle: WatchContext = { signal: new AbortController().signal };
 
-function open(settings: Partial<Settings>, ready?: Promise<void>): { session: SessionScripts; supply: ChildSupply } {
+function open(
+  settings: Partial<Settings>,
+  ready?: Promise<void>,
+  log: (line: string) => void = () => {},
+): { session: SessionScripts; supply: ChildSupply } {
   const all = { ...DEFAULT_SETTINGS, ...settings };
-  const supply = new ChildSupply(all, () => {}, ready);
+  const supply = new ChildSupply(all, log, ready);
   const session = new SessionScripts({
     supply,
     catalog: () => [],
@@ -95,6 +99,38 @@ describe('the warm pool', () => {
     await childrenSettleAt(2);
     await supply.close();
     expect(childPidsOf(process.pid)).toEqual([]);
+  });
+});
+
+describe('the pool under a burst', () => {
+  it('grows to the runs at once when they come faster than it refills, counting a run a refill served', async () => {
+    const lines: string[] = [];
+    const { supply } = open({ pool: 1 }, undefined, (line) => lines.push(line));
+    const taken: Array<{ kill(): void; gone: Promise<unknown> }> = [];
+    const take = () => {
+      const supplied = supply.take();
+      if (!('child' in supplied)) throw new Error(`refused: ${supplied.refused}`);
+      taken.push(supplied.child);
+    };
+    try {
+      await childrenSettleAt(1);
+      take(); // the pooled child
+      take(); // the pool is empty: a child is spawned for this run
+      // While scripts run an empty pool refills with one child; a third run takes it.
+      await childrenSettleAt(3);
+      expect(supply.pooledCount).toBe(1);
+      take();
+      for (const child of taken.splice(0)) child.kill();
+      // Three ran at once: the pool keeps three ready (growing by one per run that found it empty would keep two).
+      expect(await childrenSettleAt(3)).toHaveLength(3);
+      await expect.poll(() => supply.pooledCount).toBe(3);
+      expect(lines).toContain(
+        'codemode-mcp: runs came faster than the pool refilled: it keeps 3 children ready, until idle for 10 s',
+      );
+    } finally {
+      for (const child of taken) child.kill();
+      await Promise.all(taken.map((child) => child.gone));
+    }
   });
 });
 
