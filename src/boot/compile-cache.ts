@@ -13,11 +13,12 @@
  * of the bundle's text (V8 itself checks only the text's length), so a rebuilt or upgraded bundle
  * never gets another's code. V8 checks its version and flags and rejects a file that doesn't
  * match; the start then compiles as if there were none, and writes the file anew. Writing replaces
- * the file whole (a temporary file renamed over it) and removes the files of other bundles for the
- * same Node. `NODE_DISABLE_COMPILE_CACHE=1` (Node's own switch) turns it off.
+ * the file whole (a temporary file renamed over it) and removes all but the COMPILE_CACHE_FILES_KEPT
+ * files used most recently; a start that used its file marks it used (its modification time).
+ * `NODE_DISABLE_COMPILE_CACHE=1` (Node's own switch) turns it off.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { userDirectory } from '../user-directories.js';
 
@@ -44,15 +45,28 @@ export function compileCacheDirectory(
   return join(userDirectory('cache', env, platform), 'compile-cache');
 }
 
-/** The file's name without the bundle's hash: the files of other bundles for this Node start with it. */
-function filePrefix(): string {
-  return `server-${process.version}-${process.arch}-`;
-}
+/**
+ * 4: the cache files kept, those used most recently, whatever their Node: two installs run by one
+ * Node (a global one and an npx one), or one install run by two Nodes, each keep theirs rather
+ * than each start removing the other's, while a rebuilt or upgraded bundle's old files go.
+ */
+export const COMPILE_CACHE_FILES_KEPT = 4;
 
 /** The cache file for the bundle whose bytes are `bundle`. */
 export function compileCacheFile(directory: string, bundle: Buffer): string {
   const hash = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
-  return join(directory, `${filePrefix()}${hash}.cache`);
+  return join(directory, `server-${process.version}-${process.arch}-${hash}.cache`);
+}
+
+/** Marks a file this start used as used now, so a start of another build keeps it; '' or why it could not. */
+export function markCompileCacheUsed(file: string): string {
+  const now = new Date();
+  try {
+    utimesSync(file, now, now);
+    return '';
+  } catch (error) {
+    return `; could not mark it used (${(error as Error).message})`;
+  }
 }
 
 /** The cache's bytes for V8, or why there are none. */
@@ -67,8 +81,8 @@ export function readCompileCache(file: string): Buffer | 'absent' | 'unreadable'
 
 /**
  * Writes `data` (from `script.createCachedData()`) as the cache file, replacing it whole, and
- * removes the files of other bundles for this Node. Returns a line for the debug log; a failure
- * is that line (the next start compiles again), never an error of the server's.
+ * removes the files past the COMPILE_CACHE_FILES_KEPT used most recently. Returns a line for the
+ * debug log; a failure is that line (the next start compiles again), never an error of the server's.
  */
 export function writeCompileCache(file: string, data: Buffer): string {
   const directory = join(file, '..');
@@ -89,11 +103,25 @@ export function writeCompileCache(file: string, data: Buffer): string {
     rmSync(temporary, { force: true });
     return failed(error);
   }
-  const name = file.slice(directory.length + 1);
-  const stale = readdirSync(directory).filter(
-    (entry) => entry.startsWith(filePrefix()) && entry.endsWith('.cache') && entry !== name,
-  );
-  for (const entry of stale) rmSync(join(directory, entry), { force: true });
-  const removed = stale.length === 0 ? '' : `; removed ${stale.length} of other builds`;
-  return `wrote ${file} (${data.length} bytes)${removed}`;
+  const removed = removeLeastRecentlyUsed(directory, file.slice(directory.length + 1));
+  return `wrote ${file} (${data.length} bytes)${removed === 0 ? '' : `; removed ${removed} not used lately`}`;
+}
+
+/** Removes the cache files past the COMPILE_CACHE_FILES_KEPT used most recently, `written` first among them. */
+function removeLeastRecentlyUsed(directory: string, written: string): number {
+  const others = readdirSync(directory)
+    .filter((entry) => entry.startsWith('server-') && entry.endsWith('.cache') && entry !== written)
+    .map((entry) => {
+      try {
+        return { entry, usedAt: statSync(join(directory, entry)).mtimeMs };
+      } catch {
+        // Removed meanwhile, by another server's start.
+        return undefined;
+      }
+    })
+    .filter((file) => file !== undefined)
+    .sort((a, b) => b.usedAt - a.usedAt);
+  const stale = others.slice(COMPILE_CACHE_FILES_KEPT - 1);
+  for (const { entry } of stale) rmSync(join(directory, entry), { force: true });
+  return stale.length;
 }

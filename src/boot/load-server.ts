@@ -14,6 +14,7 @@ import type * as Server from '../main.js';
 import {
   compileCacheDirectory,
   compileCacheFile,
+  markCompileCacheUsed,
   readCompileCache,
   writeCompileCache,
   type CacheOutcome,
@@ -83,8 +84,10 @@ export function loadServer(): { entry: ServerEntry; compileCache: CompileCache }
   );
   let saved: string | undefined;
   const save = (): string => {
-    if (outcome === 'used') return `compile cache: used ${file}`;
-    saved ??= `compile cache: ${WHY_WRITTEN[outcome]}; ${writeCompileCache(file, script.createCachedData())}`;
+    saved ??=
+      outcome === 'used'
+        ? `compile cache: used ${file}${markCompileCacheUsed(file)}`
+        : `compile cache: ${WHY_WRITTEN[outcome]}; ${writeCompileCache(file, script.createCachedData())}`;
     return saved;
   };
   return { entry: module.exports, compileCache: { file, outcome, save } };

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { compileCacheDirectory } from '../../src/boot/compile-cache.js';
+import { COMPILE_CACHE_FILES_KEPT, compileCacheDirectory } from '../../src/boot/compile-cache.js';
 import { fixturePath, startServer, structuredOf, type RunningServer } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
@@ -33,6 +33,15 @@ function cacheFiles(cacheHome: string): string[] {
   return readdirSync(join(cacheHome, 'codemode-mcp', 'compile-cache'));
 }
 
+/** A cache home where one start has written its file: the home and the file's path. */
+async function writtenOnce(): Promise<{ home: string; path: string }> {
+  const home = makeTempDir('cache');
+  const first = await serve(home);
+  await first.server.close();
+  const [file] = cacheFiles(home);
+  return { home, path: join(home, 'codemode-mcp', 'compile-cache', file!) };
+}
+
 describe("V8's code cache of the server's bundle", () => {
   test('is written a second into the first start, readable by the user alone, and used by the next start', async () => {
     const home = makeTempDir('cache');
@@ -53,11 +62,7 @@ describe("V8's code cache of the server's bundle", () => {
   });
 
   test('a file V8 rejects (here, overwritten with other bytes) is compiled past and written anew', async () => {
-    const home = makeTempDir('cache');
-    const first = await serve(home);
-    await first.server.close();
-    const [file] = cacheFiles(home);
-    const path = join(home, 'codemode-mcp', 'compile-cache', file!);
+    const { home, path } = await writtenOnce();
     const garbage = Buffer.alloc(statSync(path).size, 0x5a);
     writeFileSync(path, garbage);
 
@@ -70,22 +75,37 @@ describe("V8's code cache of the server's bundle", () => {
     await third.server.close();
   });
 
-  test("removes the files of other builds for this Node, and keeps other Nodes' files", async () => {
+  test('keeps the files of the builds used most recently, whatever their Node, and removes the rest', async () => {
     const home = makeTempDir('cache');
     const first = await serve(home);
     await first.server.close();
     const directory = join(home, 'codemode-mcp', 'compile-cache');
     const [current] = cacheFiles(home);
-    const otherBuild = `server-${process.version}-${process.arch}-0123456789abcdef.cache`;
-    const otherNode = `server-v0.0.1-${process.arch}-0123456789abcdef.cache`;
-    writeFileSync(join(directory, otherBuild), 'x');
-    writeFileSync(join(directory, otherNode), 'x');
+    // Five other builds, of this Node and of another, last used 1 to 5 days ago.
+    const others = [1, 2, 3, 4, 5].map((days) => {
+      const name = `server-${days % 2 === 0 ? 'v0.0.1' : process.version}-${process.arch}-${String(days).repeat(16)}.cache`;
+      writeFileSync(join(directory, name), 'x');
+      const usedAt = new Date(Date.now() - days * 86_400_000);
+      utimesSync(join(directory, name), usedAt, usedAt);
+      return name;
+    });
     writeFileSync(join(directory, current!), 'not a cache');
 
     const second = await serve(home);
-    expect(second.line).toMatch(/; removed 1 of other builds$/);
+    expect(second.line).toMatch(/; removed 2 not used lately$/);
     await second.server.close();
-    expect(cacheFiles(home).sort()).toEqual([current, otherNode].sort());
+    expect(cacheFiles(home).sort()).toEqual([current, ...others.slice(0, COMPILE_CACHE_FILES_KEPT - 1)].sort());
+  });
+
+  test('a start that uses its file marks it used, so that the start of another build keeps it', async () => {
+    const { home, path } = await writtenOnce();
+    const monthAgo = new Date(Date.now() - 30 * 86_400_000);
+    utimesSync(path, monthAgo, monthAgo);
+
+    const second = await serve(home);
+    expect(second.line).toBe(`compile cache: used ${path}`);
+    await second.server.close();
+    expect(statSync(path).mtimeMs).toBeGreaterThan(monthAgo.getTime() + 86_400_000);
   });
 
   test('a cache directory that cannot be made: the server serves, and the debug log says what to do', async () => {
