@@ -46,10 +46,10 @@ export interface ChildSource {
  * `pool` of them started ahead (engine compiled, prelude restored) so a run starts at once.
  * A child serves one script and exits; the pool refills in the background.
  *
- * The pool grows with bursts: once a run finds it empty, it grows to the number of scripts running
- * at each take, up to maxScriptChildren, until it is full again; so the next burst like it finds a
- * child ready for every run, whether or not a refill served some of this one. Once it has been
- * full and untouched for POOL_SHRINK_AFTER_MS, it shrinks back to `pool`.
+ * The pool grows with bursts: each run that finds it empty adds one child to its size, and until
+ * it is full again it keeps at least one for each script running, up to maxScriptChildren; so the
+ * next burst like it finds a child ready for every run, whether or not a refill served some of
+ * this one. Once it has been full and untouched for POOL_SHRINK_AFTER_MS, it shrinks back to `pool`.
  *
  * Shared fairly between sessions: a session may hold at most its share, maxScriptChildren
  * divided by the sessions active in the last FAIR_SHARE_WINDOW_MS (itself included), at least
@@ -71,7 +71,7 @@ export class ChildSupply implements ChildSource {
   private shrinkTimer: NodeJS.Timeout | undefined;
   /** How many children the pool keeps started ahead: `pool`, grown by bursts. */
   private poolSize: number;
-  /** A run found the pool empty and it has not been full since: takes grow it to the runs at once. */
+  /** A run found the pool empty and it has not been full since: each take grows it to the scripts running. */
   private ranDry = false;
   /** The server is starting (`ready` has not settled): the pool keeps STARTUP_POOL_CHILDREN. */
   private starting: boolean;
@@ -166,12 +166,23 @@ export class ChildSupply implements ChildSource {
     clearTimeout(this.shrinkTimer);
     this.shrinkTimer = undefined;
     const pooled = this.pooled.shift();
-    if (!pooled && this.settings.pool > 0) this.ranDry = true;
     const supplied = pooled ? { child: pooled } : this.spawnForRun();
     if (pooled) this.refillAfter(REFILL_AFTER_TAKE_MS);
-    // Runs arrive faster than the pool refills: keep one ready for each run of the next such burst.
-    if (this.ranDry) this.poolSize = Math.min(Math.max(this.poolSize, this.running()), this.settings.maxScriptChildren);
+    if (this.settings.pool > 0) this.grow(pooled === undefined);
     return supplied;
+  }
+
+  /**
+   * Runs arrive faster than the pool refills: one more child ready for each run that found it
+   * empty (runs in quick succession), and at least one for each run going at once, those a
+   * refill served counted too (a burst), until the pool is full again.
+   */
+  private grow(foundEmpty: boolean): void {
+    if (foundEmpty) {
+      this.ranDry = true;
+      this.poolSize += 1;
+    }
+    if (this.ranDry) this.poolSize = Math.min(Math.max(this.poolSize, this.running()), this.settings.maxScriptChildren);
   }
 
   private spawnForRun(): Supplied {

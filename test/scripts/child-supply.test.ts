@@ -132,6 +132,23 @@ describe('the pool under a burst', () => {
       await Promise.all(taken.map((child) => child.gone));
     }
   });
+
+  it('grows by one for each run that found it empty, when the runs come one after another', async () => {
+    const lines: string[] = [];
+    const { session, supply } = open({ pool: 1 }, undefined, (line) => lines.push(line));
+    await childrenSettleAt(1);
+    // A run right after another finds the pool empty (it refills REFILL_AFTER_TAKE_MS after a take).
+    let foundEmpty = false;
+    for (let run = 0; run < 10 && !foundEmpty; run++) {
+      foundEmpty = supply.pooledCount === 0;
+      expect(await valueOf(session, 'return 1')).toBe(1);
+    }
+    expect(foundEmpty).toBe(true);
+    // One script ran at a time, yet runs came faster than the pool refilled: it keeps one more.
+    await expect
+      .poll(() => lines.find((line) => line.startsWith('codemode-mcp: runs came faster')), { timeout: 10_000 })
+      .toBe('codemode-mcp: runs came faster than the pool refilled: it keeps 2 children ready, until idle for 10 s');
+  });
 });
 
 describe("sessions' fair share of the children", () => {
