@@ -76,11 +76,15 @@ export class ChildSupply implements ChildSource {
   /** The server is starting (`ready` has not settled): the pool keeps STARTUP_POOL_CHILDREN. */
   private starting: boolean;
 
-  /** `ready`: the server's start (src/server/startup.ts), until which the pool holds back the rest of its children. */
+  /**
+   * `ready`: the server's start (src/server/startup.ts), until which the pool holds back the rest of its children.
+   * `refillAfterTakeMs`: REFILL_AFTER_TAKE_MS, longer in a test that needs the pool to stay empty after a take.
+   */
   constructor(
     private readonly settings: Settings,
     private readonly log: Log = () => {},
     ready?: Promise<unknown>,
+    private readonly refillAfterTakeMs: number = REFILL_AFTER_TAKE_MS,
   ) {
     this.poolSize = settings.pool;
     this.starting = ready !== undefined;
@@ -118,6 +122,11 @@ export class ChildSupply implements ChildSource {
   /** Children started ahead and not yet taken by a run. */
   get pooledCount(): number {
     return this.pooled.length;
+  }
+
+  /** How many children the pool keeps started ahead: `pool`, or more once a burst has grown it. */
+  get poolTarget(): number {
+    return this.poolSize;
   }
 
   /** A ready (or starting) child for a script, or why there is none. */
@@ -167,7 +176,7 @@ export class ChildSupply implements ChildSource {
     this.shrinkTimer = undefined;
     const pooled = this.pooled.shift();
     const supplied = pooled ? { child: pooled } : this.spawnForRun();
-    if (pooled) this.refillAfter(REFILL_AFTER_TAKE_MS);
+    if (pooled) this.refillAfter(this.refillAfterTakeMs);
     if (this.settings.pool > 0) this.grow(pooled === undefined);
     return supplied;
   }
