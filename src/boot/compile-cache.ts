@@ -103,23 +103,22 @@ export function writeCompileCache(file: string, data: Buffer): string {
     rmSync(temporary, { force: true });
     return failed(error);
   }
-  const removed = removeLeastRecentlyUsed(directory, file.slice(directory.length + 1));
-  return `wrote ${file} (${data.length} bytes)${removed === 0 ? '' : `; removed ${removed} not used lately`}`;
+  const wrote = `wrote ${file} (${data.length} bytes)`;
+  try {
+    const removed = removeLeastRecentlyUsed(directory, file.slice(directory.length + 1));
+    return removed === 0 ? wrote : `${wrote}; removed ${removed} not used lately`;
+  } catch (error) {
+    return `${wrote}; could not remove the files not used lately (${(error as Error).message})`;
+  }
 }
 
 /** Removes the cache files past the COMPILE_CACHE_FILES_KEPT used most recently, `written` first among them. */
 function removeLeastRecentlyUsed(directory: string, written: string): number {
   const others = readdirSync(directory)
     .filter((entry) => entry.startsWith('server-') && entry.endsWith('.cache') && entry !== written)
-    .map((entry) => {
-      try {
-        return { entry, usedAt: statSync(join(directory, entry)).mtimeMs };
-      } catch {
-        // Removed meanwhile, by another server's start.
-        return undefined;
-      }
-    })
-    .filter((file) => file !== undefined)
+    // undefined: removed meanwhile, by another server's start.
+    .map((entry) => ({ entry, usedAt: statSync(join(directory, entry), { throwIfNoEntry: false })?.mtimeMs }))
+    .filter((file): file is { entry: string; usedAt: number } => file.usedAt !== undefined)
     .sort((a, b) => b.usedAt - a.usedAt);
   const stale = others.slice(COMPILE_CACHE_FILES_KEPT - 1);
   for (const { entry } of stale) rmSync(join(directory, entry), { force: true });
