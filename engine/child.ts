@@ -41,7 +41,7 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
         run.start(message.code, message.tools, message.unlisted);
         break;
       case 'result':
-        run.deliver(message.id, message.kind, message.kind === 'ok' ? payload.toString('utf8') : (message.message ?? ''));
+        run.deliver(message.id, message.kind, message.kind === 'ok' ? payload : (message.message ?? ''));
         break;
       case 'release':
         run.deliver(message.id, 'release', '');

@@ -20,7 +20,7 @@ import {
 } from '../protocol/contract.js';
 import { countJsonValues } from '../protocol/frames.js';
 import type { MessageSink } from './channel.js';
-import { readGuestString } from './guest-string.js';
+import { newGuestStringFromUtf8, readGuestString } from './guest-string.js';
 import { OutputBatcher } from './output-batcher.js';
 import {
   evaluatePrelude,
@@ -166,10 +166,13 @@ export class ScriptRun {
     this.settle();
   }
 
-  deliver(id: number, kind: string, payload: string): void {
+  /** A call's outcome: for a result, its JSON's UTF-8 bytes as the frame brought them; else the message. */
+  deliver(id: number, kind: string, payload: string | Uint8Array): void {
     if (this.ended || this.settling) return;
     if (kind !== 'timeout' && kind !== 'release') this.answersRead++;
-    this.callEntry('deliver', this.vm.newNumber(id), this.vm.newString(kind), this.vm.newString(payload));
+    const vm = this.vm;
+    const text = typeof payload === 'string' ? vm.newString(payload) : newGuestStringFromUtf8(vm, payload);
+    this.callEntry('deliver', vm.newNumber(id), vm.newString(kind), text);
   }
 
   /** Frees the VM: for a warm-up run, whose child goes on to make the script's VM. */

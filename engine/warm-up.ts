@@ -20,7 +20,8 @@ const WARM_UP_TOOLS = JSON.stringify([
   { name: 'warm', description: 'Warms the engine.', inputSchema: { type: 'object' }, declaration: '' },
 ]);
 
-const WARM_UP_RESULT = JSON.stringify({ content: [{ type: 'text', text: 'warm' }] });
+/** As a result's frame brings it: its JSON's UTF-8 bytes. */
+const WARM_UP_RESULT = Buffer.from(JSON.stringify({ content: [{ type: 'text', text: 'warm' }] }));
 
 /** Decodes a start frame as the channel will: the frame codec's code is compiled before the script's arrives. */
 function readStartFrame(): void {
