@@ -111,16 +111,32 @@ async function scriptChildrenSettleAt(count: number, guardMs: number): Promise<n
   return seen;
 }
 
-/** The size the server last said its grown pool keeps, once it has that many script children; 0 past the guard. */
-async function poolGrownAndFull(guardMs: number): Promise<number> {
+/** The pool's lines in the server's log, to say what it did when a wait fails. */
+function poolLines(): string {
+  return server
+    .stderr()
+    .split('\n')
+    .filter((line) => /pool/.test(line))
+    .join('\n');
+}
+
+/** The size the server last said its grown pool keeps, once it has said one (the failure shows its log). */
+async function poolGrown(guardMs: number): Promise<number> {
+  const grew = /runs came faster than the pool refilled: it keeps (\d+) children ready/;
+  await eventually(async () => expect(server.stderr()).toMatch(grew), guardMs);
+  const sizes = [...server.stderr().matchAll(new RegExp(grew, 'g'))];
+  return Number(sizes[sizes.length - 1]![1]);
+}
+
+/** Waits until the server has at least `count` script children, polling /proc under a hang guard. */
+async function scriptChildrenReach(count: number, guardMs: number): Promise<number> {
   const deadline = Date.now() + guardMs;
-  while (Date.now() < deadline) {
-    const sizes = [...server.stderr().matchAll(/runs came faster than the pool refilled: it keeps (\d+) children ready/g)];
-    const last = sizes.length === 0 ? undefined : Number(sizes[sizes.length - 1]![1]);
-    if (last !== undefined && scriptChildren().length === last) return last;
+  let seen = scriptChildren().length;
+  while (seen < count && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
+    seen = scriptChildren().length;
   }
-  return 0;
+  return seen;
 }
 
 async function burst(): Promise<string[]> {
@@ -136,9 +152,10 @@ describe('a burst of runs with the default settings', () => {
     expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
     // The runs found the pool empty: it grew (by how much depends on how the runs overlapped on this
     // machine), and once full it holds a child for each, until idle for POOL_SHRINK_AFTER_MS.
-    const grown = await poolGrownAndFull(60_000);
+    const grown = await poolGrown(60_000);
     expect(grown).toBeGreaterThan(DEFAULT_SETTINGS.pool);
     expect(grown).toBeLessThanOrEqual(AT_ONCE);
+    expect(await scriptChildrenReach(grown, 30_000), poolLines()).toBeGreaterThanOrEqual(grown);
     expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
     // Idle past POOL_SHRINK_AFTER_MS: back to `pool` children, the others killed.
     const shrinks = new RegExp(
