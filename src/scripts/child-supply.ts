@@ -71,6 +71,8 @@ export class ChildSupply implements ChildSource {
   private shrinkTimer: NodeJS.Timeout | undefined;
   /** How many children the pool keeps started ahead: `pool`, grown by bursts. */
   private poolSize: number;
+  /** Pooled children that failed to start since one last did. */
+  private startFailures = 0;
   /** A run found the pool empty and it has not been full since: each take grows it to the scripts running. */
   private ranDry = false;
   /** The server is starting (`ready` has not settled): the pool keeps STARTUP_POOL_CHILDREN. */
@@ -250,7 +252,13 @@ export class ChildSupply implements ChildSource {
       const child = this.spawn(true);
       this.pooled.push(child);
       // A pooled child that could not start is gone (its exit removes it): try again later, not in a loop.
-      child.ready.catch(() => this.refillAfter(REFILL_AFTER_FAILURE_MS));
+      child.ready.then(
+        () => (this.startFailures = 0),
+        (error: unknown) => {
+          this.logStartFailure(error);
+          this.refillAfter(REFILL_AFTER_FAILURE_MS);
+        },
+      );
     }
     if (this.pooled.length < this.poolSize) return;
     if (this.ranDry && this.poolSize > this.settings.pool) {
@@ -275,6 +283,15 @@ export class ChildSupply implements ChildSource {
       for (const child of this.pooled.splice(this.poolSize)) child.kill();
     }, POOL_SHRINK_AFTER_MS);
     this.shrinkTimer.unref();
+  }
+
+  /** Said at `warn` the first time since a pooled child last started, then at `debug`: the pool tries again each second. */
+  private logStartFailure(error: unknown): void {
+    if (this.closed) return;
+    this.log(
+      `codemode-mcp: a pooled script process could not start: ${(error as Error).message}; the pool tries again in ${REFILL_AFTER_FAILURE_MS / 1000} s`,
+      this.startFailures++ === 0 ? 'warn' : 'debug',
+    );
   }
 
   private refillAfter(ms: number): void {

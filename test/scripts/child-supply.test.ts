@@ -11,7 +11,7 @@ const idle: WatchContext = { signal: new AbortController().signal };
 function open(
   settings: Partial<Settings>,
   ready?: Promise<void>,
-  log: (line: string) => void = () => {},
+  log: (line: string, level?: string) => void = () => {},
 ): { session: SessionScripts; supply: ChildSupply } {
   const all = { ...DEFAULT_SETTINGS, ...settings };
   const supply = new ChildSupply(all, log, ready);
@@ -86,6 +86,21 @@ describe('the warm pool', () => {
     started();
     expect(await childrenSettleAt(3)).toHaveLength(3);
     expect(supply.pooledCount).toBe(3);
+  });
+
+  it('says why a pooled child could not start, once, and starts another', async () => {
+    const lines: Array<[string, string | undefined]> = [];
+    open({ pool: 1 }, undefined, (line, level) => lines.push([line, level]));
+    // Killed long before it could be ready (a Node start takes tens of milliseconds).
+    const [first] = childPidsOf(process.pid);
+    process.kill(first!, 'SIGKILL');
+    await expect.poll(() => lines.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(lines[0]).toEqual([
+      "codemode-mcp: a pooled script process could not start: the script's process exited before it was ready (killed by SIGKILL); the pool tries again in 1 s",
+      'warn',
+    ]);
+    const [second] = await childrenSettleAt(1, [first!]);
+    expect(second).not.toBe(first);
   });
 
   it('counts pooled children against maxScriptChildren', async () => {
