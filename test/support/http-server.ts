@@ -122,7 +122,10 @@ export async function connectHttp(url: string, options: ConnectOptions = {}): Pr
     logs,
     run: (args, callOptions) => client.callTool({ name: 'code_execution', arguments: args }, callOptions),
     close: async () => {
-      await transport.terminateSession().catch(() => {});
+      // A DELETE that fails leaves the session on the server: said, so a test that then counts sessions shows why.
+      await transport.terminateSession().catch((error: unknown) => {
+        process.stderr.write(`test client: DELETE of session ${transport.sessionId ?? '(none)'} failed: ${String(error)}\n`);
+      });
       await client.close();
     },
   };
