@@ -3,10 +3,10 @@
  * first burst after start (the pool holds its default two and grows), then bursts once the grown
  * pool has refilled, as a client's next burst finds it.
  */
-import { interleaved, sleep, timed } from './measure.js';
+import { interleaved, timed } from './measure.js';
 import type { BenchContext, Row } from './report.js';
 import { runScript, startServer } from './server.js';
-import { POOL_SETTLE_MS } from './calls.js';
+import { poolSettled } from './settle.js';
 
 const AT_ONCE = 16;
 const ONE_CALL = 'return (await tools.echo({ text: "x" })).content[0].text';
@@ -20,18 +20,18 @@ export async function measureBurst(ctx: BenchContext): Promise<Row[]> {
     refused += outcomes.filter((outcome) => 'refused' in outcome).length;
   };
   try {
-    await sleep(POOL_SETTLE_MS);
+    await poolSettled(server.pid, 2);
     const first = await timed(burst);
     // Each after the pool has refilled, as a client's next request finds it: back to back, the
     // run alone would wait for the children the burst used up.
     const figures = await interleaved(
       ctx.quick ? 2 : ctx.rounds,
       async () => {
-        await sleep(POOL_SETTLE_MS);
+        await poolSettled(server.pid, 2);
         return timed(burst);
       },
       async () => {
-        await sleep(POOL_SETTLE_MS);
+        await poolSettled(server.pid, 2);
         return timed(() => runScript(server, ONE_CALL));
       },
     );

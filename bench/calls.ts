@@ -3,12 +3,10 @@
  * round: a first run on a fresh server, a paced one-call run, sequential calls, Promise.all, and
  * a 1 MB result returned to the client.
  */
-import { interleaved, sleep, timed } from './measure.js';
+import { interleaved, timed } from './measure.js';
 import { atMost, type BenchContext, type Row } from './report.js';
 import { runCode, startDirect, startServer, type Connected } from './server.js';
-
-/** A pooled child restores, warms up and says ready within this, on these machines. */
-export const POOL_SETTLE_MS = 2_500;
+import { poolSettled } from './settle.js';
 
 const ONE_CALL = 'return (await tools.echo({ text: "x" })).content[0].text';
 /** 1 MB of text: a value of 1 MiB would be past the value cap with its quotes. */
@@ -29,7 +27,7 @@ export async function measureCalls(ctx: BenchContext): Promise<Row[]> {
       async () => {
         const server = await startServer(['--pool', '2']);
         try {
-          await sleep(POOL_SETTLE_MS);
+          await poolSettled(server.pid, 2);
           return await timed(() => runCode(server, ONE_CALL));
         } finally {
           await server.close();
@@ -47,7 +45,7 @@ export async function measureCalls(ctx: BenchContext): Promise<Row[]> {
 
     const server = await startServer(['--pool', '2']);
     try {
-      await sleep(POOL_SETTLE_MS);
+      await poolSettled(server.pid, 2);
       ctx.log('paced one-call runs…');
       const paced = await interleaved(
         ctx.rounds,

@@ -3,10 +3,10 @@
  * round; each timed by its own clock around the work, so the figure is the engine's speed, not a
  * run's overhead.
  */
-import { interleaved, sleep } from './measure.js';
+import { interleaved } from './measure.js';
 import { atMost, type BenchContext, type Row } from './report.js';
 import { runCode, startServer } from './server.js';
-import { POOL_SETTLE_MS } from './calls.js';
+import { poolSettled } from './settle.js';
 
 const WORK = {
   'prime sieve to 2,000,000': `
@@ -28,7 +28,7 @@ export async function measureCpu(ctx: BenchContext): Promise<Row[]> {
   const rows: Row[] = [];
   const server = await startServer(['--pool', '2']);
   try {
-    await sleep(POOL_SETTLE_MS);
+    await poolSettled(server.pid, 2);
     for (const [name, work] of Object.entries(WORK)) {
       ctx.log(`${name}…`);
       // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the same work run by Node itself, the figure the engine's is compared with

@@ -4,7 +4,7 @@ import { ENGINE_MAIN } from '../src/isolate/engine-path.js';
 import { descendantsRunning, median, memoryOf, sleep } from './measure.js';
 import type { BenchContext, Row } from './report.js';
 import { startServer } from './server.js';
-import { POOL_SETTLE_MS } from './calls.js';
+import { poolSettled } from './settle.js';
 
 const MiB = 1024 * 1024;
 
@@ -13,7 +13,7 @@ export async function measureMemory(ctx: BenchContext): Promise<Row[]> {
   const server = await startServer(['--pool', '2']);
   let pooled: number;
   try {
-    await sleep(POOL_SETTLE_MS);
+    await poolSettled(server.pid, 2);
     pooled = median(descendantsRunning(server.pid, ENGINE_MAIN).map((pid) => memoryOf(pid, 'VmRSS') ?? 0)) / MiB;
   } finally {
     await server.close();

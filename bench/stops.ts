@@ -1,8 +1,8 @@
 /** How long a stop takes to answer: a busy loop and a loop of long native calls, against an idle script. */
-import { interleaved, now, sleep } from './measure.js';
+import { interleaved, now } from './measure.js';
 import type { BenchContext, Row } from './report.js';
 import { startServer, type Connected } from './server.js';
-import { POOL_SETTLE_MS } from './calls.js';
+import { poolSettled } from './settle.js';
 
 async function stopOnce(server: Connected, code: string): Promise<number> {
   const started = await server.client.callTool({ name: 'code_execution', arguments: { code, yield_ms: 300 } });
@@ -16,7 +16,7 @@ export async function measureStops(ctx: BenchContext): Promise<Row[]> {
   ctx.log('stop latency…');
   const server = await startServer(['--pool', '2']);
   try {
-    await sleep(POOL_SETTLE_MS);
+    await poolSettled(server.pid, 2);
     const rounds = ctx.quick ? 2 : ctx.rounds;
     const idle = () => stopOnce(server, 'await sleep(600000)');
     const within = { text: '≤ 500 ms', met: (value: number) => value <= 500 };
