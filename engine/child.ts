@@ -21,17 +21,28 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
       return false;
     }
   };
-  const exit = (reason: 'ended' | 'parent-gone'): never => {
-    if (reason === 'parent-gone' && basename(process.cwd()).startsWith(CHILD_DIR_PREFIX)) {
+  /** The script has ended and said so: the child waits for the parent's `exit`. */
+  let ended = false;
+  const parentGone = (): never => {
+    if (basename(process.cwd()).startsWith(CHILD_DIR_PREFIX)) {
       // No parent is left to remove the directory it made for us.
       rmSync(process.cwd(), { recursive: true, force: true });
     }
     process.exit(0);
   };
+  const exit = (reason: 'ended' | 'parent-gone'): void => {
+    if (reason === 'ended') ended = true;
+    else parentGone();
+  };
 
   let run: ScriptRun | null = null;
   const early: Array<[ParentMessage, Buffer]> = [];
   const onMessage = (message: ParentMessage, payload: Buffer): void => {
+    // After the ending only the parent's word to go counts; it removes the directory.
+    if (ended) {
+      if (message.t === 'exit') process.exit(0);
+      return;
+    }
     if (run === null) {
       early.push([message, payload]);
       return;
@@ -52,7 +63,7 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
     }
   };
 
-  const channel = new ParentChannel(onMessage, () => exit('parent-gone'));
+  const channel = new ParentChannel(onMessage, parentGone);
   const snapshot = readPreludeSnapshot();
   if (snapshot === null) {
     process.stderr.write(

@@ -53,7 +53,10 @@ type Ending = Omit<EndMessage, 't' | 'read'>;
 export interface ScriptRunHooks {
   readonly channel: MessageSink;
   readonly options: ChildOptions;
-  /** The script has ended and said so, or the parent is gone: the child exits (a warm-up run just ends). */
+  /**
+   * The script has ended and said so (the child then waits for the parent to let it exit), or the
+   * parent is gone (the child exits); a warm-up run just ends.
+   */
   readonly exit: (reason: 'ended' | 'parent-gone') => void;
   readonly parentAlive: () => boolean;
 }

@@ -5,13 +5,17 @@
  * Parent → child: frames on the child's stdin. Child → parent: frames on the child's fd 3.
  * A frame is a 4-byte big-endian length, then a body: a JSON message, and for parent → child
  * results the raw bytes of the tool result after a newline (see frames.ts).
+ *
+ * After its `end`, a child waits for the parent's `exit` before it exits (the server holds children
+ * whose scripts ended while others run: src/scripts/child-supply.ts). Stdin's end, at any time, is
+ * the parent gone: the child removes its own directory and exits.
  */
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -199,7 +203,12 @@ export interface StopMessage {
   readonly t: 'stop';
 }
 
-export type ParentMessage = StartMessage | ResultMessage | ReleaseMessage | StopMessage;
+/** After the child's `end`: it may exit now (the parent removes its directory). */
+export interface ExitMessage {
+  readonly t: 'exit';
+}
+
+export type ParentMessage = StartMessage | ResultMessage | ReleaseMessage | StopMessage | ExitMessage;
 
 /** Why a child's script ended as crashed. Each is a breach of this contract or a lost child. */
 export const BREACH = {

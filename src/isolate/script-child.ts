@@ -22,9 +22,20 @@ const WRITE_JOIN_MAX_BYTES = 64 * 1024;
 /** 64 KiB: of a child's stderr, what goes to the server's stderr; past it, lines are counted, not logged. */
 export const CHILD_STDERR_LOGGED_MAX_CHARS = 64 * 1024;
 
+/**
+ * 2 s: a child let go after its script ended (ScriptChild.release) that has not exited by then is
+ * killed.
+ */
+export const EXIT_GRACE_MS = 2_000;
+
 export interface ScriptChildOptions extends SpawnChildOptions {
   /** Where the child's stderr lines go, prefixed; the server's stderr by default. */
   readonly log?: Log;
+  /**
+   * Called once the child has said how its script ended; the child exits when released
+   * (ScriptChild.release). Without it, a child is released as soon as it says so.
+   */
+  readonly onEnding?: (child: ScriptChild) => void;
 }
 
 export interface ChildEvents {
@@ -51,6 +62,9 @@ export class ScriptChild {
   private events: Partial<ChildEvents> = {};
   private isReady = false;
   private saidEnd = false;
+  private released = false;
+  private exitTimer: NodeJS.Timeout | undefined;
+  private readonly onEnding: (child: ScriptChild) => void;
   private exitedWith: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private readonly stderr: StderrLines;
   /** Why the process could not be started or signalled, from its 'error' event. */
@@ -60,6 +74,7 @@ export class ScriptChild {
   constructor(options: ScriptChildOptions, spawned: ScriptProcess = spawnScriptProcess(options)) {
     this.dir = spawned.dir;
     this.process = spawned.process;
+    this.onEnding = options.onEnding ?? ((child) => child.release());
     let settleReady: (error?: Error) => void = () => {};
     this.ready = new Promise<void>((resolve, reject) => {
       settleReady = (error) => (error ? reject(error) : resolve());
@@ -79,6 +94,7 @@ export class ScriptChild {
     const gone = (code: number | null, signal: NodeJS.Signals | null): void => {
       if (this.exitedWith !== null) return;
       this.exitedWith = { code, signal };
+      clearTimeout(this.exitTimer);
       settleReady(new Error(`the script's process exited before it was ready${this.describeExit()}`));
       this.events.exit?.(code, signal);
       // Off the event loop (a synchronous removal held it 1-1.5 ms a child, measured), and gone once removed.
@@ -142,7 +158,7 @@ export class ScriptChild {
    * at its end; later ones each after the previous write has drained into the child's stdin.
    */
   send(message: ParentMessage, payload?: Uint8Array, written?: () => void): void {
-    if (this.exited) return;
+    if (this.exited || this.released) return;
     this.writes.push({ frame: encodeFrame(message, payload), written });
     if (this.writing || this.writeQueued) return;
     this.writeQueued = true;
@@ -164,6 +180,17 @@ export class ScriptChild {
 
   kill(): void {
     if (!this.exited) this.process.kill('SIGKILL');
+  }
+
+  /**
+   * Lets a child whose script has ended exit: the `exit` it waits for after its ending
+   * (protocol/contract.ts). One still there EXIT_GRACE_MS later is killed.
+   */
+  release(): void {
+    if (this.released || this.exited) return;
+    this.send({ t: 'exit' });
+    this.released = true;
+    this.exitTimer = setTimeout(() => this.kill(), EXIT_GRACE_MS);
   }
 
   /** Writes the frames waiting, several small ones in one write, and the next ones when it has drained. */
@@ -206,8 +233,10 @@ export class ScriptChild {
         return;
       }
       if (message.t === 'ready') return this.breach('MESSAGE_UNEXPECTED', settleReady);
+      const ending = message.t === 'end' && !this.saidEnd;
       if (message.t === 'end') this.saidEnd = true;
       this.events.message?.(message);
+      if (ending) this.onEnding(this);
     });
     if (outcome === 'too_large') this.breach('FRAME_TOO_LARGE', settleReady);
   }

@@ -31,9 +31,6 @@ import type { ResourceCaller, ScriptReturn, ScriptStatus, StopReason, ToolCaller
  */
 export const STOP_GRACE_MS = 400;
 
-/** 2 s: a child that said how its script ended but hasn't exited by then is killed. */
-export const EXIT_GRACE_MS = 2_000;
-
 /** Distinct names under unlisted upstreams' prefixes an ending's count of unsent calls may hold, beyond the catalog. */
 const UNLISTED_NAMES_MAX = 1_000;
 
@@ -340,9 +337,8 @@ export class Script {
       ...(value !== undefined ? { value } : {}),
       ...(error !== undefined ? { error } : stopped ? { error: this.stopMessage() } : {}),
     });
-    // The stop's grace, if any, gives way to the exit's.
+    // The stop's grace, if any, is over: the child exits once released (ScriptChild.release), or is killed.
     clearTimeout(this.killTimer);
-    this.killTimer = setTimeout(() => this.child.kill(), EXIT_GRACE_MS);
   }
 
   private onExit(): void {

@@ -33,6 +33,16 @@ export const FAIR_SHARE_WINDOW_MS = 60_000;
  */
 export const POOL_SHRINK_AFTER_MS = 10_000;
 
+/**
+ * 250 ms: the longest a child whose script has ended is held back from exiting while other
+ * scripts run; at most maxScriptChildren are held at once. A process's exit costs the kernel
+ * milliseconds of CPU freeing its memory (bench/ANALYSIS.md), which in a burst the first runs to
+ * end took from the runs still going: 16 one-call runs at once answered in 48-69 ms with the exits
+ * held, 71-101 ms without (the bench's burst row, four runs of each build, alternating, on a
+ * loaded 2-core host). A held child keeps its memory meanwhile: hence the short hold and the count.
+ */
+export const RETIRED_HOLD_MAX_MS = 250;
+
 export type Supplied = { readonly child: ScriptChild } | { readonly refused: string };
 
 /** Where a session's scripts get their children. */
@@ -44,7 +54,8 @@ export interface ChildSource {
  * The server's script children: at most maxScriptChildren alive, pooled ones included (one whose
  * script has ended and is exiting no longer counts), and
  * `pool` of them started ahead (engine compiled, prelude restored) so a run starts at once.
- * A child serves one script and exits; the pool refills in the background.
+ * A child serves one script and exits (once no other script runs: retire); the pool refills in
+ * the background.
  *
  * The pool grows with bursts: each run that finds it empty adds one child to its size, and until
  * it is full again it keeps at least one for each script running, up to maxScriptChildren; so the
@@ -59,6 +70,9 @@ export interface ChildSource {
  */
 export class ChildSupply implements ChildSource {
   private readonly pooled: ScriptChild[] = [];
+  /** Children whose script has ended, held back from exiting until no script runs (RETIRED_HOLD_MAX_MS at most). */
+  private readonly retired: ScriptChild[] = [];
+  private retiredTimer: NodeJS.Timeout | undefined;
   private readonly alive = new Set<ScriptChild>();
   /** The session holding each child taken for a script. */
   private readonly holders = new Map<ScriptChild, object>();
@@ -77,17 +91,22 @@ export class ChildSupply implements ChildSource {
   private ranDry = false;
   /** The server is starting (`ready` has not settled): the pool keeps STARTUP_POOL_CHILDREN. */
   private starting: boolean;
+  private readonly refillAfterTakeMs: number;
+  private readonly retiredHoldMaxMs: number;
 
   /**
    * `ready`: the server's start (src/server/startup.ts), until which the pool holds back the rest of its children.
-   * `refillAfterTakeMs`: REFILL_AFTER_TAKE_MS, longer in a test that needs the pool to stay empty after a take.
+   * `timing`: REFILL_AFTER_TAKE_MS and RETIRED_HOLD_MAX_MS, longer in tests that need the pool to
+   * stay empty after a take, or an ended child held while another script runs.
    */
   constructor(
     private readonly settings: Settings,
     private readonly log: Log = () => {},
     ready?: Promise<unknown>,
-    private readonly refillAfterTakeMs: number = REFILL_AFTER_TAKE_MS,
+    timing: { readonly refillAfterTakeMs?: number; readonly retiredHoldMaxMs?: number } = {},
   ) {
+    this.refillAfterTakeMs = timing.refillAfterTakeMs ?? REFILL_AFTER_TAKE_MS;
+    this.retiredHoldMaxMs = timing.retiredHoldMaxMs ?? RETIRED_HOLD_MAX_MS;
     this.poolSize = settings.pool;
     this.starting = ready !== undefined;
     this.refill();
@@ -218,6 +237,7 @@ export class ChildSupply implements ChildSource {
     this.closed = true;
     clearTimeout(this.refillTimer);
     clearTimeout(this.shrinkTimer);
+    this.releaseRetired();
     for (const child of this.pooled.splice(0)) child.kill();
     await Promise.all([...this.alive].map((child) => child.gone));
   }
@@ -225,7 +245,10 @@ export class ChildSupply implements ChildSource {
   private spawn(warm: boolean): ScriptChild {
     const options = scriptProcessOptions(this.settings, warm);
     // A pooled child may have been spawned already, when the server started (src/server/early-start.ts).
-    const child = new ScriptChild(options, warm ? claimEarlyScriptProcess(options) : undefined);
+    const child = new ScriptChild(
+      { ...options, onEnding: (ended) => this.retire(ended) },
+      warm ? claimEarlyScriptProcess(options) : undefined,
+    );
     this.alive.add(child);
     void child.gone.then(() => {
       this.alive.delete(child);
@@ -238,6 +261,30 @@ export class ChildSupply implements ChildSource {
       this.refill();
     });
     return child;
+  }
+
+  /**
+   * A child whose script has ended exits once no script runs, so its exit's CPU comes after the
+   * answers of a burst rather than among them; at most RETIRED_HOLD_MAX_MS later, and at most
+   * maxScriptChildren of them held at once.
+   */
+  private retire(child: ScriptChild): void {
+    if (this.closed) return child.release();
+    this.retired.push(child);
+    if (this.retired.length > this.settings.maxScriptChildren) this.retired.shift()!.release();
+    this.retiredTimer ??= setTimeout(() => this.releaseRetired(), this.retiredHoldMaxMs);
+    // On the next turn, after the write of the last script's answer; unless a script started meanwhile.
+    if (this.running() === 0) {
+      setImmediate(() => {
+        if (this.running() === 0) this.releaseRetired();
+      });
+    }
+  }
+
+  private releaseRetired(): void {
+    clearTimeout(this.retiredTimer);
+    this.retiredTimer = undefined;
+    for (const child of this.retired.splice(0)) child.release();
   }
 
   /** Starts children until the pool is full, within the server's cap; one at most while scripts run. */

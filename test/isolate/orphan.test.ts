@@ -12,7 +12,7 @@ function isRunning(pid: number): boolean {
 }
 
 describe('a script child whose server is killed', () => {
-  it('exits by itself within a second, computing or idle, and removes its directory', async () => {
+  it('exits by itself within a second, computing, idle or ended and held, and removes its directory', async () => {
     const parent = execa('node', [parentProgram], { stdout: 'pipe', reject: false });
     const line = await new Promise<string>((resolve, reject) => {
       parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()));

@@ -3,7 +3,7 @@ import type { ScriptChild } from '../../src/isolate/script-child.js';
 import { ChildSupply, type Supplied } from '../../src/scripts/child-supply.js';
 import { SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js';
-import { childPidsOf, waitForNoChildren } from '../support/processes.js';
+import { childPidsOf, statFieldsOf, waitForNoChildren } from '../support/processes.js';
 
 const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
 const idle: WatchContext = { signal: new AbortController().signal };
@@ -12,9 +12,10 @@ function open(
   settings: Partial<Settings>,
   ready?: Promise<void>,
   log: (line: string, level?: string) => void = () => {},
+  timing?: ConstructorParameters<typeof ChildSupply>[3],
 ): { session: SessionScripts; supply: ChildSupply } {
   const all = { ...DEFAULT_SETTINGS, ...settings };
-  const supply = new ChildSupply(all, log, ready);
+  const supply = new ChildSupply(all, log, ready, timing);
   const session = new SessionScripts({
     supply,
     catalog: () => [],
@@ -153,7 +154,7 @@ describe('the pool under a burst', () => {
 
   it('grows by one for a run that found it empty, with no other script running', async () => {
     // No refill after a take for the test's length: the pool stays empty once its child is taken.
-    const supply = new ChildSupply({ ...DEFAULT_SETTINGS, pool: 1 }, () => {}, undefined, 60_000);
+    const supply = new ChildSupply({ ...DEFAULT_SETTINGS, pool: 1 }, () => {}, undefined, { refillAfterTakeMs: 60_000 });
     const taken: ScriptChild[] = [];
     try {
       await childrenSettleAt(1);
@@ -168,6 +169,39 @@ describe('the pool under a burst', () => {
       for (const child of taken) child.kill();
       await supply.close();
     }
+  });
+});
+
+describe('a child whose script has ended', () => {
+  /** Alive and not a zombie. */
+  const running = (pid: number) => !['Z', undefined].includes(statFieldsOf(pid)?.[0]);
+
+  /** Starts a script that sleeps for `ms` in a child of its own (the pool off), and returns its pid with the run's answer. */
+  async function sleeper(session: SessionScripts, ms: number): Promise<{ pid: number; answered: Promise<unknown> }> {
+    const answered = session.handle({ code: `await sleep(${ms}); return "slept"` }, idle);
+    const [pid] = await childrenSettleAt(1);
+    return { pid: pid!, answered };
+  }
+
+  it('exits only once no other script runs, so its exit does not take CPU from them', async () => {
+    const { session } = open({ pool: 0 }, undefined, undefined, { retiredHoldMaxMs: 60_000 });
+    const long = await sleeper(session, 1_500);
+    expect(await valueOf(session, 'return "short"')).toBe('short');
+    const [short] = childPidsOf(process.pid).filter((pid) => pid !== long.pid);
+    expect(short).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(running(short!)).toBe(true);
+    await long.answered;
+    // The last script ended: both go.
+    expect(await waitForNoChildren(process.pid)).toEqual([]);
+  });
+
+  it('exits at most retiredHoldMaxMs after its ending while other scripts keep running', async () => {
+    const { session } = open({ pool: 0 }, undefined, undefined, { retiredHoldMaxMs: 200 });
+    const long = await sleeper(session, 60_000);
+    expect(await valueOf(session, 'return "short"')).toBe('short');
+    expect(await childrenSettleAt(1)).toEqual([long.pid]);
+    expect(running(long.pid)).toBe(true);
   });
 });
 
