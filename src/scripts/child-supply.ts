@@ -258,6 +258,8 @@ export class ChildSupply implements ChildSource {
       if (state !== undefined) state.held -= 1;
       const index = this.pooled.indexOf(child);
       if (index !== -1) this.pooled.splice(index, 1);
+      const held = this.retired.indexOf(child);
+      if (held !== -1) this.retired.splice(held, 1);
       this.refill();
     });
     return child;
