@@ -38,8 +38,8 @@ export const POOL_SHRINK_AFTER_MS = 10_000;
  * scripts run; at most maxScriptChildren are held at once. A process's exit costs the kernel
  * milliseconds of CPU freeing its memory (bench/ANALYSIS.md), which in a burst the first runs to
  * end took from the runs still going: 16 one-call runs at once answered in 48-69 ms with the exits
- * held, 71-101 ms without (the bench's burst row, four runs of each build, alternating, on a
- * loaded 2-core host). A held child keeps its memory meanwhile: hence the short hold and the count.
+ * held, 71-101 ms without (the bench's burst row, 10 and 6 runs, builds alternating, on a loaded
+ * 2-core host). A held child keeps its memory meanwhile: hence the short hold and the count.
  */
 export const RETIRED_HOLD_MAX_MS = 250;
 
