@@ -11,6 +11,7 @@ import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
 import { measureBreakdown } from './breakdown.js';
 import { measureBurst } from './burst.js';
 import { measureCalls } from './calls.js';
+import { measureCatalog } from './catalog.js';
 import { measureCpu } from './cpu.js';
 import { measureHttp } from './http.js';
 import { measureMemory } from './memory.js';
@@ -28,6 +29,7 @@ ctx.log(`bench${quick ? ' (quick)' : ''}: ${ctx.rounds} rounds each; ${machine}`
 
 const rows: Row[] = [
   ...(await measureCalls(ctx)),
+  ...(await measureCatalog(ctx)),
   ...(await measureCpu(ctx)),
   ...(await measureBurst(ctx)),
   ...(await measureStartup(ctx)),

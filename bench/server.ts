@@ -29,6 +29,11 @@ export function startServer(flags: readonly string[] = [], env?: Record<string, 
   return connect(process.execPath, [BIN, ...flags, '--', process.execPath, TIMING_UPSTREAM], env);
 }
 
+/** codemode-mcp in front of the upstreams of a config file, with the given flags. */
+export function startServerWithConfig(config: string, flags: readonly string[] = []): Promise<Connected> {
+  return connect(process.execPath, [BIN, ...flags, '--config', config]);
+}
+
 /** An SDK client connected straight to the timing upstream: the floor for calls. */
 export function startDirect(): Promise<Connected> {
   return connect(process.execPath, [TIMING_UPSTREAM]);

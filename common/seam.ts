@@ -57,10 +57,12 @@ export const NOTIFY_SKIPPED = 'skipped';
  * The entry methods, on the object `install` returns (held by the engine as a handle, never on a
  * global):
  *
- * - `start(toolsJson: string, unlistedJson: string, seed0..seed3: number)`: seeds Math.random and
- *   installs `tools`, `ALL_TOOLS`, `describe` and `searchTools` for this script's catalog (names
- *   under an `unlisted` prefix are callable too: the server refuses them). The engine then
- *   compiles and calls the script's body itself.
+ * - `catalog(toolsJson: string)`: parses the catalog and makes its tools ready; in a pooled child
+ *   while it waits for its script, and again for each catalog the parent sends before the start.
+ * - `start(unlistedJson: string, seed0..seed3: number)`: seeds Math.random and installs `tools`,
+ *   `ALL_TOOLS`, `describe` and `searchTools` for the last catalog given (names under an
+ *   `unlisted` prefix are callable too: the server refuses them). The engine then compiles and
+ *   calls the script's body itself.
  * - `deliver(id: number, kind: Delivery, payload: string)`: a call's answer.
  * - `fire(timerId: number)`: a host timer is due.
  * - `busy() → number`: 1 while calls or timers the script waits on remain, else 0.
@@ -70,7 +72,7 @@ export const NOTIFY_SKIPPED = 'skipped';
  * - `format(value) → string`: any value as the script would see it printed; errors with the
  *   script's own frames only.
  */
-export const ENTRY_METHODS = ['start', 'deliver', 'fire', 'busy', 'unsent', 'valueJson', 'format'] as const;
+export const ENTRY_METHODS = ['catalog', 'start', 'deliver', 'fire', 'busy', 'unsent', 'valueJson', 'format'] as const;
 export type EntryMethod = (typeof ENTRY_METHODS)[number];
 
 /**

@@ -48,6 +48,9 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
       return;
     }
     switch (message.t) {
+      case 'catalog':
+        run.prepareCatalog(message.tools);
+        break;
       case 'start':
         run.start(message.code, message.tools, message.unlisted);
         break;

@@ -81,6 +81,8 @@ export class ScriptRun {
   private readonly timers = new Map<number, NodeJS.Timeout>();
   private readonly unhandled = new Map<number, JSValueHandle>();
   private catalog: Catalog = { tools: [], names: [] };
+  /** Why the last catalog given could not be made ready in the VM (out of memory, say): the script's start fails with it. */
+  private catalogFailure: { readonly error: unknown } | undefined;
   /** The script's body's promise, once it runs. */
   private body: JSValueHandle | null = null;
   private started = false;
@@ -126,20 +128,41 @@ export class ScriptRun {
   }
 
   /**
-   * Installs the script's catalog, then compiles its body and calls it. The catalog goes in
-   * first, so that code which closes the wrapper early (`}); ...`) runs, like the body, in a
-   * world already set up, and gains nothing by it.
+   * Makes a catalog ready for the script (protocol/contract.ts, `catalog`): in a pooled child while
+   * it waits, so the start costs nothing that grows with the catalog. A later one replaces it; once
+   * the script has started, none does.
    */
-  start(code: string, toolsJson: string, unlisted: readonly string[]): void {
-    if (this.started) return;
-    this.started = true;
+  prepareCatalog(toolsJson: string): void {
+    if (this.started || this.ended) return;
     this.catalog = catalogOf(toolsJson);
+    this.catalogFailure = undefined;
+    try {
+      const json = this.vm.newString(toolsJson);
+      try {
+        this.vm.callFunction(this.methods.get('catalog')!, this.entry, json).dispose();
+      } finally {
+        json.dispose();
+      }
+    } catch (error) {
+      this.catalogFailure = { error };
+    }
+  }
+
+  /**
+   * Installs the script's catalog (`toolsJson`, or the one prepared before), then compiles its body
+   * and calls it. The catalog goes in first, so that code which closes the wrapper early
+   * (`}); ...`) runs, like the body, in a world already set up, and gains nothing by it.
+   */
+  start(code: string, toolsJson: string | undefined, unlisted: readonly string[]): void {
+    if (this.started) return;
+    if (toolsJson !== undefined) this.prepareCatalog(toolsJson);
+    this.started = true;
+    if (this.catalogFailure !== undefined) return this.endWithException(this.catalogFailure.error);
     // node:crypto, not the global `crypto`: Web Crypto's modules load at its first use, 0.9 ms of a cold child's run.
     const [a, b, c, d] = randomFillSync(new Uint32Array(4));
     const vm = this.vm;
     const installed = this.callEntry(
       'start',
-      vm.newString(toolsJson),
       vm.newString(JSON.stringify(unlisted)),
       vm.newNumber(a!),
       vm.newNumber(b!),

@@ -1,4 +1,4 @@
-import type { ChildMessage, ChildOptions, StartMessage } from '../protocol/contract.js';
+import type { CatalogMessage, ChildMessage, ChildOptions, StartMessage } from '../protocol/contract.js';
 import { FrameDecoder, encodeFrame, splitFrameBody } from '../protocol/frames.js';
 import type { PreludeSnapshot } from './prelude-vm.js';
 import { ScriptRun } from './script-run.js';
@@ -23,11 +23,13 @@ const WARM_UP_TOOLS = JSON.stringify([
 /** As a result's frame brings it: its JSON's UTF-8 bytes. */
 const WARM_UP_RESULT = Buffer.from(JSON.stringify({ content: [{ type: 'text', text: 'warm' }] }));
 
-/** Decodes a start frame as the channel will: the frame codec's code is compiled before the script's arrives. */
-function readStartFrame(): void {
-  const start: StartMessage = { t: 'start', code: WARM_UP_SCRIPT, tools: WARM_UP_TOOLS, unlisted: [] };
-  const frame = encodeFrame(start);
-  new FrameDecoder(frame.length).push(frame, (body) => JSON.parse(splitFrameBody(body).json) as unknown);
+/** Decodes a catalog and a start frame as the channel will: the frame codec's code is compiled before the script's arrive. */
+function readStartFrames(): void {
+  const catalog: CatalogMessage = { t: 'catalog', tools: WARM_UP_TOOLS };
+  const start: StartMessage = { t: 'start', code: WARM_UP_SCRIPT, unlisted: [] };
+  for (const frame of [encodeFrame(catalog), encodeFrame(start)]) {
+    new FrameDecoder(frame.length).push(frame, (body) => JSON.parse(splitFrameBody(body).json) as unknown);
+  }
 }
 
 /**
@@ -41,7 +43,7 @@ export async function warmUp(
   rounds: number,
 ): Promise<void> {
   for (let round = 0; round < rounds; round++) {
-    readStartFrame();
+    readStartFrames();
     await new Promise<void>((resolve, reject) => {
       let run: ScriptRun | undefined;
       const sink = {
@@ -58,7 +60,8 @@ export async function warmUp(
       };
       ScriptRun.create(wasm, snapshot, { channel: sink, options, exit, parentAlive: () => true }).then((created) => {
         run = created;
-        created.start(WARM_UP_SCRIPT, WARM_UP_TOOLS, []);
+        created.prepareCatalog(WARM_UP_TOOLS);
+        created.start(WARM_UP_SCRIPT, undefined, []);
       }, reject);
     });
   }

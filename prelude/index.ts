@@ -10,14 +10,14 @@ import { describeThrown, installErrorClasses } from './errors.js';
 import { host, limits, takeHost } from './host.js';
 import { installConsole } from './console.js';
 import { inspect } from './inspect.js';
-import { JSONStringify, ObjectFreeze, blank } from './intrinsics.js';
+import { ErrorConstructor, JSONStringify, ObjectFreeze, blank, newError } from './intrinsics.js';
 import { installNotify } from './notify.js';
 import { installResources } from './resources.js';
 import { installShow } from './show.js';
 import { Random } from './random.js';
 import { lockStackTraces } from './stack-traces.js';
 import { Timers } from './timers.js';
-import { installTools } from './tools.js';
+import { installTools, prepareTools, type PreparedTools } from './tools.js';
 
 export function install(givenHost: Record<string, unknown>, givenLimits: Record<string, unknown>): object {
   takeHost(givenHost, givenLimits);
@@ -34,9 +34,15 @@ export function install(givenHost: Record<string, unknown>, givenLimits: Record<
   random.install();
 
   const entry = blank<Record<string, unknown>>();
-  entry.start = (toolsJson: string, unlistedJson: string, a: number, b: number, c: number, d: number): void => {
+  let prepared: PreparedTools | undefined;
+  entry.catalog = (toolsJson: string): void => {
+    prepared = prepareTools(toolsJson, calls);
+  };
+  entry.start = (unlistedJson: string, a: number, b: number, c: number, d: number): void => {
     random.seed(a, b, c, d);
-    installTools(toolsJson, unlistedJson, calls);
+    // The engine gives a catalog before every start (ScriptRun.start); none is a bug, not an empty catalog.
+    if (prepared === undefined) throw newError(ErrorConstructor, 'codemode: start without a catalog');
+    installTools(prepared, unlistedJson, calls);
   };
   entry.deliver = (id: number, kind: Delivery, payload: string): void => calls.deliver(id, kind, payload);
   entry.fire = (timerId: number): void => timers.fire(timerId);

@@ -31,16 +31,25 @@ SetAdd(QUIET_NAMES, 'toString');
 /** 10: hits searchTools returns when the script gives no limit. */
 export const SEARCH_DEFAULT_LIMIT = 10;
 
+/** A catalog made ready for a script: what installTools puts on the global object. */
+export interface PreparedTools {
+  readonly functions: Record<string, (args?: unknown) => Promise<unknown>>;
+  readonly declarations: Record<string, string>;
+  /** Denied by the server's config: callable by name, so the call rejects with ToolRefused, listed nowhere. */
+  readonly denied: Record<string, true>;
+  readonly allTools: readonly object[];
+}
+
 /**
- * Installs `tools`, `ALL_TOOLS`, `describe` and `searchTools` for this script's catalog. Runs
- * before any of the script's code, so the arrays and literals made here meet a pristine world.
+ * Parses the catalog and makes each tool's function and ALL_TOOLS entry: in a pooled child, while
+ * it waits for its script (protocol/contract.ts, `catalog`), so a run's start costs nothing that
+ * grows with the catalog. Runs before any of the script's code, so the arrays and literals made
+ * here meet a pristine world.
  */
-export function installTools(toolsJson: string, unlistedJson: string, calls: Calls): void {
+export function prepareTools(toolsJson: string, calls: Calls): PreparedTools {
   const given = JSONParse(toolsJson) as ToolEntry[];
-  const unlisted = JSONParse(unlistedJson) as string[];
   const functions = blank<Record<string, (args?: unknown) => Promise<unknown>>>();
   const declarations = blank<Record<string, string>>();
-  // A denied tool stays callable by name, so its call is refused (ToolRefused), but is listed nowhere.
   const denied = blank<Record<string, true>>();
   const allTools: object[] = [];
   for (let i = 0; i < given.length; i++) {
@@ -62,6 +71,16 @@ export function installTools(toolsJson: string, unlistedJson: string, calls: Cal
       }),
     );
   }
+  return { functions: ObjectFreeze(functions), declarations, denied, allTools: ObjectFreeze(allTools) };
+}
+
+/**
+ * Installs `tools`, `ALL_TOOLS`, `describe` and `searchTools` for the script's prepared catalog,
+ * and its unlisted prefixes. Runs before any of the script's code.
+ */
+export function installTools(prepared: PreparedTools, unlistedJson: string, calls: Calls): void {
+  const { functions, declarations, denied, allTools } = prepared;
+  const unlisted = JSONParse(unlistedJson) as string[];
   const callable = (key: string): boolean => {
     if (denied[key] === true) return true;
     for (let i = 0; i < unlisted.length; i++) if (StringStartsWith(key, unlisted[i]!)) return true;
@@ -81,8 +100,7 @@ export function installTools(toolsJson: string, unlistedJson: string, calls: Cal
       `tools[${JSONStringify(key)}] is not a tool.${host.closest(key)} ALL_TOOLS lists every tool.`,
     );
   };
-  const tools = new ProxyConstructor(ObjectFreeze(functions), handler);
-  ObjectFreeze(allTools);
+  const tools = new ProxyConstructor(functions, handler);
 
   const describe = (name: unknown): string => {
     const declaration = typeof name === 'string' ? declarations[name] : undefined;

@@ -6,6 +6,9 @@
  * A frame is a 4-byte big-endian length, then a body: a JSON message, and for parent → child
  * results the raw bytes of the tool result after a newline (see frames.ts).
  *
+ * Before its `start`, a pooled child may be sent the catalog (`catalog`, again whenever it changes),
+ * which it makes ready for a script while it waits; a `start` then carries no tools.
+ *
  * After its `end`, a child waits for the parent's `exit` before it exits (the server holds children
  * whose scripts ended while others run: src/scripts/child-supply.ts). Stdin's end, at any time, is
  * the parent gone: the child removes its own directory and exits.
@@ -15,7 +18,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -166,11 +169,21 @@ export type ChildMessage = ReadyMessage | CallMessage | OutputMessage | NotifyMe
 
 // ---- parent → child ----
 
+/**
+ * The tools a script may call, as JSON text of ToolEntry[], sent to a child before its `start`: it
+ * parses them and makes `tools`, `ALL_TOOLS` and the rest ready while it waits, so a run's start
+ * costs nothing that grows with the catalog. A later one replaces it.
+ */
+export interface CatalogMessage {
+  readonly t: 'catalog';
+  readonly tools: string;
+}
+
 export interface StartMessage {
   readonly t: 'start';
   readonly code: string;
-  /** The tools the script may call, as JSON text of ToolEntry[]. */
-  readonly tools: string;
+  /** The tools the script may call, as JSON text of ToolEntry[]; absent: the last `catalog` sent. */
+  readonly tools?: string;
   /**
    * Name prefixes of upstreams that have not listed their tools yet ('' for the only upstream):
    * a call to a name under one goes to the server, which refuses it, instead of "not a tool".
@@ -208,7 +221,7 @@ export interface ExitMessage {
   readonly t: 'exit';
 }
 
-export type ParentMessage = StartMessage | ResultMessage | ReleaseMessage | StopMessage | ExitMessage;
+export type ParentMessage = CatalogMessage | StartMessage | ResultMessage | ReleaseMessage | StopMessage | ExitMessage;
 
 /** Why a child's script ended as crashed. Each is a breach of this contract or a lost child. */
 export const BREACH = {

@@ -70,6 +70,9 @@ export class ScriptChild {
   /** Why the process could not be started or signalled, from its 'error' event. */
   private failure: string | null = null;
   private brokenBy: Breach | null = null;
+  /** The catalog sent ahead of the script (offerCatalog), as its JSON text. */
+  private catalogSent: string | undefined;
+  private started = false;
 
   constructor(options: ScriptChildOptions, spawned: ScriptProcess = spawnScriptProcess(options)) {
     this.dir = spawned.dir;
@@ -166,6 +169,22 @@ export class ScriptChild {
       this.writeQueued = false;
       this.writeNext();
     });
+  }
+
+  /**
+   * Sends a child waiting for its script the catalog, which it makes ready meanwhile (protocol/contract.ts,
+   * `catalog`): a start then costs the child nothing that grows with the catalog. Sent again only when it changed.
+   */
+  offerCatalog(toolsJson: string): void {
+    if (this.started || toolsJson === this.catalogSent) return;
+    this.catalogSent = toolsJson;
+    this.send({ t: 'catalog', tools: toolsJson });
+  }
+
+  /** Gives the child its script; the catalog travels with it unless the child was sent that one ahead. */
+  start(code: string, toolsJson: string, unlisted: readonly string[]): void {
+    this.started = true;
+    this.send({ t: 'start', code, ...(toolsJson === this.catalogSent ? {} : { tools: toolsJson }), unlisted });
   }
 
   /** The stop file, seen by a computing child at its next interrupt check. */

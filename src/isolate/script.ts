@@ -16,6 +16,7 @@ import { CallRecord, type OpenCall } from './call-record.js';
 import { OutputWindow } from './output-window.js';
 import { resultFrame } from './result-frame.js';
 import type { ScriptChild } from './script-child.js';
+import { scriptTools, type ScriptTools } from './script-tools.js';
 import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.js';
 import { loadTypeStripper, stripTypes } from './strip-types.js';
 import { ToolRefusedError } from '../errors.js';
@@ -80,7 +81,7 @@ export class Script {
   private notifications: string[] = [];
   private readonly shown: ShownBlocks;
   private readonly record: CallRecord;
-  private readonly toolNames: ReadonlySet<string>;
+  private readonly tools: ScriptTools;
   private readonly unlisted: readonly string[];
   /** Added to a syntax error in a script too long to have its types stripped. */
   private unstripped = '';
@@ -100,7 +101,7 @@ export class Script {
     this.id = options.id;
     this.record = new CallRecord(options.limits.toolCallTimeoutMs, (call) => this.onTimeout(call));
     this.shown = new ShownBlocks(options.limits.showMaxBytes);
-    this.toolNames = new Set(options.tools.map((tool) => tool.name));
+    this.tools = scriptTools(options.tools);
     this.unlisted = options.unlisted ?? [];
     this.ended = new Promise((resolve) => (this.markEnded = resolve));
     child.listen({
@@ -132,7 +133,7 @@ export class Script {
     this.lifetimeTimer.unref();
     // Sent at once: a child still starting reads it as soon as its VM is made, a round trip sooner
     // than waiting for its ready.
-    this.child.send({ t: 'start', code: stripped.code, tools: JSON.stringify(this.options.tools), unlisted: this.unlisted });
+    this.child.start(stripped.code, this.tools.json, this.unlisted);
   }
 
   get status(): ScriptStatus {
@@ -321,7 +322,7 @@ export class Script {
       // Counted by name: a tool's, or a resources call's.
       const unsent = parseCounts(
         message.unsent,
-        this.toolNames.size + RESOURCE_CALLS.length,
+        this.tools.names.size + RESOURCE_CALLS.length,
         (name) => this.gives(name) || RESOURCE_CALLS.some((call) => call === name),
       );
       if (unsent === null) return this.breach('MESSAGE_UNEXPECTED');
@@ -356,7 +357,7 @@ export class Script {
 
   /** A name the script was given, or one under an upstream that hasn't listed its tools yet. */
   private gives(tool: string): boolean {
-    return this.toolNames.has(tool) || this.unlisted.some((prefix) => tool.startsWith(prefix));
+    return this.tools.names.has(tool) || this.unlisted.some((prefix) => tool.startsWith(prefix));
   }
 
   private stopMessage(): string {

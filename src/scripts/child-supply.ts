@@ -93,6 +93,8 @@ export class ChildSupply implements ChildSource {
   private starting: boolean;
   private readonly refillAfterTakeMs: number;
   private readonly retiredHoldMaxMs: number;
+  /** The catalog pooled children are sent ahead of their scripts (offerCatalog), as JSON text. */
+  private catalog: string | undefined;
 
   /**
    * `ready`: the server's start (src/server/startup.ts), until which the pool holds back the rest of its children.
@@ -232,6 +234,16 @@ export class ChildSupply implements ChildSource {
     return this.counted() - this.pooled.length;
   }
 
+  /**
+   * The catalog scripts are given now (JSON text of ToolEntry[]): each pooled child is sent it,
+   * and each started from here on, so it is ready in the child before a script comes
+   * (ScriptChild.offerCatalog). Called again whenever the catalog changes.
+   */
+  offerCatalog(toolsJson: string): void {
+    this.catalog = toolsJson;
+    for (const child of this.pooled) child.offerCatalog(toolsJson);
+  }
+
   /** Kills the pooled children and waits until every child the supply started has exited. */
   async close(): Promise<void> {
     this.closed = true;
@@ -299,6 +311,7 @@ export class ChildSupply implements ChildSource {
       // once none runs (the exit of the last one calls refill).
       if (this.pooled.length > 0 && this.counted() > this.pooled.length) break;
       const child = this.spawn(true);
+      if (this.catalog !== undefined) child.offerCatalog(this.catalog);
       this.pooled.push(child);
       // A pooled child that could not start is gone (its exit removes it): try again later, not in a loop.
       child.ready.then(

@@ -3,22 +3,34 @@ import { declarationOf } from '../catalog/declaration.js';
 import type { CatalogTool } from '../catalog/types.js';
 
 const entries = new WeakMap<CatalogTool, ToolEntry>();
+const lists = new WeakMap<readonly CatalogTool[], readonly ToolEntry[]>();
 
-/** The catalog as a script is given it: each tool with its declaration, made once per tool. */
-export function toolEntries(catalog: readonly CatalogTool[]): ToolEntry[] {
-  return catalog.map((tool) => {
-    let entry = entries.get(tool);
-    if (entry === undefined) {
-      entry = {
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
-        declaration: declarationOf(tool),
-        ...(tool.allowed ? {} : { denied: true }),
-      };
-      entries.set(tool, entry);
-    }
-    return entry;
-  });
+/**
+ * The catalog as a script is given it: each tool with its declaration, made once per tool; the
+ * same array for the same catalog, so what is made of it once (src/isolate/script-tools.ts) serves
+ * every run until the catalog changes.
+ */
+export function toolEntries(catalog: readonly CatalogTool[]): readonly ToolEntry[] {
+  let list = lists.get(catalog);
+  if (list === undefined) {
+    list = catalog.map(entryOf);
+    lists.set(catalog, list);
+  }
+  return list;
+}
+
+function entryOf(tool: CatalogTool): ToolEntry {
+  let entry = entries.get(tool);
+  if (entry === undefined) {
+    entry = {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+      declaration: declarationOf(tool),
+      ...(tool.allowed ? {} : { denied: true }),
+    };
+    entries.set(tool, entry);
+  }
+  return entry;
 }

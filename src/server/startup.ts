@@ -6,7 +6,9 @@
  * arrive with `tools/list_changed`, and the description says which upstreams are still starting.
  */
 import { NameCollisionError } from '../errors.js';
+import { scriptTools } from '../isolate/script-tools.js';
 import { ChildSupply } from '../scripts/child-supply.js';
+import { toolEntries } from '../scripts/tool-entries.js';
 import type { Settings } from '../settings.js';
 import { formatDelay } from '../upstream/backoff.js';
 import type { UpstreamHub } from '../upstream/hub.js';
@@ -29,6 +31,8 @@ export function startServing(
   const started = hub.start();
   const ready = startupWait(hub, started, settings.startupWaitMs, log);
   const supply = new ChildSupply(settings, log, ready);
+  // Pooled children get the catalog ahead of their scripts, and each change of it.
+  hub.onCatalogChanged(() => supply.offerCatalog(scriptTools(toolEntries(hub.tools())).json));
   // TypeScript's stripper loads and warms while the upstreams start, so the first script doesn't wait for it.
   setImmediate(() => {
     loadTypeStripper().catch((error: Error) =>
