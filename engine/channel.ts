@@ -11,8 +11,8 @@ const WRITE_AT_BYTES = 64 * 1024;
 
 /** Where a script run's messages go: the parent, or a warm-up run's stand-in. */
 export interface MessageSink {
-  /** `payload`: raw bytes after the message's JSON (an ending's value). */
-  send(message: ChildMessage, payload?: Uint8Array): void;
+  /** `payload`: after the message's JSON, as bytes or as text written as UTF-8 (an ending's value). */
+  send(message: ChildMessage, payload?: Uint8Array | string): void;
   /** Writes now what send() has gathered: before an exit, and from the interrupt handler mid-loop. */
   flush(): void;
 }
@@ -44,7 +44,7 @@ export class ParentChannel implements MessageSink {
     process.stdin.on('error', onParentGone);
   }
 
-  send(message: ChildMessage, payload?: Uint8Array): void {
+  send(message: ChildMessage, payload?: Uint8Array | string): void {
     const frame = encodeFrame(message, payload);
     this.pending.push(frame);
     this.pendingBytes += frame.length;

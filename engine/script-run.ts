@@ -377,7 +377,7 @@ export class ScriptRun {
         read: this.answersRead,
         ...(cut ? { error: `${error.slice(0, ERROR_MAX_CHARS - 64)}… (cut: the error was ${error.length} characters)` } : {}),
       },
-      value === undefined ? undefined : Buffer.from(value, 'utf8'),
+      value,
     );
     this.hooks.channel.flush();
     this.hooks.exit('ended');

@@ -9,15 +9,24 @@
 const HEADER_BYTES = 4;
 const NEWLINE = 0x0a;
 
-export function encodeFrame(message: object, payload?: Uint8Array): Buffer {
-  const json = Buffer.from(JSON.stringify(message), 'utf8');
-  const bodyLength = json.length + (payload ? 1 + payload.length : 0);
+/**
+ * A frame of `message`, and `payload` after it: bytes as they are, or a string (JSON text, which
+ * holds no lone surrogate) written into the frame as UTF-8, with no buffer of its own between.
+ */
+export function encodeFrame(message: object, payload?: Uint8Array | string): Buffer {
+  const json = JSON.stringify(message);
+  const jsonBytes = Buffer.byteLength(json, 'utf8');
+  const payloadBytes =
+    payload === undefined ? 0 : typeof payload === 'string' ? Buffer.byteLength(payload, 'utf8') : payload.length;
+  const bodyLength = jsonBytes + (payload === undefined ? 0 : 1 + payloadBytes);
   const frame = Buffer.allocUnsafe(HEADER_BYTES + bodyLength);
   frame.writeUInt32BE(bodyLength, 0);
-  json.copy(frame, HEADER_BYTES);
-  if (payload) {
-    frame[HEADER_BYTES + json.length] = NEWLINE;
-    frame.set(payload, HEADER_BYTES + json.length + 1);
+  frame.write(json, HEADER_BYTES, 'utf8');
+  if (payload !== undefined) {
+    const at = HEADER_BYTES + jsonBytes + 1;
+    frame[at - 1] = NEWLINE;
+    if (typeof payload === 'string') frame.write(payload, at, 'utf8');
+    else frame.set(payload, at);
   }
   return frame;
 }

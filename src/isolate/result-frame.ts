@@ -4,10 +4,11 @@ import type { ToolResult } from './types.js';
 
 export interface ResultFrame {
   readonly message: ResultMessage;
-  readonly payload?: Buffer;
+  /** The result as JSON text, written into the frame as UTF-8 (protocol/frames.ts). */
+  readonly payload?: string;
 }
 
-/** What the script gets for a call's outcome: the result as JSON bytes, or the error to throw. */
+/** What the script gets for a call's outcome: the result as JSON, or the error to throw. */
 export function resultFrame(
   id: number,
   outcome: { result: unknown } | { error: unknown },
@@ -26,16 +27,17 @@ export function resultFrame(
   if (depth > RESULT_MAX_DEPTH) {
     return tooLarge(id, `its result is nested deeper than ${RESULT_MAX_DEPTH} levels`);
   }
-  const bytes = Buffer.from(JSON.stringify(outcome.result), 'utf8');
+  const json = JSON.stringify(outcome.result);
+  const bytes = Buffer.byteLength(json, 'utf8');
   const max = resultMaxBytes(memoryMaxBytes);
-  if (bytes.length > max) {
-    return tooLarge(id, `its result is ${bytes.length} bytes of JSON, past the cap of ${max} (a third of the script's memory)`);
+  if (bytes > max) {
+    return tooLarge(id, `its result is ${bytes} bytes of JSON, past the cap of ${max} (a third of the script's memory)`);
   }
-  return { message: { t: 'result', id, kind: 'ok' }, payload: bytes };
+  return { message: { t: 'result', id, kind: 'ok' }, payload: json };
 }
 
 function okFrame(id: number, result: unknown): ResultFrame {
-  return { message: { t: 'result', id, kind: 'ok' }, payload: Buffer.from(JSON.stringify(result), 'utf8') };
+  return { message: { t: 'result', id, kind: 'ok' }, payload: JSON.stringify(result) };
 }
 
 function tooLarge(id: number, why: string): ResultFrame {

@@ -160,7 +160,7 @@ export class ScriptChild {
    * Frames sent in one turn (the results of the calls one upstream read answered) go in one write
    * at its end; later ones each after the previous write has drained into the child's stdin.
    */
-  send(message: ParentMessage, payload?: Uint8Array, written?: () => void): void {
+  send(message: ParentMessage, payload?: Uint8Array | string, written?: () => void): void {
     if (this.exited || this.released) return;
     this.writes.push({ frame: encodeFrame(message, payload), written });
     if (this.writing || this.writeQueued) return;

@@ -27,6 +27,15 @@ describe('frames', () => {
     }
   });
 
+  it('carry a text payload as the UTF-8 bytes of it, the same frame as those bytes would make', () => {
+    const text = '{"text":"héllo ✓ 𝄞 \\ud800"}';
+    const message = { t: 'end', status: 'finished' };
+    const frame = encodeFrame(message, text);
+    expect(frame).toEqual(encodeFrame(message, Buffer.from(text, 'utf8')));
+    const [body] = decodeAll(new FrameDecoder(1024), frame, frame.length);
+    expect(splitFrameBody(body!).payload.toString('utf8')).toBe(text);
+  });
+
   it('refuse a header past the cap before buffering any of its body', () => {
     const decoder = new FrameDecoder(10);
     const header = Buffer.alloc(4);
