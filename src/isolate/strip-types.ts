@@ -14,6 +14,9 @@ type Transform = (code: string, options: object) => { code: string; sourceMap?: 
 let transform: Transform | undefined;
 let loading: Promise<void> | undefined;
 
+/** Only types go: the rest of the language is left to QuickJS as written. */
+const STRIP_OPTIONS = { transforms: ['typescript'], disableESTransforms: true, filePath: 'script.ts' };
+
 /** The body is wrapped on lines of its own, so line n of the script is line n + 1 of what is stripped. */
 const PREFIX = '(async function () {\n';
 const SUFFIX = '\n})';
@@ -40,15 +43,14 @@ export function stripTypes(code: string): Stripped {
     };
   }
   const strip = loadedTransform();
+  const source = PREFIX + code + SUFFIX;
   let result: { code: string; sourceMap?: { mappings: string } };
   try {
-    result = strip(PREFIX + code + SUFFIX, {
-      transforms: ['typescript'],
-      // Only types go: the rest of the language is left to QuickJS as written.
-      disableESTransforms: true,
-      filePath: 'script.ts',
-      sourceMapOptions: { compiledFilename: 'script.js' },
-    });
+    // Without a source map first: a script with no types comes back as it went, and needs none
+    // (about 0.3 of the 0.5 ms a short script's stripping takes on an idle server).
+    result = strip(source, STRIP_OPTIONS);
+    if (result.code === source) return { code };
+    result = strip(source, { ...STRIP_OPTIONS, sourceMapOptions: { compiledFilename: 'script.js' } });
   } catch (error) {
     return { error: describeSyntaxError(error, code) };
   }
