@@ -111,6 +111,9 @@ export interface StartOptions {
   readonly log?: (line: string) => void;
 }
 
+/** Each script's child, so that runScript can wait until it has exited and its directory is removed. */
+const childOf = new WeakMap<Script, ScriptChild>();
+
 export function startScript(code: string, options: StartOptions = {}): Script {
   const limits = { ...TEST_LIMITS, ...options.limits };
   const childOptions: ScriptChildOptions = {
@@ -120,7 +123,8 @@ export function startScript(code: string, options: StartOptions = {}): Script {
     log: options.log ?? (() => {}),
     ...(options.entry ? { entry: options.entry } : {}),
   };
-  return new Script(new ScriptChild(childOptions), {
+  const child = new ScriptChild(childOptions);
+  const script = new Script(child, {
     id: 'test',
     code,
     tools: options.tools ?? toolEntries('echo'),
@@ -130,11 +134,18 @@ export function startScript(code: string, options: StartOptions = {}): Script {
     ...(options.onNotify ? { onNotify: options.onNotify } : {}),
     ...(options.onOutput ? { onOutput: options.onOutput } : {}),
   });
+  childOf.set(script, child);
+  return script;
 }
 
-/** Runs a script to its ending and returns that return. */
+/**
+ * Runs a script to its ending and returns that return, once its child has exited and its
+ * directory is removed: a test file that ends sooner leaves the directory behind.
+ */
 export async function runScript(code: string, options: StartOptions = {}): Promise<ScriptReturn> {
   const script = startScript(code, options);
   await script.ended;
-  return script.observe(0);
+  const ret = await script.observe(0);
+  await childOf.get(script)!.gone;
+  return ret;
 }
