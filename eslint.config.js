@@ -4,6 +4,28 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * A world's import rule: `folders` are the project folders it may not reach (by a relative path,
+ * however deep), `packages` the packages it may not import.
+ */
+function worldRule(files, world, folders, packages) {
+  const message = `${world}: see docs/architecture.md for what it may import`;
+  return {
+    files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: `^(\\.\\./)+(${folders.join('|')})/`, message },
+            { group: packages, message },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   {
     ignores: ['dist/', 'node_modules/', 'examples/scripts/', 'test/**/golden/', 'codemode-mcp.mcpb'],
@@ -30,6 +52,23 @@ export default tseslint.config(
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
     },
   },
+  // The three worlds and what they share (docs/architecture.md): an import across them that the
+  // table there does not allow fails here, so no review has to catch it.
+  worldRule(['engine/**/*.ts'], "engine/ runs in a script's child", ['src', 'prelude'], ['@modelcontextprotocol/*']),
+  worldRule(['prelude/**/*.ts'], 'prelude/ runs inside QuickJS', ['src', 'engine'], ['node:*', 'quickjs-wasi']),
+  worldRule(
+    ['protocol/**/*.ts'],
+    'protocol/ is shared by the server and the child',
+    ['src', 'engine', 'prelude'],
+    ['@modelcontextprotocol/*'],
+  ),
+  worldRule(
+    ['common/**/*.ts'],
+    'common/ is shared by all three worlds',
+    ['src', 'engine', 'prelude', 'protocol'],
+    ['node:*', 'quickjs-wasi', '@modelcontextprotocol/*'],
+  ),
+  worldRule(['src/**/*.ts'], 'src/ runs in the server', ['engine', 'prelude'], ['quickjs-wasi']),
   {
     files: ['test/**/*.ts'],
     rules: {
