@@ -5,43 +5,51 @@ import { until } from '../upstream/specs.js';
 
 const config = (): string => writeConfig({ proxied: nodeEntry(fixturePath('upstreams/needs-proxy.mjs')) });
 
+const FORMS = [
+  { form: 'an entry of --config', args: (): string[] => ['--config', config()] },
+  { form: 'the one command after --', args: (): string[] => ['--', process.execPath, fixturePath('upstreams/needs-proxy.mjs')] },
+];
+
 describe("an upstream's environment", () => {
-  test('an upstream that can only start with HTTPS_PROXY set sees it, with the other proxy and CA variables, and nothing else of ours', async () => {
-    const ours = {
-      HTTPS_PROXY: 'http://proxy.example:3128',
-      http_proxy: 'http://proxy.example:3128',
-      NO_PROXY: 'localhost,127.0.0.1',
-      NODE_EXTRA_CA_CERTS: '/etc/ssl/corp-ca.pem',
-      SSL_CERT_DIR: '/etc/ssl/certs',
-      CODEMODE_TEST_SECRET: 'not for upstreams',
-    };
-    const server = await startServer(['--config', config()], { env: ours });
-    const env = JSON.parse(
-      String(valueOf(await server.run({ code: 'return (await tools["env"]({})).content[0].text' }))),
-    ) as Record<string, string>;
-    expect(env).toMatchObject({
-      HTTPS_PROXY: ours.HTTPS_PROXY,
-      http_proxy: ours.http_proxy,
-      NO_PROXY: ours.NO_PROXY,
-      NODE_EXTRA_CA_CERTS: ours.NODE_EXTRA_CA_CERTS,
-      SSL_CERT_DIR: ours.SSL_CERT_DIR,
-    });
-    expect(env.CODEMODE_TEST_SECRET).toBeUndefined();
-    expect(PASSED_ENV_VARS).toEqual(
-      expect.arrayContaining([
-        'HTTP_PROXY',
-        'HTTPS_PROXY',
-        'NO_PROXY',
-        'http_proxy',
-        'https_proxy',
-        'no_proxy',
-        'NODE_EXTRA_CA_CERTS',
-        'SSL_CERT_FILE',
-        'SSL_CERT_DIR',
-      ]),
-    );
-    expect(await server.close()).toEqual([]);
-  });
+  test.each(FORMS)(
+    'an upstream that can only start with HTTPS_PROXY set sees it, with the other proxy and CA variables, and nothing else of ours, as $form',
+    async ({ args }) => {
+      const ours = {
+        HTTPS_PROXY: 'http://proxy.example:3128',
+        http_proxy: 'http://proxy.example:3128',
+        NO_PROXY: 'localhost,127.0.0.1',
+        NODE_EXTRA_CA_CERTS: '/etc/ssl/corp-ca.pem',
+        SSL_CERT_DIR: '/etc/ssl/certs',
+        CODEMODE_TEST_SECRET: 'not for upstreams',
+      };
+      const server = await startServer(args(), { env: ours });
+      const env = JSON.parse(
+        String(valueOf(await server.run({ code: 'return (await tools["env"]({})).content[0].text' }))),
+      ) as Record<string, string>;
+      expect(env).toMatchObject({
+        HTTPS_PROXY: ours.HTTPS_PROXY,
+        http_proxy: ours.http_proxy,
+        NO_PROXY: ours.NO_PROXY,
+        NODE_EXTRA_CA_CERTS: ours.NODE_EXTRA_CA_CERTS,
+        SSL_CERT_DIR: ours.SSL_CERT_DIR,
+      });
+      expect(env.CODEMODE_TEST_SECRET).toBeUndefined();
+      expect(PASSED_ENV_VARS).toEqual(
+        expect.arrayContaining([
+          'HTTP_PROXY',
+          'HTTPS_PROXY',
+          'NO_PROXY',
+          'http_proxy',
+          'https_proxy',
+          'no_proxy',
+          'NODE_EXTRA_CA_CERTS',
+          'SSL_CERT_FILE',
+          'SSL_CERT_DIR',
+        ]),
+      );
+      expect(await server.close()).toEqual([]);
+    },
+  );
 
   test("one that can't start says why in the log and in the tool's description, with the last lines of its stderr", async () => {
     const server = await startServer(['--config', config()]);
