@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { CommanderError } from 'commander';
+import { findClosestName } from '../config/closest-name.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfigFile } from '../config/load-config-file.js';
 import { mergeSettings } from '../config/merge-settings.js';
@@ -85,7 +86,9 @@ export function parseCli(argv: readonly string[], context: CliContext = {}): Cli
   if (raw === undefined) throw new Error('commander parsed the command line without running an action');
   const parsed: RawArgs = raw;
   if (parsed.command === 'login' || parsed.command === 'logout') return authInvocationFrom(parsed, upstreamArgv, context);
-  return invocationFrom({ ...parsed, command: parsed.command }, upstreamArgv, context);
+  // Commander's own `help` command is not among program.commands.
+  const commands = [...program.commands.map((command) => command.name()), 'help'];
+  return invocationFrom({ ...parsed, command: parsed.command }, upstreamArgv, context, commands);
 }
 
 /** `login <server> --config <file>` and `logout ...`: the server must be a remote one of that file. */
@@ -130,6 +133,7 @@ function invocationFrom(
   raw: RawArgs & { command: 'serve' | 'tools' | 'run' },
   upstreamArgv: string[] | null,
   context: CliContext,
+  commands: readonly string[],
 ): CliInvocation | CliExit {
   const forms = raw.command === 'tools' ? TOOLS_FORMS : raw.command === 'run' ? RUN_FORMS : FORMS;
   const usageError = (message: string): CliExit => usageExit(message, raw.command);
@@ -140,7 +144,10 @@ function invocationFrom(
   const script = raw.command === 'run' ? { path: scriptPath(raw.stray[0]!, context), json: raw.json === true } : undefined;
   const [stray] = operands;
   if (stray !== undefined) {
-    return usageError(formsMessage(`unexpected argument "${stray}"; an upstream command goes after "--":`, forms));
+    // `codemode-mcp tool`: a mistyped command reaches us as the server's stray operand.
+    const meant = raw.command === 'serve' ? findClosestName(stray, commands) : null;
+    const hint = meant === null ? '' : ` did you mean the command "${PROGRAM_NAME} ${meant}"? Otherwise`;
+    return usageError(formsMessage(`unexpected argument "${stray}";${hint} an upstream command goes after "--":`, forms));
   }
   if (upstreamArgv !== null && upstreamArgv.length === 0) {
     return usageError(formsMessage('"--" must be followed by the command that starts the upstream server:', forms));
