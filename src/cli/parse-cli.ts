@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { CommanderError } from 'commander';
 import { findClosestName } from '../config/closest-name.js';
 import { ConfigError } from '../config/config-error.js';
+import { runsCodemodeMcp, skipOwnEntries } from '../config/own-entries.js';
 import { loadConfigFile } from '../config/load-config-file.js';
 import { mergeSettings } from '../config/merge-settings.js';
 import { readSettingValue } from '../config/setting-value.js';
@@ -34,6 +35,8 @@ export interface CliInvocation {
   script?: { path: string; json: boolean };
   /** Present with --http: serve Streamable HTTP instead of stdio. */
   http?: HttpOptions;
+  /** A line for each config entry left out because it runs codemode-mcp itself (config/own-entries.ts), logged at start. */
+  skippedUpstreams?: readonly string[];
 }
 
 /** Exit now with this code, after writing these (each already ending in a newline). */
@@ -55,6 +58,8 @@ export interface CliContext {
   cwd?: string;
   /** What a leading `~` in --config stands for. Default: `os.homedir()`. */
   homedir?: string;
+  /** Our own executable, to know an upstream entry that runs it. Default: `process.argv[1]`. */
+  ownBin?: string;
 }
 
 export function isCliExit(result: CliInvocation | CliExit): result is CliExit {
@@ -182,6 +187,11 @@ function invocationFrom(
   if (configArg === undefined) {
     // The `--` form: checked above to hold a command.
     const [command = '', ...args] = upstreamArgv ?? [];
+    if (runsCodemodeMcp(command, args, context.ownBin ?? process.argv[1])) {
+      return usageError(
+        'the command after "--" runs codemode-mcp itself, which would start itself again without end; give the command that starts the MCP server to front',
+      );
+    }
     const upstreams = [upstreamFromCommand(command, args)];
     const settings = mergeSettings({}, flags);
     const clash = checkSettingsTogether(settings);
@@ -198,17 +208,23 @@ function invocationFrom(
   }
   try {
     const config = loadConfigFile(resolveConfigPath(configArg, context), context.env ?? process.env);
+    const { kept, skipped } = skipOwnEntries(config.upstreams, context.ownBin ?? process.argv[1]);
+    if (kept.length === 0) {
+      const why = 'every server in it runs codemode-mcp itself; list the MCP servers to front in a config without it';
+      return { exit: EXIT_CONFIG, stderr: `${[...skipped, new ConfigError(config.path, why).message].join('\n')}\n` };
+    }
     const settings = mergeSettings(config.settings, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
     return {
       command: raw.command,
-      upstreams: config.upstreams,
+      upstreams: kept,
       settings,
       logging: mergeLogSettings(raw.command, config.logging, logFlags),
       configPath: config.path,
       ...(script ? { script } : {}),
       ...httpPart,
+      ...(skipped.length > 0 ? { skippedUpstreams: skipped } : {}),
     };
   } catch (error) {
     if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };

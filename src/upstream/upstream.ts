@@ -3,6 +3,7 @@
  * with backoff when it dies or fails to start, and re-lists its tools when it says they changed.
  */
 import { Backoff, formatDelay, RESTART_STABLE_AFTER_MS } from './backoff.js';
+import { NESTED_REFUSAL } from './environment.js';
 import { Relist } from './relist.js';
 import type { ResourceListing } from './resource-routes.js';
 import type { UpstreamSpec } from './spec.js';
@@ -182,6 +183,15 @@ export class Upstream {
     this.state = 'down';
     this.reason = reason;
     if (!this.restarting) return this.stayDown('failed to start', reason);
+    if (reason.includes(NESTED_REFUSAL)) {
+      // Another try would start another copy of codemode-mcp, to be refused the same way.
+      this.options.log(
+        `codemode-mcp: upstream "${this.name}" is codemode-mcp itself, and refused to start under us: not tried again; remove it from the config`,
+        'warn',
+      );
+      this.events.onChange();
+      return;
+    }
     const delay = this.scheduleRetry();
     if (reason !== this.lastLoggedFailure) {
       this.lastLoggedFailure = reason;
