@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { CHILD_DIR_PREFIX, PROTOCOL_VERSION, type ChildOptions, type ParentMessage } from '../protocol/contract.js';
 import { ParentChannel } from './channel.js';
 import { collectGarbage } from './collect-garbage.js';
+import { exitNow } from './exit-now.js';
 import { readPreludeSnapshot } from './prelude-vm.js';
 import { ScriptRun } from './script-run.js';
 import { warmUp } from './warm-up.js';
@@ -28,7 +29,7 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
       // No parent is left to remove the directory it made for us.
       rmSync(process.cwd(), { recursive: true, force: true });
     }
-    process.exit(0);
+    exitNow();
   };
   const exit = (reason: 'ended' | 'parent-gone'): void => {
     if (reason === 'ended') ended = true;
@@ -40,7 +41,7 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
   const onMessage = (message: ParentMessage, payload: Buffer): void => {
     // After the ending only the parent's word to go counts; it removes the directory.
     if (ended) {
-      if (message.t === 'exit') process.exit(0);
+      if (message.t === 'exit') exitNow();
       return;
     }
     if (run === null) {

@@ -9,6 +9,10 @@
 import type { CompileCache } from './boot/compile-cache.js';
 import { EXIT_CONFIG, type CliInvocation } from './cli/parse-cli.js';
 import { configureProcessLog, LogFileError, processLog } from './log.js';
+import { NESTED_MARKER, nestedRefusal } from './upstream/environment.js';
+
+/** Exit code of a codemode-mcp started as an upstream of another (NESTED_MARKER set): it starts nothing. */
+const EXIT_NESTED = 1;
 
 export { isCliExit, parseCli } from './cli/parse-cli.js';
 
@@ -34,6 +38,13 @@ export async function run(invocation: CliInvocation, compileCache?: CompileCache
     process.exitCode = EXIT_CONFIG;
     return;
   }
+  const nestedIn = process.env[NESTED_MARKER];
+  if (nestedIn !== undefined && invocation.command !== 'login' && invocation.command !== 'logout') {
+    processLog(nestedRefusal(nestedIn), 'error');
+    process.exitCode = EXIT_NESTED;
+    return;
+  }
+  for (const line of invocation.skippedUpstreams ?? []) processLog(line, 'warn');
   if (invocation.command === 'login' || invocation.command === 'logout') {
     const { runAuthCommand } = await import('./cli/auth-commands.js');
     process.exitCode = await runAuthCommand(invocation);

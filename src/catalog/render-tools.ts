@@ -8,12 +8,14 @@ import { declarationOf } from './declaration.js';
 import { summarize } from '../../common/summary.js';
 import type { CatalogTool } from './types.js';
 
-export function renderTools(tools: readonly CatalogTool[]): string {
+/** `failed`: the upstreams that could not start, named in the first line since their tools are missing. */
+export function renderTools(tools: readonly CatalogTool[], failed: readonly string[] = []): string {
   const allowed = tools.filter((t) => t.allowed);
   const denied = tools.filter((t) => !t.allowed);
   const servers = new Set(tools.map((t) => t.server)).size;
+  const missing = failed.length > 0 ? `; not from ${failed.map((name) => `"${name}"`).join(', ')}, which could not start` : '';
 
-  const head = `${count(allowed.length, 'tool')} callable from scripts as tools["name"](args), from ${count(servers, 'server')}${
+  const head = `${count(allowed.length, 'tool')} callable from scripts as tools["name"](args), from ${count(servers, 'server')}${missing}${
     denied.length > 0 ? `; ${denied.length} denied by the config` : ''
   }.`;
   const sections = [allowed.length > 0 ? `${head}\n${CONTENT_TYPE}` : head];

@@ -1,7 +1,9 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { CommanderError } from 'commander';
+import { findClosestName } from '../config/closest-name.js';
 import { ConfigError } from '../config/config-error.js';
+import { runsCodemodeMcp, skipOwnEntries } from '../config/own-entries.js';
 import { loadConfigFile } from '../config/load-config-file.js';
 import { mergeSettings } from '../config/merge-settings.js';
 import { readSettingValue } from '../config/setting-value.js';
@@ -33,6 +35,8 @@ export interface CliInvocation {
   script?: { path: string; json: boolean };
   /** Present with --http: serve Streamable HTTP instead of stdio. */
   http?: HttpOptions;
+  /** A line for each config entry left out because it runs codemode-mcp itself (config/own-entries.ts), logged at start. */
+  skippedUpstreams?: readonly string[];
 }
 
 /** Exit now with this code, after writing these (each already ending in a newline). */
@@ -54,6 +58,8 @@ export interface CliContext {
   cwd?: string;
   /** What a leading `~` in --config stands for. Default: `os.homedir()`. */
   homedir?: string;
+  /** Our own executable, to know an upstream entry that runs it. Default: `process.argv[1]`. */
+  ownBin?: string;
 }
 
 export function isCliExit(result: CliInvocation | CliExit): result is CliExit {
@@ -85,7 +91,9 @@ export function parseCli(argv: readonly string[], context: CliContext = {}): Cli
   if (raw === undefined) throw new Error('commander parsed the command line without running an action');
   const parsed: RawArgs = raw;
   if (parsed.command === 'login' || parsed.command === 'logout') return authInvocationFrom(parsed, upstreamArgv, context);
-  return invocationFrom({ ...parsed, command: parsed.command }, upstreamArgv, context);
+  // Commander's own `help` command is not among program.commands.
+  const commands = [...program.commands.map((command) => command.name()), 'help'];
+  return invocationFrom({ ...parsed, command: parsed.command }, upstreamArgv, context, commands);
 }
 
 /** `login <server> --config <file>` and `logout ...`: the server must be a remote one of that file. */
@@ -130,6 +138,7 @@ function invocationFrom(
   raw: RawArgs & { command: 'serve' | 'tools' | 'run' },
   upstreamArgv: string[] | null,
   context: CliContext,
+  commands: readonly string[],
 ): CliInvocation | CliExit {
   const forms = raw.command === 'tools' ? TOOLS_FORMS : raw.command === 'run' ? RUN_FORMS : FORMS;
   const usageError = (message: string): CliExit => usageExit(message, raw.command);
@@ -140,7 +149,10 @@ function invocationFrom(
   const script = raw.command === 'run' ? { path: scriptPath(raw.stray[0]!, context), json: raw.json === true } : undefined;
   const [stray] = operands;
   if (stray !== undefined) {
-    return usageError(formsMessage(`unexpected argument "${stray}"; an upstream command goes after "--":`, forms));
+    // `codemode-mcp tool`: a mistyped command reaches us as the server's stray operand.
+    const meant = raw.command === 'serve' ? findClosestName(stray, commands) : null;
+    const hint = meant === null ? '' : ` did you mean the command "${PROGRAM_NAME} ${meant}"? Otherwise`;
+    return usageError(formsMessage(`unexpected argument "${stray}";${hint} an upstream command goes after "--":`, forms));
   }
   if (upstreamArgv !== null && upstreamArgv.length === 0) {
     return usageError(formsMessage('"--" must be followed by the command that starts the upstream server:', forms));
@@ -175,6 +187,11 @@ function invocationFrom(
   if (configArg === undefined) {
     // The `--` form: checked above to hold a command.
     const [command = '', ...args] = upstreamArgv ?? [];
+    if (runsCodemodeMcp(command, args, context.ownBin ?? process.argv[1])) {
+      return usageError(
+        'the command after "--" runs codemode-mcp itself, which would start itself again without end; give the command that starts the MCP server to front',
+      );
+    }
     const upstreams = [upstreamFromCommand(command, args)];
     const settings = mergeSettings({}, flags);
     const clash = checkSettingsTogether(settings);
@@ -191,17 +208,23 @@ function invocationFrom(
   }
   try {
     const config = loadConfigFile(resolveConfigPath(configArg, context), context.env ?? process.env);
+    const { kept, skipped } = skipOwnEntries(config.upstreams, context.ownBin ?? process.argv[1]);
+    if (kept.length === 0) {
+      const why = 'every server in it runs codemode-mcp itself; list the MCP servers to front in a config without it';
+      return { exit: EXIT_CONFIG, stderr: `${[...skipped, new ConfigError(config.path, why).message].join('\n')}\n` };
+    }
     const settings = mergeSettings(config.settings, flags);
     const clash = checkSettingsTogether(settings);
     if (clash !== null) return usageError(clash);
     return {
       command: raw.command,
-      upstreams: config.upstreams,
+      upstreams: kept,
       settings,
       logging: mergeLogSettings(raw.command, config.logging, logFlags),
       configPath: config.path,
       ...(script ? { script } : {}),
       ...httpPart,
+      ...(skipped.length > 0 ? { skippedUpstreams: skipped } : {}),
     };
   } catch (error) {
     if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };

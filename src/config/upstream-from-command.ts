@@ -37,6 +37,28 @@ export function upstreamFromCommand(command: string, args: readonly string[]): U
   return { name: serverNameFor(command, args), transport: 'stdio', command, args: [...args], env: {}, policy: {} };
 }
 
+/** Package managers whose `exec`/`dlx` runs a package, as npx does. */
+const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
+
+/**
+ * What a command runs: the package a launcher runs (`npx -y codemode-mcp@1` → `codemode-mcp`,
+ * `npm exec codemode-mcp`), the script a runtime runs (`node /opt/x/bin/cli.js` → that path), else
+ * the command itself.
+ */
+export function programRunBy(command: string, args: readonly string[]): string {
+  const runner = stem(basename(command)).toLowerCase();
+  if (PACKAGE_RUNNERS.has(runner) || (PACKAGE_MANAGERS.has(runner) && ['exec', 'dlx', 'x'].includes(args[0] ?? ''))) {
+    return packageName(firstPlainArgument(PACKAGE_MANAGERS.has(runner) ? args.slice(1) : args)) ?? command;
+  }
+  if (SCRIPT_RUNNERS.has(runner)) return firstPlainArgument(args) ?? command;
+  return command;
+}
+
+/** `/opt/x/bin/codemode-mcp.js` → `codemode-mcp`. */
+export function programStem(program: string): string {
+  return stem(basename(program));
+}
+
 function serverNameFor(command: string, args: readonly string[]): string {
   const runner = stem(basename(command)).toLowerCase();
   const named = PACKAGE_RUNNERS.has(runner)

@@ -18,19 +18,34 @@ const processOutput: PrintToolsOutput = {
   stderr: processLog,
 };
 
-/** Returns the exit code: 0 when at least one upstream started, 1 when none could (each reason printed). */
+/**
+ * Returns the exit code: 0 when every upstream started; 1 when any could not (each one named with
+ * its reason on stderr), after printing the tools of those that did, so a script is never written
+ * against a list that silently lacks a server.
+ */
 export async function printTools(invocation: CliInvocation, output: PrintToolsOutput = processOutput): Promise<number> {
   const hub = await startCommandHub(invocation, output.stderr);
   if (hub === null) return 1;
   try {
     const statuses = hub.upstreamStatus();
-    if (!statuses.some((status) => status.state === 'ready')) {
-      const reasons = statuses.map((status) => `  ${status.name}: ${status.reason ?? status.state}`);
-      output.stderr(`codemode-mcp: no upstream server could start:\n${reasons.join('\n')}`, 'error');
+    const failed = statuses.filter((status) => status.state !== 'ready');
+    const reasons = failed.map((status) => `  ${status.name}: ${status.reason ?? status.state}`).join('\n');
+    if (failed.length === statuses.length) {
+      output.stderr(`codemode-mcp: no upstream server could start:\n${reasons}`, 'error');
       return 1;
     }
-    output.stdout(renderTools(hub.tools()));
-    return 0;
+    output.stdout(
+      renderTools(
+        hub.tools(),
+        failed.map((status) => status.name),
+      ),
+    );
+    if (failed.length === 0) return 0;
+    output.stderr(
+      `codemode-mcp: ${failed.length} of ${statuses.length} upstream servers could not start, and their tools are not listed:\n${reasons}`,
+      'error',
+    );
+    return 1;
   } finally {
     await closeLeavingNoProcess(() => hub.close(), output.stderr);
   }

@@ -16,7 +16,7 @@ import { serveMcp } from './http-mcp.js';
 import { acceptedHostnames, type HttpOptions } from './http-options.js';
 import { httpRefusal, sendRefusal } from './http-refusal.js';
 import { HttpSessions } from './http-sessions.js';
-import { EXIT_FAILURE, createShutdown, shutDownOnSignals } from './shutdown.js';
+import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from './shutdown.js';
 import { startServing } from './startup.js';
 import { processLog, type Log } from '../log.js';
 
@@ -35,12 +35,13 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   let listener: NodeHttpServer | undefined;
 
   const shutDown = createShutdown(async () => {
-    accepting = false;
-    // No new connection; those open are ended once their sessions have closed their streams.
-    listener?.close();
-    await sessions.endAll('the server is shutting down');
-    await supply.close();
-    await hub.close();
+    await closeInOrder(hub, async () => {
+      accepting = false;
+      // No new connection; those open are ended once their sessions have closed their streams.
+      listener?.close();
+      await sessions.endAll('the server is shutting down');
+      await supply.close();
+    });
     listener?.closeAllConnections();
   }, log);
 

@@ -11,7 +11,7 @@ import { ClientSession } from './client-session.js';
 import { StdioServerTransport } from '../transport/stdio-server-transport.js';
 import type { EarlyStart } from './early-start.js';
 import { RequestGate } from './request-gate.js';
-import { EXIT_FAILURE, createShutdown, shutDownOnSignals } from './shutdown.js';
+import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from './shutdown.js';
 import { startServing } from './startup.js';
 import { processLog, type Log } from '../log.js';
 
@@ -28,14 +28,16 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
   let ready: Promise<void> | undefined;
 
   let shuttingDown = false;
-  const shutDown = createShutdown(async () => {
-    shuttingDown = true;
-    // Scripts first, so their calls are cancelled upstream rather than lost with a closing upstream.
-    await Promise.all([session.close(), supply?.close()]);
-    // Spawned at process start for an `initialize` that never got as far as starting them.
-    early?.discard();
-    await hub.close();
-  }, log);
+  const shutDown = createShutdown(
+    () =>
+      closeInOrder(hub, async () => {
+        shuttingDown = true;
+        await Promise.all([session.close(), supply?.close()]);
+        // Spawned at process start for an `initialize` that never got as far as starting them.
+        early?.discard();
+      }),
+    log,
+  );
 
   const startUpstreams = (): void => {
     if (shuttingDown) return;

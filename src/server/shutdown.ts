@@ -5,6 +5,7 @@
  */
 import { closeLeavingNoProcess } from './process-tree.js';
 import type { Log } from '../log.js';
+import type { UpstreamHub } from '../upstream/hub.js';
 
 /**
  * 30 s: the longest a shutdown may take before the server exits anyway (code 1, saying so). A
@@ -37,6 +38,21 @@ export function createShutdown(close: () => Promise<void>, log: Log): ShutDown {
     })();
     return shuttingDown;
   };
+}
+
+/**
+ * A server's close, in the order every mode follows: upstreams stop restarting at once (the
+ * shutdown's own signals, process-tree.ts, may end one while the scripts stop, and a process
+ * started then would only be killed), then `stopServing` (scripts first, so their calls are
+ * cancelled upstream rather than lost), then the upstreams close.
+ */
+export async function closeInOrder(
+  hub: Pick<UpstreamHub, 'stopRestarting' | 'close'>,
+  stopServing: () => Promise<void>,
+): Promise<void> {
+  hub.stopRestarting();
+  await stopServing();
+  await hub.close();
 }
 
 /** SIGINT and SIGTERM shut down; so does an error nothing caught, after logging it. */

@@ -49,6 +49,28 @@ export const PASSED_ENV_VARS = [
   'SSL_CERT_DIR',
 ] as const;
 
+/**
+ * Set in every stdio upstream's environment, to the pid of the codemode-mcp that started it: a
+ * codemode-mcp that starts with it set is an upstream of another and refuses to start (src/main.ts),
+ * so a config that runs codemode-mcp itself, however spelled, can't start copies without end. Last,
+ * so an entry's own `env` can't clear it.
+ */
+export const NESTED_MARKER = 'CODEMODE_MCP_UPSTREAM_OF';
+
+/**
+ * What such a copy says first on stderr: the codemode-mcp that started it reads it in the
+ * upstream's failure and does not try again (upstream.ts).
+ */
+export const NESTED_REFUSAL = 'refused to start nested';
+
+/** The line a copy started as an upstream of another codemode-mcp (process `parent`) exits with. */
+export function nestedRefusal(parent: string): string {
+  return (
+    `codemode-mcp: ${NESTED_REFUSAL}: it is an upstream of codemode-mcp (process ${parent}), whose config runs ` +
+    'codemode-mcp itself and would start copies without end; remove that entry from its config'
+  );
+}
+
 export function upstreamEnvironment(
   entryEnv: Readonly<Record<string, string>>,
   ours: NodeJS.ProcessEnv = process.env,
@@ -63,5 +85,5 @@ export function upstreamEnvironment(
     const value = ours[name];
     if (value !== undefined) passed[name] = value;
   }
-  return { ...passed, ...entryEnv };
+  return { ...passed, ...entryEnv, [NESTED_MARKER]: String(process.pid) };
 }

@@ -315,6 +315,14 @@ export class UpstreamHub {
     return routed.origin.relay(server, request, options);
   };
 
+  /**
+   * The server began to shut down: no upstream is restarted from now on, while the sessions still
+   * serve the cancellations of the scripts being stopped. close() follows.
+   */
+  stopRestarting(): void {
+    for (const upstream of this.upstreams) upstream.stopRestarting();
+  }
+
   /** Stops all restarts and closes every upstream; when it resolves, no upstream process is left. */
   async close(): Promise<void> {
     this.auth.close();

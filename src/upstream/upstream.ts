@@ -3,6 +3,7 @@
  * with backoff when it dies or fails to start, and re-lists its tools when it says they changed.
  */
 import { Backoff, formatDelay, RESTART_STABLE_AFTER_MS } from './backoff.js';
+import { NESTED_REFUSAL } from './environment.js';
 import { Relist } from './relist.js';
 import type { ResourceListing } from './resource-routes.js';
 import type { UpstreamSpec } from './spec.js';
@@ -50,6 +51,8 @@ export class Upstream {
   private readonly aborter = new AbortController();
   private lastLoggedFailure: string | undefined;
   private closing: Promise<void> | undefined;
+  /** False once the server began to shut down: a lost or failed upstream is no longer restarted. */
+  private restarting = true;
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -109,6 +112,17 @@ export class Upstream {
     await this.readySession()?.notifyRootsListChanged();
   }
 
+  /**
+   * The server is shutting down: from now on a lost or failed upstream stays down, and a restart
+   * already scheduled is dropped. Its session serves on, so the scripts being stopped can still
+   * cancel their calls; close() ends it.
+   */
+  stopRestarting(): void {
+    this.restarting = false;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
   /** Stops restarting and closes the session (for stdio: the process is gone when this resolves). */
   close(): Promise<void> {
     this.closing ??= this.shutDown();
@@ -116,11 +130,10 @@ export class Upstream {
   }
 
   private async shutDown(): Promise<void> {
+    this.stopRestarting();
     this.state = 'closed';
     this.aborter.abort(new Error(`upstream "${this.name}" is closing`));
-    clearTimeout(this.retryTimer);
     clearTimeout(this.stableTimer);
-    this.retryTimer = undefined;
     const session = this.session;
     this.session = undefined;
     await Promise.all([session?.close(), this.attempting]);
@@ -169,6 +182,16 @@ export class Upstream {
   private fail(reason: string): void {
     this.state = 'down';
     this.reason = reason;
+    if (!this.restarting) return this.stayDown('failed to start', reason);
+    if (reason.includes(NESTED_REFUSAL)) {
+      // Another try would start another copy of codemode-mcp, to be refused the same way.
+      this.options.log(
+        `codemode-mcp: upstream "${this.name}" is codemode-mcp itself, and refused to start under us: not tried again; remove it from the config`,
+        'warn',
+      );
+      this.events.onChange();
+      return;
+    }
     const delay = this.scheduleRetry();
     if (reason !== this.lastLoggedFailure) {
       this.lastLoggedFailure = reason;
@@ -186,6 +209,11 @@ export class Upstream {
     if (session !== this.session || this.state === 'closed') return;
     this.session = undefined;
     clearTimeout(this.stableTimer);
+    if (!this.restarting) {
+      this.state = 'down';
+      this.reason = unanswered ?? `it ${session.kind === 'stdio' ? 'exited' : 'disconnected'}`;
+      return this.stayDown('was lost', this.reason);
+    }
     if (unanswered !== undefined) {
       this.state = 'down';
       this.reason = unanswered;
@@ -203,6 +231,12 @@ export class Upstream {
     this.reason = `it ${how}`;
     const delay = this.scheduleRetry();
     this.options.log(`codemode-mcp: upstream "${this.name}" ${how}; restarting in ${formatDelay(delay)}`, 'warn');
+    this.events.onChange();
+  }
+
+  /** During shutdown: one log line, and no restart (a process started now would only be killed). */
+  private stayDown(what: string, reason: string): void {
+    this.options.log(`codemode-mcp: upstream "${this.name}" ${what} during shutdown (${reason}); not restarted`);
     this.events.onChange();
   }
 

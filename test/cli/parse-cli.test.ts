@@ -122,6 +122,28 @@ describe('the two forms', () => {
     });
   });
 
+  it.each([
+    ['tool', 'tools'],
+    ['rn', 'run'],
+    ['lgin', 'login'],
+    ['logot', 'logout'],
+    ['hlep', 'help'],
+  ])('suggests the command a mistyped one meant: %s', (typed, meant) => {
+    expect(exitOf([typed, '--config', 'servers.json'])).toEqual({
+      exit: EXIT_USAGE,
+      stderr: `codemode-mcp: unexpected argument "${typed}"; did you mean the command "codemode-mcp ${meant}"? Otherwise an upstream command goes after "--":\n${TWO_FORMS}Run "codemode-mcp --help" for usage.\n`,
+    });
+  });
+
+  it('suggests no command for an operand far from every one, nor for a stray operand of a command', () => {
+    expect(exitOf(['uvx', 'mcp-server-git']).stderr).toMatch(
+      /^codemode-mcp: unexpected argument "uvx"; an upstream command goes after "--":\n/,
+    );
+    expect(exitOf(['tools', 'tool', '--config', 'servers.json']).stderr).toMatch(
+      /^codemode-mcp: unexpected argument "tool"; an upstream command goes after "--":\n/,
+    );
+  });
+
   it('refuses an unknown flag, suggesting the close one', () => {
     expect(exitOf(['--yeild-ms', '5s', '--', 'npx'])).toEqual({
       exit: EXIT_USAGE,

@@ -48,6 +48,27 @@ describe('codemode-mcp tools', () => {
     expect(stdout).toContain('== ping');
   });
 
+  // Regression: one upstream failing left `tools` at exit 0 saying "from 1 server", as if that were all.
+  test('exits 1 when any upstream could not start: prints the tools of the others, and names each failed one with why', async () => {
+    const config = writeConfig({
+      broken: nodeEntry(fixturePath('upstreams/exits-at-once.mjs')),
+      recorder: nodeEntry(fixturePath('upstreams/recorder.mjs')),
+      ghost: { command: 'codemode-no-such-command' },
+    });
+    const { stdout, stderr, exitCode, left } = await runBin(['tools', '--config', config]);
+    expect(exitCode).toBe(1);
+    expect(stdout).toMatch(
+      /^10 tools callable from scripts as tools\["name"\]\(args\), from 1 server; not from "broken", "ghost", which could not start\./,
+    );
+    expect(stdout).toContain('== recorder__echo');
+    expect(stderr).toContain(
+      'codemode-mcp: 2 of 3 upstream servers could not start, and their tools are not listed:\n' +
+        '  broken: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"\n' +
+        '  ghost: spawn codemode-no-such-command ENOENT',
+    );
+    expect(left).toEqual([]);
+  });
+
   test('exits 1 with each reason when no upstream could start', async () => {
     const config = writeConfig({ broken: nodeEntry(fixturePath('upstreams/exits-at-once.mjs')) });
     const { stdout, stderr, exitCode, left } = await runBin(['tools', '--config', config]);

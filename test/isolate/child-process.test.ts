@@ -1,6 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ScriptChild } from '../../src/isolate/script-child.js';
+import { Script } from '../../src/isolate/script.js';
+import { TEST_LIMITS, echoTool, toolEntries } from '../support/scripts.js';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
 import { scriptProcessOptions } from '../../src/isolate/script-process.js';
 
@@ -89,4 +91,20 @@ describe("a script's child process", () => {
     expect(helpers.length).toBeGreaterThan(0);
     expect(helpers.every((nice) => nice === 19)).toBe(true);
   });
+
+  // Regression: process.exit() joined those idle-priority threads first, so on a busy host a child
+  // let go after its ending lived on 1-2 s, past the 250 ms the README says, and was at times killed.
+  it.each(['return 1', 'throw new Error("no")'])(
+    'let go after its ending (%s), it ends itself at once by SIGKILL, not waiting for its helper threads nor killed by us',
+    async (code) => {
+      const child = new ScriptChild(scriptProcessOptions(DEFAULT_SETTINGS, true));
+      children.push(child);
+      const kill = vi.spyOn(child, 'kill');
+      const script = new Script(child, { id: 'exit', code, tools: toolEntries(), callTool: echoTool, limits: TEST_LIMITS });
+      await script.ended;
+      await child.gone;
+      expect(child.describeExit()).toBe(' (killed by SIGKILL)');
+      expect(kill).not.toHaveBeenCalled();
+    },
+  );
 });

@@ -1,6 +1,6 @@
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { PASSED_ENV_VARS, upstreamEnvironment } from '../../src/upstream/environment.js';
+import { NESTED_MARKER, PASSED_ENV_VARS, upstreamEnvironment } from '../../src/upstream/environment.js';
 
 describe('upstreamEnvironment', () => {
   afterEach(() => vi.unstubAllEnvs());
@@ -13,7 +13,7 @@ describe('upstreamEnvironment', () => {
     vi.stubEnv('TERM', 'xterm');
     vi.stubEnv('USER', 'me');
     vi.stubEnv('SECRET_TOKEN', 'not for upstreams');
-    expect(upstreamEnvironment({})).toEqual(getDefaultEnvironment());
+    expect(upstreamEnvironment({})).toEqual({ ...getDefaultEnvironment(), [NESTED_MARKER]: String(process.pid) });
     expect(upstreamEnvironment({})).not.toHaveProperty('SHELL');
     expect(upstreamEnvironment({})).not.toHaveProperty('SECRET_TOKEN');
   });
@@ -26,5 +26,9 @@ describe('upstreamEnvironment', () => {
       HTTPS_PROXY: 'http://proxy:3128',
       API_KEY: 'k',
     });
+  });
+
+  test("the marker of a codemode-mcp's upstream is set last, so an entry's env can't clear or forge it", () => {
+    expect(upstreamEnvironment({ [NESTED_MARKER]: '' })[NESTED_MARKER]).toBe(String(process.pid));
   });
 });

@@ -1,0 +1,66 @@
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { runsCodemodeMcp, skipOwnEntries } from '../../src/config/own-entries.js';
+import type { UpstreamSpec } from '../../src/config/types.js';
+import { BIN, ROOT, publishedEntry } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
+
+const stdio = (name: string, command: string, args: string[] = []): UpstreamSpec => ({
+  name,
+  transport: 'stdio',
+  command,
+  args,
+  env: {},
+  policy: {},
+});
+
+describe('an entry that runs codemode-mcp itself', () => {
+  test.each([
+    ['npx -y, as Claude Desktop configs have it', 'npx', ['-y', 'codemode-mcp', '--config', '/x/servers.json']],
+    ['another version', 'npx', ['--yes', 'codemode-mcp@0.0.9']],
+    ['npm exec', 'npm', ['exec', 'codemode-mcp', '--', '--config', 'x']],
+    ['pnpm dlx', 'pnpm', ['dlx', 'codemode-mcp']],
+    ['installed on PATH', 'codemode-mcp', ['--config', 'x']],
+    ['node and the path of the bin', 'node', [BIN, '--config', 'x']],
+    ['node with its own options first', '/usr/local/bin/node', ['--enable-source-maps', BIN]],
+    ['the bin by its absolute path', BIN, ['--config', 'x']],
+    ["another checkout's bin", '/opt/other/node_modules/codemode-mcp/bin/codemode-mcp.js', []],
+    ['a Windows shim', 'C:\\Users\\me\\AppData\\Roaming\\npm\\codemode-mcp.cmd', []],
+  ])('is found: %s', (_how, command, args) => {
+    expect(runsCodemodeMcp(command, args, BIN)).toBe(true);
+  });
+
+  test('is found through a symlink of another name, and by a path relative to its cwd', () => {
+    const dir = makeTempDir('own-entries');
+    const link = join(dir, 'cm');
+    symlinkSync(BIN, link);
+    expect(runsCodemodeMcp(link, [], BIN)).toBe(true);
+    expect(runsCodemodeMcp('node', ['../cm'], BIN, join(dir, 'sub'))).toBe(true);
+    expect(runsCodemodeMcp('node', ['bin/codemode-mcp.js'], BIN, ROOT)).toBe(true);
+  });
+
+  test.each([
+    ['a reference server through npx', 'npx', ['-y', '@modelcontextprotocol/server-memory']],
+    ['a package whose name only starts like ours', 'npx', ['codemode-mcp-helper']],
+    ['a node script', 'node', [publishedEntry('server-memory')]],
+    ['a path that does not exist', '/no/such/server', []],
+    ['a shell wrapper (the environment marker catches it instead)', 'sh', ['-c', `node ${BIN}`]],
+  ])('is not taken for another server: %s', (_how, command, args) => {
+    expect(runsCodemodeMcp(command, args, BIN)).toBe(false);
+  });
+
+  test('is skipped with a line naming it and its command; the others are kept in order; a remote entry is never ours', () => {
+    const upstreams: UpstreamSpec[] = [
+      stdio('memory', 'node', [publishedEntry('server-memory')]),
+      stdio('codemode', 'npx', ['-y', 'codemode-mcp', '--config', 'claude_desktop_config.json']),
+      { name: 'remote', transport: 'http', url: 'https://example.com/codemode-mcp', headers: {}, policy: {} },
+    ];
+    const { kept, skipped } = skipOwnEntries(upstreams, BIN);
+    expect(kept.map((upstream) => upstream.name)).toEqual(['memory', 'remote']);
+    expect(skipped).toEqual([
+      'codemode-mcp: upstream "codemode" is codemode-mcp itself (npx -y codemode-mcp --config claude_desktop_config.json): ' +
+        'skipped, since it would start these same upstreams again, and so on without end; list the servers to front in a config without it',
+    ]);
+  });
+});
