@@ -3,7 +3,7 @@
  * is only types is removed, the statement before it must still end there (JavaScript's automatic
  * semicolons would otherwise join it to the next: `const a = f` and, after an interface,
  * `(g)()` would call `f`); a namespace, whose values stripping would drop, is refused; and an
- * enum written over several lines is refused, as its stripped form repeats member names and
+ * enum member whose name goes over lines is refused, as the stripped enum repeats each name and
  * would move every line after it.
  */
 import { lineCount, syntaxErrorAt } from '../common/script-position.js';
@@ -76,7 +76,7 @@ export function readTypeStatements(source: string, tokens: readonly TypeToken[])
 }
 
 const ENUM_OVER_LINES =
-  'an enum member written over more than one line (a line continuation in its name, a template in its value) is not supported in scripts: write it on one line';
+  'an enum member whose name goes over more than one line (a line continuation in it) is not supported in scripts: write the name on one line';
 
 /** A namespace inside a declaration (`declare namespace`, or within a declared block) has no values to lose. */
 function isAmbient(tokens: readonly TypeToken[], index: number, text: (index: number) => string): boolean {
@@ -93,13 +93,13 @@ function startsName(tokens: readonly TypeToken[], index: number, source: string,
   return /^[\p{L}_$"']/u.test(text(index + 1)) || text(index + 1).startsWith('\\');
 }
 
-/** The start of the first token of the enum at `index` (its body up to the closing brace) that spans lines, or null. */
+/** The start of the first member name of the enum at `index` that spans lines (the stripped enum repeats each name), or null. */
 function enumTokenOverLines(tokens: readonly TypeToken[], index: number, source: string): number | null {
   let depth = 0;
   for (let i = index + 1; i < tokens.length; i++) {
     const token = tokens[i]!;
     const text = source.slice(token.start, token.end);
-    if (LINE_BREAK.test(text)) return token.start;
+    if (/^["']/.test(text) && LINE_BREAK.test(text)) return token.start;
     if (text === '{') depth++;
     else if (text === '}' && --depth <= 0) return null;
   }

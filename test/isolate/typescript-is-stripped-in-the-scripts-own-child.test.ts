@@ -1,0 +1,84 @@
+/**
+ * Script text is untrusted input: turning its TypeScript into JavaScript happens in the script's
+ * own child, so a text that makes the stripper fail ends that script alone, with a position, and a
+ * text that makes it take long holds up nothing else (its lifetime and a stop end it).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitForNoChildren } from '../support/processes.js';
+import { runScript, startScript } from '../support/scripts.js';
+
+afterEach(async () => {
+  expect(await waitForNoChildren(process.pid)).toEqual([]);
+});
+
+/** Nested generic arrow parameters, on which sucrase backtracks: each level about doubles its time. */
+function nestedGenerics(levels: number): string {
+  return `f(${'(a = <T>('.repeat(levels)}${')'.repeat(levels)})`;
+}
+
+describe('a script whose TypeScript the stripper cannot turn into JavaScript that means the same', () => {
+  const refused: ReadonlyArray<readonly [string, string, RegExp]> = [
+    ['an enum member name with a line continuation', 'enum E { "a\\\nb" }\nreturn E', /an enum member whose name goes over more than one line.*\n {4}at script:1:10$/],
+    ['an enum member name with a line continuation, further down', 'enum E {\n  A,\n  \'b\\\nc\' = 2 }\nreturn E', /an enum member whose name goes over more than one line.*\n {4}at script:3:3$/],
+    ['a namespace with a comment before it', 'const a = 1\n/* c */ namespace N { export const b = 2 }\nreturn N.b', /namespaces are not supported.*\n {4}at script:2:9$/],
+    ['a namespace with a comment inside its header', 'namespace /* c */ N /* d */ { export const b = 2 }\nreturn N.b', /namespaces are not supported.*\n {4}at script:1:1$/],
+    ['an exported namespace with a line comment', 'export // c\n  namespace N.M { export const b = 2 }\nreturn 1', /namespaces are not supported.*\n {4}at script:2:3$/],
+    ['a module', 'let x = 1;  module /* c */ M { export const y = 2 }\nreturn x', /namespaces are not supported.*\n {4}at script:1:13$/],
+    ['a type statement on the line of the statement before it', 'const a = 1 interface I {}\nreturn a', /^SyntaxError: Unexpected token, expected ";"\n {4}at script:1:13$/],
+  ];
+  for (const [name, code, error] of refused) {
+    it(`ends as failed with its position: ${name}; the next script runs`, async () => {
+      const ret = await runScript(code);
+      expect(ret.status, ret.error).toBe('failed');
+      expect(ret.error).toMatch(error);
+      expect(await runScript('const ok: number = 1; return ok')).toMatchObject({ status: 'finished', value: '1' });
+    });
+  }
+});
+
+describe('a script on which the stripper takes long', () => {
+  it('holds up no other script, and its stop ends it', async () => {
+    const slow = startScript(nestedGenerics(22));
+    // Started after the slow one, with types of its own: its child strips it and it finishes while the slow one still strips.
+    const ret = await runScript('const n: number = 2;\nreturn n * 21');
+    expect(ret).toMatchObject({ status: 'finished', value: '42' });
+    expect(slow.status).toBe('running');
+    slow.stop('requested');
+    await slow.ended;
+    expect(slow.takeReturn()).toMatchObject({ status: 'stopped', stopReason: 'requested' });
+  });
+
+  it('is ended by its lifetime, as any script is', async () => {
+    const ret = await runScript(nestedGenerics(22), { limits: { scriptLifetimeMs: 1_500 } });
+    expect(ret).toMatchObject({ status: 'stopped', stopReason: 'lifetime' });
+  });
+});
+
+describe('what the stripped script means', () => {
+  it('is what the TypeScript meant where a removed type statement stood between two that JavaScript would join', async () => {
+    const ret = await runScript(
+      [
+        'const calls: string[] = []',
+        'const hook = (x: unknown) => { calls.push("hook"); return () => 0 }',
+        'const keep = hook',
+        'interface Shape { side: number }',
+        '(function () { calls.push("iife") })()',
+        'const also = keep',
+        'type Alias = number',
+        '[1, 2].forEach((n) => calls.push(String(n)))',
+        'return calls',
+      ].join('\n'),
+    );
+    expect(ret).toMatchObject({ status: 'finished', value: '["iife","1","2"]' });
+  });
+
+  it('keeps an enum member value written over lines, and the lines after it', async () => {
+    const ret = await runScript('enum E { A = `x\ny`.length, B }\nconst after: number = E.B\nif (E.A === 3 && after === 4) throw new Error("three")');
+    expect(ret.error).toMatch(/^Error: three\n {4}at <anonymous> \(script:4:41\)$/);
+  });
+
+  it('is a generic call where JavaScript would read two comparisons', async () => {
+    const ret = await runScript('const f = (x) => x * 2\nconst T = 1\nreturn [f<T>(21), f<T> /* c */ (1)]');
+    expect(ret).toMatchObject({ status: 'finished', value: '[42,2]' });
+  });
+});
