@@ -95,8 +95,9 @@ const STEPS: ReadonlyArray<(w: Writer, n: number) => void> = [
   },
   // An enum with odd member names.
   (w, n) => {
-    w.ts.push(`enum E${n} { A, "b c" = ${n + 5}, 'd-e', "\\u0066"${w.comment()}}`, `out.push(E${n}.A, E${n}["b c"], E${n}["d-e"], E${n}.f, E${n}[${n + 5}])`);
-    w.js.push(`out.push(0, ${n + 5}, ${n + 6}, ${n + 7}, "b c");`);
+    w.ts.push(`enum E${n} { A, "b c" = ${n + 5}, 'd-e', "\\u0066"${w.comment()}, G = \`x\ny\`.length }`);
+    w.ts.push(`out.push(E${n}.A, E${n}["b c"], E${n}["d-e"], E${n}.f, E${n}[${n + 5}], E${n}.G)`);
+    w.js.push(`out.push(0, ${n + 5}, ${n + 6}, ${n + 7}, "b c", 3);`);
   },
   // A function overload, whose signature is removed.
   (w, n) => {
