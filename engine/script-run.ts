@@ -190,7 +190,8 @@ export class ScriptRun {
         const compiled = this.compile(stripped.code, false);
         if (compiled !== null && compiled !== 'typescript') this.run(compiled);
       },
-      (error: Error) => this.finish({ status: 'failed', error: `InternalError: the TypeScript stripper could not be loaded: ${error.message}` }),
+      (error: Error) =>
+        this.finish({ status: 'failed', error: `InternalError: the TypeScript stripper could not be loaded: ${error.message}` }),
     );
   }
 

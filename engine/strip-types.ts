@@ -48,7 +48,11 @@ export function stripTypes(code: string): Stripped {
   } catch (error) {
     if (isSyntaxError(error)) return { error: describeSyntaxError(error, code) };
     return {
-      error: syntaxErrorAt(`the TypeScript types could not be stripped (${(error as Error)?.message ?? String(error)}); write the script as JavaScript`, 1, 1),
+      error: syntaxErrorAt(
+        `the TypeScript types could not be stripped (${(error as Error)?.message ?? String(error)}); write the script as JavaScript`,
+        1,
+        1,
+      ),
     };
   }
 }
@@ -63,7 +67,13 @@ function strip({ transform, parse }: NonNullable<typeof sucrase>, code: string):
   const lines = realign(result.code, result.sourceMap?.mappings ?? '');
   if (lines.length !== lineCount(code) + 2) {
     // Sucrase keeps every line but where type-statements.ts refuses; a change would put every position after it wrong.
-    return { error: syntaxErrorAt(`stripping the TypeScript types changed the script's line count; write the script as JavaScript`, 1, 1) };
+    return {
+      error: syntaxErrorAt(
+        `stripping the TypeScript types changed the script's line count; write the script as JavaScript`,
+        1,
+        1,
+      ),
+    };
   }
   for (const offset of statements.semicolons) {
     const placed = placeSemicolon(lines, source, offset);
@@ -78,7 +88,8 @@ function placeSemicolon(lines: string[], source: string, offset: number): string
   const index = lineCount(before) - 1;
   const column = offset - (before.lastIndexOf('\n') + 1);
   const line = lines[index]!.padEnd(column + 1);
-  if (line[column] !== ' ') return 'the types here could not be removed without joining statements: end the statement before them with ";"';
+  if (line[column] !== ' ')
+    return 'the types here could not be removed without joining statements: end the statement before them with ";"';
   lines[index] = `${line.slice(0, column)};${line.slice(column + 1)}`;
   return null;
 }

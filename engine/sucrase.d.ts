@@ -4,7 +4,7 @@
 // are its default export, in the bundle as in Node.
 declare module 'sucrase/dist/index.js' {
   const sucrase: {
-    transform(code: string, options: object): { code: string; sourceMap?: { mappings: string } };
+    transform: (code: string, options: object) => { code: string; sourceMap?: { mappings: string } };
   };
   export default sucrase;
 }
@@ -17,7 +17,7 @@ declare module 'sucrase/dist/parser/index.js' {
     readonly isType: boolean;
   }
   const parser: {
-    parse(input: string, jsx: boolean, typeScript: boolean, flow: boolean): { readonly tokens: readonly Token[] };
+    parse: (input: string, jsx: boolean, typeScript: boolean, flow: boolean) => { readonly tokens: readonly Token[] };
   };
   export default parser;
 }

@@ -15,7 +15,7 @@ export interface TypeToken {
 }
 
 /** A place in the script, as its line and column. */
-export interface Place {
+interface Place {
   readonly line: number;
   readonly column: number;
 }
@@ -27,7 +27,8 @@ const NAMESPACE_WORDS = new Set(['namespace', 'module']);
 
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
-export type TypeStatements = { readonly semicolons: readonly number[] } | { readonly refused: { readonly at: number; readonly message: string } };
+export type TypeStatements =
+  { readonly semicolons: readonly number[] } | { readonly refused: { readonly at: number; readonly message: string } };
 
 /**
  * Reads the tokens of `source` (the wrapped script): the offsets where a `;` must stand in place
@@ -107,7 +108,7 @@ function enumTokenOverLines(tokens: readonly TypeToken[], index: number, source:
 }
 
 /** The script's line and column of `offset` into it. */
-export function placeOf(code: string, offset: number): Place {
+function placeOf(code: string, offset: number): Place {
   const before = code.slice(0, Math.max(0, offset));
   return { line: lineCount(before), column: before.length - before.lastIndexOf('\n') };
 }

@@ -79,7 +79,11 @@ const STEPS: ReadonlyArray<(w: Writer, n: number) => void> = [
     const follower = w.pick(FOLLOWERS)(n);
     w.ts.push(`const hook${n} = (...a: unknown[]) => { out.push("hook"); return () => 0 }`, `const k${n} = hook${n}`);
     w.ts.push(w.pick(TYPE_STATEMENTS)(w, n), follower.replace(/^;/, ''));
-    w.js.push(`const hook${n} = (...a) => { out.push("hook"); return () => 0 };`, `const k${n} = hook${n};`, `${follower.replace(/^;/, '')};`);
+    w.js.push(
+      `const hook${n} = (...a) => { out.push("hook"); return () => 0 };`,
+      `const k${n} = hook${n};`,
+      `${follower.replace(/^;/, '')};`,
+    );
   },
   // Annotations, `as`, `satisfies`, `!`.
   (w, n) => {
@@ -89,9 +93,17 @@ const STEPS: ReadonlyArray<(w: Writer, n: number) => void> = [
   // Generics nested deep, in a declaration and in calls that JavaScript would read as comparisons.
   (w, n) => {
     const depth = 1 + Math.floor(w.next() * 8);
-    w.ts.push(`const g${n} = <T,>(x: ${nested(depth)}, y?: T): ${nested(depth)} => x`, `out.push(g${n}<number>([${n}] as any)${w.comment()}.length)`);
+    w.ts.push(
+      `const g${n} = <T,>(x: ${nested(depth)}, y?: T): ${nested(depth)} => x`,
+      `out.push(g${n}<number>([${n}] as any)${w.comment()}.length)`,
+    );
     w.ts.push(`const id${n} = (x: number) => x`, `out.push(id${n}<number>${w.comment()}(${n}))`);
-    w.js.push(`const g${n} = (x, y) => x;`, `out.push(g${n}([${n}]).length);`, `const id${n} = (x) => x;`, `out.push(id${n}(${n}));`);
+    w.js.push(
+      `const g${n} = (x, y) => x;`,
+      `out.push(g${n}([${n}]).length);`,
+      `const id${n} = (x) => x;`,
+      `out.push(id${n}(${n}));`,
+    );
   },
   // An enum with odd member names.
   (w, n) => {
@@ -101,7 +113,12 @@ const STEPS: ReadonlyArray<(w: Writer, n: number) => void> = [
   },
   // A function overload, whose signature is removed.
   (w, n) => {
-    w.ts.push(`out.push("o${n}")`, `function over${n}(a: string): string`, `function over${n}(a: unknown) { return a }`, `out.push(over${n}("x"))`);
+    w.ts.push(
+      `out.push("o${n}")`,
+      `function over${n}(a: string): string`,
+      `function over${n}(a: unknown) { return a }`,
+      `out.push(over${n}("x"))`,
+    );
     w.js.push(`out.push("o${n}");`, `function over${n}(a) { return a }`, `out.push(over${n}("x"));`);
   },
 ];
@@ -153,7 +170,9 @@ describe('generated TypeScript', () => {
     for (let seed = 1; seed <= REFUSED; seed++) {
       const { code, line } = refused(seed);
       const stripped = stripTypes(code);
-      expect(stripped, `seed ${seed}:\n${code}`).toEqual({ error: expect.stringMatching(new RegExp(`^SyntaxError: .*\\n {4}at script:${line}:\\d+$`)) });
+      expect(stripped, `seed ${seed}:\n${code}`).toEqual({
+        error: expect.stringMatching(new RegExp(`^SyntaxError: .*\\n {4}at script:${line}:\\d+$`)),
+      });
     }
   });
 
