@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
-import { loadTypeStripper, stripTypes } from '../src/isolate/strip-types.js';
+import { loadTypeStripper, stripTypes } from '../engine/strip-types.js';
 import { median } from './measure.js';
 
 const dir = process.argv[2];
@@ -30,9 +30,9 @@ type Strip = (code: string) => string;
 
 /** Each candidate's load, as Node would do it, and its strip call; the mode that keeps positions where it has one. */
 const CANDIDATES: Record<string, { load: string; make: () => Strip; cwd?: string }> = {
-  // What the server runs: sucrase, its source map, and the columns put back (src/isolate/strip-types.ts).
+  // What the server runs: sucrase, its source map, and the columns put back (engine/strip-types.ts).
   'ours: sucrase + columns realigned': {
-    load: "import('./dist/src/isolate/strip-types.js').then((m) => m.loadTypeStripper())",
+    load: "import('./dist/engine/strip-types.js').then((m) => m.loadTypeStripper())",
     cwd: PACKAGE_ROOT,
     make: () => (code) => {
       // The candidates get the whole wrapper; ours wraps the body itself.

@@ -30,7 +30,8 @@ import {
   type PreludeVm,
   type VmOptions,
 } from './prelude-vm.js';
-import { wrapScript } from './script-source.js';
+import { mayMeanOtherInTypeScript, wrapScript } from './script-source.js';
+import { loadTypeStripper, stripTypes } from './strip-types.js';
 
 const MAX_TIMER_MS = 0x7fff_ffff;
 /** 100 ms: the most a stopped script's prelude may take to count its unsent calls before it too is interrupted. */
@@ -170,24 +171,64 @@ export class ScriptRun {
       vm.newNumber(d!),
     );
     if (!installed) return;
-    let promise: JSValueHandle;
+    // JavaScript as written needs no stripper; TypeScript (whose compile as JavaScript fails at its
+    // first type) or a generic call that JavaScript would read otherwise loads it, here, on this
+    // script's time.
+    if (mayMeanOtherInTypeScript(code)) return this.startTypeScript(code);
+    const compiled = this.compile(code, true);
+    if (compiled === 'typescript') this.startTypeScript(code);
+    else if (compiled !== null) this.run(compiled);
+  }
+
+  /** Strips the script's types, loading the stripper first if this child hasn't, then runs it. */
+  private startTypeScript(code: string): void {
+    void loadTypeStripper().then(
+      () => {
+        if (this.ended) return;
+        const stripped = stripTypes(code);
+        if ('error' in stripped) return this.finish({ status: 'failed', error: stripped.error });
+        const compiled = this.compile(stripped.code, false);
+        if (compiled !== null && compiled !== 'typescript') this.run(compiled);
+      },
+      (error: Error) =>
+        this.finish({ status: 'failed', error: `InternalError: the TypeScript stripper could not be loaded: ${error.message}` }),
+    );
+  }
+
+  /**
+   * The script's body as a function, or null once it has ended (its syntax error); 'typescript'
+   * when `asJavaScript` and it is not JavaScript, so its types may be what failed.
+   */
+  private compile(code: string, asJavaScript: boolean): JSValueHandle | 'typescript' | null {
+    const vm = this.vm;
     try {
       const fn = vm.evalCode(wrapScript(code), SCRIPT_FILE);
       try {
-        if (!fn.isFunction) return this.finish({ status: 'failed', error: NOT_A_BODY });
-        promise = vm.callFunction(fn, vm.undefined);
+        if (!fn.isFunction) {
+          this.finish({ status: 'failed', error: NOT_A_BODY });
+          return null;
+        }
+        return vm.callFunction(fn, vm.undefined);
       } finally {
         fn.dispose();
       }
     } catch (error) {
+      if (asJavaScript && error instanceof JSException && error.name === 'SyntaxError') {
+        error.dispose();
+        return 'typescript';
+      }
       this.endWithException(error, code);
-      return;
+      return null;
     }
+  }
+
+  /** Watches the body's promise. */
+  private run(promise: JSValueHandle): void {
     if (!promise.isPromise) {
       promise.dispose();
       return this.finish({ status: 'failed', error: NOT_A_BODY });
     }
-    vm.markPromiseHandled(promise);
+    this.vm.markPromiseHandled(promise);
     this.body = promise;
     this.settle();
   }

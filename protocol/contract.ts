@@ -18,7 +18,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 6;
+export const PROTOCOL_VERSION = 7;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -181,6 +181,7 @@ export interface CatalogMessage {
 
 export interface StartMessage {
   readonly t: 'start';
+  /** The script as the user wrote it, JavaScript or TypeScript: the child strips the types (engine/strip-types.ts). */
   readonly code: string;
   /** The tools the script may call, as JSON text of ToolEntry[]; absent: the last `catalog` sent. */
   readonly tools?: string;

@@ -18,7 +18,6 @@ import { resultFrame } from './result-frame.js';
 import type { ScriptChild } from './script-child.js';
 import { scriptTools, type ScriptTools } from './script-tools.js';
 import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.js';
-import { loadTypeStripper, stripTypes } from './strip-types.js';
 import { ToolRefusedError } from '../errors.js';
 import { cutText } from './render.js';
 import { failedRead } from './result-frame.js';
@@ -83,8 +82,6 @@ export class Script {
   private readonly record: CallRecord;
   private readonly tools: ScriptTools;
   private readonly unlisted: readonly string[];
-  /** Added to a syntax error in a script too long to have its types stripped. */
-  private unstripped = '';
   private notifies = 0;
   private readonly startedAt = performance.now();
   /** The child numbers its calls 1, 2, 3…: an id not above the last is reused or out of order. */
@@ -110,30 +107,19 @@ export class Script {
       exit: () => this.onExit(),
     });
     child.ready.catch((error: Error) => this.crash(error.message));
-    loadTypeStripper().then(
-      () => this.begin(),
-      (error: Error) => this.crash(`the TypeScript stripper could not be loaded: ${error.message}`),
-    );
+    this.begin();
   }
 
-  /** Strips the types and sends the script to its child, once the stripper has loaded (at once, but for the server's first moments). */
+  /**
+   * Sends the script to its child as the user wrote it: the child strips TypeScript's types
+   * (engine/strip-types.ts), on the script's own time, so the lifetime starts here.
+   */
   private begin(): void {
-    // Stopped or crashed meanwhile: its child has been told, or is gone.
-    if (this.ending !== null || this.stopReason !== null) return;
-    // TypeScript becomes JavaScript here, at the same lines and columns; a syntax error ends the
-    // script before its child runs anything.
-    const stripped = stripTypes(this.options.code);
-    if ('error' in stripped) {
-      this.child.kill();
-      this.end({ status: 'failed', error: stripped.error });
-      return;
-    }
-    this.unstripped = stripped.unstripped ?? '';
     this.lifetimeTimer = setTimeout(() => this.stop('lifetime'), this.options.limits.scriptLifetimeMs);
     this.lifetimeTimer.unref();
     // Sent at once: a child still starting reads it as soon as its VM is made, a round trip sooner
     // than waiting for its ready.
-    this.child.start(stripped.code, this.tools.json, this.unlisted);
+    this.child.start(this.options.code, this.tools.json, this.unlisted);
   }
 
   get status(): ScriptStatus {
@@ -330,7 +316,7 @@ export class Script {
     }
     if (message.status === 'stopped' && this.stopReason === null) return this.breach('MESSAGE_UNEXPECTED');
     const stopped = message.status === 'stopped';
-    const error = message.error?.startsWith('SyntaxError: ') ? `${message.error}${this.unstripped}` : message.error;
+    const error = message.error;
     // A returned tool result's images and resources go into the answer as blocks, once.
     const value = message.value === undefined ? undefined : liftResultBlocks(message.value, this.shown);
     this.end({

@@ -13,7 +13,6 @@ import type { Settings } from '../settings.js';
 import { formatDelay } from '../upstream/backoff.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/upstream.js';
-import { loadTypeStripper } from '../isolate/strip-types.js';
 import type { Log } from '../log.js';
 
 /**
@@ -33,12 +32,6 @@ export function startServing(
   const supply = new ChildSupply(settings, log, ready);
   // Pooled children get the catalog ahead of their scripts, and each change of it.
   hub.onCatalogChanged(() => supply.offerCatalog(scriptTools(toolEntries(hub.tools())).json));
-  // TypeScript's stripper loads and warms while the upstreams start, so the first script doesn't wait for it.
-  setImmediate(() => {
-    loadTypeStripper().catch((error: Error) =>
-      log(`codemode-mcp: the TypeScript stripper could not be loaded: ${error.message}; every script will fail`, 'error'),
-    );
-  });
   started.then(
     () => log(`codemode-mcp ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
     (error: unknown) => {

@@ -10,7 +10,6 @@ import {
 } from '../../protocol/contract.js';
 import { SHOWN_BLOCKS_MAX } from '../../common/content-blocks.js';
 import { ECHO_MAX_CHARS } from '../../src/echo.js';
-import { STRIP_TYPES_MAX_CHARS } from '../../src/isolate/strip-types.js';
 import { STRUCTURED_REPEAT_MAX_CHARS } from '../../src/scripts/answer.js';
 import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
 import { STOP_GRACE_MS } from '../../src/isolate/script.js';
@@ -71,7 +70,6 @@ describe('the README', () => {
       `| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON |`,
     );
     expect(readme).toContain(`| content blocks in one answer, or in one \`show()\` | ${SHOWN_BLOCKS_MAX} (`);
-    expect(readme).toContain(`| a script whose TypeScript types are stripped | ${STRIP_TYPES_MAX_CHARS / 1024} KiB (`);
     expect(readme).toContain(
       `each is at most ${groupThousands(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON: a larger one travels once`,
     );

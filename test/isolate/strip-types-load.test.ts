@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { loadTypeStripper, stripTypes } from '../../src/isolate/strip-types.js';
+import { loadTypeStripper, stripTypes } from '../../engine/strip-types.js';
 
 // This file's own module state: the stripper has not been loaded here yet.
 test('stripTypes before the stripper has loaded says so; once loaded (one load, however often asked) it strips', async () => {
