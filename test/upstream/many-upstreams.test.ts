@@ -35,7 +35,7 @@ test('upstreams that change state together cost one catalog rebuild between them
   hub.onCatalogChanged(() => rebuilds++);
   await hub.start();
   // Each upstream failed, and its note says so: the catalog is whole after start.
-  const notes = hub.tools().upstreamNotes;
+  const notes = hub.tools().upstreamNotes ?? [];
   expect(notes).toHaveLength(MAX_UPSTREAMS);
   expect(notes.every((note) => note.includes('down'))).toBe(true);
   expect(hub.upstreamStatus().every((status) => status.state === 'down')).toBe(true);
