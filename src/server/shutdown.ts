@@ -1,9 +1,10 @@
 /**
  * A server's last steps, whichever mode it serves in: one shutdown however many reasons come,
  * everything it started closed within the time a client gives it (process-tree.ts), a deadline
- * past which it exits anyway, and SIGINT, SIGTERM or an internal error as reasons.
+ * past which it exits anyway, and SIGINT, SIGTERM, SIGHUP or an internal error as reasons.
  */
 import { closeLeavingNoProcess } from './process-tree.js';
+import { listenForEndSignals, signalExitCode } from '../end-signals.js';
 import type { Log } from '../log.js';
 
 /**
@@ -39,9 +40,12 @@ export function createShutdown(close: () => Promise<void>, log: Log): ShutDown {
   };
 }
 
-/** SIGINT and SIGTERM shut down; so does an error nothing caught, after logging it. */
+/**
+ * SIGINT, SIGTERM and SIGHUP shut down, exiting 128 + the signal's number, and a second one
+ * escalates (end-signals.ts); so does an error nothing caught, after logging it.
+ */
 export function shutDownOnSignals(shutDown: ShutDown, log: Log): void {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutDown(signal));
+  void listenForEndSignals(log).first.then((signal) => shutDown(signal, signalExitCode(signal)));
   process.on('uncaughtException', (error) => {
     log(`codemode-mcp: internal error: ${error.stack ?? error.message}`, 'error');
     void shutDown('internal error', EXIT_FAILURE);
