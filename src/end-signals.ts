@@ -19,6 +19,17 @@ export function signalExitCode(signal: EndSignal): number {
   return 128 + constants.signals[signal];
 }
 
+let closing = false;
+
+/**
+ * The process has begun to close for a reason of its own (its client went away): a signal from
+ * now on is a hurry, as a second one is. The SDK's stdio client sends SIGTERM 2 s after closing
+ * our stdin and SIGKILL 2 s later; a SIGKILL to us would leave the upstreams behind.
+ */
+export function markClosing(): void {
+  closing = true;
+}
+
 export interface EndSignals {
   /** The first signal that came, if any. */
   readonly received: EndSignal | undefined;
@@ -30,8 +41,9 @@ export interface EndSignals {
 
 /**
  * Listens for END_SIGNALS from now on. The first settles `first` (whoever waits on it begins the
- * close); each later one sends SIGKILL at once to every upstream process group still alive, what
- * the close's own clock (process-tree.ts) would send later, and the close goes on to its end.
+ * close); each later one, and any after markClosing, sends SIGKILL at once to every upstream
+ * process group still alive, what the close's own clock (process-tree.ts) would send later, and
+ * the close goes on to its end.
  */
 export function listenForEndSignals(log: Log, groups: () => readonly LiveGroup[] = () => liveGroups.list()): EndSignals {
   let received: EndSignal | undefined;
@@ -39,15 +51,16 @@ export function listenForEndSignals(log: Log, groups: () => readonly LiveGroup[]
   const first = new Promise<EndSignal>((resolve) => (settle = resolve));
   const handlers = END_SIGNALS.map((signal) => {
     const handler = (): void => {
+      const hurry = received !== undefined || closing;
       if (received === undefined) {
         received = signal;
         settle(signal);
-        return;
       }
+      if (!hurry) return;
       for (const group of groups()) {
         if (signalGroup(group.pgid, 'SIGKILL')) {
           log(
-            `codemode-mcp: SIGKILL to upstream "${group.name}" (process group ${group.pgid}), on a second signal (${signal})`,
+            `codemode-mcp: SIGKILL to upstream "${group.name}" (process group ${group.pgid}), on a signal (${signal}) during the close`,
             'warn',
           );
         }

@@ -4,7 +4,7 @@
  * past which it exits anyway, and SIGINT, SIGTERM, SIGHUP or an internal error as reasons.
  */
 import { closeLeavingNoProcess } from './process-tree.js';
-import { listenForEndSignals, signalExitCode } from '../end-signals.js';
+import { listenForEndSignals, markClosing, signalExitCode } from '../end-signals.js';
 import type { Log } from '../log.js';
 
 /**
@@ -23,6 +23,7 @@ export function createShutdown(close: () => Promise<void>, log: Log): ShutDown {
   let shuttingDown: Promise<void> | undefined;
   return (why, code = 0) => {
     shuttingDown ??= (async () => {
+      markClosing();
       log(`codemode-mcp: shutting down (${why})`);
       setTimeout(() => {
         log(`codemode-mcp: shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`, 'error');

@@ -103,7 +103,7 @@ describe('a signal to a command that started upstreams', () => {
     const { exitCode, left } = await run.ended();
     expect(exitCode).toBe(status('SIGINT'));
     expect(left).toEqual([]);
-    expect(run.stderr()).toMatch(/SIGKILL to upstream "stubborn" \(process group \d+\), on a second signal \(SIGINT\)/);
+    expect(run.stderr()).toMatch(/SIGKILL to upstream "stubborn" \(process group \d+\), on a signal \(SIGINT\) during the close/);
   });
 });
 
