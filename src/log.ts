@@ -3,9 +3,11 @@
  * goes through here, at a level (`--log-level`, settings.logLevel), to stderr and, with
  * `--log-file`, appended to a file too. Stdout is never written: it may be the protocol.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { LOG_LEVELS, LOG_SETTINGS, type LogLevel, type LogSettings } from './settings.js';
+import { closeSync, writeSync } from 'node:fs';
+import { openLogFile } from './log-file.js';
+import { LOG_LEVELS, type LogLevel, type LogSettings } from './settings.js';
+
+export { LogFileError } from './log-file.js';
 
 /** Logs a line at `level` (info when not given). */
 export type Log = (line: string, level?: LogLevel) => void;
@@ -14,9 +16,10 @@ interface Sink {
   readonly level: LogLevel;
   /** The log file's descriptor, or null. */
   readonly fd: number | null;
+  readonly path: string | null;
 }
 
-let sink: Sink = { level: 'info', fd: null };
+let sink: Sink = { level: 'info', fd: null, path: null };
 
 /**
  * The process's log, as configured by `configureProcessLog` (info, stderr only, until then). What
@@ -26,47 +29,42 @@ export const processLog: Log = (line, level = 'info') => {
   if (!shows(sink.level, level)) return;
   process.stderr.write(`${line}\n`);
   // Synchronous, so the line is in the file before an exit that follows it.
-  if (sink.fd !== null) writeSync(sink.fd, `${new Date().toISOString()} ${level} ${line}\n`);
+  if (sink.fd !== null) writeToFile(sink.fd, `${new Date().toISOString()} ${level} ${line}\n`);
 };
+
+/**
+ * A log file that fails a write (a full disk, EIO, a file size limit) is given up: said once on
+ * stderr, closed, and the log goes on to stderr alone. A log line never ends the server.
+ */
+function writeToFile(fd: number, text: string): void {
+  try {
+    writeSync(fd, text);
+  } catch (error) {
+    const { path } = sink;
+    sink = { ...sink, fd: null, path: null };
+    let closing = '';
+    try {
+      closeSync(fd);
+    } catch (closeError) {
+      closing = `; closing it failed too (${(closeError as Error).message})`;
+    }
+    process.stderr.write(
+      `codemode-mcp: LOG_FILE_FAILED: writing to the log file ${path} failed (${(error as Error).message})${closing}; ` +
+        `logging to stderr only from now on; free space or fix the file, and restart to log there again\n`,
+    );
+  }
+}
 
 /** Whether a log at `threshold` prints a line at `level`. */
 export function shows(threshold: LogLevel, level: LogLevel): boolean {
   return LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(threshold);
 }
 
-/** A log file that can't be opened for appending: the message says which and what to do. */
-export class LogFileError extends Error {
-  override readonly name = 'LogFileError';
-  readonly code = 'LOG_FILE_INVALID';
-
-  constructor(path: string, cause: NodeJS.ErrnoException) {
-    const why =
-      cause.code === 'ENOENT'
-        ? `its directory ${dirname(path)} does not exist; create it, or give a path in a directory that does`
-        : cause.code === 'EISDIR'
-          ? 'it is a directory; give the path of a file in it'
-          : cause.code === 'EACCES' || cause.code === 'EPERM'
-            ? 'it may not be written here; give a path you can write to'
-            : `${cause.message}; give a path to a file you can write to`;
-    super(`LOG_FILE_INVALID: cannot append to the log file ${path} (--${LOG_SETTINGS.logFile.flag}, settings.logFile): ${why}`);
-  }
-}
-
-/**
- * Sets the process's level and opens its log file for appending (created if missing; its directory
- * is not, so a mistyped directory is caught here rather than silently made). Throws LogFileError.
- */
+/** Sets the process's level and opens its log file for appending (log-file.ts). Throws LogFileError. */
 export function configureProcessLog(settings: LogSettings): void {
-  let fd: number | null = null;
-  if (settings.logFile !== null) {
-    try {
-      fd = openSync(settings.logFile, 'a');
-    } catch (error) {
-      throw new LogFileError(settings.logFile, error as NodeJS.ErrnoException);
-    }
-  }
+  const fd = settings.logFile === null ? null : openLogFile(settings.logFile);
   if (sink.fd !== null) closeSync(sink.fd);
-  sink = { level: settings.logLevel, fd };
+  sink = { level: settings.logLevel, fd, path: settings.logFile };
 }
 
 /**

@@ -213,6 +213,21 @@ export const SETTINGS = {
     max: 24 * 60 * MINUTE,
     doc: 'with --http, a session with no request open this long ends: its running scripts are stopped and its id is forgotten',
   }),
+  /**
+   * 256: with --http, the most sessions open at once. An `initialize` past it gets 503 and a
+   * JSON-RPC error naming this setting and what frees a place (DELETE, the idle end); the sessions
+   * open are untouched. Each session holds an MCP server, its scripts' records and its relays, and
+   * clients that never send DELETE leave theirs until httpSessionIdleMs.
+   */
+  maxHttpSessions: setting({
+    name: 'maxHttpSessions',
+    flag: 'max-http-sessions',
+    unit: 'count',
+    default: 256,
+    min: 1,
+    max: 10_000,
+    doc: 'with --http, the most sessions open at once; a further initialize is refused with 503 until one ends',
+  }),
 } as const;
 
 /**

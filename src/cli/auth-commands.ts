@@ -8,6 +8,7 @@ import { openBrowser } from '../upstream/auth/open-browser.js';
 import { upstreamReadLimit } from '../upstream/read-limit.js';
 import type { CliInvocation } from './parse-cli.js';
 import { readPackageVersion } from './package-version.js';
+import { listenForEndSignals, signalExitCode } from '../end-signals.js';
 
 export async function runAuthCommand(
   invocation: CliInvocation,
@@ -19,9 +20,8 @@ export async function runAuthCommand(
     return 0;
   }
   const aborter = new AbortController();
-  const stop = (): void => aborter.abort(new Error('interrupted'));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const signals = listenForEndSignals((line) => log(line));
+  void signals.first.then((signal) => aborter.abort(new Error(`interrupted (${signal})`)));
   try {
     log(
       await login(spec, {
@@ -37,9 +37,8 @@ export async function runAuthCommand(
   } catch (error) {
     if (!(error instanceof LoginError)) throw error;
     log(error.message);
-    return 1;
+    return signals.received === undefined ? 1 : signalExitCode(signals.received);
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    signals.dispose();
   }
 }

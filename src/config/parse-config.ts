@@ -15,6 +15,15 @@ export interface ParseConfigOptions {
 /** The two keys a server list may sit under: Claude Desktop / Claude Code, and VS Code. */
 const SERVERS_KEYS = ['mcpServers', 'servers'] as const;
 
+/**
+ * 256: the most upstream servers one codemode-mcp fronts; a config enabling more is refused at
+ * start, naming the count and this cap. Each upstream holds a process group or a connection, a
+ * retry schedule and a place in every catalog rebuild, and past a few dozen the description's
+ * 2,048 characters can't even name them: a config this large is a mistake or a client's whole
+ * list, better split across several instances.
+ */
+export const MAX_UPSTREAMS = 256;
+
 /** The top-level keys codemode-mcp reads. */
 const TOP_LEVEL_KEYS = [...SERVERS_KEYS, 'settings'] as const;
 
@@ -68,6 +77,13 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   }
   if (upstreams.length === 0) {
     throw new ConfigError(file, `every server in ${serversKey} is disabled; enable at least one`);
+  }
+  if (upstreams.length > MAX_UPSTREAMS) {
+    throw new ConfigError(
+      file,
+      `${serversKey} enables ${upstreams.length} servers, past the cap of ${MAX_UPSTREAMS} one codemode-mcp can front; ` +
+        `disable some ("disabled": true) or split them across several configs, each served by its own codemode-mcp`,
+    );
   }
 
   return {

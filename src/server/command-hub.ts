@@ -8,6 +8,8 @@ import { readPackageVersion } from '../cli/package-version.js';
 import { NameCollisionError } from '../errors.js';
 import { UpstreamHub } from '../upstream/hub.js';
 import type { Log } from '../log.js';
+import type { EndSignals } from '../end-signals.js';
+import { closeLeavingNoProcess } from './process-tree.js';
 
 /**
  * 200 ms: when a one-shot command is done, how long each stdio upstream has to end by itself after
@@ -17,21 +19,32 @@ import type { Log } from '../log.js';
  */
 export const COMMAND_CLOSE_GRACE_MS = 200;
 
-/** The started hub, or null when the upstreams can't be served as configured (said on `stderr`). */
-export async function startCommandHub(invocation: CliInvocation, stderr: Log): Promise<UpstreamHub | null> {
+/**
+ * The started hub, or null when the upstreams can't be served as configured (said on `stderr`), or
+ * when a signal came while they started: then they are closed, leaving no process, before it resolves.
+ */
+export async function startCommandHub(invocation: CliInvocation, stderr: Log, signals: EndSignals): Promise<UpstreamHub | null> {
   const hub = new UpstreamHub(invocation.upstreams, {
     clientInfo: { name: 'codemode-mcp', version: readPackageVersion() },
     settings: invocation.settings,
     closeGraceMs: COMMAND_CLOSE_GRACE_MS,
     log: stderr,
   });
-  try {
-    await hub.start();
-    return hub;
-  } catch (error) {
-    // start() closed every upstream before it rejected.
-    if (!(error instanceof NameCollisionError)) throw error;
-    stderr(`codemode-mcp: ${error.message}`, 'error');
-    return null;
+  const started = hub.start().then(
+    () => 'started' as const,
+    (error: unknown) => {
+      // start() closed every upstream before it rejected.
+      if (!(error instanceof NameCollisionError)) throw error;
+      stderr(`codemode-mcp: ${error.message}`, 'error');
+      return 'collided' as const;
+    },
+  );
+  // An upstream may take upstreamStartTimeoutMs to answer: a signal doesn't wait for it.
+  const how = await Promise.race([started, signals.first]);
+  if (how === 'started') return hub;
+  if (how !== 'collided') {
+    await closeLeavingNoProcess(() => hub.close(), stderr);
+    await started;
   }
+  return null;
 }

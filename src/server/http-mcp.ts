@@ -154,6 +154,12 @@ async function postWithoutSession(
       );
       return;
     }
+    const full = sessions.refuseWhenFull('id' in screened.message ? screened.message.id : undefined);
+    if (full !== undefined) {
+      options.log(`codemode-mcp: ${full.body.error.message}`, 'warn');
+      sendRefusal(res, full);
+      return;
+    }
     const session = await sessions.open();
     const done = session.begin();
     try {

@@ -5,11 +5,12 @@
  * how each ended is logged.
  */
 import { randomUUID } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { WebStandardStreamableHTTPServerTransport, type RequestId } from '@modelcontextprotocol/server';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SETTINGS, formatSettingValue, type Settings } from '../settings.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { ClientSession } from './client-session.js';
+import { httpRefusal, type HttpRefusal } from './http-refusal.js';
 import type { Log } from '../log.js';
 
 export interface HttpSessionsOptions {
@@ -90,6 +91,9 @@ export class HttpSession {
   }
 }
 
+/** 5 s: the Retry-After of a refusal at maxHttpSessions, a pause before the client's next try rather than a promise of room. */
+export const SESSIONS_FULL_RETRY_AFTER_S = 5;
+
 export class HttpSessions {
   private readonly byId = new Map<string, HttpSession>();
   private readonly ending = new Map<string, Promise<void>>();
@@ -108,6 +112,25 @@ export class HttpSessions {
   ownsId(id: string): boolean {
     const { instanceId } = this.options;
     return instanceId === undefined ? !id.includes('.') : id.startsWith(`${instanceId}.`);
+  }
+
+  /**
+   * The answer to an `initialize` (with `id`) when maxHttpSessions are open, or undefined when there
+   * is room. A place opens when a session ends: DELETE, the idle end, or its connection closing.
+   */
+  refuseWhenFull(id: RequestId | undefined): HttpRefusal | undefined {
+    const max = this.options.settings.maxHttpSessions;
+    if (this.byId.size < max) return undefined;
+    const idle = formatSettingValue(SETTINGS.httpSessionIdleMs, this.options.settings.httpSessionIdleMs);
+    return httpRefusal(
+      503,
+      `Service Unavailable: ${this.byId.size} sessions are open, the most this server keeps (maxHttpSessions, ` +
+        `--${SETTINGS.maxHttpSessions.flag}); end a session you no longer use with DELETE, wait for one idle ${idle} ` +
+        `to end (httpSessionIdleMs), or raise the cap`,
+      { 'Retry-After': String(SESSIONS_FULL_RETRY_AFTER_S) },
+      -32000,
+      id,
+    );
   }
 
   /** A session for an `initialize` with no session id; it is known by its id once that initialize goes through. */

@@ -6,6 +6,7 @@ import type { CliInvocation } from '../cli/parse-cli.js';
 import { renderTools } from '../catalog/render-tools.js';
 import { startCommandHub } from './command-hub.js';
 import { closeLeavingNoProcess } from './process-tree.js';
+import { listenForEndSignals, signalExitCode, type EndSignals } from '../end-signals.js';
 import { processLog, type Log } from '../log.js';
 
 export interface PrintToolsOutput {
@@ -21,10 +22,21 @@ const processOutput: PrintToolsOutput = {
 /**
  * Returns the exit code: 0 when every upstream started; 1 when any could not (each one named with
  * its reason on stderr), after printing the tools of those that did, so a script is never written
- * against a list that silently lacks a server.
+ * against a list that silently lacks a server; 128 + the signal's number when a signal ended it
+ * (after closing what it started).
  */
 export async function printTools(invocation: CliInvocation, output: PrintToolsOutput = processOutput): Promise<number> {
-  const hub = await startCommandHub(invocation, output.stderr);
+  const signals = listenForEndSignals(output.stderr);
+  try {
+    const code = await startAndPrint(invocation, output, signals);
+    return signals.received === undefined ? code : signalExitCode(signals.received);
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function startAndPrint(invocation: CliInvocation, output: PrintToolsOutput, signals: EndSignals): Promise<number> {
+  const hub = await startCommandHub(invocation, output.stderr, signals);
   if (hub === null) return 1;
   try {
     const statuses = hub.upstreamStatus();

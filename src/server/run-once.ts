@@ -2,7 +2,9 @@
  * `codemode-mcp run <file|->`: runs one script once against the upstreams, as code_execution
  * would, and prints its answer: the text (or, with --json, the whole answer with its blocks and
  * structuredContent). For writing and debugging a script by hand. Exits 0 when the script
- * finished, 1 when it failed, crashed or was stopped, 2 when it was refused (nothing ran).
+ * finished, 1 when it failed, crashed or was stopped, 2 when it was refused (nothing ran), and
+ * 128 + the signal's number when a signal (SIGINT, SIGTERM, SIGHUP) stopped it, once what it
+ * started has ended.
  */
 import { resourceCaller } from './resource-caller.js';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +17,7 @@ import { parseInput } from '../scripts/input.js';
 import { toolEntries } from '../scripts/tool-entries.js';
 import { startCommandHub } from './command-hub.js';
 import { closeLeavingNoProcess } from './process-tree.js';
+import { listenForEndSignals, signalExitCode, type EndSignals } from '../end-signals.js';
 import { processLog, type Log } from '../log.js';
 
 /** The exit codes of `run`, by how the script came out. */
@@ -25,18 +28,12 @@ export interface RunOnceIo {
   readonly stderr: Log;
   /** The script when its path is `-`. */
   readonly readStdin: () => string;
-  /** Called with a stop when the user interrupts (SIGINT); returns an unsubscribe. */
-  readonly onInterrupt: (stop: () => void) => () => void;
 }
 
 const processIo: RunOnceIo = {
   stdout: (text) => void process.stdout.write(text),
   stderr: processLog,
   readStdin: () => readFileSync(0, 'utf8'),
-  onInterrupt: (stop) => {
-    process.on('SIGINT', stop);
-    return () => void process.off('SIGINT', stop);
-  },
 };
 
 export async function runOnce(invocation: CliInvocation, io: RunOnceIo = processIo): Promise<number> {
@@ -61,7 +58,24 @@ export async function runOnce(invocation: CliInvocation, io: RunOnceIo = process
     return RUN_EXIT.refused;
   }
 
-  const hub = await startCommandHub(invocation, io.stderr);
+  const signals = listenForEndSignals(io.stderr);
+  try {
+    const status = await startAndRun(invocation, io, code, print, signals);
+    return signals.received === undefined ? status : signalExitCode(signals.received);
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function startAndRun(
+  invocation: CliInvocation,
+  io: RunOnceIo,
+  code: string,
+  print: (answer: ReturnType<typeof scriptAnswer>) => void,
+  signals: EndSignals,
+): Promise<number> {
+  const { settings } = invocation;
+  const hub = await startCommandHub(invocation, io.stderr, signals);
   if (hub === null) return RUN_EXIT.failed;
   try {
     const script = new Script(
@@ -80,9 +94,9 @@ export async function runOnce(invocation: CliInvocation, io: RunOnceIo = process
         limits: settings,
       },
     );
-    const unsubscribe = io.onInterrupt(() => script.stop('requested'));
+    // A signal stops the script, which then ends as stopped and is printed so; what run started is closed.
+    void signals.first.then(() => script.stop('requested'));
     await script.ended;
-    unsubscribe();
     const ret = script.takeReturn();
     print(scriptAnswer(ret));
     return ret.status === 'finished' ? RUN_EXIT.finished : RUN_EXIT.failed;

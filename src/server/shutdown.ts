@@ -1,9 +1,10 @@
 /**
  * A server's last steps, whichever mode it serves in: one shutdown however many reasons come,
  * everything it started closed within the time a client gives it (process-tree.ts), a deadline
- * past which it exits anyway, and SIGINT, SIGTERM or an internal error as reasons.
+ * past which it exits anyway, and SIGINT, SIGTERM, SIGHUP or an internal error as reasons.
  */
 import { closeLeavingNoProcess } from './process-tree.js';
+import { listenForEndSignals, markClosing, signalExitCode } from '../end-signals.js';
 import type { Log } from '../log.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 
@@ -23,6 +24,7 @@ export function createShutdown(close: () => Promise<void>, log: Log): ShutDown {
   let shuttingDown: Promise<void> | undefined;
   return (why, code = 0) => {
     shuttingDown ??= (async () => {
+      markClosing();
       log(`codemode-mcp: shutting down (${why})`);
       setTimeout(() => {
         log(`codemode-mcp: shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`, 'error');
@@ -55,9 +57,12 @@ export async function closeInOrder(
   await hub.close();
 }
 
-/** SIGINT and SIGTERM shut down; so does an error nothing caught, after logging it. */
+/**
+ * SIGINT, SIGTERM and SIGHUP shut down, exiting 128 + the signal's number, and a second one
+ * escalates (end-signals.ts); so does an error nothing caught, after logging it.
+ */
 export function shutDownOnSignals(shutDown: ShutDown, log: Log): void {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutDown(signal));
+  void listenForEndSignals(log).first.then((signal) => shutDown(signal, signalExitCode(signal)));
   process.on('uncaughtException', (error) => {
     log(`codemode-mcp: internal error: ${error.stack ?? error.message}`, 'error');
     void shutDown('internal error', EXIT_FAILURE);

@@ -68,6 +68,10 @@ export interface CallContext {
 
 export class UpstreamHub {
   private readonly upstreams: Upstream[];
+  private readonly byServer: Map<string, Upstream>;
+  /** Names of the upstreams whose state changed since the catalog was last rebuilt (upstreamChanged). */
+  private readonly changed = new Set<string>();
+  private changeTimer: NodeJS.Immediate | undefined;
   private catalog: Catalog = [];
   private byName = new Map<string, CatalogTool>();
   private catalogKey = '[]';
@@ -108,8 +112,11 @@ export class UpstreamHub {
       log: this.log,
       ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
     };
-    const duplicate = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
-    if (duplicate !== undefined) throw new NameCollisionError(`two upstream servers are named "${duplicate.name}"`);
+    const seen = new Set<string>();
+    for (const { name } of specs) {
+      if (seen.has(name)) throw new NameCollisionError(`two upstream servers are named "${name}"`);
+      seen.add(name);
+    }
     this.routes = new ResourceRoutes(
       specs.map((spec) => ({ name: spec.name, ...(spec.resourcePolicy !== undefined ? { policy: spec.resourcePolicy } : {}) })),
       this.log,
@@ -117,13 +124,11 @@ export class UpstreamHub {
     this.upstreams = specs.map(
       (spec) =>
         new Upstream(spec, sessionOptions, {
-          onChange: () => {
-            this.rebuildCatalog();
-            this.passthroughChanged();
-          },
+          onChange: () => this.upstreamChanged(spec.name),
           onNotice: (notice) => this.notify(this.noticeListeners, (listener) => listener(notice)),
         }),
     );
+    this.byServer = new Map(this.upstreams.map((upstream) => [upstream.name, upstream]));
     this.prompts = new PromptRoutes(this.upstreams);
     this.resourcePassthrough = new ResourcePassthrough(this.upstreams, this.routes, this.log);
     this.completions = new CompletionRoutes(this.prompts, (uriTemplate) => {
@@ -132,7 +137,7 @@ export class UpstreamHub {
     });
     this.auth.onSignedIn((name) => this.upstreams.find((upstream) => upstream.name === name)?.retryNow());
     // No tools yet, but a note per upstream: each is still starting.
-    this.rebuildCatalog();
+    this.rebuildCatalog(this.upstreams);
   }
 
   /**
@@ -142,7 +147,8 @@ export class UpstreamHub {
    */
   async start(): Promise<void> {
     await Promise.all(this.upstreams.map((upstream) => upstream.start()));
-    const collisions = this.rebuildCatalog();
+    const collisions = this.rebuildCatalog(this.takeChanged());
+    this.passthroughChanged(this.upstreams);
     if (collisions.length > 0) {
       await this.close();
       throw new NameCollisionError(`${collisions.map(describeCollision).join('; ')}. Rename a server in the config`);
@@ -155,6 +161,7 @@ export class UpstreamHub {
    * note for each upstream not serving its tools (down, or still starting) for the description.
    */
   tools(): Catalog {
+    this.applyChanges();
     return this.catalog;
   }
 
@@ -199,16 +206,19 @@ export class UpstreamHub {
    * those the `resources` policies allow. Includes those of an upstream that is down (a read is refused as down).
    */
   resources(): readonly RoutedResource[] {
+    this.applyChanges();
     return this.routes.resources();
   }
 
   /** The resource templates of every upstream, merged and filtered likewise. */
   resourceTemplates(): readonly RoutedTemplate[] {
+    this.applyChanges();
     return this.routes.templates();
   }
 
   /** The upstream a URI goes to (listed exactly, else by template), denied ones included; undefined for none. */
   resourceRoute(uri: string): ResourceRoute | undefined {
+    this.applyChanges();
     return this.routes.route(uri);
   }
 
@@ -224,6 +234,7 @@ export class UpstreamHub {
    * nothing was sent (RESOURCE_UNKNOWN, RESOURCE_DENIED, upstream not ready), and otherwise as callTool.
    */
   async readResource(uri: string, label: string, signal?: AbortSignal, context: CallContext = {}): Promise<ReadResourceResult> {
+    this.applyChanges();
     const route = this.routes.route(uri);
     if (route === undefined) {
       // An upstream that has never listed (starting, or down since start) may be the one: say so.
@@ -280,6 +291,7 @@ export class UpstreamHub {
     signal?: AbortSignal,
     context: CallContext = {},
   ): Promise<CallToolResult> {
+    this.applyChanges();
     const tool = this.byName.get(name);
     if (tool === undefined) throw this.refuseUnknown(name);
     const upstream = this.upstreams.find((candidate) => candidate.name === tool.server)!;
@@ -343,11 +355,40 @@ export class UpstreamHub {
     return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
   }
 
-  /** Recomputes names, policy and resource routes; tells listeners when anything changed. Returns the collisions. */
-  private rebuildCatalog(): NameCollision[] {
-    let resourcesChanged = false;
-    for (const upstream of this.upstreams)
-      resourcesChanged = this.routes.update(upstream.name, upstream.resources) || resourcesChanged;
+  /**
+   * An upstream's state changed. The catalog is rebuilt once for every change that arrives before
+   * the next turn of the event loop, or before anything reads it: upstreams that start or fail
+   * together (hundreds at once at start) cost one rebuild over all of them, not one each.
+   */
+  private upstreamChanged(name: string): void {
+    this.changed.add(name);
+    if (this.changeTimer !== undefined) return;
+    this.changeTimer = setImmediate(() => this.applyChanges());
+  }
+
+  /** Applies the changes noted since the last rebuild (none: nothing to do). */
+  private applyChanges(): void {
+    if (this.changed.size === 0) return;
+    const changed = this.takeChanged();
+    this.rebuildCatalog(changed);
+    this.passthroughChanged(changed);
+  }
+
+  /** The upstreams changed since the last rebuild, forgotten as changed. */
+  private takeChanged(): Upstream[] {
+    clearImmediate(this.changeTimer);
+    this.changeTimer = undefined;
+    const changed = [...this.changed].map((name) => this.byServer.get(name)!);
+    this.changed.clear();
+    return changed;
+  }
+
+  /**
+   * Recomputes names and policy, and the resource routes of the `changed` upstreams; tells listeners
+   * when anything changed. Returns the collisions.
+   */
+  private rebuildCatalog(changed: readonly Upstream[]): NameCollision[] {
+    const resourcesChanged = this.routes.updateAll(changed.map((upstream) => [upstream.name, upstream.resources]));
     if (resourcesChanged) this.notify(this.resourceListeners, (listener) => listener());
     const prefixed = this.upstreams.length > 1;
     const claims = this.upstreams.flatMap((upstream) =>
@@ -368,7 +409,7 @@ export class UpstreamHub {
       const name = scriptToolName(prefixed, claim);
       if (names.get(name) !== claim) continue;
       const { definition } = claim;
-      const upstream = this.upstreams.find((candidate) => candidate.name === claim.server)!;
+      const upstream = this.byServer.get(claim.server)!;
       catalog.push({
         name,
         server: claim.server,
@@ -412,9 +453,9 @@ export class UpstreamHub {
    * After an upstream's state changed: an upstream that started or stopped serving changes the
    * merged prompt and resource lists, and maybe what is offered at all.
    */
-  private passthroughChanged(): void {
+  private passthroughChanged(changed: readonly Upstream[]): void {
     const notices: HubNotice[] = [];
-    for (const upstream of this.upstreams) {
+    for (const upstream of changed) {
       const now = JSON.stringify([upstream.readySession() !== undefined, upstream.offered]);
       if (this.serving.get(upstream.name) === now) continue;
       const before = this.serving.get(upstream.name);

@@ -101,9 +101,20 @@ export class ResourceRoutes {
    * the merged lists changed (for `notifications/resources/list_changed`).
    */
   update(server: string, listing: ResourceListing | undefined): boolean {
-    if (listing === undefined) this.listings.delete(server);
-    else this.listings.set(server, listing);
-    return this.rebuild();
+    return this.updateAll([[server, listing]]);
+  }
+
+  /** Replaces several upstreams' listings at once, as `update` does one. */
+  updateAll(listings: Iterable<readonly [server: string, listing: ResourceListing | undefined]>): boolean {
+    let changed = false;
+    for (const [server, listing] of listings) {
+      if (this.listings.get(server) === listing) continue;
+      changed = true;
+      if (listing === undefined) this.listings.delete(server);
+      else this.listings.set(server, listing);
+    }
+    // One rebuild for every listing given: the merge is over all upstreams.
+    return changed && this.rebuild();
   }
 
   /** The merged resources a client or script may see: allowed by policy, first lister of each URI. */

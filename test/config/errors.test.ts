@@ -3,7 +3,7 @@ import { chmodSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
-import { parseConfig } from '../../src/config/parse-config.js';
+import { MAX_UPSTREAMS, parseConfig } from '../../src/config/parse-config.js';
 import { parseJsonc } from '../../src/config/parse-jsonc.js';
 import { loadConfigFile } from '../../src/config/load-config-file.js';
 import { LOG_SETTINGS, SETTINGS } from '../../src/settings.js';
@@ -156,6 +156,22 @@ describe('config errors: the top level', () => {
 
   it('refuses an empty server list', () => {
     expect(detailOf({ mcpServers: {} })).toBe('mcpServers is empty; add at least one server');
+  });
+
+  it('refuses more enabled servers than MAX_UPSTREAMS, naming the count and the cap, and counts only enabled ones', () => {
+    const entries = (count: number, extra: object = {}): Record<string, object> =>
+      Object.fromEntries(
+        Array.from({ length: count }, (_, i) => [`s${i}`, { type: 'http', url: 'http://127.0.0.1:1/mcp', ...extra }]),
+      );
+    expect(detailOf({ mcpServers: entries(MAX_UPSTREAMS + 1) })).toBe(
+      `mcpServers enables ${MAX_UPSTREAMS + 1} servers, past the cap of ${MAX_UPSTREAMS} one codemode-mcp can front; ` +
+        'disable some ("disabled": true) or split them across several configs, each served by its own codemode-mcp',
+    );
+    expect(detailOf({ servers: { ...entries(10_000), x: { command: 'x' } } })).toMatch(
+      /^servers enables 10001 servers, past the cap of 256 /,
+    );
+    const atCap = { mcpServers: { ...entries(MAX_UPSTREAMS), ...{ off: { command: 'x', disabled: true } } } };
+    expect(loadConfigFile(writeConfig(atCap), {}).upstreams).toHaveLength(MAX_UPSTREAMS);
   });
 
   it('refuses a list whose every server is disabled', () => {

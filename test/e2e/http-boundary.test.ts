@@ -232,12 +232,12 @@ describe('how a session ends', () => {
     ).toBeTruthy();
   });
 
-  test('SIGTERM ends every session, stops their scripts, closes the upstreams and exits 0, leaving nothing', async () => {
+  test('SIGTERM ends every session, stops their scripts, closes the upstreams and exits 143 (128 + SIGTERM), leaving nothing', async () => {
     server = await startHttpServer(['--config', everything()]);
     const client = await connectHttp(server.url);
     const id = structuredOf(await client.run({ code: 'await sleep(600_000)', yield_ms: 0 })).script as string;
     const stopped = await server.stop('SIGTERM');
-    expect(stopped.code).toBe(0);
+    expect(stopped.code).toBe(143);
     expect(stopped.left).toEqual([]);
     expect(server.stderr()).toMatch(new RegExp(`ended \\(the server is shutting down\\); its running scripts: ${id} stopped`));
     await client.client.close().catch(() => {});

@@ -4,7 +4,15 @@
  */
 import type { ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
+import {
+  INITIALIZE,
+  connectHttp,
+  mcpHeaders,
+  rawRequest,
+  startHttpServer,
+  type HttpClient,
+  type HttpServer,
+} from '../support/http-server.js';
 import {
   eventually,
   fixturePath,
@@ -33,6 +41,39 @@ async function open(options: Parameters<typeof connectHttp>[1] = {}): Promise<Ht
 }
 
 const everything = (): string => writeConfig({ everything: nodeEntry(publishedEntry('server-everything')) });
+
+describe('the cap on sessions open at once (maxHttpSessions)', () => {
+  test('an initialize past the cap gets 503 with a JSON-RPC error saying what frees a place; the open sessions keep working, and an ended one frees its place', async () => {
+    const cap = 3;
+    server = await startHttpServer(['--config', everything(), '--max-http-sessions', String(cap)]);
+    const sessions = await Promise.all(Array.from({ length: cap }, () => open()));
+    const initialize = (id: number) =>
+      rawRequest(server!.port, { headers: mcpHeaders(), body: JSON.stringify({ ...INITIALIZE, id }) });
+    const refused = await initialize(7);
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.headers['mcp-session-id']).toBeUndefined();
+    expect(refused.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32000,
+        message:
+          'Service Unavailable: 3 sessions are open, the most this server keeps (maxHttpSessions, --max-http-sessions); ' +
+          'end a session you no longer use with DELETE, wait for one idle 30 min to end (httpSessionIdleMs), or raise the cap',
+      },
+    });
+    // The SDK's client is refused the same way, and the refusals are logged.
+    await expect(connectHttp(server.url)).rejects.toThrow(/maxHttpSessions/);
+    await server.logged(/3 sessions are open, the most this server keeps/);
+    for (const session of sessions) expect(valueOf(await session.run({ code: 'return 6 * 7' }))).toBe(42);
+
+    await sessions[0]!.close();
+    const next = await open();
+    expect(valueOf(await next.run({ code: 'return 1' }))).toBe(1);
+    expect((await initialize(8)).status).toBe(503);
+  });
+});
 
 describe('a session over HTTP', () => {
   test('initializes, lists code_execution, runs a script that calls a real upstream, and waits, stops and lists', async () => {

@@ -1,7 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { nodeEntry, publishedEntry, runBin, startServer, writeConfig } from '../support/mcp-client.js';
+import { nodeEntry, publishedEntry, runBin, startServer, textOf, writeConfig } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const everything = (): Record<string, unknown> => ({ everything: nodeEntry(publishedEntry('server-everything'), ['stdio']) });
@@ -67,6 +70,59 @@ describe('logs', () => {
     const isDir = await runBin(['--config', config, '--log-file', directory]);
     expect(isDir.exitCode).toBe(1);
     expect(isDir.stderr).toContain('it is a directory; give the path of a file in it');
+  });
+
+  test('a log file that is not a regular file or a terminal is refused at once, saying what it is: a FIFO nobody reads, a socket, a device', async () => {
+    const config = writeConfig(everything());
+    const dir = makeTempDir('logs');
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const socketPath = join(dir, 'sock');
+    const listening = createServer().listen(socketPath);
+    await once(listening, 'listening');
+    try {
+      for (const [path, kind] of [
+        [fifo, 'a named pipe (FIFO), which would hold every log line until something reads it'],
+        [socketPath, 'a socket'],
+        ['/dev/full', 'a device other than a terminal'],
+        ['/dev/null', 'a device other than a terminal'],
+      ] as const) {
+        const refused = await runBin(['--config', config, '--log-file', path]);
+        expect(refused.exitCode, path).toBe(1);
+        expect(refused.stderr).toContain(
+          `codemode-mcp: LOG_FILE_INVALID: cannot append to the log file ${path} (--log-file, settings.logFile): it is ${kind}; give the path of a regular file (or a terminal)`,
+        );
+        expect(refused.left).toEqual([]);
+      }
+    } finally {
+      listening.close();
+    }
+  });
+
+  test('a log file whose writes start failing (here: past a file size limit) is given up once, said on stderr, and the server keeps serving', async () => {
+    const file = join(makeTempDir('logs'), 'codemode.log');
+    const server = await startServer(['--config', writeConfig(everything()), '--log-file', file, '--log-level', 'debug']);
+    const call = { code: 'return (await tools["get-sum"]({ a: 2, b: 3 })).content[0].text' };
+    expect((await server.run(call)).isError).toBeFalsy();
+    // From here every write to the file fails with EFBIG, as on a full disk with ENOSPC.
+    const size = statSync(file).size;
+    execFileSync('prlimit', [`--pid=${server.pid}`, `--fsize=${size}`]);
+    for (let i = 0; i < 3; i++) {
+      const result = await server.run(call);
+      expect(result.isError).toBeFalsy();
+      expect(textOf(result)).toContain('5');
+    }
+    expect(await server.close()).toEqual([]);
+    const failures = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('LOG_FILE_FAILED'));
+    expect(failures).toEqual([
+      `codemode-mcp: LOG_FILE_FAILED: writing to the log file ${file} failed (EFBIG: file too large, write); logging to stderr only from now on; free space or fix the file, and restart to log there again`,
+    ]);
+    // The lines after the failure still reach stderr.
+    expect(server.stderr().split('LOG_FILE_FAILED')[1]).toContain('tools/call get-sum answered');
+    expect(statSync(file).size).toBe(size);
   });
 
   test('a log level that is not one is refused, naming the levels', async () => {

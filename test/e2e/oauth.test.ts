@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 
 import { join } from 'node:path';
+import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { remotePerTest } from '../upstream/specs.js';
@@ -134,6 +135,31 @@ describe('codemode-mcp login and logout', () => {
     expect(out.stderr).toContain(`codemode-mcp: signed out of "oauthy" (${base}/mcp): removed ${file}`);
     expect(readdirSync(authDir())).toEqual([]);
   });
+
+  test.each(['SIGTERM', 'SIGHUP'] as const)(
+    'login ended by %s while it waits for the redirect stops listening and exits 128 + the signal',
+    async (signal) => {
+      const config = configFor(await startFixture());
+      const child = spawn(process.execPath, [BIN, 'login', 'oauthy', '--config', config, '--no-browser'], {
+        env: { ...process.env, ...env() },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let stderr = '';
+      let link: string | undefined;
+      for await (const line of createInterface({ input: child.stderr })) {
+        stderr += `${line}\n`;
+        link ??= /^\s+(http:\/\/\S+)$/.exec(line)?.[1];
+        if (link !== undefined) break;
+      }
+      child.kill(signal);
+      expect(await exited).toBe(128 + constants.signals[signal]);
+      // The loopback port the redirect would come back to is closed.
+      const redirect = (await fetch(link!, { redirect: 'manual' })).headers.get('location')!;
+      await expect(fetch(redirect)).rejects.toThrow();
+      expect(stderr).not.toContain('signed in');
+    },
+  );
 
   test('login of a server that is not in the config, or is started over stdio, says which servers it can sign in to', async () => {
     const config = writeConfig({

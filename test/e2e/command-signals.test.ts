@@ -1,0 +1,124 @@
+/**
+ * A signal to a command that started upstreams (`run`, `tools`) or to the server: whatever it
+ * started ends, a second signal hurries the end without abandoning anything, and the exit status
+ * is the shell's 128 + the signal's number. Upstreams here ignore SIGTERM and outlive their stdin,
+ * behind a wrapper as npx runs one, so only the process-group escalation ends them.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { constants } from 'node:os';
+import { execa } from 'execa';
+import { describe, expect, test } from 'vitest';
+import {
+  BIN,
+  SERVER_RUNTIME,
+  binArgs,
+  fixturePath,
+  nodeEntry,
+  startServer,
+  trackDescendants,
+  writeConfig,
+} from '../support/mcp-client.js';
+import { descendantsRunning } from '../support/processes.js';
+import { makeTempDir } from '../support/temp-dirs.js';
+import { until } from '../upstream/specs.js';
+
+const wrapped = (fixture: string): Record<string, unknown> =>
+  nodeEntry(fixturePath('e2e/wrapper.mjs'), [process.execPath, fixturePath(`upstreams/${fixture}`)]);
+
+type EndSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
+/** Starts the bin with `args` at log level info (the upstreams' stderr shows), and its exit as execa gives it. */
+function startBin(args: string[]) {
+  const subprocess = execa(SERVER_RUNTIME, binArgs(BIN, [...args, '--log-level', 'info']), { reject: false, stdin: 'ignore' });
+  const tracker = trackDescendants(subprocess.pid!);
+  let stderr = '';
+  subprocess.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  return {
+    subprocess,
+    stderr: () => stderr,
+    /** Resolves once `text` is on its stderr. */
+    said: (text: string) => until(() => stderr.includes(text), 30_000),
+    /** Its exit, and the processes it started that are left once it is gone. */
+    ended: async () => {
+      const result = await subprocess;
+      tracker.stop();
+      return { exitCode: result.exitCode, signal: result.signal, left: await tracker.leftAlive(), stdout: result.stdout };
+    },
+  };
+}
+
+const status = (signal: EndSignal): number => 128 + constants.signals[signal];
+
+function scriptFile(code: string): string {
+  const file = join(makeTempDir('signals'), 'script.js');
+  writeFileSync(file, code);
+  return file;
+}
+
+describe('a signal to a command that started upstreams', () => {
+  // Regression: `run` died by SIGTERM at once and left an upstream that ignores SIGTERM running in its own group.
+  test.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
+    'run: %s while the script runs stops it, prints it stopped, ends every upstream process and exits 128 + the signal',
+    async (signal) => {
+      const config = writeConfig({ stubborn: wrapped('stubborn.mjs') });
+      const run = startBin(['run', scriptFile('await tools.ping({}); await sleep(600_000);'), '--config', config]);
+      await run.said('upstream "stubborn" connected');
+      await until(() => descendantsRunning(run.subprocess.pid!, 'stubborn.mjs').length === 1);
+      run.subprocess.kill(signal);
+      const { exitCode, signal: killedBy, left, stdout } = await run.ended();
+      expect({ exitCode, killedBy }).toEqual({ exitCode: status(signal), killedBy: undefined });
+      expect(stdout).toMatch(/^Script \S+ stopped/);
+      expect(left).toEqual([]);
+    },
+  );
+
+  test.each([
+    ['tools', 'SIGTERM'],
+    ['run', 'SIGHUP'],
+  ] as const)(
+    '%s: %s while an upstream is still starting ends it at once, not after the start timeout',
+    async (command, signal) => {
+      const config = writeConfig({ silent: wrapped('never-answers.mjs') });
+      const args = command === 'run' ? ['run', scriptFile('return 1'), '--config', config] : ['tools', '--config', config];
+      const bin = startBin(args);
+      await bin.said('started, never answering');
+      bin.subprocess.kill(signal);
+      const { exitCode, killedBy, left } = await bin.ended().then((end) => ({ ...end, killedBy: end.signal }));
+      expect({ exitCode, killedBy }).toEqual({ exitCode: status(signal), killedBy: undefined });
+      expect(left).toEqual([]);
+      expect(bin.stderr()).toContain('ignoring SIGTERM');
+    },
+  );
+
+  // Regression: a second Ctrl-C during the close killed `run` and left the upstream it was closing.
+  test('a second signal during the close sends SIGKILL to what is left at once, and the command still exits by the first', async () => {
+    const config = writeConfig({ stubborn: wrapped('stubborn.mjs') });
+    const run = startBin(['run', scriptFile('await sleep(600_000)'), '--config', config]);
+    await run.said('upstream "stubborn" connected');
+    run.subprocess.kill('SIGINT');
+    // The close has sent SIGTERM to the upstream's group, which ignores it.
+    await run.said('ignoring SIGTERM');
+    run.subprocess.kill('SIGINT');
+    const { exitCode, left } = await run.ended();
+    expect(exitCode).toBe(status('SIGINT'));
+    expect(left).toEqual([]);
+    expect(run.stderr()).toMatch(/SIGKILL to upstream "stubborn" \(process group \d+\), on a signal \(SIGINT\) during the close/);
+  });
+});
+
+describe('a signal to the server', () => {
+  test.each(['SIGHUP', 'SIGTERM'] as const)(
+    'over stdio, %s ends every upstream process and exits 128 + the signal; a second one escalates',
+    async (signal) => {
+      const server = await startServer(['--config', writeConfig({ stubborn: wrapped('stubborn.mjs') })]);
+      await until(() => descendantsRunning(server.pid, 'stubborn.mjs').length === 1);
+      process.kill(server.pid, signal);
+      await until(() => server.stderr().includes(`shutting down (${signal})`));
+      process.kill(server.pid, signal);
+      expect(await server.exited).toEqual({ code: status(signal), signal: null });
+      expect(await server.leftBehind()).toEqual([]);
+      await server.client.close();
+    },
+  );
+});
