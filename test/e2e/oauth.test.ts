@@ -44,6 +44,7 @@ async function follow(link: string): Promise<Response> {
 async function login(
   config: string,
   verb: 'login' | 'logout' = 'login',
+  beforeFollowing: (link: string) => Promise<void> = async () => {},
 ): Promise<{ code: number | null; stderr: string; pages: string[] }> {
   const child = spawn(
     process.execPath,
@@ -59,7 +60,13 @@ async function login(
   for await (const line of createInterface({ input: child.stderr })) {
     stderr += `${line}\n`;
     const link = /^\s+(http:\/\/\S+)$/.exec(line);
-    if (link !== null) pages.push(follow(link[1]!).then(async (page) => `${page.status} ${await page.text()}`));
+    if (link !== null)
+      pages.push(
+        beforeFollowing(link[1]!).then(async () => {
+          const page = await follow(link[1]!);
+          return `${page.status} ${await page.text()}`;
+        }),
+      );
   }
   return { code: await exited, stderr, pages: await Promise.all(pages) };
 }
@@ -153,6 +160,37 @@ describe('codemode-mcp login and logout', () => {
       expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
       expect(stderr).toContain(said);
     }
+  });
+  test('during login, requests to the loopback port that lack its exact state get a page saying why, and the sign-in goes on', async () => {
+    const base = await startFixture();
+    const config = configFor(base);
+    const forged: string[] = [];
+    const signedIn = await login(config, 'login', async (link) => {
+      const asked = new URL(link).searchParams;
+      const back = new URL(asked.get('redirect_uri')!);
+      const state = asked.get('state')!;
+      for (const [query, method] of [
+        ['error=access_denied', 'GET'],
+        ['error=access_denied&state=guess', 'GET'],
+        [`error=access_denied&state=${state}&state=guess`, 'GET'],
+        ['code=forged', 'GET'],
+        [`state=${state}`, 'GET'],
+        [`error=access_denied&state=${state}`, 'POST'],
+      ] as const) {
+        const page = await fetch(`${back.href}?${query}`, { method });
+        forged.push(`${method} ${query.replace(state, 'STATE')}: ${page.status} ${/<p>([^<]*)/.exec(await page.text())?.[1]}`);
+      }
+    });
+    expect(forged).toEqual([
+      expect.stringMatching(/^GET error=access_denied: 400 This request carries no state/),
+      expect.stringMatching(/^GET error=access_denied&state=guess: 400 This request's state is not that of a sign-in/),
+      expect.stringMatching(/^GET error=access_denied&state=STATE&state=guess: 400 This request carries state more than once/),
+      expect.stringMatching(/^GET code=forged: 400 This request carries no state/),
+      expect.stringMatching(/^GET state=STATE: 400 This request carries neither a code nor an error/),
+      expect.stringMatching(/^POST error=access_denied&state=STATE: 405 A sign-in comes back here as the browser's GET/),
+    ]);
+    expect(signedIn.pages).toEqual([expect.stringMatching(/^200 .*codemode-mcp is signed in to &#34;oauthy&#34;/)]);
+    expect(signedIn.code).toBe(0);
   });
 });
 
