@@ -16,6 +16,7 @@ import {
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { SignInNeededError } from './oauth-provider.js';
 import { describeRefusal, type Refusal } from './refusals.js';
+import { cleartextSignInRefusal, signsInOverCleartext } from './cleartext-sign-in.js';
 
 /** `codemode-mcp login github --config /abs/servers.json`, the path quoted when it needs it. */
 export function loginCommand(spec: Pick<RemoteUpstreamSpec, 'name' | 'configFile'>, verb: 'login' | 'logout' = 'login'): string {
@@ -67,6 +68,10 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   }
   if (error instanceof InsufficientScopeError) {
     return `it answered 403 insufficient_scope${error.requiredScope === undefined ? '' : ` (it wants scope "${cut(error.requiredScope)}")`}; ${signIn}`;
+  }
+  const refused = error instanceof UnauthorizedError || (error instanceof SdkHttpError && error.status === 401);
+  if (refused && !context.oauth && spec.oauth === undefined && signsInOverCleartext(spec)) {
+    return `it asks for a sign-in${said}, but ${cleartextSignInRefusal()}`;
   }
   if (!(error instanceof SdkHttpError) || (error.status !== 401 && error.status !== 403)) {
     return error instanceof UnauthorizedError ? `it refused the request as unauthorized${said}; ${signIn}` : undefined;

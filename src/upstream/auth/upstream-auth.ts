@@ -10,6 +10,7 @@ import { ProtocolError, type FetchLike } from '@modelcontextprotocol/client';
 import type { RequestRelay } from '../relay.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { authDirectory } from './auth-directory.js';
+import { signsInOverCleartext } from './cleartext-sign-in.js';
 import { loginCommand } from './describe-auth-failure.js';
 import { finishSignIn } from './finish-sign-in.js';
 import { LoopbackRedirect, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
@@ -55,11 +56,14 @@ export class UpstreamAuth {
   /**
    * The upstream's OAuth provider, made at its first connection; undefined when its entry carries
    * its own Authorization header and no `oauth`, since that header is then the credential.
+   * Undefined too over plain http to another machine, unless the entry allows it: no token goes
+   * there (the config refuses an `oauth` block there; this covers a server that asks unbidden).
    * Throws when the entry's private key can't be read.
    */
   providerFor(spec: RemoteUpstreamSpec, fetch: FetchLike): UpstreamOAuthProvider | undefined {
     if (spec.oauth === undefined && Object.keys(spec.headers).some((header) => header.toLowerCase() === 'authorization'))
       return undefined;
+    if (signsInOverCleartext(spec)) return undefined;
     let provider = this.providers.get(spec.name);
     if (provider !== undefined) return provider;
     if (spec.oauth?.secretWrittenInline === true && !this.warned.has(spec.name)) {
