@@ -6,7 +6,7 @@ import { Backoff, formatDelay, RESTART_STABLE_AFTER_MS } from './backoff.js';
 import { Relist } from './relist.js';
 import type { ResourceListing } from './resource-routes.js';
 import type { UpstreamSpec } from './spec.js';
-import { UpstreamSession, type SessionOptions } from './session.js';
+import { UpstreamSession, UpstreamStartError, type SessionOptions } from './session.js';
 import { offeredBy, type Offered, type PassthroughNotice } from './passthrough.js';
 import type { ListedTool } from './tool-admission.js';
 
@@ -15,6 +15,9 @@ import type { ListedTool } from './tool-admission.js';
  * ready: serving; down: the last attempt failed, another is scheduled (UPSTREAM_DOWN); closed.
  */
 export type UpstreamState = 'connecting' | 'ready' | 'down' | 'closed';
+
+/** Said of an upstream that waits for a sign-in: what brings it back. */
+const AWAITING_SIGN_IN = 'no further attempt until it is signed in again';
 
 export interface UpstreamStatus {
   readonly name: string;
@@ -50,6 +53,8 @@ export class Upstream {
   private readonly aborter = new AbortController();
   private lastLoggedFailure: string | undefined;
   private closing: Promise<void> | undefined;
+  /** Set while it waits for a new sign-in, with no attempt scheduled: stops watching for one. */
+  private stopAwaitingSignIn: (() => void) | undefined;
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -74,7 +79,12 @@ export class Upstream {
   /** `it exited; next attempt in 0.5 s`, for a refusal. */
   describeState(): string {
     const wait = Math.max(0, this.nextAttemptAt - Date.now());
-    const next = this.retryTimer !== undefined ? `; next attempt in ${formatDelay(wait)}` : '';
+    const next =
+      this.retryTimer !== undefined
+        ? `; next attempt in ${formatDelay(wait)}`
+        : this.stopAwaitingSignIn !== undefined
+          ? `; ${AWAITING_SIGN_IN}`
+          : '';
     return `${this.reason ?? 'starting'}${next}`;
   }
 
@@ -84,7 +94,7 @@ export class Upstream {
    * a note would change the description twice per restart.
    */
   note(): string | undefined {
-    if (this.state === 'down') return `${this.name} is down: ${this.reason ?? 'its last start failed'}`;
+    if (this.state === 'down') return `${this.name} is down: ${this.describeState()}`;
     if (this.state === 'connecting' && this.tools === undefined) return `${this.name} is still starting`;
     return undefined;
   }
@@ -98,9 +108,10 @@ export class Upstream {
     };
   }
 
-  /** After a sign-in: an upstream waiting to retry tries now. */
+  /** After a sign-in: an upstream waiting to retry, or waiting for that sign-in, tries now. */
   retryNow(): void {
-    if (this.retryTimer === undefined || this.state === 'closed') return;
+    if (this.state === 'closed' || this.attempting !== undefined) return;
+    if (this.retryTimer === undefined && this.stopAwaitingSignIn === undefined) return;
     clearTimeout(this.retryTimer);
     void this.attempt();
   }
@@ -121,6 +132,8 @@ export class Upstream {
     clearTimeout(this.retryTimer);
     clearTimeout(this.stableTimer);
     this.retryTimer = undefined;
+    this.stopAwaitingSignIn?.();
+    this.stopAwaitingSignIn = undefined;
     const session = this.session;
     this.session = undefined;
     await Promise.all([session?.close(), this.attempting]);
@@ -128,6 +141,8 @@ export class Upstream {
 
   private attempt(): Promise<void> {
     this.retryTimer = undefined;
+    this.stopAwaitingSignIn?.();
+    this.stopAwaitingSignIn = undefined;
     this.attempting = this.connect().finally(() => (this.attempting = undefined));
     return this.attempting;
   }
@@ -138,7 +153,9 @@ export class Upstream {
       session = await UpstreamSession.open(this.spec, { ...this.options, signal: this.aborter.signal });
     } catch (error) {
       if (this.state === 'closed') return;
-      this.fail(error instanceof Error ? error.message : String(error));
+      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof UpstreamStartError && error.signInNeeded) this.awaitSignIn(reason);
+      else this.fail(reason);
       return;
     }
     if (this.state === 'closed') {
@@ -177,6 +194,26 @@ export class Upstream {
         `codemode-mcp: upstream "${this.name}" failed to start: ${reason}; next attempt in ${formatDelay(delay)}`,
         'warn',
       );
+    }
+    this.events.onChange();
+  }
+
+  /**
+   * Only a person signing in can bring it up (needsSignIn): down, saying so, with no attempt
+   * scheduled until its sign-in file is written (a `login`) or a sign-in offered to the client is done.
+   */
+  private awaitSignIn(reason: string): void {
+    const auth = this.options.auth;
+    if (auth === undefined || this.spec.transport === 'stdio') {
+      this.fail(reason);
+      return;
+    }
+    this.state = 'down';
+    this.reason = `sign-in needed: ${reason}`;
+    this.stopAwaitingSignIn = auth.watchSignIn(this.spec, () => this.retryNow());
+    if (this.reason !== this.lastLoggedFailure) {
+      this.lastLoggedFailure = this.reason;
+      this.options.log(`codemode-mcp: upstream "${this.name}" failed to start: ${this.reason}; ${AWAITING_SIGN_IN}`, 'warn');
     }
     this.events.onChange();
   }

@@ -218,7 +218,7 @@ describe('tokens at run time', () => {
     running = await startServer(['--config', config, '--pool', '0'], { env: env() });
     const hint = `run: codemode-mcp login oauthy --config ${config}`;
     const line = await stderrLine(running, /upstream "oauthy" failed to start/);
-    expect(line).toContain(`failed to start: its access token expired and could not be refreshed`);
+    expect(line).toContain(`failed to start: sign-in needed: its access token expired and could not be refreshed`);
     expect(line).toContain(hint);
     expect(await events(base)).toContain('refresh_token refused');
     const answer = await running.run({ code: 'return await tools["whoami"]({})' });
@@ -232,8 +232,44 @@ describe('tokens at run time', () => {
     running = await startServer(['--config', config, '--pool', '0'], { env: env() });
     const line = await stderrLine(running, /upstream "oauthy" failed to start/);
     expect(line).toBe(
-      `codemode-mcp: upstream "oauthy" failed to start: it needs you to sign in (it answered 401 (invalid_token: no live token)); run: codemode-mcp login oauthy --config ${config}; next attempt in 0.25 s`,
+      `codemode-mcp: upstream "oauthy" failed to start: sign-in needed: it needs you to sign in (it answered 401 (invalid_token: no live token)); run: codemode-mcp login oauthy --config ${config}; no further attempt until it is signed in again`,
     );
+  });
+
+  test('an upstream whose server says more scope will never do waits for a new sign-in, without retrying, and says so; a login brings one attempt', async () => {
+    const base = await startFixture();
+    const config = configFor(base);
+    expect((await login(config)).code).toBe(0);
+    await fetch(`${base}/insufficient-scope`);
+    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    const line = await stderrLine(running, /upstream "oauthy" failed to start/);
+    expect(line).toMatch(
+      /failed to start: sign-in needed: .*insufficient_scope.*; no further attempt until it is signed in again$/,
+    );
+    const refused = async (): Promise<number> =>
+      (await events(base)).filter((event) => event.endsWith('refused 403 insufficient_scope')).length;
+    const first = await refused();
+    expect(first).toBeGreaterThan(0);
+
+    const { tools } = await running.client.listTools();
+    const description = tools.find((tool) => tool.name === 'code_execution')!.description!;
+    expect(description).toMatch(/oauthy is down: sign-in needed: .*no further attempt until it is signed in again/);
+    for (let call = 0; call < 2; call++) {
+      const answer = textOf(await running.run({ code: 'return await tools["whoami"]({})' }));
+      expect(answer).toContain('UPSTREAM_DOWN');
+      expect(answer).toContain('sign-in needed');
+      expect(answer).not.toContain('next attempt');
+    }
+    expect(await refused()).toBe(first);
+
+    // What a login in another terminal does: writes the sign-in file. One attempt follows, and it waits again.
+    const file = signInFile();
+    writeFileSync(file, readFileSync(file));
+    const deadline = Date.now() + STDERR_LINE_GUARD_MS;
+    while ((await refused()) === first && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await refused()).toBe(2 * first);
+    const again = textOf(await running.run({ code: 'return await tools["whoami"]({})' }));
+    expect(again).toContain('no further attempt until it is signed in again');
   });
 
   test('the sign-in link is offered through URL elicitation, and the upstream comes up once the person has signed in', async () => {

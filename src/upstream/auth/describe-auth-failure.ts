@@ -88,6 +88,23 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   return `it answered ${status}; the account signed in may lack access to it: ask the server's administrator, or sign in as another account (${loginCommand(spec)})`;
 }
 
+/**
+ * Whether only a person signing in can end this failure of an upstream codemode-mcp signs in to:
+ * no sign-in kept, a refresh refused, a fresh token refused, or `403 insufficient_scope` after the
+ * SDK's step-up (the server said more scope won't do). Retried unchanged, it fails the same way,
+ * or asks for one more sign-in after another.
+ */
+export function needsSignIn(error: unknown, context: Pick<AuthFailureContext, 'spec' | 'oauth'>): boolean {
+  if (!context.oauth || (context.spec.oauth?.grant ?? 'authorization_code') !== 'authorization_code') return false;
+  return (
+    error instanceof SignInNeededError ||
+    error instanceof UnauthorizedError ||
+    error instanceof InsufficientScopeError ||
+    error instanceof OAuthError ||
+    (error instanceof SdkHttpError && (error.status === 401 || error.status === 403))
+  );
+}
+
 function cut(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -6,6 +6,7 @@
  * client the upstream stays down with the `codemode-mcp login` hint.
  */
 import { randomBytes } from 'node:crypto';
+import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { ProtocolError, type FetchLike } from '@modelcontextprotocol/client';
 import type { RequestRelay } from '../relay.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
@@ -32,6 +33,12 @@ export interface UpstreamAuthOptions {
  * 401 just after; without this it would ask the person to sign in a second time.
  */
 export const SIGN_IN_SETTLE_MS = 10_000;
+
+/**
+ * 1 s: how often the sign-in file of an upstream waiting for a sign-in is looked at; a new
+ * `codemode-mcp login` written there makes it try again within this.
+ */
+export const SIGN_IN_POLL_MS = 1_000;
 
 interface Offer {
   /** Settles when the upstream is signed in; rejects when the offer was declined, failed or timed out. */
@@ -95,6 +102,21 @@ export class UpstreamAuth {
   onSignedIn(listener: (name: string) => void): () => void {
     this.signedInListeners.add(listener);
     return () => this.signedInListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` once the upstream's sign-in file is written after this call (a `login` in
+   * another process, or a sign-in through an offer); returns a stop.
+   */
+  watchSignIn(spec: RemoteUpstreamSpec, listener: () => void): () => void {
+    const path = new SignInFile(this.options.directory ?? authDirectory(), spec.url).path;
+    // A write before the watch began is not a new sign-in.
+    const baseline = statMtime(path);
+    const onStat = (current: Stats): void => {
+      if (current.mtimeMs !== baseline) listener();
+    };
+    watchFile(path, { interval: SIGN_IN_POLL_MS, persistent: false }, onStat);
+    return () => unwatchFile(path, onStat);
   }
 
   /** Gives up every offer and stops listening for redirects. */
@@ -182,4 +204,9 @@ export function inlineSecretWarning(spec: Pick<RemoteUpstreamSpec, 'name'>): str
     `codemode-mcp: warning: upstream "${spec.name}" has its oauth.clientSecret written in the config file; ` +
     `keep secrets out of files others may read: set ${variable} in the environment and write "clientSecret": "\${${variable}}"`
   );
+}
+
+/** The file's modification time; 0 when it doesn't exist, as fs.watchFile reports a missing file. */
+function statMtime(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
 }
