@@ -55,6 +55,8 @@ export class Upstream {
   private closing: Promise<void> | undefined;
   /** Set while it waits for a new sign-in, with no attempt scheduled: stops watching for one. */
   private stopAwaitingSignIn: (() => void) | undefined;
+  /** A sign-in finished while an attempt was under way: that attempt's failure is retried, not waited on. */
+  private signedInDuringAttempt = false;
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -110,7 +112,11 @@ export class Upstream {
 
   /** After a sign-in: an upstream waiting to retry, or waiting for that sign-in, tries now. */
   retryNow(): void {
-    if (this.state === 'closed' || this.attempting !== undefined) return;
+    if (this.state === 'closed') return;
+    if (this.attempting !== undefined) {
+      this.signedInDuringAttempt = true;
+      return;
+    }
     if (this.retryTimer === undefined && this.stopAwaitingSignIn === undefined) return;
     clearTimeout(this.retryTimer);
     void this.attempt();
@@ -141,6 +147,7 @@ export class Upstream {
 
   private attempt(): Promise<void> {
     this.retryTimer = undefined;
+    this.signedInDuringAttempt = false;
     this.stopAwaitingSignIn?.();
     this.stopAwaitingSignIn = undefined;
     this.attempting = this.connect().finally(() => (this.attempting = undefined));
@@ -204,7 +211,7 @@ export class Upstream {
    */
   private awaitSignIn(reason: string): void {
     const auth = this.options.auth;
-    if (auth === undefined || this.spec.transport === 'stdio') {
+    if (auth === undefined || this.spec.transport === 'stdio' || this.signedInDuringAttempt) {
       this.fail(reason);
       return;
     }

@@ -272,6 +272,30 @@ describe('tokens at run time', () => {
     expect(again).toContain('no further attempt until it is signed in again');
   });
 
+  test('a 403 insufficient_scope for the scope already signed in for makes no new sign-in: none is offered, and it waits for one', async () => {
+    const base = await startFixture();
+    // The fixture's token answers name no scope: granted as asked (RFC 6749 §5.1).
+    const config = configFor(base, { oauth: { scope: 'mcp:admin' } });
+    expect((await login(config)).code).toBe(0);
+    expect(JSON.parse(readFileSync(signInFile(), 'utf8')).tokens.scope).toBe('mcp:admin');
+    await fetch(`${base}/insufficient-scope`);
+    const offered: string[] = [];
+    running = await startServer(['--config', config, '--pool', '0'], {
+      env: env(),
+      capabilities: { elicitation: { url: {} } },
+      onElicit: (request) => {
+        offered.push(String(request.params.message));
+        return { action: 'decline' };
+      },
+    });
+    const line = await stderrLine(running, /upstream "oauthy" failed to start/);
+    expect(line).toContain(
+      'failed to start: sign-in needed: it answered 403 (insufficient_scope: Scope upgrade will never succeed)',
+    );
+    expect(line).toMatch(/; no further attempt until it is signed in again$/);
+    expect(offered).toEqual([]);
+  });
+
   test('the sign-in link is offered through URL elicitation, and the upstream comes up once the person has signed in', async () => {
     const base = await startFixture();
     const config = configFor(base);
