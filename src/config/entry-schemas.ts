@@ -64,6 +64,7 @@ export const remoteEntrySchema = z.strictObject({
   url: z.string().min(1, 'must not be empty'),
   headers: stringMap.default({}),
   oauth: oauthSchema.optional(),
+  allowInsecureHttp: z.boolean().optional(),
   ...policy,
   ...tolerated,
 });

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
+import { credentialHeaders, isCleartextToAnotherHost } from './cleartext.js';
 import { ConfigError, describeValueType, formatConfigPath, type ConfigPath } from './config-error.js';
 import { ENTRY_TYPES, keysTakenBy, remoteEntrySchema, stdioEntrySchema } from './entry-schemas.js';
 import { VariableError, expandVariables } from './expand-variables.js';
@@ -97,6 +98,21 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     data.oauth === undefined
       ? undefined
       : readOAuth(data.oauth, { path: [...path, 'oauth'], expand, invalid, baseDir: context.baseDir });
+  const allowInsecureHttp = data.allowInsecureHttp === true;
+  if (!allowInsecureHttp && isCleartextToAnotherHost(url)) {
+    const credentials = [
+      ...credentialHeaders(data.headers).map((header) => `its "${header}" header`),
+      ...(oauth === undefined ? [] : ['the tokens of its "oauth" sign-in']),
+    ];
+    if (credentials.length > 0) {
+      // The unexpanded value, as above.
+      throw invalid(
+        `${at} sends ${credentials.join(' and ')} to ${JSON.stringify(data.url)}, plain http to another machine, where anyone ` +
+          `on the way can read them (bearer tokens go only over TLS, RFC 6750 §5.3); use an https:// URL, or set ` +
+          `"allowInsecureHttp": true in the entry if you trust every network between`,
+      );
+    }
+  }
   return {
     name,
     transport: data.type ?? 'http',
@@ -104,6 +120,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     headers: mapValues(data.headers, (value, key) => expand(value, ['headers', key])),
     ...readPolicies(name, data, path, invalid),
     ...(oauth === undefined ? {} : { oauth }),
+    ...(allowInsecureHttp ? { allowInsecureHttp } : {}),
     ...(context.file === null ? {} : { configFile: context.file }),
   };
 }

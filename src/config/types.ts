@@ -39,6 +39,8 @@ export type UpstreamSpec =
       promptPolicy?: ToolPolicy;
       /** The entry's `oauth`, checked and expanded; absent, a server that asks for a sign-in still gets one (authorization code, dynamic registration). */
       oauth?: OAuthOptions;
+      /** The entry's `allowInsecureHttp`: credentials and sign-ins may go over plain http to another machine (config/cleartext.ts). */
+      allowInsecureHttp?: boolean;
       /** The config file the entry came from, for the `codemode-mcp login` hint. */
       configFile?: string;
     };

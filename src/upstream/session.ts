@@ -21,7 +21,7 @@ import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLos
 import { quoteInput } from '../echo.js';
 import { describeIssues } from '../transport/describe-issues.js';
 import { describeSize, faultOf, type AnswerFault } from './answer-check.js';
-import { describeAuthFailure } from './auth/describe-auth-failure.js';
+import { describeAuthFailure, needsSignIn } from './auth/describe-auth-failure.js';
 import { SignInNeededError, type UpstreamOAuthProvider } from './auth/oauth-provider.js';
 import { RefusalNotes } from './auth/refusals.js';
 import type { UpstreamAuth } from './auth/upstream-auth.js';
@@ -81,6 +81,24 @@ export interface SessionOptions {
   readonly auth?: UpstreamAuth;
   /** A stdio upstream's time to end by itself after its stdin closes, before SIGTERM; absent, GROUP_TERM_AFTER_MS. */
   readonly closeGraceMs?: number;
+}
+
+/** Why an upstream could not start, in words; and whether only a new sign-in can change that (needsSignIn). */
+export class UpstreamStartError extends Error {
+  override readonly name = 'UpstreamStartError';
+  readonly signInNeeded: boolean;
+
+  constructor(
+    spec: UpstreamSpec,
+    error: unknown,
+    stderrTail: readonly string[],
+    options: SessionOptions,
+    signIn: SignInContext | undefined,
+  ) {
+    super(describeStartFailure(spec, error, stderrTail, options, signIn), { cause: error });
+    this.signInNeeded =
+      spec.transport !== 'stdio' && signIn !== undefined && needsSignIn(error, { spec, oauth: signIn.provider !== undefined });
+  }
 }
 
 export class UpstreamSession {
@@ -167,7 +185,7 @@ export class UpstreamSession {
       });
     } catch (error) {
       await Promise.all([...clients.values()].map(({ ended }) => waitAtMost(ended, SESSION_EXIT_WAIT_MS)));
-      throw new Error(describeStartFailure(spec, error, stderr.tail, options, signIn), { cause: error });
+      throw new UpstreamStartError(spec, error, stderr.tail, options, signIn);
     }
     const end = clients.get(connected.client)!;
     session = new UpstreamSession(spec, connected.client, connected.kind, end.ended, options, signIn);
@@ -187,7 +205,7 @@ export class UpstreamSession {
       });
     } catch (error) {
       await session.close();
-      throw new Error(describeStartFailure(spec, error, stderr.tail, options, signIn), { cause: error });
+      throw new UpstreamStartError(spec, error, stderr.tail, options, signIn);
     }
     return session;
   }

@@ -7,7 +7,7 @@ import { NESTED_REFUSAL } from './environment.js';
 import { Relist } from './relist.js';
 import type { ResourceListing } from './resource-routes.js';
 import type { UpstreamSpec } from './spec.js';
-import { UpstreamSession, type SessionOptions } from './session.js';
+import { UpstreamSession, UpstreamStartError, type SessionOptions } from './session.js';
 import { offeredBy, type Offered, type PassthroughNotice } from './passthrough.js';
 import type { ListedTool } from './tool-admission.js';
 
@@ -16,6 +16,9 @@ import type { ListedTool } from './tool-admission.js';
  * ready: serving; down: the last attempt failed, another is scheduled (UPSTREAM_DOWN); closed.
  */
 export type UpstreamState = 'connecting' | 'ready' | 'down' | 'closed';
+
+/** Said of an upstream that waits for a sign-in: what brings it back. */
+const AWAITING_SIGN_IN = 'no further attempt until it is signed in again';
 
 export interface UpstreamStatus {
   readonly name: string;
@@ -53,6 +56,10 @@ export class Upstream {
   private closing: Promise<void> | undefined;
   /** False once the server began to shut down: a lost or failed upstream is no longer restarted. */
   private restarting = true;
+  /** Set while it waits for a new sign-in, with no attempt scheduled: stops watching for one. */
+  private stopAwaitingSignIn: (() => void) | undefined;
+  /** A sign-in finished while an attempt was under way: that attempt's failure is retried, not waited on. */
+  private signedInDuringAttempt = false;
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -77,7 +84,12 @@ export class Upstream {
   /** `it exited; next attempt in 0.5 s`, for a refusal. */
   describeState(): string {
     const wait = Math.max(0, this.nextAttemptAt - Date.now());
-    const next = this.retryTimer !== undefined ? `; next attempt in ${formatDelay(wait)}` : '';
+    const next =
+      this.retryTimer !== undefined
+        ? `; next attempt in ${formatDelay(wait)}`
+        : this.stopAwaitingSignIn !== undefined
+          ? `; ${AWAITING_SIGN_IN}`
+          : '';
     return `${this.reason ?? 'starting'}${next}`;
   }
 
@@ -87,7 +99,7 @@ export class Upstream {
    * a note would change the description twice per restart.
    */
   note(): string | undefined {
-    if (this.state === 'down') return `${this.name} is down: ${this.reason ?? 'its last start failed'}`;
+    if (this.state === 'down') return `${this.name} is down: ${this.describeState()}`;
     if (this.state === 'connecting' && this.tools === undefined) return `${this.name} is still starting`;
     return undefined;
   }
@@ -101,9 +113,14 @@ export class Upstream {
     };
   }
 
-  /** After a sign-in: an upstream waiting to retry tries now. */
+  /** After a sign-in: an upstream waiting to retry, or waiting for that sign-in, tries now. */
   retryNow(): void {
-    if (this.retryTimer === undefined || this.state === 'closed') return;
+    if (this.state === 'closed' || !this.restarting) return;
+    if (this.attempting !== undefined) {
+      this.signedInDuringAttempt = true;
+      return;
+    }
+    if (this.retryTimer === undefined && this.stopAwaitingSignIn === undefined) return;
     clearTimeout(this.retryTimer);
     void this.attempt();
   }
@@ -121,6 +138,8 @@ export class Upstream {
     this.restarting = false;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    this.stopAwaitingSignIn?.();
+    this.stopAwaitingSignIn = undefined;
   }
 
   /** Stops restarting and closes the session (for stdio: the process is gone when this resolves). */
@@ -141,6 +160,9 @@ export class Upstream {
 
   private attempt(): Promise<void> {
     this.retryTimer = undefined;
+    this.signedInDuringAttempt = false;
+    this.stopAwaitingSignIn?.();
+    this.stopAwaitingSignIn = undefined;
     this.attempting = this.connect().finally(() => (this.attempting = undefined));
     return this.attempting;
   }
@@ -151,7 +173,9 @@ export class Upstream {
       session = await UpstreamSession.open(this.spec, { ...this.options, signal: this.aborter.signal });
     } catch (error) {
       if (this.state === 'closed') return;
-      this.fail(error instanceof Error ? error.message : String(error));
+      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof UpstreamStartError && error.signInNeeded) this.awaitSignIn(reason);
+      else this.fail(reason);
       return;
     }
     if (this.state === 'closed') {
@@ -200,6 +224,26 @@ export class Upstream {
         `codemode-mcp: upstream "${this.name}" failed to start: ${reason}; next attempt in ${formatDelay(delay)}`,
         'warn',
       );
+    }
+    this.events.onChange();
+  }
+
+  /**
+   * Only a person signing in can bring it up (needsSignIn): down, saying so, with no attempt
+   * scheduled until its sign-in file is written (a `login`) or a sign-in offered to the client is done.
+   */
+  private awaitSignIn(reason: string): void {
+    const auth = this.options.auth;
+    if (auth === undefined || this.spec.transport === 'stdio' || this.signedInDuringAttempt || !this.restarting) {
+      this.fail(reason);
+      return;
+    }
+    this.state = 'down';
+    this.reason = `sign-in needed: ${reason}`;
+    this.stopAwaitingSignIn = auth.watchSignIn(this.spec, () => this.retryNow());
+    if (this.reason !== this.lastLoggedFailure) {
+      this.lastLoggedFailure = this.reason;
+      this.options.log(`codemode-mcp: upstream "${this.name}" failed to start: ${this.reason}; ${AWAITING_SIGN_IN}`, 'warn');
     }
     this.events.onChange();
   }

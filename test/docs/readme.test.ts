@@ -22,6 +22,7 @@ import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
 import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
 import { LOGIN_ROUNDS_MAX } from '../../src/upstream/auth/login.js';
 import { HELD_REDIRECTS_MAX, SIGN_IN_WAIT_MS } from '../../src/upstream/auth/loopback-redirect.js';
+import { SIGN_IN_POLL_MS } from '../../src/upstream/auth/upstream-auth.js';
 import { COMMAND_CLOSE_GRACE_MS } from '../../src/server/command-hub.js';
 import { TOKEN_RENEW_MARGIN_MS } from '../../src/upstream/auth/oauth-provider.js';
 import { REFUSAL_BODY_MAX_BYTES } from '../../src/upstream/auth/refusals.js';
@@ -86,5 +87,6 @@ describe('the README', () => {
     expect(readme).toContain(`| sign-ins one \`login\` goes through | ${LOGIN_ROUNDS_MAX} |`);
     expect(readme).toContain(`| redirects held while none is awaited | ${HELD_REDIRECTS_MAX} |`);
     expect(readme).toContain(`| a 401/403 body read for its \`error\` | ${REFUSAL_BODY_MAX_BYTES / 1024} KiB |`);
+    expect(readme).toContain(`its sign-in file looked at every ${SIGN_IN_POLL_MS / 1000} s |`);
   });
 });

@@ -45,6 +45,7 @@ async function follow(link: string): Promise<Response> {
 async function login(
   config: string,
   verb: 'login' | 'logout' = 'login',
+  beforeFollowing: (link: string) => Promise<void> = async () => {},
 ): Promise<{ code: number | null; stderr: string; pages: string[] }> {
   const child = spawn(
     process.execPath,
@@ -60,7 +61,13 @@ async function login(
   for await (const line of createInterface({ input: child.stderr })) {
     stderr += `${line}\n`;
     const link = /^\s+(http:\/\/\S+)$/.exec(line);
-    if (link !== null) pages.push(follow(link[1]!).then(async (page) => `${page.status} ${await page.text()}`));
+    if (link !== null)
+      pages.push(
+        beforeFollowing(link[1]!).then(async () => {
+          const page = await follow(link[1]!);
+          return `${page.status} ${await page.text()}`;
+        }),
+      );
   }
   return { code: await exited, stderr, pages: await Promise.all(pages) };
 }
@@ -180,6 +187,37 @@ describe('codemode-mcp login and logout', () => {
       expect(stderr).toContain(said);
     }
   });
+  test('during login, requests to the loopback port that lack its exact state get a page saying why, and the sign-in goes on', async () => {
+    const base = await startFixture();
+    const config = configFor(base);
+    const forged: string[] = [];
+    const signedIn = await login(config, 'login', async (link) => {
+      const asked = new URL(link).searchParams;
+      const back = new URL(asked.get('redirect_uri')!);
+      const state = asked.get('state')!;
+      for (const [query, method] of [
+        ['error=access_denied', 'GET'],
+        ['error=access_denied&state=guess', 'GET'],
+        [`error=access_denied&state=${state}&state=guess`, 'GET'],
+        ['code=forged', 'GET'],
+        [`state=${state}`, 'GET'],
+        [`error=access_denied&state=${state}`, 'POST'],
+      ] as const) {
+        const page = await fetch(`${back.href}?${query}`, { method });
+        forged.push(`${method} ${query.replace(state, 'STATE')}: ${page.status} ${/<p>([^<]*)/.exec(await page.text())?.[1]}`);
+      }
+    });
+    expect(forged).toEqual([
+      expect.stringMatching(/^GET error=access_denied: 400 This request carries no state/),
+      expect.stringMatching(/^GET error=access_denied&state=guess: 400 This request's state is not that of a sign-in/),
+      expect.stringMatching(/^GET error=access_denied&state=STATE&state=guess: 400 This request carries state more than once/),
+      expect.stringMatching(/^GET code=forged: 400 This request carries no state/),
+      expect.stringMatching(/^GET state=STATE: 400 This request carries neither a code nor an error/),
+      expect.stringMatching(/^POST error=access_denied&state=STATE: 405 A sign-in comes back here as the browser's GET/),
+    ]);
+    expect(signedIn.pages).toEqual([expect.stringMatching(/^200 .*codemode-mcp is signed in to &#34;oauthy&#34;/)]);
+    expect(signedIn.code).toBe(0);
+  });
 });
 
 describe('tokens at run time', () => {
@@ -206,7 +244,7 @@ describe('tokens at run time', () => {
     running = await startServer(['--config', config, '--pool', '0'], { env: env() });
     const hint = `run: codemode-mcp login oauthy --config ${config}`;
     const line = await stderrLine(running, /upstream "oauthy" failed to start/);
-    expect(line).toContain(`failed to start: its access token expired and could not be refreshed`);
+    expect(line).toContain(`failed to start: sign-in needed: its access token expired and could not be refreshed`);
     expect(line).toContain(hint);
     expect(await events(base)).toContain('refresh_token refused');
     const answer = await running.run({ code: 'return await tools["whoami"]({})' });
@@ -220,8 +258,68 @@ describe('tokens at run time', () => {
     running = await startServer(['--config', config, '--pool', '0'], { env: env() });
     const line = await stderrLine(running, /upstream "oauthy" failed to start/);
     expect(line).toBe(
-      `codemode-mcp: upstream "oauthy" failed to start: it needs you to sign in (it answered 401 (invalid_token: no live token)); run: codemode-mcp login oauthy --config ${config}; next attempt in 0.25 s`,
+      `codemode-mcp: upstream "oauthy" failed to start: sign-in needed: it needs you to sign in (it answered 401 (invalid_token: no live token)); run: codemode-mcp login oauthy --config ${config}; no further attempt until it is signed in again`,
     );
+  });
+
+  test('an upstream whose server says more scope will never do waits for a new sign-in, without retrying, and says so; a login brings one attempt', async () => {
+    const base = await startFixture();
+    const config = configFor(base);
+    expect((await login(config)).code).toBe(0);
+    await fetch(`${base}/insufficient-scope`);
+    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    const line = await stderrLine(running, /upstream "oauthy" failed to start/);
+    expect(line).toMatch(
+      /failed to start: sign-in needed: .*insufficient_scope.*; no further attempt until it is signed in again$/,
+    );
+    const refused = async (): Promise<number> =>
+      (await events(base)).filter((event) => event.endsWith('refused 403 insufficient_scope')).length;
+    const first = await refused();
+    expect(first).toBeGreaterThan(0);
+
+    const { tools } = await running.client.listTools();
+    const description = tools.find((tool) => tool.name === 'code_execution')!.description!;
+    expect(description).toMatch(/oauthy is down: sign-in needed: .*no further attempt until it is signed in again/);
+    for (let call = 0; call < 2; call++) {
+      const answer = textOf(await running.run({ code: 'return await tools["whoami"]({})' }));
+      expect(answer).toContain('UPSTREAM_DOWN');
+      expect(answer).toContain('sign-in needed');
+      expect(answer).not.toContain('next attempt');
+    }
+    expect(await refused()).toBe(first);
+
+    // What a login in another terminal does: writes the sign-in file. One attempt follows, and it waits again.
+    const file = signInFile();
+    writeFileSync(file, readFileSync(file));
+    const deadline = Date.now() + STDERR_LINE_GUARD_MS;
+    while ((await refused()) === first && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await refused()).toBe(2 * first);
+    const again = textOf(await running.run({ code: 'return await tools["whoami"]({})' }));
+    expect(again).toContain('no further attempt until it is signed in again');
+  });
+
+  test('a 403 insufficient_scope for the scope already signed in for makes no new sign-in: none is offered, and it waits for one', async () => {
+    const base = await startFixture();
+    // The fixture's token answers name no scope: granted as asked (RFC 6749 §5.1).
+    const config = configFor(base, { oauth: { scope: 'mcp:admin' } });
+    expect((await login(config)).code).toBe(0);
+    expect(JSON.parse(readFileSync(signInFile(), 'utf8')).tokens.scope).toBe('mcp:admin');
+    await fetch(`${base}/insufficient-scope`);
+    const offered: string[] = [];
+    running = await startServer(['--config', config, '--pool', '0'], {
+      env: env(),
+      capabilities: { elicitation: { url: {} } },
+      onElicit: (request) => {
+        offered.push(String(request.params.message));
+        return { action: 'decline' };
+      },
+    });
+    const line = await stderrLine(running, /upstream "oauthy" failed to start/);
+    expect(line).toContain(
+      'failed to start: sign-in needed: it answered 403 (insufficient_scope: Scope upgrade will never succeed)',
+    );
+    expect(line).toMatch(/; no further attempt until it is signed in again$/);
+    expect(offered).toEqual([]);
   });
 
   test('the sign-in link is offered through URL elicitation, and the upstream comes up once the person has signed in', async () => {

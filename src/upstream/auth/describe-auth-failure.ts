@@ -16,6 +16,7 @@ import {
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { SignInNeededError } from './oauth-provider.js';
 import { describeRefusal, type Refusal } from './refusals.js';
+import { cleartextSignInRefusal, signsInOverCleartext } from './cleartext-sign-in.js';
 
 /** `codemode-mcp login github --config /abs/servers.json`, the path quoted when it needs it. */
 export function loginCommand(spec: Pick<RemoteUpstreamSpec, 'name' | 'configFile'>, verb: 'login' | 'logout' = 'login'): string {
@@ -68,6 +69,10 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   if (error instanceof InsufficientScopeError) {
     return `it answered 403 insufficient_scope${error.requiredScope === undefined ? '' : ` (it wants scope "${cut(error.requiredScope)}")`}; ${signIn}`;
   }
+  const refused = error instanceof UnauthorizedError || (error instanceof SdkHttpError && error.status === 401);
+  if (refused && !context.oauth && spec.oauth === undefined && signsInOverCleartext(spec)) {
+    return `it asks for a sign-in${said}, but ${cleartextSignInRefusal()}`;
+  }
   if (!(error instanceof SdkHttpError) || (error.status !== 401 && error.status !== 403)) {
     return error instanceof UnauthorizedError ? `it refused the request as unauthorized${said}; ${signIn}` : undefined;
   }
@@ -81,6 +86,23 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   if (error.status === 401)
     return `it answered ${status} even to a fresh token; sign in again: ${loginCommand(spec, 'logout')}, then ${loginCommand(spec)}`;
   return `it answered ${status}; the account signed in may lack access to it: ask the server's administrator, or sign in as another account (${loginCommand(spec)})`;
+}
+
+/**
+ * Whether only a person signing in can end this failure of an upstream codemode-mcp signs in to:
+ * no sign-in kept, a refresh refused, a fresh token refused, or `403 insufficient_scope` after the
+ * SDK's step-up (the server said more scope won't do). Retried unchanged, it fails the same way,
+ * or asks for one more sign-in after another.
+ */
+export function needsSignIn(error: unknown, context: Pick<AuthFailureContext, 'spec' | 'oauth'>): boolean {
+  if (!context.oauth || (context.spec.oauth?.grant ?? 'authorization_code') !== 'authorization_code') return false;
+  return (
+    error instanceof SignInNeededError ||
+    error instanceof UnauthorizedError ||
+    error instanceof InsufficientScopeError ||
+    error instanceof OAuthError ||
+    (error instanceof SdkHttpError && (error.status === 401 || error.status === 403))
+  );
 }
 
 function cut(text: string): string {

@@ -17,6 +17,7 @@ import { LoopbackRedirect, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
 import { DEFAULT_OAUTH, UpstreamOAuthProvider } from './oauth-provider.js';
 import { RefusalNotes } from './refusals.js';
 import { SignInFile } from './sign-in-file.js';
+import { cleartextSignInRefusal, signsInOverCleartext } from './cleartext-sign-in.js';
 import { inlineSecretWarning } from './upstream-auth.js';
 import { logFailure } from '../../log.js';
 
@@ -52,6 +53,9 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
     throw new LoginError(
       `upstream "${spec.name}" uses the client_credentials grant: codemode-mcp gets its tokens itself at each start, so there is nothing to sign in to`,
     );
+  }
+  if (signsInOverCleartext(spec)) {
+    throw new LoginError(`codemode-mcp: won't sign in to "${spec.name}" (${spec.url}): ${cleartextSignInRefusal()}`);
   }
   if (oauth.secretWrittenInline) options.log(inlineSecretWarning(spec));
   const directory = options.directory ?? authDirectory();

@@ -14,7 +14,7 @@ export const SIGN_IN_WAIT_MS = 10 * 60_000;
 /** What came back: a code for a sign-in of ours, or the authorization server's refusal. */
 export type RedirectParams =
   | { readonly kind: 'code'; readonly code: string; readonly state: string; readonly iss?: string }
-  | { readonly kind: 'refused'; readonly error: string; readonly errorDescription?: string; readonly state?: string };
+  | { readonly kind: 'refused'; readonly error: string; readonly errorDescription?: string; readonly state: string };
 
 export interface ArrivedRedirect {
   readonly params: RedirectParams;
@@ -28,10 +28,12 @@ export const HELD_REDIRECTS_MAX = 4;
 export class LoopbackRedirect {
   private waiting: ((redirect: ArrivedRedirect) => void) | undefined;
   private readonly held: ArrivedRedirect[] = [];
+  /** The states already handed on: a sign-in comes back once, and a replay of it is refused. */
+  private readonly claimed = new Set<string>();
 
   private constructor(
     private readonly server: Server,
-    /** Whether a `state` belongs to a sign-in of ours; others get a 400 and are not handed on. */
+    /** Whether a `state` belongs to a sign-in of ours; a redirect without one that does is answered 400 and not handed on. */
     private readonly knows: (state: string) => boolean,
   ) {
     server.on('request', (request, response) => this.handle(request, response));
@@ -80,58 +82,102 @@ export class LoopbackRedirect {
     });
   }
 
+  /**
+   * Hands on only a redirect that carries the exact `state` of a sign-in of ours, refusals
+   * included (RFC 6749 §10.12): anything else on the port gets a page saying why, and the sign-in
+   * goes on waiting.
+   */
   private handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    if (request.method !== 'GET' || url.pathname !== REDIRECT_PATH) {
-      page(response, 404, 'Not found', 'This is where codemode-mcp receives a sign-in; nothing else is here.');
+    if (url.pathname !== REDIRECT_PATH) {
+      page(
+        response,
+        404,
+        'Not found',
+        `This is where codemode-mcp receives a sign-in, at ${REDIRECT_PATH}; nothing else is here.`,
+      );
       return;
     }
-    const params = readParams(url.searchParams);
-    if (
-      params === undefined ||
-      (params.state !== undefined && !this.knows(params.state)) ||
-      (params.kind === 'code' && params.state === undefined)
-    ) {
+    if (request.method !== 'GET') {
+      page(
+        response,
+        405,
+        'Not a sign-in',
+        `A sign-in comes back here as the browser's GET, not ${request.method}. ${STILL_WAITING}`,
+        {
+          allow: 'GET',
+        },
+      );
+      return;
+    }
+    const read = readParams(url.searchParams);
+    if ('problem' in read) {
+      page(response, 400, 'Not a sign-in', `${read.problem}. ${STILL_WAITING}`);
+      return;
+    }
+    const { params } = read;
+    if (this.claimed.has(params.state)) {
+      page(
+        response,
+        400,
+        'Sign-in already back',
+        `This sign-in came back once already; a repeat of it is ignored. ${STILL_WAITING}`,
+      );
+      return;
+    }
+    if (!this.knows(params.state)) {
       page(
         response,
         400,
         'Unknown sign-in',
-        'This sign-in is not one codemode-mcp is waiting for (it may have been started again since). Start it again.',
+        `This request's state is not that of a sign-in codemode-mcp is waiting for (it may have been started again since). ${STILL_WAITING}`,
       );
       return;
     }
+    if (this.waiting === undefined && this.held.length >= HELD_REDIRECTS_MAX) {
+      page(response, 409, 'Too many sign-ins', 'codemode-mcp already holds several sign-ins that came back. Start it again.');
+      return;
+    }
+    this.claimed.add(params.state);
     const arrived = {
       params,
       respond: (ok: boolean, text: string) => page(response, ok ? 200 : 400, ok ? 'Signed in' : 'Sign-in failed', text),
     };
     if (this.waiting !== undefined) this.waiting(arrived);
-    else if (this.held.length < HELD_REDIRECTS_MAX) this.held.push(arrived);
-    else page(response, 409, 'Too many sign-ins', 'codemode-mcp already holds several sign-ins that came back. Start it again.');
+    else this.held.push(arrived);
   }
 }
 
-function readParams(query: URLSearchParams): RedirectParams | undefined {
-  const state = query.get('state') ?? undefined;
+/** Said on every page of a request that was not handed on. */
+const STILL_WAITING =
+  'codemode-mcp ignored it and is still waiting for the sign-in it started: finish that one in its own browser tab.';
+
+/** The parameters of a redirect back (RFC 6749 §4.1.2), each at most once (§3.1), or why it is not one. */
+function readParams(query: URLSearchParams): { readonly params: RedirectParams } | { readonly problem: string } {
+  for (const name of ['state', 'code', 'error', 'error_description', 'iss']) {
+    if (query.getAll(name).length > 1) return { problem: `This request carries ${name} more than once` };
+  }
+  const state = query.get('state');
+  if (state === null || state === '')
+    return { problem: "This request carries no state, so nothing shows it comes from codemode-mcp's sign-in" };
   const error = query.get('error');
+  const code = query.get('code');
+  if (error !== null && code !== null) return { problem: 'This request carries both a code and an error' };
   if (error !== null) {
     const errorDescription = query.get('error_description') ?? undefined;
     return {
-      kind: 'refused',
-      error,
-      ...(errorDescription !== undefined ? { errorDescription } : {}),
-      ...(state !== undefined ? { state } : {}),
+      params: { kind: 'refused', error, state, ...(errorDescription !== undefined ? { errorDescription } : {}) },
     };
   }
-  const code = query.get('code');
-  if (code === null || state === undefined) return undefined;
+  if (code === null || code === '') return { problem: 'This request carries neither a code nor an error' };
   const iss = query.get('iss') ?? undefined;
-  return { kind: 'code', code, state, ...(iss !== undefined ? { iss } : {}) };
+  return { params: { kind: 'code', code, state, ...(iss !== undefined ? { iss } : {}) } };
 }
 
-function page(response: ServerResponse, status: number, title: string, text: string): void {
+function page(response: ServerResponse, status: number, title: string, text: string, headers: Record<string, string> = {}): void {
   const escape = (value: string): string => value.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   response
-    .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+    .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers })
     .end(
       `<!doctype html><meta charset="utf-8"><title>codemode-mcp: ${escape(title)}</title><h1>${escape(title)}</h1><p>${escape(text)}</p>\n`,
     );

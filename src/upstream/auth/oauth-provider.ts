@@ -68,10 +68,12 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   /** A configured client's registration with the issuer the SDK stamped on it. */
   private configuredClient: StoredOAuthClientInformation | undefined;
   private discovery: OAuthDiscoveryState | undefined;
-  /** The PKCE verifier of each sign-in started, by its `state`, with when it started. */
-  private readonly verifiers = new Map<string, { verifier: string; at: number }>();
+  /** The PKCE verifier of each sign-in started, by its `state`, with when it started and the scope it asked for. */
+  private readonly verifiers = new Map<string, { verifier: string; at: number; scope?: string }>();
   private lastState: string | undefined;
   private currentVerifier: string | undefined;
+  /** The scope the sign-in whose code is being exchanged asked for. */
+  private currentScope: string | undefined;
   private renewing: Promise<void> | undefined;
 
   constructor(private readonly options: ProviderOptions) {
@@ -157,6 +159,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     if (started === undefined) throw new Error('the sign-in came back for a sign-in codemode-mcp did not start; start it again');
     this.verifiers.delete(state);
     this.currentVerifier = started.verifier;
+    this.currentScope = started.scope;
   }
 
   codeVerifier(): string {
@@ -165,6 +168,9 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
+    const started = this.verifiers.get(url.searchParams.get('state') ?? '');
+    const scope = url.searchParams.get('scope');
+    if (started !== undefined && scope !== null) started.scope = scope;
     await this.options.onAuthorizationUrl(url);
   }
 
@@ -198,9 +204,20 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return this.keptTokens();
   }
 
+  /**
+   * A token answer without `scope` was granted the scope asked for, or, for a refresh, the scope it
+   * had (RFC 6749 §5.1, §6): kept so, the SDK's step-up on `403 insufficient_scope` knows when the
+   * scope the server names was granted already and signing in again for it can't help.
+   */
   saveTokens(tokens: StoredOAuthTokens): void {
     const expiresAt = tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000;
-    const kept: KeptTokens = { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) };
+    const scope = tokens.scope ?? this.currentScope ?? this.keptTokens()?.scope;
+    this.currentScope = undefined;
+    const kept: KeptTokens = {
+      ...tokens,
+      ...(scope !== undefined ? { scope } : {}),
+      ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+    };
     // expires_in stays as sent: with expires_at it gives the lifetime, for expiresSoon.
     this.memoryTokens = kept;
     if (this.persists) this.options.file.update((signIn) => ({ ...signIn, tokens: kept }));

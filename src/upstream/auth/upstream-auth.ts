@@ -6,10 +6,12 @@
  * client the upstream stays down with the `codemode-mcp login` hint.
  */
 import { randomBytes } from 'node:crypto';
+import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { ProtocolError, type FetchLike } from '@modelcontextprotocol/client';
 import type { RequestRelay } from '../relay.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { authDirectory } from './auth-directory.js';
+import { signsInOverCleartext } from './cleartext-sign-in.js';
 import { loginCommand } from './describe-auth-failure.js';
 import { finishSignIn } from './finish-sign-in.js';
 import { LoopbackRedirect, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
@@ -31,6 +33,12 @@ export interface UpstreamAuthOptions {
  * 401 just after; without this it would ask the person to sign in a second time.
  */
 export const SIGN_IN_SETTLE_MS = 10_000;
+
+/**
+ * 1 s: how often the sign-in file of an upstream waiting for a sign-in is looked at; a new
+ * `codemode-mcp login` written there makes it try again within this.
+ */
+export const SIGN_IN_POLL_MS = 1_000;
 
 interface Offer {
   /** Settles when the upstream is signed in; rejects when the offer was declined, failed or timed out. */
@@ -55,11 +63,14 @@ export class UpstreamAuth {
   /**
    * The upstream's OAuth provider, made at its first connection; undefined when its entry carries
    * its own Authorization header and no `oauth`, since that header is then the credential.
+   * Undefined too over plain http to another machine, unless the entry allows it: no token goes
+   * there (the config refuses an `oauth` block there; this covers a server that asks unbidden).
    * Throws when the entry's private key can't be read.
    */
   providerFor(spec: RemoteUpstreamSpec, fetch: FetchLike): UpstreamOAuthProvider | undefined {
     if (spec.oauth === undefined && Object.keys(spec.headers).some((header) => header.toLowerCase() === 'authorization'))
       return undefined;
+    if (signsInOverCleartext(spec)) return undefined;
     let provider = this.providers.get(spec.name);
     if (provider !== undefined) return provider;
     if (spec.oauth?.secretWrittenInline === true && !this.warned.has(spec.name)) {
@@ -91,6 +102,21 @@ export class UpstreamAuth {
   onSignedIn(listener: (name: string) => void): () => void {
     this.signedInListeners.add(listener);
     return () => this.signedInListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` once the upstream's sign-in file is written after this call (a `login` in
+   * another process, or a sign-in through an offer); returns a stop.
+   */
+  watchSignIn(spec: RemoteUpstreamSpec, listener: () => void): () => void {
+    const path = new SignInFile(this.options.directory ?? authDirectory(), spec.url).path;
+    // A write before the watch began is not a new sign-in.
+    const baseline = statMtime(path);
+    const onStat = (current: Stats): void => {
+      if (current.mtimeMs !== baseline) listener();
+    };
+    watchFile(path, { interval: SIGN_IN_POLL_MS, persistent: false }, onStat);
+    return () => unwatchFile(path, onStat);
   }
 
   /** Gives up every offer and stops listening for redirects. */
@@ -178,4 +204,9 @@ export function inlineSecretWarning(spec: Pick<RemoteUpstreamSpec, 'name'>): str
     `codemode-mcp: warning: upstream "${spec.name}" has its oauth.clientSecret written in the config file; ` +
     `keep secrets out of files others may read: set ${variable} in the environment and write "clientSecret": "\${${variable}}"`
   );
+}
+
+/** The file's modification time; 0 when it doesn't exist, as fs.watchFile reports a missing file. */
+function statMtime(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
 }
