@@ -79,6 +79,12 @@ function checksNames(client: () => Client) {
     const error = await rejection(client().callTool({ name, arguments: { code: 'return 1' } }));
     expect(error.code).toBe(-32602);
     expect(error.message).toMatch(/Unknown tool/);
+    expect(error.message.length).toBeLessThan(1_000);
+  });
+
+  test('a tool name that differs only in case names the one it is close to', async () => {
+    const error = await rejection(client().callTool({ name: 'Code_Execution', arguments: { code: 'return 1' } }));
+    expect(error.message).toContain('Unknown tool "Code_Execution"; did you mean "code_execution"?');
   });
 }
 
