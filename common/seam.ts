@@ -25,7 +25,8 @@
  *   what to throw.
  * - `setTimer(ms: number) → number` and `clearTimer(id: number)`: host timers; `fire(id)` comes
  *   back when one is due.
- * - `search(query: string, limit: number) → string`: searchTools' hits as JSON text.
+ * - `search(query: string, limit: number) → string`: searchTools' hits as JSON text (a list), or,
+ *   for a query past its bounds, what to throw.
  * - `closest(name: string) → string`: ` Closest: "a", "b".` or '', for "not a tool" messages.
  * - `show(blocksJson: string) → string`: sends content blocks (a JSON list the prelude built
  *   and checked) for the answer; '' when sent, else what to throw (past showMaxBytes, or off).

@@ -26,6 +26,12 @@ export const SEARCH_DEFAULT_LIMIT = 10;
 /** 2,000: characters of a description, and of its parameters' words together, that count toward its score; the rest is not read. */
 export const SEARCH_DESCRIPTION_MAX_CHARS = 2_000;
 
+/** 1,000: characters of a query; a longer one is refused (searchTools throws a RangeError saying so), not searched. */
+export const SEARCH_QUERY_MAX_CHARS = 1_000;
+
+/** 32: distinct words of a query, stop words included; more are refused as a longer query is. */
+export const SEARCH_QUERY_MAX_WORDS = 32;
+
 /** 100: parameters read from a tool's input schema (its own and one level down). */
 const PARAMETERS_READ_MAX = 100;
 
@@ -60,8 +66,26 @@ interface Indexed {
 
 const indexes = new WeakMap<readonly SearchableTool[], Indexed[]>();
 
+/**
+ * Why `query` is not searched, or undefined when it is. The work is words × tools, and the
+ * script's child does it: a megabyte of query over 3,000 tools once ran for over a minute.
+ */
+export function searchQueryProblem(query: string): string | undefined {
+  if (query.length > SEARCH_QUERY_MAX_CHARS) {
+    return `searchTools: the query is ${query.length} characters, past ${SEARCH_QUERY_MAX_CHARS}; search with a few words`;
+  }
+  const words = new Set(tokenize(query)).size;
+  if (words > SEARCH_QUERY_MAX_WORDS) {
+    return `searchTools: the query has ${words} distinct words, past ${SEARCH_QUERY_MAX_WORDS}; search with a few words`;
+  }
+  return undefined;
+}
+
+/** Throws a RangeError for a query searchQueryProblem refuses. */
 export function searchTools(tools: readonly SearchableTool[], query: string, limit: number = SEARCH_DEFAULT_LIMIT): SearchHit[] {
   const text = typeof query === 'string' ? query : String(query);
+  const problem = searchQueryProblem(text);
+  if (problem !== undefined) throw new RangeError(problem);
   const max = typeof limit === 'number' && Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : SEARCH_DEFAULT_LIMIT;
   const all = tokenize(text);
   const meaningful = unique(all.filter((t) => !STOP_WORDS.has(t)));

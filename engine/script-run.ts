@@ -4,7 +4,7 @@ import { JSException, type JSValueHandle } from 'quickjs-wasi';
 import { closestHint } from '../common/closest-names.js';
 import { SCRIPT_FILE, endedEarly, lineCount } from '../common/script-position.js';
 import { ENTRY_METHODS, HOST_REFUSED, NOTIFY_SKIPPED, type EntryMethod } from '../common/seam.js';
-import { searchTools, type SearchableTool } from '../common/search-tools.js';
+import { searchQueryProblem, searchTools, type SearchableTool } from '../common/search-tools.js';
 import {
   CALL_ARGS_MAX_BYTES,
   CALL_ARGS_MAX_VALUES,
@@ -488,6 +488,9 @@ export class ScriptRun {
         const text = textOf(query);
         const max = numberOf(limit);
         if (text === undefined || max === undefined) return refuse();
+        // Not JSON: what the prelude throws.
+        const problem = searchQueryProblem(text);
+        if (problem !== undefined) return this.vm.newString(problem);
         return this.vm.newString(JSON.stringify(searchTools(this.catalog.tools, text, max)));
       }),
       closest: guarded('closest', (name) => {

@@ -11,6 +11,7 @@ import {
   SetAdd,
   SetHas,
   StringStartsWith,
+  RangeErrorConstructor,
   TypeErrorConstructor,
   blank,
   collection,
@@ -114,7 +115,10 @@ export function installTools(prepared: PreparedTools, unlistedJson: string, call
   const searchTools = (query: unknown, limit?: unknown): unknown => {
     const text = query === undefined || query === null ? '' : stringOf(query);
     const max = typeof limit === 'number' && limit === limit ? limit : SEARCH_DEFAULT_LIMIT;
-    return JSONParse(host.search(text, max));
+    const answer = host.search(text, max);
+    // Hits are a JSON list; anything else is why the query was refused.
+    if (answer[0] !== '[') throw newError(RangeErrorConstructor, answer);
+    return JSONParse(answer);
   };
 
   defineValue(globalObject, 'tools', tools);

@@ -12,8 +12,11 @@ import { scriptToolName, serverForName, TOOL_NAME_SEPARATOR } from './tool-names
 import type { Upstream } from './upstream.js';
 import { logFailure } from '../log.js';
 
-/** `prompts/list` pages read from one upstream to find a close name for an unknown prompt. */
-export const PROMPT_SUGGESTION_MAX_PAGES = 10;
+/**
+ * 10: `prompts/list` pages read from one upstream to check that a name our client sent is one it
+ * lists (and to find a close name for one it doesn't); a prompt past them is unknown.
+ */
+export const PROMPT_LIST_MAX_PAGES = 10;
 
 /** A prompt as one upstream offers it, and the name our client uses. */
 export interface RoutedPrompt {
@@ -41,23 +44,14 @@ export class PromptRoutes {
   async get(name: string, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<GetPromptResult> {
     const { upstream, own } = await this.route(name, signal);
     const session = readyOrRefuse(upstream, `prompt ${quoteInput(name)}`);
-    try {
-      return await session.forward('prompts/get', { name: own, ...(args !== undefined ? { arguments: args } : {}) }, signal);
-    } catch (error) {
-      // The upstream's own "unknown prompt" says less than ours, which names a close one.
-      if (error instanceof ProtocolError && error.code === (ProtocolErrorCode.InvalidParams as number)) {
-        // Not listed: the upstream's own error stands (below), and why the list failed is logged.
-        const names = await this.ownNames(upstream, signal).catch((error: unknown) => {
-          logFailure(`listing upstream "${upstream.name}"'s prompts`)(error);
-          return undefined;
-        });
-        if (names !== undefined && !names.includes(own)) throw await this.unknown(name, signal);
-      }
-      throw error;
-    }
+    return session.forward('prompts/get', { name: own, ...(args !== undefined ? { arguments: args } : {}) }, signal);
   }
 
-  /** The upstream and own name for our name, for prompts/get and completion/complete; -32602 when none has it. */
+  /**
+   * The upstream and own name for our name, for prompts/get and completion/complete; -32602 when
+   * none has it. The name must be one the upstream lists, exactly: an upstream that also answers
+   * `P` or `p ` for its prompt `p` would otherwise be sent a name the `prompts` policy never saw.
+   */
   async route(name: string, signal?: AbortSignal): Promise<RoutedPrompt> {
     const server = serverForName(
       name,
@@ -72,6 +66,14 @@ export class PromptRoutes {
         `Prompt ${quoteInput(name)} is not allowed: the config's "prompts" policy for upstream "${upstream.name}" leaves it out`,
       );
     }
+    readyOrRefuse(upstream, `prompt ${quoteInput(name)}`);
+    const listed = await this.ownNames(upstream, signal).catch((error: unknown) => {
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `prompt ${quoteInput(name)} can't be served now: listing upstream "${upstream.name}"'s prompts, to check the name, failed (${error instanceof Error ? error.message : String(error)}); try again later`,
+      );
+    });
+    if (!listed.includes(own)) throw await this.unknown(name, signal);
     return { upstream, own };
   }
 
@@ -100,13 +102,13 @@ export class PromptRoutes {
     return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt ${quoteInput(name)}${hint}`);
   }
 
-  /** The upstream's own prompt names, every page (up to PROMPT_SUGGESTION_MAX_PAGES). */
+  /** The upstream's own prompt names, every page (up to PROMPT_LIST_MAX_PAGES). */
   private async ownNames(upstream: Upstream, signal?: AbortSignal): Promise<string[]> {
     const session = upstream.readySession();
     if (session === undefined) return [];
     const names: string[] = [];
     let cursor: string | undefined;
-    for (let page = 0; page < PROMPT_SUGGESTION_MAX_PAGES; page++) {
+    for (let page = 0; page < PROMPT_LIST_MAX_PAGES; page++) {
       const result = await session.forward('prompts/list', cursor === undefined ? {} : { cursor }, signal);
       names.push(...result.prompts.map((prompt) => prompt.name));
       cursor = result.nextCursor;

@@ -1,6 +1,6 @@
 /**
  * The upstreams' resources as our client sees them: `resources/list` and `resources/templates/list`
- * page through each upstream's own pages in config order (merged-pages.ts), each page keeping what
+ * fill each page across the upstreams' own pages in config order (merged-pages.ts), each keeping what
  * resource-routes.ts routes to that upstream (the first in config order keeps a URI listed twice;
  * the `resources` policy filters); `resources/read` goes to the upstream a URI routes to;
  * subscriptions are counted across our clients, so an upstream is asked once per URI.

@@ -4,8 +4,15 @@
  * size exceeded" and took its whole upstream down, retried forever. Here a tool whose schema can't
  * be used (nested too deep, too large, not an object) is kept with a placeholder schema and a note
  * naming it: it stays callable (the upstream checks its arguments) and its siblings are untouched.
+ *
+ * "Can't be used" includes a schema that isn't valid MCP, since every tool we list (exposed, or in a
+ * script's ALL_TOOLS) must be: an SDK 1.x client's `listTools()` throws on one bad tool, so that
+ * client could not list `code_execution` either. MCP's rules are the stricter of the two SDK lines'.
  */
+import { specTypeSchemas } from '@modelcontextprotocol/client';
+import { describeInput } from '../echo.js';
 import { depthOf } from '../isolate/result-frame.js';
+import { describeIssues } from '../transport/describe-issues.js';
 
 /** 64 levels of JSON nesting in a tool's inputSchema or outputSchema; deeper is replaced by a placeholder. */
 export const SCHEMA_MAX_DEPTH = 64;
@@ -51,6 +58,8 @@ export function admitTools(entries: readonly unknown[]): AdmittedPage {
     if ('problem' in input)
       notes.push(`${input.problem}, so it is shown as taking any arguments (the upstream still checks them)`);
     if ('problem' in output) notes.push(`${output.problem}, so its structuredContent is shown as unknown`);
+    const annotations = checkAnnotations(entry.annotations);
+    if ('problem' in annotations) notes.push(`${annotations.problem}, so it is listed without them`);
     const note = notes.length > 0 ? notes.join('; ') : undefined;
     if (note !== undefined) problems.push(`tool "${name}": ${note}`);
     tools.push({
@@ -59,7 +68,7 @@ export function admitTools(entries: readonly unknown[]): AdmittedPage {
       inputSchema: 'schema' in input && input.schema !== undefined ? input.schema : PLACEHOLDER_INPUT_SCHEMA,
       ...('schema' in output && output.schema !== undefined ? { outputSchema: output.schema } : {}),
       ...(typeof entry.title === 'string' ? { title: entry.title } : {}),
-      ...(isObject(entry.annotations) ? { annotations: entry.annotations } : {}),
+      ...('annotations' in annotations && annotations.annotations !== undefined ? { annotations: annotations.annotations } : {}),
       ...(note !== undefined ? { note } : {}),
     });
   });
@@ -75,7 +84,41 @@ function checkSchema(schema: unknown, field: 'inputSchema' | 'outputSchema'): Ch
     return { problem: `its ${field} is nested deeper than ${SCHEMA_MAX_DEPTH} levels` };
   const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
   if (bytes > SCHEMA_MAX_BYTES) return { problem: `its ${field} is ${bytes} bytes of JSON, past ${SCHEMA_MAX_BYTES}` };
-  return { schema };
+  const problem = mcpSchemaProblem(schema);
+  return problem === undefined ? { schema } : { problem: `its ${field} ${problem}` };
+}
+
+/**
+ * What MCP requires of a tool's inputSchema and outputSchema at its root: `type: "object"`,
+ * `properties` an object of schemas (objects: the SDK 1.x client refuses `true`), `required` a list
+ * of names. Past the root it is JSON Schema, which MCP leaves to the tool.
+ */
+function mcpSchemaProblem(schema: Record<string, unknown>): string | undefined {
+  if (schema.type !== 'object') return `has type ${describeInput(schema.type)}, where MCP requires "object"`;
+  const { properties, required } = schema;
+  if (properties !== undefined) {
+    if (!isObject(properties)) return `has properties ${describeInput(properties)}, where MCP requires an object`;
+    const bad = Object.entries(properties).find(([, property]) => !isObject(property));
+    if (bad !== undefined)
+      return `has property ${JSON.stringify(bad[0])} as ${describeInput(bad[1])}, where MCP requires a schema object`;
+  }
+  if (required !== undefined && !(Array.isArray(required) && required.every((name) => typeof name === 'string'))) {
+    return `has required ${describeInput(required)}, where MCP requires a list of property names`;
+  }
+  return undefined;
+}
+
+type CheckedAnnotations = { readonly annotations: Record<string, unknown> | undefined } | { readonly problem: string };
+
+/** A tool's annotations as MCP types them (`readOnlyHint` true or false, ...), or why not. */
+function checkAnnotations(annotations: unknown): CheckedAnnotations {
+  if (annotations === undefined) return { annotations: undefined };
+  if (!isObject(annotations)) return { problem: `its annotations are ${describeInput(annotations)}, not an object` };
+  const checked = specTypeSchemas.ToolAnnotations['~standard'].validate(annotations);
+  if (checked.issues !== undefined)
+    return { problem: `its annotations aren't MCP's (${describeIssues(checked.issues, annotations)})` };
+  // As sent: keys the schema doesn't know stay, as they do on the rest of the tool.
+  return { annotations };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

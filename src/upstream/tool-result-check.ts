@@ -7,14 +7,35 @@
  */
 import { specTypeSchemas, type CallToolResult } from '@modelcontextprotocol/client';
 import { UpstreamAnswerError } from '../errors.js';
+import { describeInput } from '../echo.js';
 import { describeIssues } from '../transport/describe-issues.js';
 
 /** The result, checked; a malformed one throws UpstreamAnswerError saying what is wrong with it. */
 export function checkToolResult(result: unknown, server: string, scriptName: string): CallToolResult {
   if (isPlainTextResult(result)) return result;
   const checked = specTypeSchemas.CallToolResult['~standard'].validate(result);
-  if (checked.issues === undefined) return checked.value;
-  throw new UpstreamAnswerError(server, scriptName, describeIssues(checked.issues, result));
+  if (checked.issues !== undefined) throw new UpstreamAnswerError(server, scriptName, describeIssues(checked.issues, result));
+  const problem = topLevelProblem(checked.value);
+  if (problem !== undefined) throw new UpstreamAnswerError(server, scriptName, problem);
+  return checked.value;
+}
+
+/**
+ * What the spec requires of a result's own fields that the SDK's schema lets pass: it takes any
+ * JSON as `structuredContent` and `_meta`, where MCP says each is an object.
+ */
+function topLevelProblem(result: CallToolResult): string | undefined {
+  for (const field of ['structuredContent', '_meta'] as const) {
+    if (!(field in result)) continue;
+    const value: unknown = result[field];
+    if (!isObjectLike(value)) return `${field} must be an object; got ${describeInput(value)}`;
+  }
+  return undefined;
+}
+
+/** An object that is not an array or null (a class instance can't come from JSON). */
+function isObjectLike(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { SEARCH_DEFAULT_LIMIT, searchTools } from '../../common/search-tools.js';
+import {
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_QUERY_MAX_CHARS,
+  SEARCH_QUERY_MAX_WORDS,
+  searchQueryProblem,
+  searchTools,
+} from '../../common/search-tools.js';
 import { stem, tokenize } from '../../common/words.js';
 
 const GITHUB = [
@@ -189,5 +195,38 @@ describe('searchTools', () => {
     }));
     const hits = searchTools(tools, 'tool number 1999');
     expect(hits[0]?.name).toBe('server4__tool_number_1999');
+  });
+});
+
+// Regression: a 1 MB query over 3,000 tools ran 78 s in the script's child; the query is bounded.
+describe('the bounds of a query', () => {
+  const many = Array.from({ length: 3_000 }, (_, i) => ({ name: `tool_${i}`, description: `does thing number ${i} well` }));
+
+  test.each([
+    ['a megabyte of one word', 'a'.repeat(1_000_000), /the query is 1000000 characters, past 1000/],
+    ['one character past the length', 'x'.repeat(SEARCH_QUERY_MAX_CHARS + 1), /past 1000; search with a few words/],
+    [
+      'one word past the count',
+      Array.from({ length: SEARCH_QUERY_MAX_WORDS + 1 }, (_, i) => `w${i}`).join(' '),
+      /the query has 33 distinct words, past 32/,
+    ],
+    [
+      'many words, stop words included',
+      'the a an of to in on at by '.repeat(5) + Array.from({ length: 30 }, (_, i) => `w${i}`).join(' '),
+      /distinct words, past 32/,
+    ],
+  ])('%s is refused with a RangeError that says the bound', (_name, query, message) => {
+    expect(searchQueryProblem(query)).toMatch(message);
+    expect(() => searchTools(many, query)).toThrow(RangeError);
+    expect(() => searchTools(many, query)).toThrow(message);
+  });
+
+  test('a query at both bounds is searched', () => {
+    const words = Array.from({ length: SEARCH_QUERY_MAX_WORDS }, (_, i) => `${i}`).join(' ');
+    expect(searchQueryProblem(words)).toBeUndefined();
+    expect(searchTools(many, words).length).toBeGreaterThan(0);
+    const long = `thing ${'x'.repeat(SEARCH_QUERY_MAX_CHARS - 6)}`;
+    expect(long).toHaveLength(SEARCH_QUERY_MAX_CHARS);
+    expect(searchTools(many, long)[0]?.name).toMatch(/^tool_/);
   });
 });

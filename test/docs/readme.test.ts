@@ -20,6 +20,9 @@ import { MAX_SCANNED_ID_BYTES } from '../../src/transport/id-scanner.js';
 import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/upstream/process-group.js';
 import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
 import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
+import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS } from '../../common/search-tools.js';
+import { MERGED_PAGE_MAX_READS, MERGED_PAGE_SIZE } from '../../src/upstream/merged-pages.js';
+import { PROMPT_LIST_MAX_PAGES } from '../../src/upstream/prompt-routes.js';
 import { LOGIN_ROUNDS_MAX } from '../../src/upstream/auth/login.js';
 import { HELD_REDIRECTS_MAX, SIGN_IN_WAIT_MS } from '../../src/upstream/auth/loopback-redirect.js';
 import { SIGN_IN_POLL_MS } from '../../src/upstream/auth/upstream-auth.js';
@@ -68,8 +71,13 @@ describe('the README', () => {
       `| a message from an upstream | the result cap plus ${UPSTREAM_READ_HEADROOM_BYTES / 1024 / 1024} MiB (`,
     );
     expect(readme).toContain(
-      `| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON |`,
+      `| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON, and valid MCP`,
     );
+    expect(readme).toContain(
+      `| a \`searchTools\` query | ${groupThousands(SEARCH_QUERY_MAX_CHARS)} characters and ${SEARCH_QUERY_MAX_WORDS} distinct words (`,
+    );
+    expect(readme).toContain(`| ${MERGED_PAGE_SIZE} items, filled from at most ${MERGED_PAGE_MAX_READS} upstream pages (`);
+    expect(readme).toContain(`| \`prompts/list\` pages read to check a prompt name | ${PROMPT_LIST_MAX_PAGES} per upstream (`);
     expect(readme).toContain(`| content blocks in one answer, or in one \`show()\` | ${SHOWN_BLOCKS_MAX} (`);
     expect(readme).toContain(
       `each is at most ${groupThousands(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON: a larger one travels once`,

@@ -35,6 +35,43 @@ describe('clients of both SDK lines', () => {
     expect(await tracker.leftAlive()).toEqual([]);
   });
 
+  // Regression: an exposed tool whose inputSchema wasn't `type: "object"` was listed as the upstream
+  // wrote it, and this client's listTools() threw, so it couldn't list code_execution either.
+  test('a client built on SDK 1.x lists exposed tools whose upstream schemas MCP does not allow, and scripts see the same placeholders', async () => {
+    const config = writeConfig({ odd: nodeEntry(fixturePath('upstreams/misbehaving.mjs'), ['--invalid-schemas']) });
+    const args = [BIN, '--config', config, '--expose', '*-input', '--expose', 'array-output', '--expose', 'string-hint'];
+    const transport = new V1StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
+    const stderr: string[] = [];
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const client = new V1Client({ name: 'v1-client', version: '1.0.0' });
+    await client.connect(transport);
+    const tracker = trackDescendants(transport.pid!);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => [tool.name, tool.inputSchema.type, tool.outputSchema, tool.annotations])).toEqual([
+      ['code_execution', 'object', undefined, undefined],
+      ['string-input', 'object', undefined, undefined],
+      ['untyped-input', 'object', undefined, undefined],
+      ['array-output', 'object', undefined, undefined],
+      ['string-hint', 'object', undefined, undefined],
+    ]);
+    expect(stderr.join('')).toContain(
+      'upstream "odd": tool "string-input": its inputSchema has type "string", where MCP requires "object", so it is shown as taking any arguments (the upstream still checks them)',
+    );
+    const listed =
+      'return ALL_TOOLS.filter((t) => t.name.includes("-")).map((t) => [t.name, t.inputSchema.type, t.outputSchema ?? null])';
+    const result = await client.callTool({ name: 'code_execution', arguments: { code: listed } });
+    expect((result.structuredContent as { value: unknown }).value).toEqual(
+      expect.arrayContaining([
+        ['string-input', 'object', null],
+        ['untyped-input', 'object', null],
+        ['array-output', 'object', null],
+      ]),
+    );
+    tracker.sample();
+    await client.close();
+    expect(await tracker.leftAlive()).toEqual([]);
+  });
+
   test("an SDK 2.x client in 'auto' negotiation falls back to initialize, and its probe copy starts no upstream", async () => {
     const { args, recordFile } = recorderArgs();
     const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });

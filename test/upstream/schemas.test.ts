@@ -1,5 +1,8 @@
+import { specTypeSchemas } from '@modelcontextprotocol/client';
+import { ToolSchema as V1ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { declarationOf } from '../../src/catalog/declaration.js';
+import { listedTool } from '../../src/server/exposed-tools.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { admitTools, PLACEHOLDER_INPUT_SCHEMA, SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
 import { collectLog, fixture, hubPerTest, textOf } from './specs.js';
@@ -107,5 +110,84 @@ describe('admitTools', () => {
     const levels = Math.floor((SCHEMA_MAX_DEPTH - 1) / 2);
     const { tools } = admitTools([{ name: 'ok', inputSchema: nested(levels) }]);
     expect(tools[0]!.note).toBeUndefined();
+  });
+});
+
+describe('every tool we list is valid MCP', () => {
+  // Regression: an exposed tool with `inputSchema: {type: "string"}` was listed as the upstream wrote
+  // it, and an SDK 1.x client's listTools() threw, so that client couldn't list code_execution either.
+  const offenders: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'an inputSchema of type "string"',
+      { inputSchema: { type: 'string' } },
+      /its inputSchema has type "string", where MCP requires "object"/,
+    ],
+    [
+      'an inputSchema with no type',
+      { inputSchema: { properties: { a: { type: 'string' } } } },
+      /its inputSchema has type nothing/,
+    ],
+    [
+      'an inputSchema typed as a list of types',
+      { inputSchema: { type: ['object', 'null'] } },
+      /its inputSchema has type an array/,
+    ],
+    [
+      'properties that are a list',
+      { inputSchema: { type: 'object', properties: [] } },
+      /its inputSchema has properties an array/,
+    ],
+    [
+      'a property that is a boolean schema',
+      { inputSchema: { type: 'object', properties: { a: true } } },
+      /property "a" as boolean true/,
+    ],
+    ['required that is a string', { inputSchema: { type: 'object', required: 'a' } }, /its inputSchema has required "a"/],
+    ['required that holds a number', { inputSchema: { type: 'object', required: [1] } }, /its inputSchema has required an array/],
+    ['an inputSchema that is a list', { inputSchema: [] }, /its inputSchema is not a JSON Schema object/],
+    [
+      'an outputSchema of type "array"',
+      { inputSchema: { type: 'object' }, outputSchema: { type: 'array' } },
+      /its outputSchema has type "array".*structuredContent is shown as unknown/,
+    ],
+    [
+      'an outputSchema with a null property',
+      { inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { n: null } } },
+      /its outputSchema has property "n" as null/,
+    ],
+    [
+      'an annotation hint that is a string',
+      { inputSchema: { type: 'object' }, annotations: { readOnlyHint: 'yes' } },
+      /its annotations aren't MCP's \(readOnlyHint must be true or false.*listed without them/,
+    ],
+    [
+      'annotations that are a string',
+      { inputSchema: { type: 'object' }, annotations: 'safe' },
+      /its annotations are "safe", not an object/,
+    ],
+  ];
+
+  test.each(offenders)(
+    'a tool with %s is listed with a placeholder and a note, and both SDK lines accept it',
+    (_shape, fields, note) => {
+      const { tools, problems } = admitTools([{ name: 't', description: 'd', ...fields }]);
+      const tool = tools[0]!;
+      expect(tool.note).toMatch(note);
+      expect(problems).toEqual([`tool "t": ${tool.note}`]);
+      const listed = listedTool({ ...tool, server: 'up', upstreamName: 't', allowed: true });
+      expect(V1ToolSchema.safeParse(listed).error).toBeUndefined();
+      expect(specTypeSchemas.Tool['~standard'].validate(listed)).not.toHaveProperty('issues');
+    },
+  );
+
+  test('a valid tool keeps its schemas and annotations as sent, unknown keywords and keys included', () => {
+    const fields = {
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false },
+      outputSchema: { type: 'object', properties: { n: { type: 'number' } }, $comment: 'kept' },
+      annotations: { readOnlyHint: true, title: 'T', vendorHint: 'kept' },
+    };
+    const { tools, problems } = admitTools([{ name: 't', ...fields }]);
+    expect(problems).toEqual([]);
+    expect(tools[0]).toEqual({ name: 't', description: '', ...fields });
   });
 });

@@ -40,4 +40,24 @@ describe('the check of a tools/call result', () => {
   ])('refuses %s with the full schema’s issues', (_name, result) => {
     expect(() => checkToolResult(result, 'up', 'echo')).toThrow(UpstreamAnswerError);
   });
+
+  // The SDK's schema takes any JSON there, where MCP says an object: an array reached scripts as a success.
+  it.each([
+    [
+      'structuredContent an array',
+      { content: [], structuredContent: [1, 2] },
+      /structuredContent must be an object; got an array/,
+    ],
+    ['structuredContent a string', { content: [{ type: 'text', text: 'a' }], structuredContent: 's' }, /got "s"/],
+    ['structuredContent null', { content: [{ type: 'text', text: 'a' }], structuredContent: null }, /got null/],
+    [
+      'structuredContent a number beside an image',
+      { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }], structuredContent: 3 },
+      /got number 3/,
+    ],
+    ['_meta an array', { content: [], _meta: [] }, /_meta must be an object; got an array/],
+  ])('refuses a result with %s, naming the field', (_name, result, message) => {
+    expect(() => checkToolResult(result, 'up', 'echo')).toThrow(UpstreamAnswerError);
+    expect(() => checkToolResult(result, 'up', 'echo')).toThrow(message);
+  });
 });
