@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', 'examples/scripts/', 'test/**/golden/', 'codemode-mcp.mcpb'],
+    ignores: ['dist/', 'node_modules/', 'coverage/', 'examples/scripts/', 'test/**/golden/', 'codemode-mcp.mcpb'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
