@@ -4,7 +4,7 @@ import { RESTART_DELAY_FIRST_MS } from '../../src/upstream/backoff.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { UpstreamSession } from '../../src/upstream/session.js';
 import { childPidsOf } from '../support/processes.js';
-import { collectLog, fixture, textOf } from './specs.js';
+import { collectLog, fixture, textOf, until } from './specs.js';
 
 describe('close', () => {
   test('ends an upstream that ignores both the end of its stdin and SIGTERM', async () => {
@@ -35,6 +35,27 @@ describe('close', () => {
     // A restart scheduled before the close would be due RESTART_DELAY_FIRST_MS after its loss; a
     // timer of that length started now fires after it (Node runs timers in the order they are due),
     // so this waits for an order, not a guess of how long anything takes.
+    await delay(RESTART_DELAY_FIRST_MS);
+    expect(opens).not.toHaveBeenCalled();
+    opens.mockRestore();
+    expect(childPidsOf(process.pid)).toEqual([]);
+  });
+
+  test('stops a restart that is already scheduled', async () => {
+    const opens = vi.spyOn(UpstreamSession, 'open');
+    let closed: Promise<void> | undefined;
+    // Closed in the same turn as the loss is handled, so the restart is scheduled and not yet due
+    // however slow the machine.
+    const hub: UpstreamHub = new UpstreamHub([fixture('rec', 'recorder.mjs')], {
+      log: (line) => {
+        if (line.includes('restarting in')) closed = hub.close();
+      },
+    });
+    await hub.start();
+    opens.mockClear();
+    await expect(hub.callTool('die', {})).rejects.toMatchObject({ code: 'UPSTREAM_LOST' });
+    await until(() => closed !== undefined);
+    await closed;
     await delay(RESTART_DELAY_FIRST_MS);
     expect(opens).not.toHaveBeenCalled();
     opens.mockRestore();
