@@ -53,9 +53,8 @@ describe('shutdown', () => {
     });
     const server = await startServer(['--config', config]);
     expect(valueOf(await server.run({ code: 'return (await tools["ping"]({})).content[0].text' }))).toBe('pong');
-    const began = Date.now();
+    // Within the client's 4 s: past them the SDK's client kills the server, and the exit would say SIGKILL.
     expect(await server.close()).toEqual([]);
-    expect(Date.now() - began).toBeLessThan(4_000);
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(server.stderr()).toMatch(/SIGKILL to upstream "stubborn" \(process group \d+\), still running 2\.5 s into shutdown/);
   });
