@@ -144,7 +144,11 @@ describe('the pool under a burst', () => {
       for (const child of taken.splice(0)) child.kill();
       // Three ran at once: the pool keeps three ready (growing by one per run that found it empty would keep two).
       expect(await childrenSettleAt(3)).toHaveLength(3);
-      await until('three pooled children', () => supply.pooledCount === 3, () => `${supply.pooledCount} pooled`);
+      await until(
+        'three pooled children',
+        () => supply.pooledCount === 3,
+        () => `${supply.pooledCount} pooled`,
+      );
       expect(lines).toContain(
         'codemode-mcp: runs came faster than the pool refilled: it keeps 3 children ready, until idle for 10 s',
       );
