@@ -60,6 +60,8 @@ export async function eventually(check: () => Promise<void> | void): Promise<voi
 /** After each test: the waits still open (its test failed or timed out) are reported and stopped. */
 export function endOpenWaits(failed: boolean): void {
   for (const wait of open) {
+    // Stopped already, it ends at its next check.
+    if (wait.stopped) continue;
     if (failed) process.stderr.write(`test still waiting for ${wait.what}${wait.last ? `; last saw: ${wait.last}` : ''}\n`);
     wait.stopped = true;
   }
