@@ -8,8 +8,10 @@ const SLOW = ['test/package/**/*.test.ts', 'test/e2e/http-load.test.ts', 'test/e
 
 export default defineConfig({
   test: {
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // The tests wait for events with no bound of their own (test/support/waiting.ts): these are the
+    // hang guards, sized for a loaded machine (a server's start alone can take ten seconds there).
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     retry: 0,
     // Each file in a process of its own, two at once (the machine the suite is sized for has two
     // cores). A file's checks of processes and temp directories look only at its own process tree

@@ -77,7 +77,7 @@ test(
     // collector last ran).
     const snapshots = makeTempDir('load-heap');
     server = await startHttpServer(['--config', config, '--max-script-children', String(SESSIONS + 2), '--pool', '2'], {
-      env: { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}` },
+      nodeArgs: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`],
     });
     await server.logged(/upstreams: everything ready/);
     // Two rounds of the same size warm the server (code paths compiled, caches filled) before its

@@ -31,18 +31,25 @@ export interface HttpServer {
 
 const LISTENING = /serving MCP over HTTP at (http:\/\/\S+\/mcp)/;
 
-/** `args` go before `--http` (put the upstream after `--` in them); `listen` is `127.0.0.1:0` unless given. */
+/**
+ * `args` go before `--http` (put the upstream after `--` in them); `listen` is `127.0.0.1:0` unless
+ * given; `nodeArgs` are the runtime's own, for the server's process only.
+ */
 export async function startHttpServer(
   args: readonly string[],
-  options: { env?: Record<string, string>; listen?: string } = {},
+  options: { env?: Record<string, string>; listen?: string; nodeArgs?: readonly string[] } = {},
 ): Promise<HttpServer> {
   const dash = args.indexOf('--');
   const ours = dash === -1 ? [...args] : args.slice(0, dash);
   const upstream = dash === -1 ? [] : args.slice(dash);
-  const child = spawn(SERVER_RUNTIME, binArgs(BIN, ['--http', options.listen ?? '127.0.0.1:0', ...ours, ...upstream]), {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    SERVER_RUNTIME,
+    [...(options.nodeArgs ?? []), ...binArgs(BIN, ['--http', options.listen ?? '127.0.0.1:0', ...ours, ...upstream])],
+    {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

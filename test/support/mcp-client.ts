@@ -210,6 +210,19 @@ export function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
 }
 
+/** Resolves with the first line of the server's stderr matching `pattern`, once there is one (the test's timeout is the bound). */
+export function stderrLine(server: { stderr(): string }, pattern: RegExp): Promise<string> {
+  return until(
+    `a line of the server's stderr matching ${String(pattern)}`,
+    () =>
+      server
+        .stderr()
+        .split('\n')
+        .find((candidate) => pattern.test(candidate)),
+    () => `it said:\n${server.stderr().slice(-2_000)}`,
+  );
+}
+
 /** Runs the bin to its end (a one-shot command), and returns what it printed, its exit code and the processes it left. */
 export async function runBin(
   args: string[],
