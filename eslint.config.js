@@ -28,7 +28,7 @@ function worldRule(files, world, folders, packages) {
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', 'examples/scripts/', 'test/**/golden/', 'codemode-mcp.mcpb'],
+    ignores: ['dist/', 'node_modules/', 'coverage/', 'examples/scripts/', 'test/**/golden/', 'codemode-mcp.mcpb'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

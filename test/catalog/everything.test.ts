@@ -9,6 +9,7 @@ import { CONTENT_TYPE } from '../../common/content-blocks.js';
 import { DESCRIPTION_MAX_CHARS, describeCodeExecution } from '../../src/catalog/description.js';
 import { renderTools } from '../../src/catalog/render-tools.js';
 import type { CatalogTool } from '../../src/catalog/types.js';
+import { until } from '../support/waiting.js';
 
 /**
  * The real tool list of @modelcontextprotocol/server-everything, over stdio with the real client.
@@ -41,11 +42,7 @@ async function listEverythingTools(): Promise<CatalogTool[]> {
 }
 
 async function expectExited(pid: number): Promise<void> {
-  for (let waited = 0; waited < 5_000; waited += 50) {
-    if (!isAlive(pid)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`server-everything (pid ${pid}) still runs after close`);
+  await until(`server-everything (pid ${pid}) to exit after close`, () => !isAlive(pid));
 }
 
 function isAlive(pid: number): boolean {

@@ -4,6 +4,7 @@ import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/child-supply.js';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
 import { childPidsOf, commandLineOf } from '../support/processes.js';
 import { eventually, publishedEntry, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { until } from '../support/waiting.js';
 
 // One server for the file: these tests only read, and server-everything takes 2 s to close. The
 // burst test comes last: it leaves the pool grown, then waits for it to shrink.
@@ -99,16 +100,17 @@ function scriptChildren(): number[] {
   return childPidsOf(server.pid).filter((pid) => commandLineOf(pid)?.includes(ENGINE_MAIN) === true);
 }
 
-/** Waits until the server has exactly `count` script children, polling /proc under a hang guard. */
-async function scriptChildrenSettleAt(count: number, guardMs: number): Promise<number> {
-  const deadline = Date.now() + guardMs;
+/** Waits until the server has exactly `count` script children (the test's timeout is the bound). */
+async function scriptChildrenSettleAt(count: number): Promise<number> {
   // The count returned is the one compared: children of the last burst still exiting come and go between two reads.
-  let seen = scriptChildren().length;
-  while (seen !== count && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    seen = scriptChildren().length;
-  }
-  return seen;
+  return until(
+    `${count} script children`,
+    () => {
+      const seen = scriptChildren().length;
+      return seen === count && seen;
+    },
+    () => `${scriptChildren().length}; the pool's log:\n${poolLines()}`,
+  );
 }
 
 /** The pool's lines in the server's log, to say what it did when a wait fails. */
@@ -121,22 +123,23 @@ function poolLines(): string {
 }
 
 /** The size the server last said its grown pool keeps, once it has said one (the failure shows its log). */
-async function poolGrown(guardMs: number): Promise<number> {
+async function poolGrown(): Promise<number> {
   const grew = /runs came faster than the pool refilled: it keeps (\d+) children ready/;
-  await eventually(async () => expect(server.stderr()).toMatch(grew), guardMs);
+  await eventually(async () => expect(server.stderr()).toMatch(grew));
   const sizes = [...server.stderr().matchAll(new RegExp(grew, 'g'))];
   return Number(sizes[sizes.length - 1]![1]);
 }
 
-/** Waits until the server has at least `count` script children, polling /proc under a hang guard. */
-async function scriptChildrenReach(count: number, guardMs: number): Promise<number> {
-  const deadline = Date.now() + guardMs;
-  let seen = scriptChildren().length;
-  while (seen < count && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    seen = scriptChildren().length;
-  }
-  return seen;
+/** Waits until the server has at least `count` script children (the test's timeout is the bound). */
+async function scriptChildrenReach(count: number): Promise<number> {
+  return until(
+    `at least ${count} script children`,
+    () => {
+      const seen = scriptChildren().length;
+      return seen >= count && seen;
+    },
+    () => `${scriptChildren().length}; the pool's log:\n${poolLines()}`,
+  );
 }
 
 async function burst(): Promise<string[]> {
@@ -152,16 +155,16 @@ describe('a burst of runs with the default settings', () => {
     expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
     // The runs found the pool empty: it grew (by how much depends on how the runs overlapped on this
     // machine), and once full it holds a child for each, until idle for POOL_SHRINK_AFTER_MS.
-    const grown = await poolGrown(60_000);
+    const grown = await poolGrown();
     expect(grown).toBeGreaterThan(DEFAULT_SETTINGS.pool);
     expect(grown).toBeLessThanOrEqual(AT_ONCE);
-    expect(await scriptChildrenReach(grown, 30_000), poolLines()).toBeGreaterThanOrEqual(grown);
+    expect(await scriptChildrenReach(grown), poolLines()).toBeGreaterThanOrEqual(grown);
     expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
     // Idle past POOL_SHRINK_AFTER_MS: back to `pool` children, the others killed.
     const shrinks = new RegExp(
       `the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from \\d+ to ${DEFAULT_SETTINGS.pool} children`,
     );
-    await eventually(async () => expect(server.stderr()).toMatch(shrinks), POOL_SHRINK_AFTER_MS + 60_000);
-    expect(await scriptChildrenSettleAt(DEFAULT_SETTINGS.pool, 30_000)).toBe(DEFAULT_SETTINGS.pool);
+    await eventually(async () => expect(server.stderr()).toMatch(shrinks));
+    expect(await scriptChildrenSettleAt(DEFAULT_SETTINGS.pool)).toBe(DEFAULT_SETTINGS.pool);
   }, 240_000);
 });

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
 import { nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { until } from '../support/waiting.js';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((path) => spawnSync(path, ['-v']).status === 0);
 const TOKEN = 'nginx-test-token-0123456789abcdef';
@@ -44,21 +45,19 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once something accepts connections on the port (a hang guard of 10 s). */
+/** Resolves once something accepts connections on the port (the test's timeout is the bound). */
 async function accepting(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (up) return;
-    if (Date.now() > deadline) throw new Error(`nothing accepts connections on port ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until(
+    `something to accept connections on port ${port}`,
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.end();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      }),
+  );
 }
 
 describe.skipIf(NGINX === undefined)('two instances behind nginx', () => {

@@ -142,7 +142,7 @@ describe('a session over HTTP, reached outside a call', () => {
     expect(valueOf(await session.run({ code: 'notify({ filtered: false }); return "ok"' }))).toBe('ok');
     // Both go out on the session's GET stream, in order: once the second is there, the first would be.
     const notified = () => session.logs.map((log) => (log.data as { notify?: unknown }).notify);
-    await eventually(async () => expect(notified()).toContainEqual({ filtered: false }), 10_000);
+    await eventually(async () => expect(notified()).toContainEqual({ filtered: false }));
     expect(notified()).toEqual([{ filtered: false }]);
   });
 });
@@ -198,18 +198,13 @@ describe('two sessions at once', () => {
     await a.client.setLoggingLevel('info');
     await b.client.setLoggingLevel('info');
     expect(valueOf(await a.run({ code: 'notify({ from: "A" }); return "ok"' }))).toBe('ok');
-    await eventually(
-      async () =>
-        expect(a.logs).toContainEqual(
-          expect.objectContaining({ logger: 'codemode-mcp', data: expect.objectContaining({ notify: { from: 'A' } }) }),
-        ),
-      10_000,
+    await eventually(async () =>
+      expect(a.logs).toContainEqual(
+        expect.objectContaining({ logger: 'codemode-mcp', data: expect.objectContaining({ notify: { from: 'A' } }) }),
+      ),
     );
     expect(valueOf(await b.run({ code: 'notify({ from: "B" }); return "ok"' }))).toBe('ok');
-    await eventually(
-      async () => expect(b.logs.map((log) => (log.data as { notify?: unknown }).notify)).toEqual([{ from: 'B' }]),
-      10_000,
-    );
+    await eventually(async () => expect(b.logs.map((log) => (log.data as { notify?: unknown }).notify)).toEqual([{ from: 'B' }]));
     expect(a.logs.map((log) => (log.data as { notify?: unknown }).notify)).toEqual([{ from: 'A' }]);
   });
 });

@@ -6,7 +6,7 @@ import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { remotePerTest } from '../upstream/specs.js';
-import { BIN, fixturePath, startServer, textOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import { BIN, fixturePath, startServer, stderrLine, textOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const scratch = remotePerTest();
@@ -92,24 +92,6 @@ function expireSoon(): void {
 
 async function whoami(server: RunningServer): Promise<string> {
   return textOf(await server.run({ code: 'return (await tools["whoami"]({})).content[0].text' }));
-}
-
-/** 20 s: the hang guard on waiting for a line of the server's stderr. */
-const STDERR_LINE_GUARD_MS = 20_000;
-
-/** Resolves once the server's stderr has a line matching `pattern`; throws with what it said past the guard. */
-async function stderrLine(server: RunningServer, pattern: RegExp): Promise<string> {
-  const deadline = Date.now() + STDERR_LINE_GUARD_MS;
-  for (;;) {
-    const line = server
-      .stderr()
-      .split('\n')
-      .find((candidate) => pattern.test(candidate));
-    if (line !== undefined) return line;
-    if (Date.now() > deadline)
-      throw new Error(`no stderr line matched ${pattern} within ${STDERR_LINE_GUARD_MS} ms; it said:\n${server.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('codemode-mcp login and logout', () => {

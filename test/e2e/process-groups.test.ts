@@ -23,7 +23,7 @@ describe('an upstream behind a wrapper that starts the real server as its child,
     expect([wrapper, grandchild].every((pid) => pid !== undefined)).toBe(true);
 
     process.kill(wrapper!, 'SIGKILL');
-    await until(() => server.stderr().includes('upstream "stubborn" is up again'), 15_000);
+    await until(() => server.stderr().includes('upstream "stubborn" is up again'));
     expect(isAlive(grandchild!)).toBe(false);
     expect(server.stderr()).toContain('upstream "stubborn" exited; restarting in 0.25 s');
     expect(descendantsRunning(server.pid, 'stubborn.mjs')).not.toContain(grandchild);

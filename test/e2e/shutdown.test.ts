@@ -57,9 +57,8 @@ describe('shutdown', () => {
     });
     const server = await startServer(['--config', config]);
     expect(valueOf(await server.run({ code: 'return (await tools["ping"]({})).content[0].text' }))).toBe('pong');
-    const began = Date.now();
+    // Within the client's 4 s: past them the SDK's client kills the server, and the exit would say SIGKILL.
     expect(await server.close()).toEqual([]);
-    expect(Date.now() - began).toBeLessThan(4_000);
     expect(await server.exited).toEqual({ code: 0, signal: null });
     // By the shutdown's clock at 2.5 s, or sooner by the client's SIGTERM 2 s after it closed our stdin.
     expect(server.stderr()).toMatch(

@@ -9,7 +9,7 @@ describe('start-up visibility', () => {
       quick: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['ping']),
     });
     const server = await startServer(['--config', config, '--startup-wait-ms', '5s']);
-    await until(() => server.stderr().includes('upstream "quick" connected'), 5_000);
+    await until(() => server.stderr().includes('upstream "quick" connected'));
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description).toContain('quick__ping');
     expect(tool!.description).toContain('Upstream servers not serving their tools now:\n- slow is still starting');

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { statFieldsOf } from '../support/processes.js';
+import { until } from '../support/waiting.js';
 
 const parentProgram = new URL('../fixtures/isolate-parent.mjs', import.meta.url).pathname;
 
@@ -12,7 +13,9 @@ function isRunning(pid: number): boolean {
 }
 
 describe('a script child whose server is killed', () => {
-  it('exits by itself within a second, computing, idle or ended and held, and removes its directory', async () => {
+  // How soon depends on the machine's load: the test waits for
+  // the exits and the removals, its timeout the only bound.
+  it('exits by itself, computing, idle or ended and held, and removes its directory', async () => {
     const parent = execa('node', [parentProgram], { stdout: 'pipe', reject: false });
     const line = await new Promise<string>((resolve, reject) => {
       parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()));
@@ -23,11 +26,11 @@ describe('a script child whose server is killed', () => {
 
     parent.kill('SIGKILL');
     await parent;
-    const killedAt = Date.now();
-    while (pids.some(isRunning) && Date.now() - killedAt < 1_000) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(pids.filter(isRunning)).toEqual([]);
-    expect(dirs.filter((dir) => existsSync(dir))).toEqual([]);
+    await until(
+      'the orphaned script children to exit and remove their directories',
+      () => !pids.some(isRunning) && !dirs.some((dir) => existsSync(dir)),
+      () =>
+        `running: ${pids.filter(isRunning).join(', ')}; directories left: ${dirs.filter((dir) => existsSync(dir)).join(', ')}`,
+    );
   });
 });

@@ -72,11 +72,10 @@ describe('a script in its own child', () => {
     const first = await script.observe(0);
     expect(first.status).toBe('running');
     expect(first.output.head).toBe('spinning\n');
-    const stoppedAt = Date.now();
     script.stop('requested');
     await script.ended;
-    // Generous: the tight figure belongs in bench/. Within the grace, so the child stopped itself.
-    expect(Date.now() - stoppedAt).toBeLessThan(1_500);
+    // "Stopped, as asked." and nothing about a kill: the child stopped itself within the grace (how
+    // soon is measured in bench/, not bounded here, where the machine may be loaded).
     const ret = await script.observe(0);
     expect(ret.status).toBe('stopped');
     expect(ret.isError).toBe(false);
@@ -94,11 +93,10 @@ describe('a script in its own child', () => {
   });
 
   it('fails at once as stalled when it awaits a promise nothing can settle', async () => {
-    const started = Date.now();
+    // At once, not at the end of its lifetime (TEST_LIMITS: a minute, the test's timeout): it says stalled.
     const ret = await runScript('await new Promise(() => {})');
     expect(ret.status).toBe('failed');
     expect(ret.error).toMatch(/^Stalled: /);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('finishes after sleeping', async () => {

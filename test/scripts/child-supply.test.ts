@@ -4,6 +4,7 @@ import { ChildSupply, type Supplied } from '../../src/scripts/child-supply.js';
 import { SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js';
 import { childPidsOf, statFieldsOf, waitForNoChildren } from '../support/processes.js';
+import { until } from '../support/waiting.js';
 
 const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
 const idle: WatchContext = { signal: new AbortController().signal };
@@ -38,14 +39,15 @@ afterEach(async () => {
 
 /** Waits until this process has exactly `count` children, none of them `gone`, and returns their pids. */
 async function childrenSettleAt(count: number, gone: readonly number[] = []): Promise<number[]> {
-  const deadline = Date.now() + 10_000;
   const settled = (pids: number[]) => pids.length === count && !pids.some((pid) => gone.includes(pid));
-  let pids = childPidsOf(process.pid);
-  while (!settled(pids) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    pids = childPidsOf(process.pid);
-  }
-  return pids;
+  return until(
+    `${count} script children`,
+    () => {
+      const pids = childPidsOf(process.pid);
+      return settled(pids) && pids;
+    },
+    () => `children: ${childPidsOf(process.pid).join(', ')}`,
+  );
 }
 
 /** The child a take supplied; a refusal fails the test. */
@@ -95,7 +97,7 @@ describe('the warm pool', () => {
     // Killed long before it could be ready (a Node start takes tens of milliseconds).
     const [first] = childPidsOf(process.pid);
     process.kill(first!, 'SIGKILL');
-    await expect.poll(() => lines.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await until('a log line', () => lines.length > 0);
     expect(lines[0]).toEqual([
       "codemode-mcp: a pooled script process could not start: the script's process exited before it was ready (killed by SIGKILL); the pool tries again in 1 s",
       'warn',
@@ -142,7 +144,11 @@ describe('the pool under a burst', () => {
       for (const child of taken.splice(0)) child.kill();
       // Three ran at once: the pool keeps three ready (growing by one per run that found it empty would keep two).
       expect(await childrenSettleAt(3)).toHaveLength(3);
-      await expect.poll(() => supply.pooledCount).toBe(3);
+      await until(
+        'three pooled children',
+        () => supply.pooledCount === 3,
+        () => `${supply.pooledCount} pooled`,
+      );
       expect(lines).toContain(
         'codemode-mcp: runs came faster than the pool refilled: it keeps 3 children ready, until idle for 10 s',
       );
@@ -185,12 +191,19 @@ describe('a child whose script has ended', () => {
 
   it('exits only once no other script runs, so its exit does not take CPU from them', async () => {
     const { session } = open({ pool: 0 }, undefined, undefined, { retiredHoldMaxMs: 60_000 });
-    const long = await sleeper(session, 1_500);
+    // The long script runs until the test stops it, however slow the machine.
+    const long = await sleeper(session, 600_000);
     expect(await valueOf(session, 'return "short"')).toBe('short');
     const [short] = childPidsOf(process.pid).filter((pid) => pid !== long.pid);
     expect(short).toBeDefined();
+    // A child let go at its script's ending would exit within this; it is held.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(running(short!)).toBe(true);
+    const listed = (await session.handle({ action: 'list' }, idle)).structuredContent as {
+      scripts: Array<{ id: string; status: string }>;
+    };
+    const longScript = listed.scripts.find((script) => script.status === 'running')!;
+    await session.handle({ action: 'stop', script: longScript.id }, idle);
     await long.answered;
     // The last script ended: both go.
     expect(await waitForNoChildren(process.pid)).toEqual([]);

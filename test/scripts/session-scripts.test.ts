@@ -6,6 +6,7 @@ import { ChildSupply } from '../../src/scripts/child-supply.js';
 import { SERVER_TAG, SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js';
 import { waitForNoChildren } from '../support/processes.js';
+import { until } from '../support/waiting.js';
 
 const catalog: CatalogTool[] = [
   { name: 'echo', server: 's', upstreamName: 'echo', description: 'Echoes.', inputSchema: { type: 'object' }, allowed: true },
@@ -142,10 +143,16 @@ describe('code_execution in one session', () => {
     const cancel = new AbortController();
     // A script that waits rather than spins: it stops at once however loaded the machine is, so its
     // output is always there (a spinning one is stopped at its next interrupt check: hostile/stop.test.ts).
-    const pending = session.handle({ code: 'console.log("kept"); await sleep(60_000)' }, { signal: cancel.signal });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Its output goes out before its call, so once the call has reached the tool "kept" is in.
+    const { reached, open: openGate } = armGate();
+    const pending = session.handle(
+      { code: 'console.log("kept"); await tools.echo({ gate: true }); await sleep(60_000)' },
+      { signal: cancel.signal },
+    );
+    await reached;
     cancel.abort();
     await pending;
+    openGate();
     const list = text(await session.handle({ action: 'list' }, idle));
     const id = new RegExp(`^(${SERVER_TAG}-\\d+) `, 'm').exec(list)![1]!;
     const ending = await session.handle({ action: 'wait', script: id }, idle);
@@ -156,13 +163,20 @@ describe('code_execution in one session', () => {
 
   it('lets a later wait take over the watch: the earlier one answers at once', async () => {
     const session = open();
-    const id = scriptId(await session.handle({ code: 'await sleep(3000); return 1', yield_ms: 0 }, idle));
+    // The script runs until the test opens the gate, however slow the machine.
+    const { open: openGate } = armGate();
+    const id = scriptId(await session.handle({ code: 'await tools.echo({ gate: true }); return 1', yield_ms: 0 }, idle));
     const order: string[] = [];
     const earlier = session.handle({ action: 'wait', script: id, yield_ms: 60_000 }, idle).then((answer) => {
       order.push('earlier');
       return answer;
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until('the earlier wait to watch the script', async () => {
+      const listed = (await session.handle({ action: 'list' }, idle)).structuredContent as {
+        scripts: Array<{ id: string; watched: boolean }>;
+      };
+      return listed.scripts.some((script) => script.id === id && script.watched);
+    });
     const later = session.handle({ action: 'wait', script: id, yield_ms: 1_000 }, idle).then((answer) => {
       order.push('later');
       return answer;
@@ -171,6 +185,7 @@ describe('code_execution in one session', () => {
     expect(text(await earlier)).toMatch(/running/);
     await later;
     expect(order).toEqual(['earlier', 'later']);
+    openGate();
   });
 
   it('keeps endedScriptsKept ended scripts, forgetting first those whose ending was read', async () => {

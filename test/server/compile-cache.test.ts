@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { COMPILE_CACHE_FILES_KEPT, compileCacheDirectory } from '../../src/boot/compile-cache.js';
-import { fixturePath, startServer, structuredOf, type RunningServer } from '../support/mcp-client.js';
+import { fixturePath, startServer, stderrLine, structuredOf, type RunningServer } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const UPSTREAM = ['--', process.execPath, fixturePath('upstreams/recorder.mjs')];
@@ -10,16 +10,7 @@ const UPSTREAM = ['--', process.execPath, fixturePath('upstreams/recorder.mjs')]
 /** Serves with the cache under `cacheHome` and the debug log on; waits for the cache's line. */
 async function serve(cacheHome: string, env: Record<string, string> = {}): Promise<{ server: RunningServer; line: string }> {
   const server = await startServer(['--log-level', 'debug', ...UPSTREAM], { env: { XDG_CACHE_HOME: cacheHome, ...env } });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const line = server
-      .stderr()
-      .split('\n')
-      .find((candidate) => candidate.startsWith('compile cache: '));
-    if (line !== undefined) return { server, line };
-    if (Date.now() > deadline) throw new Error(`no compile cache line in the server's stderr:\n${server.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return { server, line: await stderrLine(server, /^compile cache: /) };
 }
 
 /** Runs a script and closes the server; it must have served, and left nothing behind. */

@@ -14,6 +14,7 @@ import {
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/client';
 import { BIN, SERVER_RUNTIME, binArgs, trackDescendants } from './mcp-client.js';
+import { until } from './waiting.js';
 
 export interface HttpServer {
   /** `http://127.0.0.1:<port>/mcp` */
@@ -21,7 +22,7 @@ export interface HttpServer {
   readonly port: number;
   readonly pid: number;
   stderr(): string;
-  /** Resolves when the server's stderr has a line matching `pattern` (a hang guard of 20 s). */
+  /** Resolves when the server's stderr has a line matching `pattern`; fails if the server exits first. */
   logged(pattern: RegExp): Promise<string>;
   readonly exited: Promise<{ code: number | null; signal: string | null }>;
   /** Sends `signal` (SIGTERM by default), waits for the exit, and returns what it left running. */
@@ -30,41 +31,47 @@ export interface HttpServer {
 
 const LISTENING = /serving MCP over HTTP at (http:\/\/\S+\/mcp)/;
 
-/** `args` go before `--http` (put the upstream after `--` in them); `listen` is `127.0.0.1:0` unless given. */
+/**
+ * `args` go before `--http` (put the upstream after `--` in them); `listen` is `127.0.0.1:0` unless
+ * given; `nodeArgs` are the runtime's own, for the server's process only.
+ */
 export async function startHttpServer(
   args: readonly string[],
-  options: { env?: Record<string, string>; listen?: string } = {},
+  options: { env?: Record<string, string>; listen?: string; nodeArgs?: readonly string[] } = {},
 ): Promise<HttpServer> {
   const dash = args.indexOf('--');
   const ours = dash === -1 ? [...args] : args.slice(0, dash);
   const upstream = dash === -1 ? [] : args.slice(dash);
-  const child = spawn(SERVER_RUNTIME, binArgs(BIN, ['--http', options.listen ?? '127.0.0.1:0', ...ours, ...upstream]), {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    SERVER_RUNTIME,
+    [...(options.nodeArgs ?? []), ...binArgs(BIN, ['--http', options.listen ?? '127.0.0.1:0', ...ours, ...upstream])],
+    {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
-  const waiters: Array<() => void> = [];
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
     if (process.env.CODEMODE_E2E_STDERR) process.stderr.write(chunk);
-    for (const wake of waiters.splice(0)) wake();
   });
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const logged = async (pattern: RegExp): Promise<string> => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const match = pattern.exec(stderr);
-      if (match !== null) return match[0];
-      if (Date.now() > deadline) throw new Error(`the server never logged ${String(pattern)}; its stderr:\n${stderr}`);
-      const woken = new Promise<void>((resolve) => waiters.push(resolve));
-      const exit = exited.then(() => {
-        throw new Error(`the server exited before logging ${String(pattern)}; its stderr:\n${stderr}`);
-      });
-      await Promise.race([woken, exit, new Promise((resolve) => setTimeout(resolve, 1_000))]);
-    }
-  };
+  let closed = false;
+  child.once('close', () => (closed = true));
+  const logged = (pattern: RegExp): Promise<string> =>
+    until(
+      `the server to log ${String(pattern)}`,
+      () => {
+        const match = pattern.exec(stderr);
+        if (match !== null) return match[0];
+        // After 'close' its stderr is all there is.
+        if (closed) throw new Error(`the server exited before logging ${String(pattern)}; its stderr:\n${stderr}`);
+        return undefined;
+      },
+      () => `its stderr:\n${stderr.slice(-2_000)}`,
+    );
   const url = LISTENING.exec(await logged(LISTENING))![1]!;
   const tracker = trackDescendants(child.pid!);
   return {

@@ -17,7 +17,10 @@ import {
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { execa } from 'execa';
-import { childPidsOf, statFieldsOf } from './processes.js';
+import { childPidsOf, commandLineOf, statFieldsOf } from './processes.js';
+import { until } from './waiting.js';
+
+export { eventually } from './waiting.js';
 import { makeTempDir } from './temp-dirs.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/codemode-mcp.js', import.meta.url));
@@ -165,17 +168,21 @@ export function trackDescendants(pid: number): { sample(): void; stop(): void; l
   return {
     sample,
     stop: () => clearInterval(timer),
-    // A grandchild killed as the server ended may take a moment for init to reap.
+    // A child ends a moment after the server (killed as it ended, or seeing its parent gone): waited
+    // for, with the test's timeout as the bound, so one left behind fails the test by name.
     leftAlive: async () => {
-      const deadline = Date.now() + LEFT_BEHIND_GRACE_MS;
-      while (alive().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(
+        "the server's processes to be gone",
+        () => alive().length === 0,
+        () =>
+          `still alive: ${alive()
+            .map((child) => `${child} (${commandLineOf(child) ?? '?'})`)
+            .join(', ')}`,
+      );
       return alive();
     },
   };
 }
-
-/** 1 s: after the server exits, how long its children get to vanish before they count as left behind. */
-const LEFT_BEHIND_GRACE_MS = 1_000;
 
 /** Field 22 of /proc/<pid>/stat (start time in clock ticks), or undefined when the process is gone or a zombie. */
 function startTimeOf(pid: number): string | undefined {
@@ -203,17 +210,17 @@ export function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
 }
 
-/** Retries `check` until it passes, or throws its last failure once `timeoutMs` has passed. */
-export async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+/** Resolves with the first line of the server's stderr matching `pattern`, once there is one (the test's timeout is the bound). */
+export function stderrLine(server: { stderr(): string }, pattern: RegExp): Promise<string> {
+  return until(
+    `a line of the server's stderr matching ${String(pattern)}`,
+    () =>
+      server
+        .stderr()
+        .split('\n')
+        .find((candidate) => pattern.test(candidate)),
+    () => `it said:\n${server.stderr().slice(-2_000)}`,
+  );
 }
 
 /** Runs the bin to its end (a one-shot command), and returns what it printed, its exit code and the processes it left. */

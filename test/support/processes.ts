@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { until } from './waiting.js';
 
 /**
  * Every live descendant of `pid` (children, their children, ...), read from /proc (Linux).
@@ -23,15 +24,14 @@ export function childPidsOf(pid: number): number[] {
   return found;
 }
 
-/** Waits until `pid` has no descendants left, or `timeoutMs` has passed; returns those left. */
-export async function waitForNoChildren(pid: number, timeoutMs = 5_000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = childPidsOf(pid);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    left = childPidsOf(pid);
-  }
-  return left;
+/** Waits until `pid` has no descendants left (the test's timeout is the bound); returns those left: none. */
+export async function waitForNoChildren(pid: number): Promise<number[]> {
+  await until(
+    `process ${pid}'s descendants to be gone`,
+    () => childPidsOf(pid).length === 0,
+    () => `alive: ${childPidsOf(pid).join(', ')}`,
+  );
+  return [];
 }
 
 /**

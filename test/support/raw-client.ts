@@ -7,6 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { expect, onTestFinished } from 'vitest';
 import { BIN, SERVER_RUNTIME, binArgs, trackDescendants } from './mcp-client.js';
+import { until } from './waiting.js';
 
 export interface RawAnswer {
   readonly id?: string | number;
@@ -27,7 +28,6 @@ export class RawServer {
   readonly answers: RawAnswer[] = [];
   private stderrText = '';
   private stdoutRest = '';
-  private readonly waiters = new Set<() => void>();
   private readonly tracker: ReturnType<typeof trackDescendants>;
   readonly exited: Promise<void>;
 
@@ -41,12 +41,10 @@ export class RawServer {
       const lines = (this.stdoutRest + chunk).split('\n');
       this.stdoutRest = lines.pop()!;
       for (const line of lines) this.answers.push(JSON.parse(line) as RawAnswer);
-      this.wake();
     });
     this.process.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       this.stderrText += chunk;
       if (process.env.CODEMODE_E2E_STDERR) process.stderr.write(chunk);
-      this.wake();
     });
   }
 
@@ -68,18 +66,14 @@ export class RawServer {
     return answer;
   }
 
-  /** The answer to request `id`, once it arrives; fails after `timeoutMs`. */
-  answerTo(id: string | number, timeoutMs = 10_000): Promise<RawAnswer> {
-    return this.until(
-      () => this.answers.find((answer) => answer.id === id),
-      `an answer to request ${JSON.stringify(id)}`,
-      timeoutMs,
-    );
+  /** The answer to request `id`, once it arrives (the test's timeout is the bound). */
+  answerTo(id: string | number): Promise<RawAnswer> {
+    return this.until(() => this.answers.find((answer) => answer.id === id), `an answer to request ${JSON.stringify(id)}`);
   }
 
   /** Waits for stderr to match. */
-  stderrMatching(pattern: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
-    return this.until(() => this.stderrText.match(pattern) ?? undefined, `stderr matching ${pattern}`, timeoutMs);
+  stderrMatching(pattern: RegExp): Promise<RegExpMatchArray> {
+    return this.until(() => this.stderrText.match(pattern) ?? undefined, `stderr matching ${pattern}`);
   }
 
   /** Ends stdin, waits for the exit, and returns the processes it started that are still alive. */
@@ -90,26 +84,8 @@ export class RawServer {
     return this.tracker.leftAlive();
   }
 
-  private until<T>(found: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        const value = found();
-        if (value === undefined) return;
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve(value);
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error(`no ${what} within ${timeoutMs} ms; stderr:\n${this.stderrText.slice(-2_000)}`));
-      }, timeoutMs);
-      this.waiters.add(check);
-      check();
-    });
-  }
-
-  private wake(): void {
-    for (const waiter of [...this.waiters]) waiter();
+  private until<T>(found: () => T | undefined, what: string): Promise<T> {
+    return until(what, found, () => `stderr:\n${this.stderrText.slice(-2_000)}`);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Temporary directories for tests, each removed when its test file is done (temp-dirs-cleanup.ts,
+ * Temporary directories for tests, each removed when its test file is done (setup.ts,
  * a setup file of every test file): a test run leaves nothing in the system's temp directory.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

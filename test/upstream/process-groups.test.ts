@@ -48,7 +48,7 @@ describe('process groups', () => {
       reason: 'it did not answer within 1 s (upstreamStartTimeoutMs)',
     });
     // The next attempt has started: by then the first one's whole tree is gone.
-    await until(() => running('slow-start.mjs').some((candidate) => candidate.pid !== first!.pid), 15_000);
+    await until(() => running('slow-start.mjs').some((candidate) => candidate.pid !== first!.pid));
     expect([stillRunning(first!), stillRunning(firstWrapper!)]).toEqual([false, false]);
   });
 });

@@ -50,7 +50,7 @@ describe('a remote upstream that stops answering without closing', () => {
     });
 
     await control(port, 'thaw');
-    await until(() => hub.upstreamStatus()[0]!.state === 'ready', 15_000);
+    await until(() => hub.upstreamStatus()[0]!.state === 'ready');
     expect(lines).toContain('codemode-mcp: upstream "remote" is up again: 2 tools');
     expect(textOf(await hub.callTool('hello', {}))).toBe('hello');
   });

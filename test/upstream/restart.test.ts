@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { ToolRefusedError, UpstreamLostError } from '../../src/errors.js';
 import { Backoff, RESTART_DELAY_FIRST_MS, RESTART_DELAY_MAX_MS } from '../../src/upstream/backoff.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
+import { UpstreamSession } from '../../src/upstream/session.js';
 import type { StdioUpstreamSpec } from '../../src/upstream/spec.js';
 import { collectLog, fixture, hubPerTest, readRecord, textOf, until } from './specs.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -97,9 +98,12 @@ describe('an upstream that fails to start', () => {
 
   test('it is retried in the background without a log line per identical failure', async () => {
     const { lines, log } = collectLog();
+    // Every attempt opens a session: the fourth open means three attempts have failed and been handled.
+    const opens = vi.spyOn(UpstreamSession, 'open');
     scratch.hub = new UpstreamHub([missingCommand], { log });
     await scratch.hub.start();
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // attempts at 0.25, 0.75 s
+    await until(() => opens.mock.calls.length >= 4);
+    opens.mockRestore();
     expect(lines.filter((line) => line.includes('failed to start'))).toHaveLength(1);
     expect(scratch.hub.upstreamStatus()[0]!.state).toBe('down');
   });

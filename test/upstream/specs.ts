@@ -8,6 +8,7 @@ import type { UpstreamHub } from '../../src/upstream/hub.js';
 import type { StdioUpstreamSpec, ToolPolicy } from '../../src/upstream/spec.js';
 import { childPidsOf } from '../support/processes.js';
 import { shows, type Log } from '../../src/log.js';
+import { until as waitUntil } from '../support/waiting.js';
 
 const fixturesDir = fileURLToPath(new URL('../fixtures/upstreams/', import.meta.url));
 const packageEntry = (pkg: string): string =>
@@ -67,12 +68,9 @@ export function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('');
 }
 
-export async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** Waits until `check` holds; the test's timeout is the only bound (test/support/waiting.ts). */
+export async function until(check: () => boolean): Promise<void> {
+  await waitUntil('a condition of the test', check);
 }
 
 /** A test's hub and scratch directory: after each test the hub is closed, the directory removed, and no process may be left. */

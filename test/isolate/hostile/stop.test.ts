@@ -1,7 +1,7 @@
 /**
  * A stop lands whatever the script is doing: a loop of long native calls (which QuickJS's
  * interrupt check hardly sees), a busy loop, a wait, a recursion; its calls in flight are named.
- * The bounds here are hang guards only; the latency itself is measured in bench/.
+ * The test's timeout is the only hang guard; the latency itself is measured in bench/.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { STOP_GRACE_MS } from '../../../src/isolate/script.js';
@@ -14,9 +14,7 @@ afterEach(async () => {
 });
 
 /** Starts the script, waits for its call to reach the tool (which answers only when cancelled), stops it. */
-async function stopAfterCall(
-  code: string,
-): Promise<{ ret: Awaited<ReturnType<ReturnType<typeof startScript>['observe']>>; stopMs: number }> {
+async function stopAfterCall(code: string): Promise<{ ret: Awaited<ReturnType<ReturnType<typeof startScript>['observe']>> }> {
   let called: () => void = () => {};
   const ready = new Promise<void>((resolve) => (called = resolve));
   const hangingTool: ToolCaller = (_name, _args, signal) => {
@@ -25,11 +23,9 @@ async function stopAfterCall(
   };
   const script = startScript(code, { callTool: hangingTool });
   await ready;
-  const asked = performance.now();
   script.stop('requested');
   await script.ended;
-  const stopMs = performance.now() - asked;
-  return { ret: await script.observe(0), stopMs };
+  return { ret: await script.observe(0) };
 }
 
 describe('a stop', () => {
@@ -49,11 +45,9 @@ describe('a stop', () => {
       'const a = Array.from({ length: 100000 }, (_, i) => -i); tools.echo({ pending: 1 }); for (;;) a.slice().sort((x, y) => x - y)',
     ],
   ])('lands on %s, and the ending names the call in flight', async (_name, code) => {
-    const { ret, stopMs } = await stopAfterCall(code);
+    const { ret } = await stopAfterCall(code);
     expect(ret.status).toBe('stopped');
     expect(ret.calls.unseen).toEqual([{ tool: 'echo', args: '{"pending":1}', fate: 'cancelled, may have taken effect' }]);
-    // A hang guard, generous: the grace plus room for a loaded machine.
-    expect(stopMs).toBeLessThan(STOP_GRACE_MS + 5_000);
   });
 
   it('kills a script that sees no interrupt check, and says what its ending can no longer know', async () => {
