@@ -38,7 +38,7 @@ function startBin(args: string[]) {
     subprocess,
     stderr: () => stderr,
     /** Resolves once `text` is on its stderr. */
-    said: (text: string) => until(() => stderr.includes(text), 30_000),
+    said: (text: string) => until(() => stderr.includes(text)),
     /** Its exit, and the processes it started that are left once it is gone. */
     ended: async () => {
       const result = await subprocess;

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { remotePerTest } from '../upstream/specs.js';
 import { BIN, fixturePath, startServer, stderrLine, textOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { until } from '../support/waiting.js';
 
 const scratch = remotePerTest();
 let dir: string;
@@ -273,8 +274,7 @@ describe('tokens at run time', () => {
     // What a login in another terminal does: writes the sign-in file. One attempt follows, and it waits again.
     const file = signInFile();
     writeFileSync(file, readFileSync(file));
-    const deadline = Date.now() + STDERR_LINE_GUARD_MS;
-    while ((await refused()) === first && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until('the upstream to be tried once more after its sign-in file was written', async () => (await refused()) >= 2 * first);
     expect(await refused()).toBe(2 * first);
     const again = textOf(await running.run({ code: 'return await tools["whoami"]({})' }));
     expect(again).toContain('no further attempt until it is signed in again');
