@@ -104,9 +104,10 @@ describe('logs', () => {
     const server = await startServer(['--config', writeConfig(everything()), '--log-file', file, '--log-level', 'debug']);
     const call = { code: 'return (await tools["get-sum"]({ a: 2, b: 3 })).content[0].text' };
     expect((await server.run(call)).isError).toBeFalsy();
-    // From here every write to the file fails with EFBIG, as on a full disk with ENOSPC.
+    // From here every write to the file fails with EFBIG, as on a full disk with ENOSPC: the limit is
+    // below the file's size, so a line the server writes meanwhile can't slip in before it holds.
+    execFileSync('prlimit', [`--pid=${server.pid}`, '--fsize=1']);
     const size = statSync(file).size;
-    execFileSync('prlimit', [`--pid=${server.pid}`, `--fsize=${size}`]);
     for (let i = 0; i < 3; i++) {
       const result = await server.run(call);
       expect(result.isError).toBeFalsy();

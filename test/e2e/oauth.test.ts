@@ -274,7 +274,10 @@ describe('tokens at run time', () => {
     // What a login in another terminal does: writes the sign-in file. One attempt follows, and it waits again.
     const file = signInFile();
     writeFileSync(file, readFileSync(file));
-    await until('the upstream to be tried once more after its sign-in file was written', async () => (await refused()) >= 2 * first);
+    await until(
+      'the upstream to be tried once more after its sign-in file was written',
+      async () => (await refused()) >= 2 * first,
+    );
     expect(await refused()).toBe(2 * first);
     const again = textOf(await running.run({ code: 'return await tools["whoami"]({})' }));
     expect(again).toContain('no further attempt until it is signed in again');
