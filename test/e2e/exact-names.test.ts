@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ProtocolError, type Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
 import { fixturePath, nodeEntry, startServer, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import { rejection } from '../support/rejection.js';
 
 // Regression: a prompt name that wasn't listed ("P", "p ", "p-anything") was forwarded, and an
 // upstream that matches names loosely answered it, so a `prompts` deny rule was bypassed. Every
@@ -12,15 +13,6 @@ const config = () =>
     lenient: nodeEntry(LENIENT, [], { prompts: { deny: ['secret'] }, resources: { deny: ['test://secret'] } }),
     other: nodeEntry(LENIENT),
   });
-
-async function rejection(promise: Promise<unknown>): Promise<ProtocolError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ProtocolError)) throw new Error(`expected a ProtocolError, got ${String(error)}`);
-  return error;
-}
 
 /** Names that differ from a listed one in case, by spaces, or by what follows; and one of 100,000 characters, each with a label. */
 const variants = (listed: string): [string, string][] => [

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ProtocolError, type Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { fixturePath, nodeEntry, publishedEntry, startServer, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import { rejection } from '../support/rejection.js';
 import { until } from '../upstream/specs.js';
 
 // One server for the file, in front of server-everything and two copies of our conformance
@@ -51,15 +52,6 @@ const resourceUris = (client: Client): Promise<string[]> =>
     const page = await client.listResources(cursor === undefined ? {} : { cursor });
     return { items: page.resources.map((resource) => resource.uri), nextCursor: page.nextCursor };
   });
-
-async function rejection(promise: Promise<unknown>): Promise<ProtocolError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ProtocolError)) throw new Error(`expected a ProtocolError, got ${String(error)}`);
-  return error;
-}
 
 describe('resources pass through', () => {
   test('the server declares resources, prompts and completions, since its upstreams offer them', () => {

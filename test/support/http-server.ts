@@ -169,7 +169,17 @@ export function rawRequest(
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/mcp', headers: options.headers ?? {} },
+      // A connection of its own (no keep-alive pool): a socket kept from an earlier request can be
+      // closed by the server's keep-alive timeout just as this one is written on it (ECONNRESET), as
+      // after the server was busy for seconds writing a heap snapshot.
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/mcp',
+        headers: options.headers ?? {},
+        agent: false,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
