@@ -61,10 +61,13 @@ describe('codemode-mcp tools', () => {
       /^10 tools callable from scripts as tools\["name"\]\(args\), from 1 server; not from "broken", "ghost", which could not start\./,
     );
     expect(stdout).toContain('== recorder__echo');
-    expect(stderr).toContain(
-      'codemode-mcp: 2 of 3 upstream servers could not start, and their tools are not listed:\n' +
-        '  broken: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"\n' +
-        '  ghost: spawn codemode-no-such-command ENOENT',
+    // The missing command's words are the runtime's own: Node's ENOENT, Bun's "Executable not found".
+    expect(stderr).toMatch(
+      new RegExp(
+        'codemode-mcp: 2 of 3 upstream servers could not start, and their tools are not listed:\n' +
+          '  broken: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"\n' +
+          '  ghost: (spawn codemode-no-such-command ENOENT|Executable not found in \\$PATH: "codemode-no-such-command")',
+      ),
     );
     expect(left).toEqual([]);
   });
