@@ -9,15 +9,21 @@ import { collectLog, fixture, hubPerTest, readRecord, until } from '../upstream/
 
 const scratch = hubPerTest();
 
+/** A hub over one recorder upstream that writes each start to `record`, started; closed after the test. */
+async function startRecordedHub() {
+  scratch.dir = makeTempDir('shutdown-order');
+  const record = join(scratch.dir, 'record.jsonl');
+  const { lines, log } = collectLog();
+  const hub = (scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log }));
+  await hub.start();
+  return { hub, record, lines, log };
+}
+
 describe("a server's shutdown and its upstreams", () => {
   // Regression: the shutdown's 1 s SIGTERM ended an upstream while scripts were still stopping, and
   // it was restarted, only to be killed at 2.5 s: a fresh process group spawned for nothing.
   test("an upstream the shutdown's own SIGTERM ends while the scripts stop is not restarted: one start, and a line saying so", async () => {
-    scratch.dir = makeTempDir('shutdown-order');
-    const record = join(scratch.dir, 'record.jsonl');
-    const { lines, log } = collectLog();
-    const hub = (scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log }));
-    await hub.start();
+    const { hub, record, lines, log } = await startRecordedHub();
     let whileStopping: UpstreamStatus[] = [];
     // Scripts that take past SHUTDOWN_TERM_AFTER_MS to stop: stopping lasts until the upstream is gone.
     await closeLeavingNoProcess(
@@ -36,11 +42,7 @@ describe("a server's shutdown and its upstreams", () => {
   });
 
   test('an upstream that dies once the shutdown began is not restarted, however it dies', async () => {
-    scratch.dir = makeTempDir('shutdown-order');
-    const record = join(scratch.dir, 'record.jsonl');
-    const { lines, log } = collectLog();
-    const hub = (scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log }));
-    await hub.start();
+    const { hub, record, lines } = await startRecordedHub();
     hub.stopRestarting();
     // It exits by itself mid-call, as an upstream told to stop by something else would.
     await expect(hub.callTool('die', {})).rejects.toMatchObject({ code: 'UPSTREAM_LOST' });

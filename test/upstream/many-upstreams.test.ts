@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
 import { MAX_UPSTREAMS } from '../../src/config/parse-config.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { UpstreamSpec } from '../../src/upstream/spec.js';
+import { freePort } from './specs.js';
 
 let hub: UpstreamHub | undefined;
 afterEach(async () => {
@@ -10,19 +10,10 @@ afterEach(async () => {
   hub = undefined;
 });
 
-/** A loopback port nothing listens on: connections to it are refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 // Regression: every upstream's start or failure rebuilt the catalog and the resource routes over
 // all upstreams, so a config of N entries cost N rebuilds of N: 1,000 entries took 36 s to start.
 test('upstreams that change state together cost one catalog rebuild between them, not one each', async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const specs: UpstreamSpec[] = Array.from({ length: MAX_UPSTREAMS }, (_, i) => ({
     name: `remote${i}`,
     transport: 'http',

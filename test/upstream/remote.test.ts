@@ -1,19 +1,10 @@
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { RemoteUpstreamSpec } from '../../src/upstream/spec.js';
-import { collectLog, everythingEntry, remotePerTest, textOf } from './specs.js';
+import { collectLog, everythingEntry, freePort, remotePerTest, textOf } from './specs.js';
 
 const scratch = remotePerTest();
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** server-everything serving over HTTP: `streamableHttp` at /mcp, or the older `sse` at /sse. */
 async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<number> {
