@@ -1,6 +1,6 @@
 /** An idle pooled child's memory against an idle Node process's. */
 import { spawn } from 'node:child_process';
-import { ENGINE_MAIN } from '../src/isolate/engine-path.js';
+import { ENGINE_MAIN } from '../src/script-host/engine-path.js';
 import { descendantsRunning, median, memoryOf, sleep } from './measure.js';
 import type { BenchContext, Row } from './report.js';
 import { startServer } from './server.js';

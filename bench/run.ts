@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
+import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
 import { measureBreakdown } from './breakdown.js';
 import { measureBurst } from './burst.js';
 import { measureCalls } from './calls.js';

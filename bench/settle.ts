@@ -6,7 +6,7 @@
  * idle child's RSS then included the compile's memory (80 against 60-66 MiB in one run).
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { ENGINE_MAIN } from '../src/isolate/engine-path.js';
+import { ENGINE_MAIN } from '../src/script-host/engine-path.js';
 import { descendantsRunning, sleep } from './measure.js';
 
 /** The window over which the children must be the same ones, each nearly idle. */

@@ -1,13 +1,13 @@
 /**
  * How much of the child's V8 stack each deep path needs before QuickJS's own limit trips: for
  * each path, the least `--stack-size` at which QuickJS (not V8) runs out, with QuickJS's limit as
- * the server sets it (src/isolate/stack-budget.ts), found by bisection in fresh processes.
+ * the server sets it (src/script-host/stack-budget.ts), found by bisection in fresh processes.
  * The margin is the child's V8 stack over that need; the budget asks for 1.5 at least.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/isolate/engine-path.js';
-import { stackBudget } from '../src/isolate/stack-budget.js';
+import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { stackBudget } from '../src/script-host/stack-budget.js';
 import type { BenchContext, Row } from './report.js';
 import { DEEP_PATHS } from './stack-probe.js';
 

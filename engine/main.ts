@@ -1,5 +1,5 @@
 /**
- * A script's child process. Started by the server (src/isolate) with an empty environment in a
+ * A script's child process. Started by the server (src/script-host) with an empty environment in a
  * private directory; it makes the script's VM, says `ready`, runs the one script it is given,
  * says how it ended, and exits. Options arrive as JSON in argv[2].
  *

@@ -1,5 +1,5 @@
 /**
- * The contract between the server (src/isolate) and a script's child process (engine/).
+ * The contract between the server (src/script-host) and a script's child process (engine/).
  * Both sides import this file; neither redefines a number from it.
  *
  * Parent → child: frames on the child's stdin. Child → parent: frames on the child's fd 3.
@@ -82,7 +82,7 @@ export interface ChildOptions {
   readonly notifyMax: number;
   /** The server's showMaxBytes: one show() past it throws in the script; 0 turns show() off. */
   readonly showMaxBytes: number;
-  /** QuickJS's stack limit, set by the server to trip before the child's V8 stack runs out (src/isolate/stack-budget.ts). */
+  /** QuickJS's stack limit, set by the server to trip before the child's V8 stack runs out (src/script-host/stack-budget.ts). */
   readonly quickjsStackBytes: number;
   /** Warm the engine's hot paths on a throwaway VM before making the script's: for pooled children. */
   readonly warm: boolean;

@@ -4,11 +4,11 @@
  * anything else serves over stdio until the client goes away. Each command's modules are
  * evaluated when it runs (in the one bundle, esbuild defers a module reached by import() until
  * then): over stdio, the upstreams and the pool start before the MCP SDK's modules are evaluated
- * (server/early-start.ts).
+ * (src/commands/serve-stdio/early-start.ts).
  */
 import type { CompileCache } from './boot/compile-cache.js';
 import { EXIT_CONFIG, type CliInvocation } from './cli/parse-cli.js';
-import { configureProcessLog, LogFileError, processLog } from './log.js';
+import { configureProcessLog, LogFileError, processLog } from './support/log.js';
 import { NESTED_MARKER, nestedRefusal } from './upstream/environment.js';
 
 /** Exit code of a codemode-mcp started as an upstream of another (NESTED_MARKER set): it starts nothing. */
@@ -46,29 +46,29 @@ export async function run(invocation: CliInvocation, compileCache?: CompileCache
   }
   for (const line of invocation.skippedUpstreams ?? []) processLog(line, 'warn');
   if (invocation.command === 'login' || invocation.command === 'logout') {
-    const { runAuthCommand } = await import('./cli/auth-commands.js');
+    const { runAuthCommand } = await import('./commands/auth/auth-commands.js');
     process.exitCode = await runAuthCommand(invocation);
     return;
   }
   if (invocation.command === 'tools') {
-    const { printTools } = await import('./server/print-tools.js');
+    const { printTools } = await import('./commands/tools/print-tools.js');
     process.exitCode = await printTools(invocation);
     return;
   }
   if (invocation.command === 'run') {
-    const { runOnce } = await import('./server/run-once.js');
+    const { runOnce } = await import('./commands/run/run-once.js');
     process.exitCode = await runOnce(invocation);
     return;
   }
   saveCompileCacheSoon(compileCache);
   if (invocation.http !== undefined) {
-    const { serveHttp } = await import('./server/serve-http.js');
+    const { serveHttp } = await import('./commands/serve-http/serve-http.js');
     await serveHttp(invocation, invocation.http);
     return;
   }
-  const { startEarly } = await import('./server/early-start.js');
+  const { startEarly } = await import('./commands/serve-stdio/early-start.js');
   const early = startEarly(invocation);
   await early.firstLook();
-  const { serveStdio } = await import('./server/serve-stdio.js');
+  const { serveStdio } = await import('./commands/serve-stdio/serve-stdio.js');
   await serveStdio(invocation, early);
 }

@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { userDirectory } from '../user-directories.js';
+import { userDirectory } from '../support/user-directories.js';
 
 /** What became of the cache at this start; `save` may then write it. */
 export type CacheOutcome =

@@ -7,7 +7,7 @@
 
 import { SUMMARY_MAX_CHARS, cutAtWord, summarize } from '../../common/summary.js';
 import { SEARCH_DEFAULT_LIMIT } from '../../common/search-tools.js';
-import { SETTINGS, formatSettingValue } from '../settings.js';
+import { SETTINGS, formatSettingValue } from '../config/settings.js';
 import { serverTopics } from './server-topics.js';
 import type { Catalog, CatalogTool } from './types.js';
 

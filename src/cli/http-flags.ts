@@ -1,5 +1,5 @@
-/** The HTTP mode's flags, read into HttpOptions and checked (src/server/http-options.ts). */
-import { HTTP_TOKEN_ENV, checkHttpOptions, parseHttpAddress, type HttpOptions } from '../server/http-options.js';
+/** The HTTP mode's flags, read into HttpOptions and checked (src/config/http-options.ts). */
+import { HTTP_TOKEN_ENV, checkHttpOptions, parseHttpAddress, type HttpOptions } from '../config/http-options.js';
 import type { VariableSource } from '../config/types.js';
 import type { RawHttpArgs } from './program.js';
 

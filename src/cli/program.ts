@@ -9,7 +9,7 @@ import {
   type SettingSpec,
   type SettingUnit,
   type TextSettingSpec,
-} from '../settings.js';
+} from '../config/settings.js';
 import {
   DESCRIPTION,
   FORMS,

@@ -8,7 +8,7 @@ import {
   type LogSettings,
   type SettingName,
   type Settings,
-} from '../settings.js';
+} from './settings.js';
 import { findClosestName } from './closest-name.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
+import { DEFAULT_SETTINGS, type Settings } from './settings.js';
 
 /** Defaults, then the config file's `settings`, then flags: each later layer wins where it names a setting (`expose` whole). */
 export function mergeSettings(fromFile: Partial<Settings>, fromFlags: Partial<Settings>): Settings {

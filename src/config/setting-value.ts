@@ -1,4 +1,4 @@
-import { SETTINGS, checkSetting, type SettingName, type SettingUnit } from '../settings.js';
+import { SETTINGS, checkSetting, type SettingName, type SettingUnit } from './settings.js';
 
 /** Suffixes a value may carry, by unit, lower-cased; '' is the plain number. */
 const SUFFIXES: Record<SettingUnit, Readonly<Record<string, number>>> = {

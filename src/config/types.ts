@@ -1,4 +1,4 @@
-import type { LogSettings, Settings } from '../settings.js';
+import type { LogSettings, Settings } from './settings.js';
 
 /**
  * Which of an upstream's tools a script may call, as globs over the tool's own upstream name. The

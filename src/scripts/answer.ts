@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { renderReturn } from '../isolate/render.js';
-import type { ScriptReturn } from '../isolate/types.js';
+import { renderReturn } from '../script-host/render.js';
+import type { ScriptReturn } from '../script-host/types.js';
 
 /**
  * 2,048 characters: the value, the output and the notify payloads are repeated in

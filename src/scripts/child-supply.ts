@@ -1,7 +1,7 @@
-import { ScriptChild } from '../isolate/script-child.js';
-import { claimEarlyScriptProcess, scriptProcessOptions } from '../isolate/script-process.js';
-import type { Log } from '../log.js';
-import type { Settings } from '../settings.js';
+import { ScriptChild } from '../script-host/script-child.js';
+import { claimEarlyScriptProcess, scriptProcessOptions } from '../script-host/script-process.js';
+import type { Log } from '../support/log.js';
+import type { Settings } from '../config/settings.js';
 
 /** 1 s: after a pooled child fails to start, the pool waits this long before it starts another. */
 const REFILL_AFTER_FAILURE_MS = 1_000;
@@ -97,7 +97,7 @@ export class ChildSupply implements ChildSource {
   private catalog: string | undefined;
 
   /**
-   * `ready`: the server's start (src/server/startup.ts), until which the pool holds back the rest of its children.
+   * `ready`: the server's start (src/commands/serve-startup.ts), until which the pool holds back the rest of its children.
    * `timing`: REFILL_AFTER_TAKE_MS and RETIRED_HOLD_MAX_MS, longer in tests that need the pool to
    * stay empty after a take, or an ended child held while another script runs.
    */
@@ -256,7 +256,7 @@ export class ChildSupply implements ChildSource {
 
   private spawn(warm: boolean): ScriptChild {
     const options = scriptProcessOptions(this.settings, warm);
-    // A pooled child may have been spawned already, when the server started (src/server/early-start.ts).
+    // A pooled child may have been spawned already, when the server started (src/commands/serve-stdio/early-start.ts).
     const child = new ScriptChild(
       { ...options, onEnding: (ended) => this.retire(ended) },
       warm ? claimEarlyScriptProcess(options) : undefined,

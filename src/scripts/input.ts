@@ -5,7 +5,7 @@
  * refused with a message that says what is accepted; nothing runs.
  */
 import * as z from 'zod';
-import { describeInput, quoteInput } from '../echo.js';
+import { describeInput, quoteInput } from '../support/echo.js';
 
 /** An example script id, for messages and the listed schema. */
 const EXAMPLE_SCRIPT_ID = 'a1b2c3-1';

@@ -1,4 +1,4 @@
-import type { ScriptStatus } from '../isolate/types.js';
+import type { ScriptStatus } from '../script-host/types.js';
 
 export interface ListedScript {
   readonly id: string;

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
-import { Script } from '../isolate/script.js';
-import type { ResourceCaller, ToolResult } from '../isolate/types.js';
-import type { Settings } from '../settings.js';
+import { Script } from '../script-host/script.js';
+import type { ResourceCaller, ToolResult } from '../script-host/types.js';
+import type { Settings } from '../config/settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSource } from './child-supply.js';
-import { quoteInput } from '../echo.js';
+import { quoteInput } from '../support/echo.js';
 import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { renderList, type ListedScript } from './list.js';

@@ -7,7 +7,7 @@ const lists = new WeakMap<readonly CatalogTool[], readonly ToolEntry[]>();
 
 /**
  * The catalog as a script is given it: each tool with its declaration, made once per tool; the
- * same array for the same catalog, so what is made of it once (src/isolate/script-tools.ts) serves
+ * same array for the same catalog, so what is made of it once (src/script-host/script-tools.ts) serves
  * every run until the catalog changes.
  */
 export function toolEntries(catalog: readonly CatalogTool[]): readonly ToolEntry[] {

@@ -4,7 +4,7 @@
  * template by its URI template as listed (resource-routes.ts).
  */
 import { ProtocolError, ProtocolErrorCode, type CompleteRequest, type CompleteResult } from '@modelcontextprotocol/client';
-import { quoteInput } from '../echo.js';
+import { quoteInput } from '../support/echo.js';
 import { readyOrRefuse, type PromptRoutes } from './prompt-routes.js';
 import type { Upstream } from './upstream.js';
 

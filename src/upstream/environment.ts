@@ -6,7 +6,7 @@
 /**
  * The SDK's minimal set, as its `getDefaultEnvironment()` takes it (test/upstream/environment.test.ts
  * holds the two to one answer): written out here, so that an upstream can be spawned before the
- * SDK has loaded (src/server/early-start.ts).
+ * SDK has loaded (src/commands/serve-stdio/early-start.ts).
  */
 const INHERITED_ENV_VARS =
   process.platform === 'win32'

@@ -13,9 +13,9 @@ import {
   type ReadResourceResult,
 } from '@modelcontextprotocol/client';
 import type { Catalog, CatalogTool } from '../catalog/types.js';
-import { NameCollisionError, ToolRefusedError } from '../errors.js';
+import { NameCollisionError, ToolRefusedError } from '../support/errors.js';
 import { isAllowedBy } from '../config/tool-policy.js';
-import { DEFAULT_SETTINGS, type Settings } from '../settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '../config/settings.js';
 import { UpstreamAuth } from './auth/upstream-auth.js';
 import { upstreamReadLimit } from './read-limit.js';
 import { CallOrigins, type CallOrigin } from './call-origins.js';
@@ -38,7 +38,7 @@ import { ResourcePassthrough } from './resource-passthrough.js';
 
 /** What the hub tells the sessions besides tool changes: an upstream's notice, or a change in what the upstreams offer. */
 export type HubNotice = PassthroughNotice | { readonly kind: 'offered_changed' };
-import { logFailure, processLog, type Log } from '../log.js';
+import { logFailure, processLog, type Log } from '../support/log.js';
 
 export interface UpstreamHubOptions {
   /** How the upstreams see us. Default `{ name: 'codemode-mcp', version: '0.0.0' }`. */

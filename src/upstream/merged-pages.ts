@@ -6,7 +6,7 @@
  * were already given.
  */
 import { ProtocolError, ProtocolErrorCode, type ResultTypeMap } from '@modelcontextprotocol/client';
-import { quoteInput } from '../echo.js';
+import { quoteInput } from '../support/echo.js';
 import type { Upstream } from './upstream.js';
 
 /** 100: items in one page of a merged list; past it the page ends with a nextCursor. */

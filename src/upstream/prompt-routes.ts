@@ -6,11 +6,11 @@
 import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPromptsResult } from '@modelcontextprotocol/client';
 import { findClosestName } from '../config/closest-name.js';
 import { isAllowedBy } from '../config/tool-policy.js';
-import { quoteInput } from '../echo.js';
+import { quoteInput } from '../support/echo.js';
 import { mergedPage } from './merged-pages.js';
 import { scriptToolName, serverForName, TOOL_NAME_SEPARATOR } from './tool-names.js';
 import type { Upstream } from './upstream.js';
-import { logFailure } from '../log.js';
+import { logFailure } from '../support/log.js';
 
 /**
  * 10: `prompts/list` pages read from one upstream to check that a name our client sent is one it

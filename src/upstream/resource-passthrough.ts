@@ -12,7 +12,7 @@ import {
   type ListResourceTemplatesResult,
   type ReadResourceResult,
 } from '@modelcontextprotocol/client';
-import { quoteInput } from '../echo.js';
+import { quoteInput } from '../support/echo.js';
 import { mergedPage } from './merged-pages.js';
 import { readyOrRefuse } from './prompt-routes.js';
 import type { ResourceRoutes } from './resource-routes.js';

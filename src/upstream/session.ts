@@ -17,9 +17,9 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLostError } from '../errors.js';
-import { quoteInput } from '../echo.js';
-import { describeIssues } from '../transport/describe-issues.js';
+import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLostError } from '../support/errors.js';
+import { quoteInput } from '../support/echo.js';
+import { describeIssues } from '../json-rpc/describe-issues.js';
 import { describeSize, faultOf, type AnswerFault } from './answer-check.js';
 import { describeAuthFailure, needsSignIn } from './auth/describe-auth-failure.js';
 import { SignInNeededError, type UpstreamOAuthProvider } from './auth/oauth-provider.js';
@@ -34,11 +34,11 @@ import type { PassthroughMethod, PassthroughNotice } from './passthrough.js';
 import { listResourcePages, type ResourceListing } from './resource-routes.js';
 import { installRelay, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
-import { StderrLines } from '../stderr-lines.js';
+import { StderrLines } from '../support/stderr-lines.js';
 import { admitTools, type ListedTool } from './tool-admission.js';
 import { checkToolResult } from './tool-result-check.js';
 import { connectUpstream, remoteFetch, type TransportKind } from './transport.js';
-import { logFailure, type Log } from '../log.js';
+import { logFailure, type Log } from '../support/log.js';
 
 /** `tools/list` pages followed before the listing counts as broken (a cursor that never ends). */
 export const TOOLS_LIST_MAX_PAGES = 100;

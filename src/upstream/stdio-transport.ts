@@ -7,11 +7,11 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
-import { BoundedLineReader } from '../transport/bounded-lines.js';
+import { BoundedLineReader } from '../json-rpc/bounded-lines.js';
 import { checkLine, checkOversize, type Checked } from './answer-check.js';
-import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from './process-group.js';
+import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from '../support/process-group.js';
 import { claimEarlyUpstream, spawnUpstreamProcess } from './upstream-process.js';
-import type { StderrLines } from '../stderr-lines.js';
+import type { StderrLines } from '../support/stderr-lines.js';
 
 export interface StdioTransportOptions {
   /** The upstream's name in the config, for the shutdown's log. */
@@ -51,7 +51,7 @@ export class StdioUpstreamTransport implements Transport {
     if (this.child !== undefined) throw new Error('StdioUpstreamTransport already started');
     const { name, command, args, env, cwd } = this.options;
     const upstream = { command, args, env, ...(cwd !== undefined ? { cwd } : {}) };
-    // Spawned already when the server started over stdio (src/server/early-start.ts), or now.
+    // Spawned already when the server started over stdio (src/commands/serve-stdio/early-start.ts), or now.
     const { child, started } = claimEarlyUpstream(name, upstream) ?? spawnUpstreamProcess(name, upstream);
     this.child = child;
     this.options.stderr.attach(child.stderr);

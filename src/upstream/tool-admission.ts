@@ -10,9 +10,9 @@
  * client could not list `code_execution` either. MCP's rules are the stricter of the two SDK lines'.
  */
 import { specTypeSchemas } from '@modelcontextprotocol/client';
-import { describeInput } from '../echo.js';
-import { depthOf } from '../isolate/result-frame.js';
-import { describeIssues } from '../transport/describe-issues.js';
+import { describeInput } from '../support/echo.js';
+import { depthOf } from '../script-host/result-frame.js';
+import { describeIssues } from '../json-rpc/describe-issues.js';
 
 /** 64 levels of JSON nesting in a tool's inputSchema or outputSchema; deeper is replaced by a placeholder. */
 export const SCHEMA_MAX_DEPTH = 64;

@@ -16,9 +16,9 @@ import type { RefusalNotes } from './auth/refusals.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { upstreamEnvironment } from './environment.js';
 import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from './spec.js';
-import { StderrLines } from '../stderr-lines.js';
+import { StderrLines } from '../support/stderr-lines.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
-import { logFailure, type Log } from '../log.js';
+import { logFailure, type Log } from '../support/log.js';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
 

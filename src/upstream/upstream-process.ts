@@ -1,12 +1,12 @@
 /**
  * Spawning a stdio upstream's process: the one place that does it, for its transport
- * (stdio-transport.ts) and for the early start over stdio (src/server/early-start.ts), which
+ * (stdio-transport.ts) and for the early start over stdio (src/commands/serve-stdio/early-start.ts), which
  * spawns it before the SDK has loaded and hands it to the transport to adopt. Light on purpose:
  * Node's own modules and process-group.ts only.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { holdUnread } from '../unread-output.js';
-import { liveGroups, PROCESS_GROUPS, signalGroup } from './process-group.js';
+import { holdUnread } from '../support/unread-output.js';
+import { liveGroups, PROCESS_GROUPS, signalGroup } from '../support/process-group.js';
 
 export interface UpstreamCommand {
   readonly command: string;
@@ -57,7 +57,7 @@ export function sameCommand(a: UpstreamCommand, b: UpstreamCommand): boolean {
   );
 }
 
-/** Upstreams spawned early (src/server/early-start.ts), by name, until their transports adopt them. */
+/** Upstreams spawned early (src/commands/serve-stdio/early-start.ts), by name, until their transports adopt them. */
 const early = new Map<
   string,
   { readonly command: UpstreamCommand; readonly process: UpstreamProcess; readonly release: () => void }

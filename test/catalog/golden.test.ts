@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DESCRIPTION_MAX_CHARS, describeCodeExecution } from '../../src/catalog/description.js';
-import { DEFAULT_SETTINGS } from '../../src/settings.js';
+import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { StdioUpstreamSpec } from '../../src/upstream/spec.js';
 import { waitForNoChildren } from '../support/processes.js';

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCli } from '../../src/cli/parse-cli.js';
 import { readPackageVersion } from '../../src/cli/package-version.js';
-import { SETTINGS, formatSettingValue, type SettingSpec } from '../../src/settings.js';
+import { SETTINGS, formatSettingValue, type SettingSpec } from '../../src/config/settings.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT_CONFIG, EXIT_USAGE, isCliExit, parseCli, type CliExit, type CliInvocation } from '../../src/cli/parse-cli.js';
-import { DEFAULT_SETTINGS } from '../../src/settings.js';
+import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 let dir: string;

@@ -6,7 +6,7 @@ import { ConfigError } from '../../src/config/config-error.js';
 import { MAX_UPSTREAMS, parseConfig } from '../../src/config/parse-config.js';
 import { parseJsonc } from '../../src/config/parse-jsonc.js';
 import { loadConfigFile } from '../../src/config/load-config-file.js';
-import { LOG_SETTINGS, SETTINGS } from '../../src/settings.js';
+import { LOG_SETTINGS, SETTINGS } from '../../src/config/settings.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 let dir: string;

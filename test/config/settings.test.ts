@@ -9,7 +9,7 @@ import {
   formatSettingValue,
   type SettingName,
   type SettingSpec,
-} from '../../src/settings.js';
+} from '../../src/config/settings.js';
 
 const MiB = 1024 * 1024;
 

@@ -9,15 +9,15 @@ import {
   VALUE_MAX_CHARS,
 } from '../../protocol/contract.js';
 import { SHOWN_BLOCKS_MAX } from '../../common/content-blocks.js';
-import { ECHO_MAX_CHARS } from '../../src/echo.js';
+import { ECHO_MAX_CHARS } from '../../src/support/echo.js';
 import { STRUCTURED_REPEAT_MAX_CHARS } from '../../src/scripts/answer.js';
-import { OUTPUT_KEPT_CHARS } from '../../src/isolate/output-window.js';
-import { STOP_GRACE_MS } from '../../src/isolate/script.js';
+import { OUTPUT_KEPT_CHARS } from '../../src/script-host/output-window.js';
+import { STOP_GRACE_MS } from '../../src/script-host/script.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/child-supply.js';
 import { groupThousands } from '../../common/group-thousands.js';
-import { LOG_SETTINGS, SETTINGS, formatSettingValue } from '../../src/settings.js';
-import { MAX_SCANNED_ID_BYTES } from '../../src/transport/id-scanner.js';
-import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/upstream/process-group.js';
+import { LOG_SETTINGS, SETTINGS, formatSettingValue } from '../../src/config/settings.js';
+import { MAX_SCANNED_ID_BYTES } from '../../src/json-rpc/id-scanner.js';
+import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/support/process-group.js';
 import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
 import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
 import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS } from '../../common/search-tools.js';
@@ -26,21 +26,21 @@ import { PROMPT_LIST_MAX_PAGES } from '../../src/upstream/prompt-routes.js';
 import { LOGIN_ROUNDS_MAX } from '../../src/upstream/auth/login.js';
 import { HELD_REDIRECTS_MAX, SIGN_IN_WAIT_MS } from '../../src/upstream/auth/loopback-redirect.js';
 import { SIGN_IN_POLL_MS } from '../../src/upstream/auth/upstream-auth.js';
-import { COMMAND_CLOSE_GRACE_MS } from '../../src/server/command-hub.js';
+import { COMMAND_CLOSE_GRACE_MS } from '../../src/commands/one-shot-hub.js';
 import { TOKEN_RENEW_MARGIN_MS } from '../../src/upstream/auth/oauth-provider.js';
 import { REFUSAL_BODY_MAX_BYTES } from '../../src/upstream/auth/refusals.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
 describe('the README', () => {
-  it.each(Object.values(SETTINGS))('gives $name its flag, default and range as src/settings.ts defines them', (spec) => {
+  it.each(Object.values(SETTINGS))('gives $name its flag, default and range as src/config/settings.ts defines them', (spec) => {
     const row =
       `| \`${spec.name}\` | \`--${spec.flag}\` | ${formatSettingValue(spec, spec.default)} | ` +
       `${formatSettingValue(spec, spec.min)} – ${formatSettingValue(spec, spec.max)} |`;
     expect(readme).toContain(row);
   });
 
-  it.each(Object.values(LOG_SETTINGS))('gives $name its flag and its default as src/settings.ts defines them', (spec) => {
+  it.each(Object.values(LOG_SETTINGS))('gives $name its flag and its default as src/config/settings.ts defines them', (spec) => {
     expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | ${spec.defaultText.replace(/(tools|run)/g, '`$1`')} |`);
   });
 
@@ -54,7 +54,7 @@ describe('the README', () => {
     expect(readme).toContain(`\`\`\`js\n${code}\n\`\`\``);
   });
 
-  it('states the fixed limits as protocol/contract.ts and src/isolate define them', () => {
+  it('states the fixed limits as protocol/contract.ts and src/script-host define them', () => {
     expect(readme).toContain(`| calls in flight per script | ${CALLS_IN_FLIGHT_MAX} |`);
     expect(readme).toContain(
       `| a call's arguments | ${CALL_ARGS_MAX_BYTES / 1024 / 1024} MiB of JSON, ${groupThousands(CALL_ARGS_MAX_VALUES)} values |`,
@@ -83,7 +83,7 @@ describe('the README', () => {
       `each is at most ${groupThousands(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON: a larger one travels once`,
     );
     expect(readme).toContain(
-      `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes (${COMMAND_CLOSE_GRACE_MS} ms for \`tools\` and \`run\`, [src/server/command-hub.ts](src/server/command-hub.ts)), SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
+      `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes (${COMMAND_CLOSE_GRACE_MS} ms for \`tools\` and \`run\`, [src/commands/one-shot-hub.ts](src/commands/one-shot-hub.ts)), SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
     );
   });
 

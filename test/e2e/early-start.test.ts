@@ -1,5 +1,5 @@
 /**
- * The early start over stdio (src/server/early-start.ts): when the client's first line is
+ * The early start over stdio (src/commands/serve-stdio/early-start.ts): when the client's first line is
  * `initialize`, the stdio upstreams and one pooled child are spawned before the server's modules
  * load, and the server adopts them rather than starting them again; any other first line spawns
  * nothing until `initialize`.

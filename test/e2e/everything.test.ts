@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ENGINE_MAIN } from '../../src/isolate/engine-path.js';
+import { ENGINE_MAIN } from '../../src/script-host/engine-path.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/child-supply.js';
-import { DEFAULT_SETTINGS } from '../../src/settings.js';
+import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { childPidsOf, commandLineOf } from '../support/processes.js';
 import { eventually, publishedEntry, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
 import { until } from '../support/waiting.js';

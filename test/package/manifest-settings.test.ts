@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readSettingValue } from '../../src/config/setting-value.js';
-import { SETTINGS, type SettingName } from '../../src/settings.js';
+import { SETTINGS, type SettingName } from '../../src/config/settings.js';
 import { ROOT } from '../support/mcp-client.js';
 
 interface Question {

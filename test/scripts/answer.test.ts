@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { ScriptReturn } from '../../src/isolate/types.js';
+import type { ScriptReturn } from '../../src/script-host/types.js';
 import { STRUCTURED_REPEAT_MAX_CHARS, scriptAnswer } from '../../src/scripts/answer.js';
 
 function ret(fields: Partial<ScriptReturn>): ScriptReturn {

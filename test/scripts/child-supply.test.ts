@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ScriptChild } from '../../src/isolate/script-child.js';
+import type { ScriptChild } from '../../src/script-host/script-child.js';
 import { ChildSupply, type Supplied } from '../../src/scripts/child-supply.js';
 import { SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import { childPidsOf, statFieldsOf, waitForNoChildren } from '../support/processes.js';
 import { until } from '../support/waiting.js';
 

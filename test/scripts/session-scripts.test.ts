@@ -1,10 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CatalogTool } from '../../src/catalog/types.js';
-import { ToolRefusedError } from '../../src/errors.js';
+import { ToolRefusedError } from '../../src/support/errors.js';
 import { ChildSupply } from '../../src/scripts/child-supply.js';
 import { SERVER_TAG, SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import { waitForNoChildren } from '../support/processes.js';
 import { until } from '../support/waiting.js';
 

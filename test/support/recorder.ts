@@ -1,6 +1,6 @@
 /** A config with one upstream, the recorder fixture, and the server's script children as /proc shows them. */
 import { join } from 'node:path';
-import { ENGINE_MAIN } from '../../src/isolate/engine-path.js';
+import { ENGINE_MAIN } from '../../src/script-host/engine-path.js';
 import { fixturePath, nodeEntry, writeConfig } from './mcp-client.js';
 import { childPidsOf, commandLineOf } from './processes.js';
 import { makeTempDir } from './temp-dirs.js';

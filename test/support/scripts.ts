@@ -1,8 +1,8 @@
 import type { ToolEntry } from '../../protocol/contract.js';
-import { ScriptChild, type ScriptChildOptions } from '../../src/isolate/script-child.js';
-import { Script, type ScriptLimits } from '../../src/isolate/script.js';
-import { ToolRefusedError } from '../../src/errors.js';
-import type { ResourceCaller, ResourceRequest, ScriptReturn, ToolCaller } from '../../src/isolate/types.js';
+import { ScriptChild, type ScriptChildOptions } from '../../src/script-host/script-child.js';
+import { Script, type ScriptLimits } from '../../src/script-host/script.js';
+import { ToolRefusedError } from '../../src/support/errors.js';
+import type { ResourceCaller, ResourceRequest, ScriptReturn, ToolCaller } from '../../src/script-host/types.js';
 
 export const TEST_LIMITS: ScriptLimits = {
   toolCallTimeoutMs: 60_000,

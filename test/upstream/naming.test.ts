@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { NameCollisionError } from '../../src/errors.js';
+import { NameCollisionError } from '../../src/support/errors.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { assignToolNames, describeCollision, serverForName } from '../../src/upstream/tool-names.js';
 import { childPidsOf } from '../support/processes.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ToolRefusedError } from '../../src/errors.js';
+import { ToolRefusedError } from '../../src/support/errors.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { fixture, hubPerTest, readRecord, textOf } from './specs.js';
 import { makeTempDir } from '../support/temp-dirs.js';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_SETTINGS } from '../../src/settings.js';
+import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { descendantsRunning, statFieldsOf } from '../support/processes.js';
 import { hubPerTest, until } from './specs.js';

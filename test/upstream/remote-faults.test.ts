@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ResultTooLargeError } from '../../src/errors.js';
-import { DEFAULT_SETTINGS } from '../../src/settings.js';
+import { ResultTooLargeError } from '../../src/support/errors.js';
+import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { upstreamReadLimit } from '../../src/upstream/read-limit.js';
 import { fixturePath } from '../support/mcp-client.js';

@@ -1,6 +1,6 @@
 import { ProtocolError, type ReadResourceResult } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
-import { ResultTooLargeError, ToolRefusedError } from '../../src/errors.js';
+import { ResultTooLargeError, ToolRefusedError } from '../../src/support/errors.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { collectLog, fixture, hubPerTest, published, textOf } from './specs.js';
 

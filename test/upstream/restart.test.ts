@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { ToolRefusedError, UpstreamLostError } from '../../src/errors.js';
+import { ToolRefusedError, UpstreamLostError } from '../../src/support/errors.js';
 import { Backoff, RESTART_DELAY_FIRST_MS, RESTART_DELAY_MAX_MS } from '../../src/upstream/backoff.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { UpstreamSession } from '../../src/upstream/session.js';

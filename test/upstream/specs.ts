@@ -8,7 +8,7 @@ import { afterEach, expect } from 'vitest';
 import type { UpstreamHub } from '../../src/upstream/hub.js';
 import type { StdioUpstreamSpec, ToolPolicy } from '../../src/upstream/spec.js';
 import { childPidsOf } from '../support/processes.js';
-import { shows, type Log } from '../../src/log.js';
+import { shows, type Log } from '../../src/support/log.js';
 import { until as waitUntil } from '../support/waiting.js';
 
 const fixturesDir = fileURLToPath(new URL('../fixtures/upstreams/', import.meta.url));

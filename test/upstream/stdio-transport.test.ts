@@ -1,6 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, test } from 'vitest';
-import { StderrLines } from '../../src/stderr-lines.js';
+import { StderrLines } from '../../src/support/stderr-lines.js';
 import { StdioUpstreamTransport } from '../../src/upstream/stdio-transport.js';
 import { childPidsOf, statFieldsOf } from '../support/processes.js';
 import { fixturePath } from '../support/mcp-client.js';

@@ -1,6 +1,6 @@
 import { specTypeSchemas } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { UpstreamAnswerError } from '../../src/errors.js';
+import { UpstreamAnswerError } from '../../src/support/errors.js';
 import { checkToolResult } from '../../src/upstream/tool-result-check.js';
 
 const fullSchema = (result: unknown) => specTypeSchemas.CallToolResult['~standard'].validate(result);

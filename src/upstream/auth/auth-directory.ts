@@ -4,7 +4,7 @@
  * Support/codemode-mcp/auth/` on macOS, `%APPDATA%\codemode-mcp\auth\` on Windows.
  */
 import { join } from 'node:path';
-import { userDirectory } from '../../user-directories.js';
+import { userDirectory } from '../../support/user-directories.js';
 
 export function authDirectory(
   env: Readonly<Record<string, string | undefined>> = process.env,

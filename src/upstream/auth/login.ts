@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { messageWithCauses } from '../error-text.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
-import { StderrLines } from '../../stderr-lines.js';
+import { StderrLines } from '../../support/stderr-lines.js';
 import { connectUpstream, remoteFetch } from '../transport.js';
 import { authDirectory } from './auth-directory.js';
 import { describeAuthFailure } from './describe-auth-failure.js';
@@ -19,7 +19,7 @@ import { RefusalNotes } from './refusals.js';
 import { SignInFile } from './sign-in-file.js';
 import { cleartextSignInRefusal, signsInOverCleartext } from './cleartext-sign-in.js';
 import { inlineSecretWarning } from './upstream-auth.js';
-import { logFailure } from '../../log.js';
+import { logFailure } from '../../support/log.js';
 
 /** Sign-ins one login goes through (a first one, then more scope the server asks for) before it gives up. */
 export const LOGIN_ROUNDS_MAX = 3;

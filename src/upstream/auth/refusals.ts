@@ -5,7 +5,7 @@
  */
 import { extractWWWAuthenticateParams, type FetchLike } from '@modelcontextprotocol/client';
 import type { ReadableStreamReadResult } from 'node:stream/web';
-import { logFailure } from '../../log.js';
+import { logFailure } from '../../support/log.js';
 
 export interface Refusal {
   readonly status: number;

@@ -17,7 +17,7 @@ import { finishSignIn } from './finish-sign-in.js';
 import { LoopbackRedirect, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
 import { DEFAULT_OAUTH, UpstreamOAuthProvider } from './oauth-provider.js';
 import { SignInFile } from './sign-in-file.js';
-import type { Log } from '../../log.js';
+import type { Log } from '../../support/log.js';
 
 export interface UpstreamAuthOptions {
   /** Who answers elicitation: the hub's relay to its client. */

@@ -1,0 +1,106 @@
+/**
+ * `codemode-mcp run <file|->`: runs one script once against the upstreams, as code_execution
+ * would, and prints its answer: the text (or, with --json, the whole answer with its blocks and
+ * structuredContent). For writing and debugging a script by hand. Exits 0 when the script
+ * finished, 1 when it failed, crashed or was stopped, 2 when it was refused (nothing ran), and
+ * 128 + the signal's number when a signal (SIGINT, SIGTERM, SIGHUP) stopped it, once what it
+ * started has ended.
+ */
+import { resourceCaller } from '../../mcp/resource-caller.js';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { CliInvocation } from '../../cli/parse-cli.js';
+import { ScriptChild } from '../../script-host/script-child.js';
+import { Script } from '../../script-host/script.js';
+import { refusalAnswer, scriptAnswer } from '../../scripts/answer.js';
+import { parseInput } from '../../scripts/input.js';
+import { toolEntries } from '../../scripts/tool-entries.js';
+import { startCommandHub } from '../one-shot-hub.js';
+import { closeLeavingNoProcess } from '../../support/process-tree.js';
+import { listenForEndSignals, signalExitCode, type EndSignals } from '../../support/end-signals.js';
+import { processLog, type Log } from '../../support/log.js';
+
+/** The exit codes of `run`, by how the script came out. */
+export const RUN_EXIT = { finished: 0, failed: 1, refused: 2 } as const;
+
+export interface RunOnceIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: Log;
+  /** The script when its path is `-`. */
+  readonly readStdin: () => string;
+}
+
+const processIo: RunOnceIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: processLog,
+  readStdin: () => readFileSync(0, 'utf8'),
+};
+
+export async function runOnce(invocation: CliInvocation, io: RunOnceIo = processIo): Promise<number> {
+  const { settings } = invocation;
+  const path = invocation.script?.path ?? '-';
+  const json = invocation.script?.json ?? false;
+  const print = (answer: ReturnType<typeof scriptAnswer>): void => {
+    const text = answer.content[0]?.type === 'text' ? answer.content[0].text : '';
+    io.stdout(json ? `${JSON.stringify(answer, null, 2)}\n` : text.endsWith('\n') ? text : `${text}\n`);
+  };
+
+  let code: string;
+  try {
+    code = path === '-' ? io.readStdin() : readFileSync(path, 'utf8');
+  } catch (error) {
+    print(refusalAnswer(`cannot read the script ${path === '-' ? 'from stdin' : path}: ${(error as Error).message}`));
+    return RUN_EXIT.refused;
+  }
+  const parsed = parseInput({ code }, settings.maxYieldMs);
+  if ('refused' in parsed) {
+    print(refusalAnswer(parsed.refused));
+    return RUN_EXIT.refused;
+  }
+
+  const signals = listenForEndSignals(io.stderr);
+  try {
+    const status = await startAndRun(invocation, io, code, print, signals);
+    return signals.received === undefined ? status : signalExitCode(signals.received);
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function startAndRun(
+  invocation: CliInvocation,
+  io: RunOnceIo,
+  code: string,
+  print: (answer: ReturnType<typeof scriptAnswer>) => void,
+  signals: EndSignals,
+): Promise<number> {
+  const { settings } = invocation;
+  const hub = await startCommandHub(invocation, io.stderr, signals);
+  if (hub === null) return RUN_EXIT.failed;
+  try {
+    const script = new Script(
+      new ScriptChild({
+        memoryMaxBytes: settings.memoryMaxBytes,
+        notifyMax: settings.notifyMax,
+        showMaxBytes: settings.showMaxBytes,
+      }),
+      {
+        id: `${randomBytes(3).toString('hex')}-1`,
+        code,
+        tools: toolEntries(hub.tools()),
+        unlisted: hub.unlistedPrefixes(),
+        callTool: (name, args, signal) => hub.callTool(name, args, signal),
+        callResource: resourceCaller(hub),
+        limits: settings,
+      },
+    );
+    // A signal stops the script, which then ends as stopped and is printed so; what run started is closed.
+    void signals.first.then(() => script.stop('requested'));
+    await script.ended;
+    const ret = script.takeReturn();
+    print(scriptAnswer(ret));
+    return ret.status === 'finished' ? RUN_EXIT.finished : RUN_EXIT.failed;
+  } finally {
+    await closeLeavingNoProcess(() => hub.close(), io.stderr);
+  }
+}

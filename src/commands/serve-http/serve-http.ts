@@ -1,0 +1,118 @@
+/**
+ * `codemode-mcp --http [host:]port`: Streamable HTTP at `/mcp` on node:http, many sessions at
+ * once, each a world of its own (http-sessions.ts), sharing the upstreams and the script
+ * children. Every request passes the Host/Origin and token checks first (http-guard.ts);
+ * `/healthz` says how the instance stands. On SIGINT or SIGTERM it stops accepting, ends every
+ * session (stopping its scripts), closes the pool and the upstreams, and exits.
+ */
+import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CliInvocation } from '../../cli/parse-cli.js';
+import { readPackageVersion } from '../../cli/package-version.js';
+import { UpstreamHub } from '../../upstream/hub.js';
+import { guardRequest } from '../../http/guard.js';
+import { sendHealth } from '../../http/health.js';
+import { serveMcp } from '../../http/mcp-endpoint.js';
+import { acceptedHostnames, type HttpOptions } from '../../config/http-options.js';
+import { httpRefusal, sendRefusal } from '../../http/refusal.js';
+import { HttpSessions } from '../../http/sessions.js';
+import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
+import { startServing } from '../serve-startup.js';
+import { processLog, type Log } from '../../support/log.js';
+
+/** The path MCP is served at. */
+export const MCP_PATH = '/mcp';
+
+/** The path of the health endpoint. */
+export const HEALTH_PATH = '/healthz';
+
+/** Serves until SIGINT/SIGTERM, then exits the process. Resolves once listening. */
+export async function serveHttp(invocation: CliInvocation, http: HttpOptions, log: Log = processLog): Promise<void> {
+  const version = readPackageVersion();
+  const { settings } = invocation;
+  const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings });
+  let accepting = true;
+  let listener: NodeHttpServer | undefined;
+
+  const shutDown = createShutdown(async () => {
+    await closeInOrder(hub, async () => {
+      accepting = false;
+      // No new connection; those open are ended once their sessions have closed their streams.
+      listener?.close();
+      await sessions.endAll('the server is shutting down');
+      await supply.close();
+    });
+    listener?.closeAllConnections();
+  }, log);
+
+  // Upstreams and pool start now, not at a first initialize: an HTTP server is started to be used.
+  const { supply, ready } = startServing(
+    hub,
+    settings,
+    version,
+    log,
+    () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
+  );
+  const sessions = new HttpSessions({ hub, supply, settings, version, startup: () => ready, log, instanceId: http.instanceId });
+  shutDownOnSignals(shutDown, log);
+
+  const guard = { hostnames: acceptedHostnames(http), token: http.token };
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refusal = guardRequest(req.headers, guard);
+    if (refusal !== undefined) {
+      sendRefusal(res, refusal, true);
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path === MCP_PATH) {
+      await serveMcp(req, res, sessions, { maxMessageBytes: settings.maxMessageBytes, log, accepting: () => accepting });
+    } else if (path === HEALTH_PATH && req.method === 'GET') {
+      sendHealth(res, {
+        instanceId: http.instanceId,
+        version,
+        shuttingDown: !accepting,
+        upstreams: hub.upstreamStatus(),
+        sessions: sessions.size,
+        children: { alive: supply.size, pooled: supply.pooledCount, max: settings.maxScriptChildren },
+      });
+    } else {
+      sendRefusal(
+        res,
+        httpRefusal(
+          404,
+          `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}`,
+        ),
+      );
+    }
+  };
+
+  listener = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(
+        `codemode-mcp: internal error answering ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? error.stack : String(error)}`,
+        'error',
+      );
+      if (!res.headersSent) sendRefusal(res, httpRefusal(500, 'Internal Server Error: see the server log', {}, -32603));
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(http.port, http.host, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  }).catch((error: unknown) => {
+    log(
+      `codemode-mcp: cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`,
+      'error',
+    );
+    return shutDown('it cannot listen', EXIT_FAILURE);
+  });
+  const address = listener.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  log(
+    `codemode-mcp ${version}: serving MCP over HTTP at http://${shownHost}:${address.port}${MCP_PATH}` +
+      `${http.instanceId !== undefined ? ` as instance ${http.instanceId}` : ''}${http.token !== undefined ? ', bearer token required' : ''}`,
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * A server's last steps, whichever mode it serves in: one shutdown however many reasons come,
+ * everything it started closed within the time a client gives it (process-tree.ts), a deadline
+ * past which it exits anyway, and SIGINT, SIGTERM, SIGHUP or an internal error as reasons.
+ */
+import { closeLeavingNoProcess } from '../support/process-tree.js';
+import { listenForEndSignals, markClosing, signalExitCode } from '../support/end-signals.js';
+import type { Log } from '../support/log.js';
+import type { UpstreamHub } from '../upstream/hub.js';
+
+/**
+ * 30 s: the longest a shutdown may take before the server exits anyway (code 1, saying so). A
+ * last resort: the shutdown signals its whole process tree, with SIGKILL at 2.5 s.
+ */
+export const SHUTDOWN_DEADLINE_MS = 30_000;
+
+/** Exit code when the upstreams can't be served as configured (a name collision), or shutdown failed. */
+export const EXIT_FAILURE = 1;
+
+/** Shuts down once: logs why, runs `close` on the shutdown clock, exits with `code` (EXIT_FAILURE if `close` threw). */
+export type ShutDown = (why: string, code?: number) => Promise<void>;
+
+export function createShutdown(close: () => Promise<void>, log: Log): ShutDown {
+  let shuttingDown: Promise<void> | undefined;
+  return (why, code = 0) => {
+    shuttingDown ??= (async () => {
+      markClosing();
+      log(`codemode-mcp: shutting down (${why})`);
+      setTimeout(() => {
+        log(`codemode-mcp: shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`, 'error');
+        process.exit(EXIT_FAILURE);
+      }, SHUTDOWN_DEADLINE_MS).unref();
+      try {
+        await closeLeavingNoProcess(close, log);
+      } catch (error) {
+        log(`codemode-mcp: error while shutting down: ${error instanceof Error ? error.stack : String(error)}`, 'error');
+        code = EXIT_FAILURE;
+      }
+      process.exit(code);
+    })();
+    return shuttingDown;
+  };
+}
+
+/**
+ * A server's close, in the order every mode follows: upstreams stop restarting at once (the
+ * shutdown's own signals, process-tree.ts, may end one while the scripts stop, and a process
+ * started then would only be killed), then `stopServing` (scripts first, so their calls are
+ * cancelled upstream rather than lost), then the upstreams close.
+ */
+export async function closeInOrder(
+  hub: Pick<UpstreamHub, 'stopRestarting' | 'close'>,
+  stopServing: () => Promise<void>,
+): Promise<void> {
+  hub.stopRestarting();
+  await stopServing();
+  await hub.close();
+}
+
+/**
+ * SIGINT, SIGTERM and SIGHUP shut down, exiting 128 + the signal's number, and a second one
+ * escalates (end-signals.ts); so does an error nothing caught, after logging it.
+ */
+export function shutDownOnSignals(shutDown: ShutDown, log: Log): void {
+  void listenForEndSignals(log).first.then((signal) => shutDown(signal, signalExitCode(signal)));
+  process.on('uncaughtException', (error) => {
+    log(`codemode-mcp: internal error: ${error.stack ?? error.message}`, 'error');
+    void shutDown('internal error', EXIT_FAILURE);
+  });
+}

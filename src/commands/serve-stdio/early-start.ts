@@ -1,0 +1,127 @@
+/**
+ * Over stdio, the stdio upstreams and the pool's children are spawned before the server's own
+ * modules are evaluated: evaluating the MCP SDK and the rest takes about 100 ms of a start-up
+ * (bench/ANALYSIS.md; the bundle is compiled by then, src/boot/load-server.ts),
+ * which a spawned upstream and a pooled child spend starting on the other core. The client's
+ * `initialize` is almost always in the pipe by the time Node has started, so the first line can be
+ * read (and put back) without waiting: only when it is an `initialize` request does anything start.
+ * A line that is anything else (an SDK 2.x client's throwaway copy asking `server/discover`, a
+ * request before `initialize`) spawns nothing, and the server starts them when `initialize`
+ * comes, as it did before (request-gate.ts).
+ *
+ * What is spawned here is handed over, not started again: a stdio upstream's transport adopts the
+ * process spawned for its name and command (upstream-process.ts), the pool adopts the children
+ * (script-process.ts). Light on purpose: no module here loads the SDK.
+ */
+import type { Readable } from 'node:stream';
+import type { CliInvocation } from '../../cli/parse-cli.js';
+import {
+  discardEarlyScriptProcesses,
+  offerEarlyScriptProcess,
+  scriptProcessOptions,
+  spawnScriptProcess,
+} from '../../script-host/script-process.js';
+import { processLog } from '../../support/log.js';
+import { upstreamEnvironment } from '../../upstream/environment.js';
+import { discardEarlyUpstreams, offerEarlyUpstream, spawnUpstreamProcess } from '../../upstream/upstream-process.js';
+
+/** 64 KiB: a first line longer than this is not read for `initialize`; the server starts things when it has loaded. */
+const FIRST_LINE_MAX_BYTES = 64 * 1024;
+
+/**
+ * 1: the pooled children spawned early, the one the first run takes; the pool starts the rest
+ * once the server has started (src/scripts/child-supply.ts). Measured on 2 cores (bench/ANALYSIS.md, start-up): spawn to
+ * first answer 392 ms with nothing early, 370 ms with the upstream early, 358 ms with it and one
+ * child, 379 ms with two (they take the cores the server's own loading needs).
+ */
+const EARLY_POOL_CHILDREN = 1;
+
+/**
+ * 50 ms: how long the server waits for the client's first line before it evaluates the rest of its
+ * modules. In the one bundle nothing else is read while they are evaluated (an import() of a
+ * bundled module is not I/O), so without the wait the first look at stdin came after the SDK's
+ * ~100 ms of evaluation; a client writes `initialize` as it spawns the server, so the line is
+ * almost always there at once, and a client that writes nothing costs its start at most this.
+ */
+const FIRST_LOOK_MAX_MS = 50;
+
+export interface EarlyStart {
+  /** Resolves once stdin's first bytes (or its end) have been looked at, or FIRST_LOOK_MAX_MS after the call. */
+  firstLook(): Promise<void>;
+  /** Stops looking at stdin: the transport reads it from here on. Call before the transport starts. */
+  stopWatching(): void;
+  /** Ends what was spawned here and not adopted: for a shutdown that comes before the server started them. */
+  discard(): void;
+}
+
+export function startEarly(invocation: CliInvocation, stdin: Readable = process.stdin): EarlyStart {
+  let watching = true;
+  let looked: () => void = () => {};
+  const looking = new Promise<void>((resolve) => (looked = resolve));
+  const stopWatching = (): void => {
+    if (!watching) return;
+    watching = false;
+    stdin.off('readable', onReadable);
+    looked();
+  };
+  function onReadable(): void {
+    looked();
+    const chunk = stdin.read() as Buffer | null;
+    if (chunk === null) return;
+    stopWatching();
+    // Put back, for the transport to read as if nobody had looked.
+    stdin.unshift(chunk);
+    if (opensWithInitialize(chunk)) spawnAhead(invocation);
+  }
+  stdin.on('readable', onReadable);
+  return {
+    firstLook: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([looking, new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_LOOK_MAX_MS)))]);
+      clearTimeout(timer);
+    },
+    stopWatching,
+    discard: () => {
+      discardEarlyUpstreams();
+      discardEarlyScriptProcesses();
+    },
+  };
+}
+
+/** Whether the bytes begin with a whole line that is a JSON-RPC `initialize` request. */
+export function opensWithInitialize(bytes: Buffer): boolean {
+  const end = bytes.indexOf(0x0a);
+  if (end === -1 || end > FIRST_LINE_MAX_BYTES) return false;
+  let message: unknown;
+  try {
+    message = JSON.parse(bytes.subarray(0, end).toString('utf8'));
+  } catch {
+    return false;
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
+  const { jsonrpc, method, id } = message as Record<string, unknown>;
+  return jsonrpc === '2.0' && method === 'initialize' && (typeof id === 'string' || typeof id === 'number');
+}
+
+function spawnAhead({ upstreams, settings }: CliInvocation): void {
+  let spawned = 0;
+  for (const spec of upstreams) {
+    if (spec.transport !== 'stdio') continue;
+    const command = {
+      command: spec.command,
+      args: spec.args,
+      env: upstreamEnvironment(spec.env),
+      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+    };
+    offerEarlyUpstream(spec.name, command, spawnUpstreamProcess(spec.name, command));
+    spawned++;
+  }
+  const children = Math.min(settings.pool, EARLY_POOL_CHILDREN);
+  const options = scriptProcessOptions(settings, true);
+  for (let child = 0; child < children; child++) offerEarlyScriptProcess(options, spawnScriptProcess(options));
+  processLog(
+    `codemode-mcp: the client's first message is initialize: ${spawned} stdio upstream${spawned === 1 ? '' : 's'} and ` +
+      `${children} pooled script child${children === 1 ? '' : 'ren'} started before the server's modules are evaluated`,
+    'debug',
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * `codemode-mcp --config ...`: serves one client over stdio until it goes away or a signal comes,
+ * then stops every script, the warm pool and every upstream, and exits. Stdout is the protocol;
+ * every log line goes to stderr.
+ */
+import type { CliInvocation } from '../../cli/parse-cli.js';
+import { readPackageVersion } from '../../cli/package-version.js';
+import type { ChildSupply } from '../../scripts/child-supply.js';
+import { UpstreamHub } from '../../upstream/hub.js';
+import { ClientSession } from '../../mcp/client-session.js';
+import { StdioServerTransport } from '../../stdio/stdio-server-transport.js';
+import type { EarlyStart } from './early-start.js';
+import { RequestGate } from '../../mcp/request-gate.js';
+import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
+import { startServing } from '../serve-startup.js';
+import { processLog, type Log } from '../../support/log.js';
+
+/** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
+export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
+  const version = readPackageVersion();
+  const hub = new UpstreamHub(invocation.upstreams, {
+    clientInfo: { name: 'codemode-mcp', version },
+    log,
+    settings: invocation.settings,
+  });
+  // Both start when the client's first valid `initialize` goes through (see RequestGate).
+  let supply: ChildSupply | undefined;
+  let ready: Promise<void> | undefined;
+
+  let shuttingDown = false;
+  const shutDown = createShutdown(
+    () =>
+      closeInOrder(hub, async () => {
+        shuttingDown = true;
+        await Promise.all([session.close(), supply?.close()]);
+        // Spawned at process start for an `initialize` that never got as far as starting them.
+        early?.discard();
+      }),
+    log,
+  );
+
+  const startUpstreams = (): void => {
+    if (shuttingDown) return;
+    ({ supply, ready } = startServing(
+      hub,
+      invocation.settings,
+      version,
+      log,
+      () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
+    ));
+  };
+
+  const session = new ClientSession({
+    hub,
+    supply: () => supply,
+    settings: invocation.settings,
+    version,
+    // Before `initialize` nothing has started, so there is nothing to wait for.
+    startup: () => ready ?? Promise.resolve(),
+    log,
+    sole: true,
+    label: 'the client',
+  });
+
+  shutDownOnSignals(shutDown, log);
+
+  const { maxMessageBytes } = invocation.settings;
+  const transport = new RequestGate(new StdioServerTransport({ maxMessageBytes }), {
+    serves: (method) => session.serves(method),
+    onInitialize: startUpstreams,
+    maxMessageBytes,
+    log,
+  });
+  early?.stopWatching();
+  await session.connect(transport, () => void shutDown('the client closed the connection'));
+}

@@ -1,0 +1,344 @@
+/**
+ * The server's settings: each one defined here once, with its default, its range and what
+ * happens past it. The CLI makes a flag of each, the config file a field of each, and the
+ * README's settings table says the same.
+ */
+
+import { SHOW_MAX_BYTES_LIMIT } from '../../protocol/contract.js';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+export type SettingUnit = 'ms' | 'bytes' | 'count';
+
+export interface SettingSpec {
+  /** Field name in the config file's `settings` object. */
+  readonly name: string;
+  /** CLI flag, without the leading dashes. */
+  readonly flag: string;
+  readonly unit: SettingUnit;
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+  /** What the setting does and what happens past it, for --help and the README. */
+  readonly doc: string;
+}
+
+function setting(spec: SettingSpec): SettingSpec {
+  return spec;
+}
+
+export const SETTINGS = {
+  /** 30 s: a run or wait returns by then with the output so far; the script keeps running. */
+  yieldMs: setting({
+    name: 'yieldMs',
+    flag: 'yield-ms',
+    unit: 'ms',
+    default: 30 * SECOND,
+    min: 0,
+    max: 3_600 * SECOND,
+    doc: 'a run or wait returns by then with the output so far; the script keeps running',
+  }),
+  /** 600 s: the cap on a call's `yield_ms`; a larger `yield_ms` is refused. */
+  maxYieldMs: setting({
+    name: 'maxYieldMs',
+    flag: 'max-yield-ms',
+    unit: 'ms',
+    default: 600 * SECOND,
+    min: 0,
+    max: 3_600 * SECOND,
+    doc: "cap on a call's yield_ms; a larger yield_ms is refused with the cap in the message",
+  }),
+  /** 15 min: then the script is stopped, and its ending is an error. */
+  scriptLifetimeMs: setting({
+    name: 'scriptLifetimeMs',
+    flag: 'script-lifetime-ms',
+    unit: 'ms',
+    default: 15 * MINUTE,
+    min: 1 * SECOND,
+    max: 24 * 60 * MINUTE,
+    doc: 'then the script is stopped and its ending is an error',
+  }),
+  /** 16 per session, as many as maxScriptChildren: a further run is refused, naming the running scripts. */
+  maxRunningScripts: setting({
+    name: 'maxRunningScripts',
+    flag: 'max-running-scripts',
+    unit: 'count',
+    default: 16,
+    min: 1,
+    max: 64,
+    doc: 'per MCP session; a further run is refused, naming the running scripts',
+  }),
+  /** 16 per server: script children across all sessions, pooled ones included. */
+  maxScriptChildren: setting({
+    name: 'maxScriptChildren',
+    flag: 'max-script-children',
+    unit: 'count',
+    default: 16,
+    min: 1,
+    max: 256,
+    doc: 'child processes across all sessions, pooled ones included; a further run is refused',
+  }),
+  /** 128 MiB: the QuickJS memory limit of one script; past it the script fails as out of memory. */
+  memoryMaxBytes: setting({
+    name: 'memoryMaxBytes',
+    flag: 'memory-max-bytes',
+    unit: 'bytes',
+    default: 128 * MiB,
+    min: 4 * MiB,
+    max: 2 * GiB,
+    doc: 'QuickJS memory limit per script; past it the script fails as out of memory',
+  }),
+  /** 60 s: a tool call past it rejects with TimeoutError; its place is held until the tool answers. */
+  toolCallTimeoutMs: setting({
+    name: 'toolCallTimeoutMs',
+    flag: 'tool-call-timeout-ms',
+    unit: 'ms',
+    default: 60 * SECOND,
+    min: 1,
+    max: 3_600 * SECOND,
+    doc: 'a call past it rejects with TimeoutError in the script; its place is held until the tool answers',
+  }),
+  /** 8 per session: ended scripts kept for a later wait or list; the oldest is forgotten first. */
+  endedScriptsKept: setting({
+    name: 'endedScriptsKept',
+    flag: 'ended-scripts-kept',
+    unit: 'count',
+    default: 8,
+    min: 0,
+    max: 256,
+    doc: 'per session, for a later wait or list; the oldest ended script is forgotten first',
+  }),
+  /** 20 per script: notify() calls allowed; past it notify throws. 0 turns notify off. */
+  notifyMax: setting({
+    name: 'notifyMax',
+    flag: 'notify-max',
+    unit: 'count',
+    default: 20,
+    min: 0,
+    max: 1_000,
+    doc: 'notify() calls per script; past it notify throws; 0 turns notify off',
+  }),
+  /**
+   * 4 MiB per answer: content blocks a script shows (show(), or the image, audio and resource
+   * blocks of a tool result it returns) go into the answer up to this many bytes of JSON; blocks
+   * past it are left out, and the answer says how many. One show() larger than this throws in the
+   * script. 0 turns show() off.
+   */
+  showMaxBytes: setting({
+    name: 'showMaxBytes',
+    flag: 'show-max-bytes',
+    unit: 'bytes',
+    default: 4 * MiB,
+    min: 0,
+    max: SHOW_MAX_BYTES_LIMIT,
+    doc: "bytes of content blocks (images, audio, resources) a script's answer carries; blocks past it are left out and counted; 0 turns show() off",
+  }),
+  /** 2: children started ahead of scripts, grown by bursts up to maxScriptChildren; 0 turns the pool off. */
+  pool: setting({
+    name: 'pool',
+    flag: 'pool',
+    unit: 'count',
+    default: 2,
+    min: 0,
+    max: 16,
+    doc: 'script children started ahead so a run starts at once; a burst grows it up to maxScriptChildren; 0 turns the pool off',
+  }),
+  /**
+   * 16 MiB: the longest message a client may send (one JSON line on stdin). A longer request gets
+   * JSON-RPC error -32600 naming this setting; one with no readable id is dropped with a log line.
+   * Either way the server reads on and every running script goes on.
+   */
+  maxMessageBytes: setting({
+    name: 'maxMessageBytes',
+    flag: 'max-message-bytes',
+    unit: 'bytes',
+    default: 16 * MiB,
+    min: 1 * MiB,
+    max: 256 * MiB,
+    doc: 'longest message a client may send; a longer request gets a JSON-RPC error naming this setting, and the server reads on',
+  }),
+  /** 15 s: how long tools/list and tools/call wait for the upstreams' first start; then they answer with the tools known so far. */
+  startupWaitMs: setting({
+    name: 'startupWaitMs',
+    flag: 'startup-wait-ms',
+    unit: 'ms',
+    default: 15 * SECOND,
+    min: 0,
+    max: 10 * MINUTE,
+    doc: "tools/list and tools/call wait this long for the upstreams' first start; then they answer with the tools known so far, the log and the description name the upstreams still starting",
+  }),
+  /** 60 s: an upstream that hasn't answered initialize, or a page of tools/list, within it has failed to start. */
+  upstreamStartTimeoutMs: setting({
+    name: 'upstreamStartTimeoutMs',
+    flag: 'upstream-start-timeout-ms',
+    unit: 'ms',
+    default: 60 * SECOND,
+    min: 1 * SECOND,
+    max: 60 * MINUTE,
+    doc: 'an upstream that has not answered initialize, or a page of tools/list, by then has failed to start; it is retried with backoff',
+  }),
+  /** 30 s: a remote upstream idle this long is pinged, and pinged before its next call; 0 turns pings off. */
+  upstreamPingIntervalMs: setting({
+    name: 'upstreamPingIntervalMs',
+    flag: 'upstream-ping-interval-ms',
+    unit: 'ms',
+    default: 30 * SECOND,
+    min: 0,
+    max: 60 * MINUTE,
+    doc: 'a remote (http/sse) upstream idle this long is pinged, and pinged before its next call; 0 turns pings off',
+  }),
+  /** 10 s: a remote upstream that doesn't answer a ping within it is marked down and reconnected with backoff. */
+  upstreamPingTimeoutMs: setting({
+    name: 'upstreamPingTimeoutMs',
+    flag: 'upstream-ping-timeout-ms',
+    unit: 'ms',
+    default: 10 * SECOND,
+    min: 1,
+    max: 10 * MINUTE,
+    doc: 'a remote upstream that does not answer a ping by then is marked down, with the reason, and reconnected with backoff',
+  }),
+  /**
+   * 30 min: with --http, a session with no request open for this long ends: its running scripts
+   * are stopped (each ending logged) and its resources freed; a later request with its id gets 404.
+   */
+  httpSessionIdleMs: setting({
+    name: 'httpSessionIdleMs',
+    flag: 'http-session-idle-ms',
+    unit: 'ms',
+    default: 30 * MINUTE,
+    min: 1 * SECOND,
+    max: 24 * 60 * MINUTE,
+    doc: 'with --http, a session with no request open this long ends: its running scripts are stopped and its id is forgotten',
+  }),
+  /**
+   * 256: with --http, the most sessions open at once. An `initialize` past it gets 503 and a
+   * JSON-RPC error naming this setting and what frees a place (DELETE, the idle end); the sessions
+   * open are untouched. Each session holds an MCP server, its scripts' records and its relays, and
+   * clients that never send DELETE leave theirs until httpSessionIdleMs.
+   */
+  maxHttpSessions: setting({
+    name: 'maxHttpSessions',
+    flag: 'max-http-sessions',
+    unit: 'count',
+    default: 256,
+    min: 1,
+    max: 10_000,
+    doc: 'with --http, the most sessions open at once; a further initialize is refused with 503 until one ends',
+  }),
+} as const;
+
+/**
+ * `expose` (config `settings.expose`, a list; flag `--expose <pattern>`, repeatable): glob patterns
+ * (`*`, `?`) over the tool names scripts see. The tools they match are offered beside
+ * `code_execution` in `tools/list` and callable directly. Default: none. A denied tool is never
+ * exposed (a log line says so); a pattern matching no tool is logged too.
+ */
+export const EXPOSE_SETTING = {
+  name: 'expose',
+  flag: 'expose',
+  doc: 'offer the tools whose script names match this glob beside code_execution, callable directly; repeatable',
+} as const;
+/** How much the server logs, least to most: each level prints its own lines and those of the levels before it. */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A setting whose value is a word or a path rather than a number: a flag and a config field all the same. */
+export interface TextSettingSpec {
+  readonly name: string;
+  readonly flag: string;
+  /** The flag's value in --help: `<level>`, `<path>`. */
+  readonly placeholder: string;
+  /** The values it takes, when it is a choice; a path takes any non-empty string. */
+  readonly choices?: readonly string[];
+  /** As --help and the README show it. */
+  readonly defaultText: string;
+  readonly doc: string;
+}
+
+export const LOG_SETTINGS = {
+  /** info: what the server logs to stderr (and the log file); `tools` and `run` default to warn, so only their output shows. */
+  logLevel: {
+    name: 'logLevel',
+    flag: 'log-level',
+    placeholder: '<level>',
+    choices: LOG_LEVELS,
+    defaultText: 'info (warn for tools and run)',
+    doc: "error, warn, info or debug: debug adds each upstream's start command and each tool call; error leaves only failures",
+  },
+  /** none: a file every log line is also appended to, with a timestamp; its directory must exist. */
+  logFile: {
+    name: 'logFile',
+    flag: 'log-file',
+    placeholder: '<path>',
+    defaultText: 'none',
+    doc: 'append every log line, with its time and level, to this file as well as stderr; its directory must exist',
+  },
+} as const satisfies Record<string, TextSettingSpec>;
+
+export type LogSettingName = keyof typeof LOG_SETTINGS;
+
+/** How the process logs: a level, and a file or none. A path here is absolute. */
+export interface LogSettings {
+  readonly logLevel: LogLevel;
+  readonly logFile: string | null;
+}
+
+export type SettingName = keyof typeof SETTINGS;
+export type Settings = { readonly [K in SettingName]: number } & {
+  /** Globs over script tool names: the tools offered directly beside code_execution (EXPOSE_SETTING). */
+  readonly expose: readonly string[];
+};
+
+export const DEFAULT_SETTINGS: Settings = {
+  ...(Object.fromEntries(Object.entries(SETTINGS).map(([name, spec]) => [name, spec.default])) as {
+    [K in SettingName]: number;
+  }),
+  expose: [],
+};
+
+/** `SETTING_INVALID: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 1 MiB`, or null. */
+export function checkSetting(name: SettingName, value: number): string | null {
+  const spec = SETTINGS[name];
+  if (!Number.isInteger(value) || value < spec.min || value > spec.max) {
+    return (
+      `SETTING_INVALID: ${name} (--${spec.flag}) must be a whole number between ` +
+      `${formatSettingValue(spec, spec.min)} and ${formatSettingValue(spec, spec.max)}; ` +
+      `got ${Number.isFinite(value) ? formatSettingValue(spec, value) : String(value)}`
+    );
+  }
+  return null;
+}
+
+/** Settings that are each in range but can't hold together: the default yield past its own cap, a pool past the child cap. */
+export function checkSettingsTogether(settings: Settings): string | null {
+  const { yieldMs, maxYieldMs, pool, maxScriptChildren } = settings;
+  if (yieldMs > maxYieldMs) {
+    return (
+      `SETTING_INVALID: yieldMs (--yield-ms, ${formatSettingValue(SETTINGS.yieldMs, yieldMs)}) must not be past ` +
+      `maxYieldMs (--max-yield-ms, ${formatSettingValue(SETTINGS.maxYieldMs, maxYieldMs)})`
+    );
+  }
+  if (pool > maxScriptChildren) {
+    return `SETTING_INVALID: pool (--pool, ${pool}) must not be past maxScriptChildren (--max-script-children, ${maxScriptChildren}), which counts pooled children`;
+  }
+  return null;
+}
+
+export function formatSettingValue(spec: SettingSpec, value: number): string {
+  switch (spec.unit) {
+    case 'bytes':
+      if (value >= GiB && value % GiB === 0) return `${value / GiB} GiB`;
+      if (value >= MiB && value % MiB === 0) return `${value / MiB} MiB`;
+      if (value >= 1024 && value % 1024 === 0) return `${value / 1024} KiB`;
+      return `${value} bytes`;
+    case 'ms':
+      if (value >= MINUTE && value % MINUTE === 0) return `${value / MINUTE} min`;
+      if (value >= SECOND && value % SECOND === 0) return `${value / SECOND} s`;
+      return `${value} ms`;
+    case 'count':
+      return String(value);
+  }
+}

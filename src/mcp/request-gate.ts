@@ -1,0 +1,184 @@
+/**
+ * Between the client's transport and the SDK's Server: every request gets exactly one answer.
+ * A line the transport could not hand on (too large, not JSON, not JSON-RPC) is answered here
+ * when it has an id, and logged; a request is checked against its method's schema and against
+ * the lifecycle (nothing but `ping` before `initialize`; `initialize` once) before the Server
+ * sees it. The first `initialize` it lets through starts the upstreams and the pool
+ * (`onInitialize`; over stdio, early-start.ts may have spawned some already, on seeing that the
+ * first line is `initialize`), not process start: an SDK 2.x client in `versionNegotiation: 'auto'` mode
+ * first spawns a throwaway copy of the server to ask `server/discover`, and kills it a second
+ * later; that copy should not spawn every upstream only to be killed.
+ */
+import {
+  ProtocolErrorCode,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type RequestId,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { describeInput, quoteInput } from '../support/echo.js';
+import { SETTINGS, formatSettingValue } from '../config/settings.js';
+import type { Rejection, StdioServerTransport } from '../stdio/stdio-server-transport.js';
+import { checkNotification, checkRequest, type Refusal } from './request-check.js';
+import type { Log } from '../support/log.js';
+
+export interface RequestGateOptions {
+  /** Whether the Server has a handler for this request method. */
+  readonly serves: (method: string) => boolean;
+  /** Runs once, when the first valid `initialize` goes through. */
+  readonly onInitialize: () => void;
+  /** The transport's limit, for the message that refuses a larger request. */
+  readonly maxMessageBytes: number;
+  /** Our stderr, a line at a time. */
+  readonly log: Log;
+}
+
+/** Requests a client may send before `initialize` (MCP lifecycle: "other than pings"). */
+const BEFORE_INITIALIZE: ReadonlySet<string> = new Set(['initialize', 'ping']);
+
+export class RequestGate implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
+  private initialized = false;
+
+  constructor(
+    private readonly inner: StdioServerTransport,
+    private readonly options: RequestGateOptions,
+  ) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message) => this.receive(message);
+    inner.onrejected = (rejection) => this.rejected(rejection);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.inner.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private receive(message: JSONRPCMessage): void {
+    if ('method' in message && 'id' in message) {
+      const refusal = checkRequest(message, this.options.serves) ?? this.lifecycleRefusal(message.method);
+      if (refusal !== undefined) {
+        this.answer(message.id, refusal, requestLabel(message.id, message.method));
+        return;
+      }
+      if (message.method === 'initialize') {
+        this.initialized = true;
+        this.options.onInitialize();
+      }
+    } else if ('method' in message) {
+      const problem = checkNotification(message);
+      if (problem !== undefined) {
+        this.log(`dropped a notification ${message.method} that does not hold: ${problem}`);
+        return;
+      }
+      if (!this.initialized) {
+        this.log(`dropped a notification ${message.method} that came before initialize`);
+        return;
+      }
+    }
+    this.onmessage?.(message);
+  }
+
+  private lifecycleRefusal(method: string): Refusal | undefined {
+    if (method === 'initialize' && this.initialized) {
+      return {
+        code: ProtocolErrorCode.InvalidRequest,
+        message:
+          'Invalid Request: this connection is already initialized; initialize comes once, as the first request of a connection',
+      };
+    }
+    if (!this.initialized && !BEFORE_INITIALIZE.has(method)) {
+      return {
+        code: ProtocolErrorCode.InvalidRequest,
+        message: `Invalid Request: ${method} came before initialize; send initialize first (only ping may come before it)`,
+      };
+    }
+    return undefined;
+  }
+
+  private rejected(rejection: Rejection): void {
+    switch (rejection.kind) {
+      case 'oversize':
+        this.oversize(rejection);
+        return;
+      case 'not-json': {
+        const message = `Parse error: a line is not JSON (${rejection.problem}); each line must be one JSON-RPC message`;
+        this.answer(undefined, { code: ProtocolErrorCode.ParseError, message }, 'a line');
+        return;
+      }
+      case 'not-json-rpc': {
+        const { id, role, value, problem } = rejection;
+        const invalid: Refusal = { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` };
+        if (role === 'request') {
+          // The method's own check says more (-32601, or the field at fault) than the envelope's.
+          const request = value as Record<string, unknown>;
+          this.answer(id, checkRequest(request, this.options.serves) ?? invalid, requestLabel(id, request.method));
+        } else if (role === 'notification') this.log(`dropped a notification that does not hold: ${problem}`);
+        else if (role === 'response' && id !== undefined) {
+          this.failOwnRequest(id, `the client answered with something that is not a JSON-RPC response: ${problem}`);
+        } else this.answer(id, invalid, 'a message');
+        return;
+      }
+    }
+  }
+
+  private oversize({ bytes, id, role }: Extract<Rejection, { kind: 'oversize' }>): void {
+    const limit = formatSettingValue(SETTINGS.maxMessageBytes, this.options.maxMessageBytes);
+    const size = `${bytes.toLocaleString('en-US')} bytes, over the server's limit of ${limit} (maxMessageBytes)`;
+    if (role === 'response' && id !== undefined) {
+      this.failOwnRequest(id, `the client's answer was ${size}`);
+    } else if (id !== undefined && role !== 'notification') {
+      this.answer(
+        id,
+        {
+          code: ProtocolErrorCode.InvalidRequest,
+          message:
+            `Request too large: ${size}. Send less (a script can fetch large inputs through a tool instead), or start the server ` +
+            `with a higher --${SETTINGS.maxMessageBytes.flag} (or settings.maxMessageBytes in its config file)`,
+        },
+        requestLabel(id, undefined),
+      );
+    } else this.log(`dropped a message of ${size}: it has no id to answer`);
+  }
+
+  /**
+   * Sends a JSON-RPC error and logs it. Without a readable id the error carries none: MCP's
+   * schema makes an error's id optional for this case, where JSON-RPC 2.0 would say `id: null`,
+   * which the MCP SDKs' clients reject as malformed.
+   */
+  private answer(id: RequestId | undefined, refusal: Refusal, what: string): void {
+    this.log(`answered ${what} with error ${refusal.code}: ${refusal.message}`);
+    const response: JSONRPCErrorResponse = { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error: refusal };
+    this.inner.send(response).catch((error: unknown) => this.log(`could not send an error to the client: ${String(error)}`));
+  }
+
+  /** A response the client sent to one of our requests, that can't be read: that request fails now. */
+  private failOwnRequest(id: RequestId, why: string): void {
+    this.log(`${why} (to our request ${showId(id)})`);
+    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidRequest, message: why } });
+  }
+
+  /** Each is a client's fault the server answered or dropped, and read on after. */
+  private log(line: string): void {
+    this.options.log(`codemode-mcp: ${line}`, 'warn');
+  }
+}
+
+/** `request 7 ("tools/call")`, for a log line: the id and method as the client sent them, quotes cut. */
+export function requestLabel(id: RequestId | undefined, method: unknown): string {
+  return `request ${id === undefined ? 'without a readable id' : showId(id)}${method === undefined ? '' : ` (${describeInput(method)})`}`;
+}
+
+function showId(id: RequestId): string {
+  return typeof id === 'string' ? quoteInput(id) : String(id);
+}

@@ -1,0 +1,269 @@
+import type { ChildProcess } from 'node:child_process';
+import { rm, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import {
+  FRAME_MAX_BYTES,
+  PROTOCOL_VERSION,
+  STOP_FILE_NAME,
+  type Breach,
+  type ChildMessage,
+  type ParentMessage,
+} from '../../protocol/contract.js';
+import { FrameDecoder, encodeFrame } from '../../protocol/frames.js';
+import { StderrLines } from '../support/stderr-lines.js';
+import { checkChildFrame } from './check-message.js';
+import { spawnScriptProcess, type ScriptProcess, type SpawnChildOptions } from './script-process.js';
+import { logFailure, processLog, type Log } from '../support/log.js';
+
+/** 64 KiB: frames waiting for the child's stdin are joined into one write up to this size. */
+const WRITE_JOIN_MAX_BYTES = 64 * 1024;
+
+/** 64 KiB: of a child's stderr, what goes to the server's stderr; past it, lines are counted, not logged. */
+export const CHILD_STDERR_LOGGED_MAX_CHARS = 64 * 1024;
+
+/**
+ * 2 s: a child let go after its script ended (ScriptChild.release) that has not exited by then is
+ * killed.
+ */
+export const EXIT_GRACE_MS = 2_000;
+
+export interface ScriptChildOptions extends SpawnChildOptions {
+  /** Where the child's stderr lines go, prefixed; the server's stderr by default. */
+  readonly log?: Log;
+  /**
+   * Called once the child has said how its script ended; the child exits when released
+   * (ScriptChild.release). Without it, a child is released as soon as it says so.
+   */
+  readonly onEnding?: (child: ScriptChild) => void;
+}
+
+export interface ChildEvents {
+  message(message: ChildMessage): void;
+  breach(reason: Breach): void;
+  exit(code: number | null, signal: NodeJS.Signals | null): void;
+}
+
+/**
+ * A script's child process, seen from the server: spawned with an empty environment in a
+ * private directory, ready before it is given a script, checked frame by frame.
+ */
+export class ScriptChild {
+  readonly dir: string;
+  /** Resolves when the child said it is ready; rejects when it exits or breaks the protocol first. */
+  readonly ready: Promise<void>;
+  /** Resolves when the process has exited and its directory is removed. */
+  readonly gone: Promise<void>;
+  private readonly process: ChildProcess;
+  private readonly decoder = new FrameDecoder(FRAME_MAX_BYTES);
+  private readonly writes: Array<{ frame: Buffer; written: (() => void) | undefined }> = [];
+  private writing = false;
+  private writeQueued = false;
+  private events: Partial<ChildEvents> = {};
+  private isReady = false;
+  private saidEnd = false;
+  private released = false;
+  private exitTimer: NodeJS.Timeout | undefined;
+  private readonly onEnding: (child: ScriptChild) => void;
+  private exitedWith: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private readonly stderr: StderrLines;
+  /** Why the process could not be started or signalled, from its 'error' event. */
+  private failure: string | null = null;
+  private brokenBy: Breach | null = null;
+  /** The catalog sent ahead of the script (offerCatalog), as its JSON text. */
+  private catalogSent: string | undefined;
+  private started = false;
+
+  constructor(options: ScriptChildOptions, spawned: ScriptProcess = spawnScriptProcess(options)) {
+    this.dir = spawned.dir;
+    this.process = spawned.process;
+    this.onEnding = options.onEnding ?? ((child) => child.release());
+    let settleReady: (error?: Error) => void = () => {};
+    this.ready = new Promise<void>((resolve, reject) => {
+      settleReady = (error) => (error ? reject(error) : resolve());
+    });
+    // Not dropped: the script waiting on `ready` reads its failure (script.ts); this only keeps an
+    // unawaited rejection from ending the process.
+    this.ready.catch(() => {});
+    let markGone: () => void = () => {};
+    this.gone = new Promise<void>((resolve) => (markGone = resolve));
+
+    const log = options.log ?? processLog;
+    this.stderr = new StderrLines(`[script child ${this.process.pid}] `, log, CHILD_STDERR_LOGGED_MAX_CHARS);
+    this.stderr.attach(this.process.stderr!);
+    (this.process.stdio[3] as Readable).on('data', (chunk: Buffer) => this.onData(chunk, settleReady));
+    // A child gone before a write (killed, crashed) is reported by its exit; the write's EPIPE is only logged.
+    (this.process.stdin as Writable).on('error', logFailure(`a write to script child ${this.process.pid}`, log));
+    const gone = (code: number | null, signal: NodeJS.Signals | null): void => {
+      if (this.exitedWith !== null) return;
+      this.exitedWith = { code, signal };
+      clearTimeout(this.exitTimer);
+      settleReady(new Error(`the script's process exited before it was ready${this.describeExit()}`));
+      this.events.exit?.(code, signal);
+      // Off the event loop (a synchronous removal held it 1-1.5 ms a child, measured), and gone once removed.
+      rm(this.dir, { recursive: true, force: true }, (error) => {
+        if (error) log(`codemode-mcp: could not remove a script's directory ${this.dir}: ${error.message}`, 'warn');
+        markGone();
+      });
+    };
+    const failed = (error: Error): void => {
+      this.failure = error.message;
+      settleReady(error);
+      // A spawn that failed (no pid) has no process to wait for; it never emits 'exit'.
+      if (this.process.pid === undefined) gone(null, null);
+    };
+    this.process.on('error', failed);
+    // An early-spawned child (src/commands/serve-stdio/early-start.ts) may have failed to start before it was adopted.
+    const early = spawned.failure();
+    if (early !== undefined) setImmediate(() => failed(early));
+    // 'close', not 'exit': it comes after the last of fd 3 is read, so an ending is never taken
+    // for an exit before it.
+    this.process.on('close', gone);
+    // An early-spawned child may have exited, its pipes closed, before it was adopted: its 'close' unheard.
+    const { exitCode, signalCode, stdio } = this.process;
+    const pipesClosed = [stdio[2], stdio[3]].every((pipe) => (pipe as Readable | null)?.closed !== false);
+    if ((exitCode !== null || signalCode !== null) && pipesClosed) setImmediate(() => gone(exitCode, signalCode));
+  }
+
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  get exited(): boolean {
+    return this.exitedWith !== null;
+  }
+
+  /** The child said how its script ended: it is exiting (and is killed if it doesn't, see Script). */
+  get ending(): boolean {
+    return this.saidEnd || this.exited;
+  }
+
+  /** The exit code or signal and the end of stderr, to explain an exit. */
+  describeExit(): string {
+    if (this.failure !== null) return ` (${this.failure})`;
+    const how = this.exitedWith
+      ? this.exitedWith.signal
+        ? ` (killed by ${this.exitedWith.signal})`
+        : ` (exit code ${this.exitedWith.code})`
+      : '';
+    return this.stderr.tail.length > 0 ? `${how}: ${this.stderr.tail.join(' | ')}` : how;
+  }
+
+  /** Takes over the child's events once it is given a script. */
+  listen(events: Partial<ChildEvents>): void {
+    this.events = events;
+    if (this.brokenBy) events.breach?.(this.brokenBy);
+    if (this.exitedWith) events.exit?.(this.exitedWith.code, this.exitedWith.signal);
+  }
+
+  /**
+   * Frames sent in one turn (the results of the calls one upstream read answered) go in one write
+   * at its end; later ones each after the previous write has drained into the child's stdin.
+   */
+  send(message: ParentMessage, payload?: Uint8Array | string, written?: () => void): void {
+    if (this.exited || this.released) return;
+    this.writes.push({ frame: encodeFrame(message, payload), written });
+    if (this.writing || this.writeQueued) return;
+    this.writeQueued = true;
+    process.nextTick(() => {
+      this.writeQueued = false;
+      this.writeNext();
+    });
+  }
+
+  /**
+   * Sends a child waiting for its script the catalog, which it makes ready meanwhile (protocol/contract.ts,
+   * `catalog`): a start then costs the child nothing that grows with the catalog. Sent again only when it changed.
+   */
+  offerCatalog(toolsJson: string): void {
+    if (this.started || toolsJson === this.catalogSent) return;
+    this.catalogSent = toolsJson;
+    this.send({ t: 'catalog', tools: toolsJson });
+  }
+
+  /** Gives the child its script; the catalog travels with it unless the child was sent that one ahead. */
+  start(code: string, toolsJson: string, unlisted: readonly string[]): void {
+    this.started = true;
+    this.send({ t: 'start', code, ...(toolsJson === this.catalogSent ? {} : { tools: toolsJson }), unlisted });
+  }
+
+  /** The stop file, seen by a computing child at its next interrupt check. */
+  createStopFile(): void {
+    if (this.exited) return;
+    try {
+      writeFileSync(join(this.dir, STOP_FILE_NAME), '');
+    } catch {
+      // The child is exiting and its directory is gone: nothing is left to stop.
+    }
+  }
+
+  kill(): void {
+    if (!this.exited) this.process.kill('SIGKILL');
+  }
+
+  /**
+   * Lets a child whose script has ended exit: the `exit` it waits for after its ending
+   * (protocol/contract.ts). One still there EXIT_GRACE_MS later is killed.
+   */
+  release(): void {
+    if (this.released || this.exited) return;
+    this.send({ t: 'exit' });
+    this.released = true;
+    this.exitTimer = setTimeout(() => this.kill(), EXIT_GRACE_MS);
+  }
+
+  /** Writes the frames waiting, several small ones in one write, and the next ones when it has drained. */
+  private writeNext(): void {
+    if (this.writing || this.exited || this.writes.length === 0) return;
+    let bytes = 0;
+    let count = 0;
+    while (count < this.writes.length && (count === 0 || bytes + this.writes[count]!.frame.length <= WRITE_JOIN_MAX_BYTES)) {
+      bytes += this.writes[count]!.frame.length;
+      count++;
+    }
+    const batch = this.writes.splice(0, count);
+    const data =
+      count === 1
+        ? batch[0]!.frame
+        : Buffer.concat(
+            batch.map((write) => write.frame),
+            bytes,
+          );
+    this.writing = true;
+    this.process.stdin!.write(data, (error) => {
+      this.writing = false;
+      if (!error) for (const write of batch) write.written?.();
+      this.writeNext();
+    });
+  }
+
+  private onData(chunk: Buffer, settleReady: (error?: Error) => void): void {
+    if (this.brokenBy) return;
+    const outcome = this.decoder.push(chunk, (body) => {
+      if (this.brokenBy) return;
+      const checked = checkChildFrame(body);
+      if (!checked.ok) return this.breach(checked.breach, settleReady);
+      const message = checked.message;
+      if (!this.isReady) {
+        if (message.t !== 'ready') return this.breach('MESSAGE_UNEXPECTED', settleReady);
+        if (message.v !== PROTOCOL_VERSION) return this.breach('PROTOCOL_VERSION', settleReady);
+        this.isReady = true;
+        settleReady();
+        return;
+      }
+      if (message.t === 'ready') return this.breach('MESSAGE_UNEXPECTED', settleReady);
+      const ending = message.t === 'end' && !this.saidEnd;
+      if (message.t === 'end') this.saidEnd = true;
+      this.events.message?.(message);
+      if (ending) this.onEnding(this);
+    });
+    if (outcome === 'too_large') this.breach('FRAME_TOO_LARGE', settleReady);
+  }
+
+  private breach(reason: Breach, settleReady: (error?: Error) => void): void {
+    this.brokenBy = reason;
+    this.kill();
+    settleReady(new Error(`the script's process broke the protocol before it was ready: ${reason}`));
+    this.events.breach?.(reason);
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The server's log: every line it writes about itself, and the stderr of the processes it starts,
+ * goes through here, at a level (`--log-level`, settings.logLevel), to stderr and, with
+ * `--log-file`, appended to a file too. Stdout is never written: it may be the protocol.
+ */
+import { closeSync, writeSync } from 'node:fs';
+import { openLogFile } from './log-file.js';
+import { LOG_LEVELS, type LogLevel, type LogSettings } from '../config/settings.js';
+
+export { LogFileError } from './log-file.js';
+
+/** Logs a line at `level` (info when not given). */
+export type Log = (line: string, level?: LogLevel) => void;
+
+interface Sink {
+  readonly level: LogLevel;
+  /** The log file's descriptor, or null. */
+  readonly fd: number | null;
+  readonly path: string | null;
+}
+
+let sink: Sink = { level: 'info', fd: null, path: null };
+
+/**
+ * The process's log, as configured by `configureProcessLog` (info, stderr only, until then). What
+ * code logs to when it was given no log of its own.
+ */
+export const processLog: Log = (line, level = 'info') => {
+  if (!shows(sink.level, level)) return;
+  process.stderr.write(`${line}\n`);
+  // Synchronous, so the line is in the file before an exit that follows it.
+  if (sink.fd !== null) writeToFile(sink.fd, `${new Date().toISOString()} ${level} ${line}\n`);
+};
+
+/**
+ * A log file that fails a write (a full disk, EIO, a file size limit) is given up: said once on
+ * stderr, closed, and the log goes on to stderr alone. A log line never ends the server.
+ */
+function writeToFile(fd: number, text: string): void {
+  try {
+    writeSync(fd, text);
+  } catch (error) {
+    const { path } = sink;
+    sink = { ...sink, fd: null, path: null };
+    let closing = '';
+    try {
+      closeSync(fd);
+    } catch (closeError) {
+      closing = `; closing it failed too (${(closeError as Error).message})`;
+    }
+    process.stderr.write(
+      `codemode-mcp: LOG_FILE_FAILED: writing to the log file ${path} failed (${(error as Error).message})${closing}; ` +
+        `logging to stderr only from now on; free space or fix the file, and restart to log there again\n`,
+    );
+  }
+}
+
+/** Whether a log at `threshold` prints a line at `level`. */
+export function shows(threshold: LogLevel, level: LogLevel): boolean {
+  return LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(threshold);
+}
+
+/** Sets the process's level and opens its log file for appending (log-file.ts). Throws LogFileError. */
+export function configureProcessLog(settings: LogSettings): void {
+  const fd = settings.logFile === null ? null : openLogFile(settings.logFile);
+  if (sink.fd !== null) closeSync(sink.fd);
+  sink = { level: settings.logLevel, fd, path: settings.logFile };
+}
+
+/**
+ * A `.catch` for a promise whose failure no caller waits on and nothing can be done about:
+ * closing what is already closing, a notification to a client that is gone, cancelling a body
+ * already ended. The failure goes to the debug log, saying what was being done, not nowhere.
+ */
+export function logFailure(doing: string, log: Log = processLog): (error: unknown) => void {
+  return (error) => log(`codemode-mcp: ${doing} failed: ${error instanceof Error ? error.message : String(error)}`, 'debug');
+}

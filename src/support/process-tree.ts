@@ -1,0 +1,67 @@
+/**
+ * Ending every process this server started, within the time an MCP client gives it.
+ *
+ * A client that closed our stdin sends SIGTERM 2 s later and SIGKILL 2 s after that (the SDK's
+ * stdio client does). A shutdown stops the scripts first, then closes the upstreams, each of which
+ * ends its own process group (src/support/process-group.ts: stdin closed, 1 s, SIGTERM, 1.5 s,
+ * SIGKILL); scripts that are slow to stop would push that past the client's patience. So the
+ * shutdown also keeps its own, shorter clock on every upstream's process group, counted from its
+ * start. Script processes need no sweep: each is our direct child, killed by its runner after the
+ * stop grace, and each exits by itself when we are gone.
+ */
+import { groupAlive, liveGroups, signalGroup, type LiveGroup } from './process-group.js';
+import type { Log } from './log.js';
+
+/** 1 s into a shutdown: every upstream process group with a process left gets SIGTERM. */
+export const SHUTDOWN_TERM_AFTER_MS = 1_000;
+
+/** 2.5 s into a shutdown: every upstream process group with a process left gets SIGKILL; well before a client's SIGKILL at 4 s. */
+export const SHUTDOWN_KILL_AFTER_MS = 2_500;
+
+/**
+ * Runs `close` (which asks everything to end), and signals whatever upstream process group outlives
+ * it: SIGTERM at SHUTDOWN_TERM_AFTER_MS, SIGKILL at SHUTDOWN_KILL_AFTER_MS, counted from the start.
+ * Logs each group it had to signal.
+ */
+export async function closeLeavingNoProcess(
+  close: () => Promise<void>,
+  log: Log,
+  groups: () => readonly LiveGroup[] = () => liveGroups.list(),
+): Promise<void> {
+  const started = Date.now();
+  let failure: { error: unknown } | undefined;
+  const closed = close().catch((error: unknown) => void (failure = { error }));
+  for (const [at, signal] of [
+    [SHUTDOWN_TERM_AFTER_MS, 'SIGTERM'],
+    [SHUTDOWN_KILL_AFTER_MS, 'SIGKILL'],
+  ] as const) {
+    const settled = await settlesWithin(closed, at - (Date.now() - started));
+    const alive = groups().filter((group) => groupAlive(group.pgid));
+    if (settled && alive.length === 0) break;
+    if (settled) await delay(at - (Date.now() - started));
+    for (const group of alive.filter((candidate) => groupAlive(candidate.pgid))) {
+      log(
+        `codemode-mcp: ${signal} to upstream "${group.name}" (process group ${group.pgid}), still running ${at / 1000} s into shutdown`,
+        'warn',
+      );
+      signalGroup(group.pgid, signal);
+    }
+  }
+  await closed;
+  if (failure !== undefined) throw failure.error;
+}
+
+/** Whether `promise` settles within `ms` (a timer that keeps the process up meanwhile, as shutdown must). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const done = await Promise.race([
+    promise.then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms)))),
+  ]);
+  clearTimeout(timer);
+  return done;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}

@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { closeLeavingNoProcess } from '../../src/support/process-tree.js';
+import { closeInOrder } from '../../src/commands/serve-shutdown.js';
+import { UpstreamHub } from '../../src/upstream/hub.js';
+import type { UpstreamStatus } from '../../src/upstream/upstream.js';
+import { makeTempDir } from '../support/temp-dirs.js';
+import { collectLog, fixture, hubPerTest, readRecord, until } from '../upstream/specs.js';
+
+const scratch = hubPerTest();
+
+/** A hub over one recorder upstream that writes each start to `record`, started; closed after the test. */
+async function startRecordedHub() {
+  scratch.dir = makeTempDir('shutdown-order');
+  const record = join(scratch.dir, 'record.jsonl');
+  const { lines, log } = collectLog();
+  const hub = (scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log }));
+  await hub.start();
+  return { hub, record, lines, log };
+}
+
+describe("a server's shutdown and its upstreams", () => {
+  // Regression: the shutdown's 1 s SIGTERM ended an upstream while scripts were still stopping, and
+  // it was restarted, only to be killed at 2.5 s: a fresh process group spawned for nothing.
+  test("an upstream the shutdown's own SIGTERM ends while the scripts stop is not restarted: one start, and a line saying so", async () => {
+    const { hub, record, lines, log } = await startRecordedHub();
+    let whileStopping: UpstreamStatus[] = [];
+    // Scripts that take past SHUTDOWN_TERM_AFTER_MS to stop: stopping lasts until the upstream is gone.
+    await closeLeavingNoProcess(
+      () =>
+        closeInOrder(hub, async () => {
+          await until(() => hub.upstreamStatus()[0]!.state !== 'ready');
+          whileStopping = hub.upstreamStatus();
+        }),
+      log,
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^codemode-mcp: SIGTERM to upstream "rec" \(process group \d+\)/));
+    expect(whileStopping).toEqual([{ name: 'rec', state: 'down', reason: 'it exited', toolCount: 10 }]);
+    expect(lines).toContain('codemode-mcp: upstream "rec" was lost during shutdown (it exited); not restarted');
+    expect(lines.filter((line) => line.includes('restarting'))).toEqual([]);
+    expect(readRecord(record).filter((entry) => entry.event === 'start')).toHaveLength(1);
+  });
+
+  test('an upstream that dies once the shutdown began is not restarted, however it dies', async () => {
+    const { hub, record, lines } = await startRecordedHub();
+    hub.stopRestarting();
+    // It exits by itself mid-call, as an upstream told to stop by something else would.
+    await expect(hub.callTool('die', {})).rejects.toMatchObject({ code: 'UPSTREAM_LOST' });
+    await until(() => hub.upstreamStatus()[0]!.state !== 'ready');
+    expect(hub.upstreamStatus()[0]).toMatchObject({ state: 'down', reason: 'it exited' });
+    await expect(hub.callTool('echo', { text: 'x' })).rejects.toThrow(/upstream "rec" is down: it exited\. Nothing was sent/);
+    expect(lines.filter((line) => line.includes('restarting'))).toEqual([]);
+    await hub.close();
+    expect(readRecord(record).filter((entry) => entry.event === 'start')).toHaveLength(1);
+  });
+
+  test('a restart already scheduled when the shutdown begins is dropped', async () => {
+    const { lines, log } = collectLog();
+    const hub = (scratch.hub = new UpstreamHub([fixture('gh', 'exits-at-once.mjs')], { log }));
+    await hub.start();
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^codemode-mcp: upstream "gh" failed to start: .*; next attempt in 0\.25 s$/),
+    );
+    hub.stopRestarting();
+    // The refusal says when the next attempt comes while one is scheduled; none is now.
+    await expect(hub.callTool('gh__anything', {})).rejects.toThrow(
+      /upstream "gh" is down: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"\. Nothing was sent/,
+    );
+  });
+});
