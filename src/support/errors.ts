@@ -3,6 +3,16 @@
  * Protocol errors (JSON-RPC codes) stay the SDK's `ProtocolError`; these never cross the wire as such.
  */
 
+/**
+ * The base of every error codemode-mcp makes itself. Each subclass declares its `name` (the class's
+ * own name, as a field: bundling may rename a class, never a string) and its `code` (UPPER_SNAKE,
+ * stable: what tests and callers branch on), and its message says what to do.
+ */
+export abstract class CodemodeError extends Error {
+  abstract override readonly name: string;
+  abstract readonly code: string;
+}
+
 /** Why a tool call was refused before anything was sent. */
 export type ToolRefusedCode =
   | 'TOOL_DENIED'
@@ -19,7 +29,7 @@ export type ToolRefusedCode =
  * A call refused before it was sent: nothing happened upstream, so it is safe to retry later.
  * Scripts see it as `ToolRefused`.
  */
-export class ToolRefusedError extends Error {
+export class ToolRefusedError extends CodemodeError {
   override readonly name = 'ToolRefusedError';
 
   constructor(
@@ -36,8 +46,8 @@ export class ToolRefusedError extends Error {
 }
 
 /** A call that was sent, and came to grief upstream: `server` is the upstream, `tool` the name the script called. */
-export abstract class SentCallError extends Error {
-  abstract readonly code: string;
+export abstract class SentCallError extends CodemodeError {
+  abstract override readonly code: string;
 
   constructor(
     readonly server: string,
@@ -98,7 +108,7 @@ export class UpstreamAnswerError extends SentCallError {
 }
 
 /** Upstreams that can't be served as configured: two tools, or two servers, under one name. */
-export class NameCollisionError extends Error {
+export class NameCollisionError extends CodemodeError {
   override readonly name = 'NameCollisionError';
   readonly code = 'NAME_COLLISION';
 

@@ -11,6 +11,7 @@
  */
 import { groupAlive, liveGroups, signalGroup, type LiveGroup } from './process-group.js';
 import type { Log } from './log.js';
+import { pause, settleWithin } from './settle.js';
 
 /** 1 s into a shutdown: every upstream process group with a process left gets SIGTERM. */
 export const SHUTDOWN_TERM_AFTER_MS = 1_000;
@@ -35,10 +36,11 @@ export async function closeLeavingNoProcess(
     [SHUTDOWN_TERM_AFTER_MS, 'SIGTERM'],
     [SHUTDOWN_KILL_AFTER_MS, 'SIGKILL'],
   ] as const) {
-    const settled = await settlesWithin(closed, at - (Date.now() - started));
+    // The timer keeps the process up meanwhile, as a shutdown must.
+    const settled = (await settleWithin(closed, { ms: at - (Date.now() - started), ref: true })) === 'settled';
     const alive = groups().filter((group) => groupAlive(group.pgid));
     if (settled && alive.length === 0) break;
-    if (settled) await delay(at - (Date.now() - started));
+    if (settled) await pause(at - (Date.now() - started));
     for (const group of alive.filter((candidate) => groupAlive(candidate.pgid))) {
       log(
         `codemode-mcp: ${signal} to upstream "${group.name}" (process group ${group.pgid}), still running ${at / 1000} s into shutdown`,
@@ -49,19 +51,4 @@ export async function closeLeavingNoProcess(
   }
   await closed;
   if (failure !== undefined) throw failure.error;
-}
-
-/** Whether `promise` settles within `ms` (a timer that keeps the process up meanwhile, as shutdown must). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const done = await Promise.race([
-    promise.then(() => true),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms)))),
-  ]);
-  clearTimeout(timer);
-  return done;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
