@@ -3,6 +3,8 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 /**
  * A world's import rule: `folders` are the project folders it may not reach (by a relative path,
@@ -24,6 +26,40 @@ function worldRule(files, world, folders, packages) {
       ],
     },
   };
+}
+
+/** The server's layers, top to bottom (docs/architecture.md, "The target layout"). */
+const SRC_FOLDERS = [
+  'boot',
+  'cli',
+  'commands',
+  'mcp',
+  'http',
+  'stdio',
+  'scripts',
+  'upstream',
+  'script-host',
+  'catalog',
+  'json-rpc',
+  'config',
+  'support',
+];
+
+/**
+ * A layer of src/: the files of `folder` may import, inside src/, only the folders in `below`
+ * (and their own); the world rule for src/ (no engine/, prelude/, quickjs-wasi) holds as well.
+ */
+function layerRule(folder, below) {
+  const above = SRC_FOLDERS.filter((name) => name !== folder && !below.includes(name));
+  // src/main.ts is the layer under src/boot/ (which loads it and imports its type) and over the rest.
+  const forbidden = folder === 'boot' ? above : [...above, 'main\\.js'];
+  const world = worldRule([`src/${folder}/**/*.ts`], 'src/ runs in the server', ['engine', 'prelude'], ['quickjs-wasi']);
+  const patterns = world.rules['no-restricted-imports'][1].patterns;
+  patterns.push({
+    regex: `^(\\.\\./)+(${forbidden.join('|')})(/|$)`,
+    message: `src/${folder}/ may import only ${below.length === 0 ? 'nothing else of src/' : below.map((name) => `src/${name}/`).join(', ')}: see docs/architecture.md for the layers`,
+  });
+  return world;
 }
 
 export default tseslint.config(
@@ -69,6 +105,45 @@ export default tseslint.config(
     ['node:*', 'quickjs-wasi', '@modelcontextprotocol/*'],
   ),
   worldRule(['src/**/*.ts'], 'src/ runs in the server', ['engine', 'prelude'], ['quickjs-wasi']),
+  // The layers inside src/: each folder imports only the folders below it, never one above or beside.
+  layerRule('boot', ['support']),
+  layerRule('cli', ['config', 'support']),
+  layerRule('commands', [
+    'cli',
+    'mcp',
+    'http',
+    'stdio',
+    'scripts',
+    'upstream',
+    'script-host',
+    'catalog',
+    'json-rpc',
+    'config',
+    'support',
+  ]),
+  // TODO(redesign, plumbing branch): the request gate's transport type from src/stdio/, and the
+  // log's settings from src/config/, until each declares its own; both allowances then go.
+  layerRule('mcp', ['stdio', 'scripts', 'upstream', 'script-host', 'catalog', 'json-rpc', 'config', 'support']),
+  layerRule('http', ['mcp', 'scripts', 'upstream', 'catalog', 'json-rpc', 'config', 'support']),
+  layerRule('stdio', ['json-rpc', 'config', 'support']),
+  layerRule('scripts', ['script-host', 'catalog', 'config', 'support']),
+  layerRule('upstream', ['catalog', 'json-rpc', 'config', 'support']),
+  layerRule('script-host', ['catalog', 'config', 'support']),
+  layerRule('catalog', ['config', 'support']),
+  layerRule('json-rpc', ['support']),
+  layerRule('config', ['support']),
+  layerRule('support', ['config']),
+  {
+    // No import cycle anywhere in the TypeScript, type-only imports included.
+    files: ['src/**/*.ts', 'engine/**/*.ts', 'prelude/**/*.ts', 'protocol/**/*.ts', 'common/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Each imported file is parsed as TypeScript, and resolved as tsc does (`./x.js` is `./x.ts`).
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.test.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   {
     files: ['test/**/*.ts'],
     rules: {

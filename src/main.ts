@@ -6,7 +6,6 @@
  * then): over stdio, the upstreams and the pool start before the MCP SDK's modules are evaluated
  * (src/commands/serve-stdio/early-start.ts).
  */
-import type { CompileCache } from './boot/compile-cache.js';
 import { EXIT_CONFIG, type CliInvocation } from './cli/parse-cli.js';
 import { configureProcessLog, LogFileError, processLog } from './support/log.js';
 import { NESTED_MARKER, nestedRefusal } from './upstream/environment.js';
@@ -22,14 +21,23 @@ export { isCliExit, parseCli } from './cli/parse-cli.js';
  */
 const COMPILE_CACHE_SAVE_AFTER_MS = 1_000;
 
+/**
+ * What the server needs of its bundle's compile cache (src/boot/compile-cache.ts): to write it
+ * once it has run a while. Declared here, since src/boot/ is the layer above and loads this one.
+ */
+interface CompileCacheSaver {
+  /** Writes the cache (or marks it used) and says what it did, for the debug log. */
+  save(): string;
+}
+
 /** Writes the compile cache once the server has run a while (when this start did not use one). */
-function saveCompileCacheSoon(compileCache: CompileCache | undefined): void {
+function saveCompileCacheSoon(compileCache: CompileCacheSaver | undefined): void {
   if (compileCache === undefined) return;
   setTimeout(() => processLog(compileCache.save(), 'debug'), COMPILE_CACHE_SAVE_AFTER_MS).unref();
 }
 
 /** Runs the command; `compileCache` is the bundle's, from the executable (bin/codemode-mcp.js). */
-export async function run(invocation: CliInvocation, compileCache?: CompileCache): Promise<void> {
+export async function run(invocation: CliInvocation, compileCache?: CompileCacheSaver): Promise<void> {
   try {
     configureProcessLog(invocation.logging);
   } catch (error) {

@@ -11,7 +11,7 @@
  */
 import { specTypeSchemas } from '@modelcontextprotocol/client';
 import { describeInput } from '../support/echo.js';
-import { depthOf } from '../script-host/result-frame.js';
+import { depthOf } from '../../common/json-depth.js';
 import { describeIssues } from '../json-rpc/describe-issues.js';
 
 /** 64 levels of JSON nesting in a tool's inputSchema or outputSchema; deeper is replaced by a placeholder. */
