@@ -1,10 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ScriptChild } from '../../src/script-host/script-child.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ScriptChild } from '../../src/script-host/script-child.js';
 import { ChildSupply, type Supplied } from '../../src/scripts/child-supply.js';
+import { RETIRED_HOLD_MAX_MS } from '../../src/scripts/retired-hold.js';
 import { SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import { childPidsOf, statFieldsOf, waitForNoChildren } from '../support/processes.js';
 import { until } from '../support/waiting.js';
+import { FakeClock } from './fake-clock.js';
 
 const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
 const idle: WatchContext = { signal: new AbortController().signal };
@@ -13,10 +15,10 @@ function open(
   settings: Partial<Settings>,
   ready?: Promise<void>,
   log: (line: string, level?: string) => void = () => {},
-  timing?: ConstructorParameters<typeof ChildSupply>[3],
+  clock?: FakeClock,
 ): { session: SessionScripts; supply: ChildSupply } {
   const all = { ...DEFAULT_SETTINGS, ...settings };
-  const supply = new ChildSupply(all, log, ready, timing);
+  const supply = new ChildSupply(all, log, ready, clock);
   const session = new SessionScripts({
     supply,
     catalog: () => [],
@@ -30,6 +32,7 @@ function open(
 }
 
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const { session, supply } of opened.splice(0)) {
     await session.close();
     await supply.close();
@@ -159,8 +162,8 @@ describe('the pool under a burst', () => {
   });
 
   it('grows by one for a run that found it empty, with no other script running', async () => {
-    // No refill after a take for the test's length: the pool stays empty once its child is taken.
-    const supply = new ChildSupply({ ...DEFAULT_SETTINGS, pool: 1 }, () => {}, undefined, { refillAfterTakeMs: 60_000 });
+    // No refill after a take while the clock stands still: the pool stays empty once its child is taken.
+    const supply = new ChildSupply({ ...DEFAULT_SETTINGS, pool: 1 }, () => {}, undefined, new FakeClock());
     const taken: ScriptChild[] = [];
     try {
       await childrenSettleAt(1);
@@ -190,14 +193,17 @@ describe('a child whose script has ended', () => {
   }
 
   it('exits only once no other script runs, so its exit does not take CPU from them', async () => {
-    const { session } = open({ pool: 0 }, undefined, undefined, { retiredHoldMaxMs: 60_000 });
+    // The clock stands still: the hold never runs out.
+    const { session } = open({ pool: 0 }, undefined, undefined, new FakeClock());
+    const released = vi.spyOn(ScriptChild.prototype, 'release');
     // The long script runs until the test stops it, however slow the machine.
     const long = await sleeper(session, 600_000);
     expect(await valueOf(session, 'return "short"')).toBe('short');
     const [short] = childPidsOf(process.pid).filter((pid) => pid !== long.pid);
     expect(short).toBeDefined();
-    // A child let go at its script's ending would exit within this; it is held.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The short one said its ending before its answer came; a release would follow within a turn.
+    await new Promise(setImmediate);
+    expect(released).not.toHaveBeenCalled();
     expect(running(short!)).toBe(true);
     const listed = (await session.handle({ action: 'list' }, idle)).structuredContent as {
       scripts: Array<{ id: string; status: string }>;
@@ -209,10 +215,13 @@ describe('a child whose script has ended', () => {
     expect(await waitForNoChildren(process.pid)).toEqual([]);
   });
 
-  it('exits at most retiredHoldMaxMs after its ending while other scripts keep running', async () => {
-    const { session } = open({ pool: 0 }, undefined, undefined, { retiredHoldMaxMs: 200 });
-    const long = await sleeper(session, 60_000);
+  it('exits RETIRED_HOLD_MAX_MS after its ending while other scripts keep running', async () => {
+    const clock = new FakeClock();
+    const { session } = open({ pool: 0 }, undefined, undefined, clock);
+    const long = await sleeper(session, 600_000);
     expect(await valueOf(session, 'return "short"')).toBe('short');
+    expect(childPidsOf(process.pid)).toHaveLength(2);
+    clock.advance(RETIRED_HOLD_MAX_MS);
     expect(await childrenSettleAt(1)).toEqual([long.pid]);
     expect(running(long.pid)).toBe(true);
   });
