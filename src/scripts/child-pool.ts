@@ -156,13 +156,13 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
 
   private takeChild(): Supplied<Child> {
     const pooled = this.pooled.shift();
-    const supplied = pooled ? { child: pooled } : this.spawnForRun();
+    const supplied = pooled ? { child: pooled } : this.startForRun();
     if (pooled) this.pace.afterTake();
     this.poolSize.took(pooled === undefined, this.running());
     return supplied;
   }
 
-  private spawnForRun(): Supplied<Child> {
+  private startForRun(): Supplied<Child> {
     const counted = this.counted();
     if (counted >= this.settings.maxScriptChildren) {
       return {
