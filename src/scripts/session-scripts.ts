@@ -5,7 +5,7 @@ import { Script } from '../script-host/script.js';
 import type { ResourceCaller, ToolResult } from '../script-host/types.js';
 import type { Settings } from '../config/settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
-import type { ChildSource } from './child-supply.js';
+import type { ChildSource } from './child-pool.js';
 import { quoteInput } from '../support/echo.js';
 import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ENGINE_MAIN } from '../../src/script-host/engine-path.js';
-import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/child-supply.js';
+import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';
 import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { childPidsOf, commandLineOf } from '../support/processes.js';
 import { eventually, publishedEntry, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';

@@ -124,8 +124,9 @@ describe('code_execution in one session', () => {
 
   it('refuses a run past maxRunningScripts, naming the running scripts', async () => {
     const session = open({ maxRunningScripts: 2 });
-    const a = scriptId(await session.handle({ code: 'await sleep(5000)', yield_ms: 0 }, idle));
-    const b = scriptId(await session.handle({ code: 'await sleep(5000)', yield_ms: 0 }, idle));
+    // Scripts that run until the test ends (session.close stops them), however slow the machine.
+    const a = scriptId(await session.handle({ code: 'await sleep(600_000)', yield_ms: 0 }, idle));
+    const b = scriptId(await session.handle({ code: 'await sleep(600_000)', yield_ms: 0 }, idle));
     const refused = await session.handle({ code: 'return 1' }, idle);
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain(`2 scripts are already running in this session, its maxRunningScripts: ${a}, ${b}`);
@@ -133,7 +134,7 @@ describe('code_execution in one session', () => {
 
   it('refuses a run past the server-wide maxScriptChildren', async () => {
     const session = open({ maxScriptChildren: 1 });
-    await session.handle({ code: 'await sleep(5000)', yield_ms: 0 }, idle);
+    await session.handle({ code: 'await sleep(600_000)', yield_ms: 0 }, idle);
     const refused = await session.handle({ code: 'return 1' }, idle);
     expect(text(refused)).toMatch(/already runs 1 script processes, its maxScriptChildren/);
   });

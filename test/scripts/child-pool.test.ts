@@ -1,0 +1,312 @@
+import { describe, expect, it } from 'vitest';
+import { ChildPool, type PoolChild, type PoolSettings, type Supplied } from '../../src/scripts/child-pool.js';
+import { FAIR_SHARE_WINDOW_MS } from '../../src/scripts/fair-share.js';
+import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';
+import { REFILL_AFTER_FAILURE_MS, REFILL_AFTER_TAKE_MS } from '../../src/scripts/refill-pace.js';
+import { RETIRED_HOLD_MAX_MS } from '../../src/scripts/retired-hold.js';
+import { FakeClock } from './fake-clock.js';
+
+/** A child as the pool sees one, driven by the test: its start, its script's ending, its exit. */
+class FakeChild implements PoolChild {
+  readonly ready: Promise<void>;
+  readonly gone: Promise<void>;
+  readonly catalogs: string[] = [];
+  ending = false;
+  released = false;
+  exited = false;
+  private settleReady!: (error?: Error) => void;
+  private settleGone!: () => void;
+
+  constructor(
+    readonly warm: boolean,
+    private readonly onEnding: (child: FakeChild) => void,
+  ) {
+    this.ready = new Promise<void>((resolve, reject) => (this.settleReady = (error) => (error ? reject(error) : resolve())));
+    this.gone = new Promise<void>((resolve) => (this.settleGone = resolve));
+  }
+
+  offerCatalog(toolsJson: string): void {
+    this.catalogs.push(toolsJson);
+  }
+
+  /** A released child exits at once, as a script's process does. */
+  release(): void {
+    this.released = true;
+    this.exit();
+  }
+
+  kill(): void {
+    this.exit();
+  }
+
+  /** Its script has ended: it says so, and waits to be released. */
+  end(): void {
+    this.ending = true;
+    this.onEnding(this);
+  }
+
+  /** It exited before it was ready. */
+  failToStart(reason: string): void {
+    this.settleReady(new Error(reason));
+    this.exit();
+  }
+
+  private exit(): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.ending = true;
+    this.settleGone();
+  }
+}
+
+/** A pool of fake children on a fake clock, with what it logged and every child it started. */
+function open(settings: Partial<PoolSettings>, ready?: Promise<void>) {
+  const clock = new FakeClock();
+  const started: FakeChild[] = [];
+  const lines: Array<[string, string | undefined]> = [];
+  const pool = new ChildPool<FakeChild>(
+    { pool: 1, maxScriptChildren: 16, ...settings },
+    (warm, onEnding) => {
+      const child = new FakeChild(warm, onEnding);
+      started.push(child);
+      return child;
+    },
+    (line, level) => lines.push([line, level]),
+    ready,
+    clock,
+  );
+  const alive = () => started.filter((child) => !child.exited);
+  return { pool, clock, started, lines, alive };
+}
+
+/** The child a take supplied; a refusal fails the test. */
+function takenChild(supplied: Supplied<FakeChild>): FakeChild {
+  if (!('child' in supplied)) throw new Error(`refused: ${supplied.refused}`);
+  return supplied.child;
+}
+
+/** Lets what the children's exits set off run (the pool hears of an exit on a promise). */
+const settled = () => new Promise<void>(setImmediate);
+
+/** Ends a child's script and waits for the pool to let it go (no other script running) and hear it exit. */
+async function endAndExit(...children: FakeChild[]): Promise<void> {
+  for (const child of children) child.end();
+  await settled();
+  await settled();
+}
+
+describe('the pool', () => {
+  it('starts `pool` warm children, and a cold one for a run that finds it empty', () => {
+    const { pool, started } = open({ pool: 2 });
+    expect(started.map((child) => child.warm)).toEqual([true, true]);
+    takenChild(pool.take());
+    takenChild(pool.take());
+    expect(takenChild(pool.take()).warm).toBe(false);
+  });
+
+  it('holds back all but one pooled child until the server has started, then fills the pool', async () => {
+    let started!: () => void;
+    const { pool, clock, alive, lines } = open({ pool: 3 }, new Promise<void>((resolve) => (started = resolve)));
+    expect(pool.pooledCount).toBe(1);
+    started();
+    await settled();
+    clock.advance(REFILL_AFTER_TAKE_MS - 1);
+    expect(pool.pooledCount).toBe(1);
+    clock.advance(1);
+    expect(pool.pooledCount).toBe(3);
+    expect(alive()).toHaveLength(3);
+    expect(lines).toContainEqual(['codemode-mcp: started; the pool holds 3 children', 'debug']);
+  });
+
+  it('counts pooled children against maxScriptChildren, and refuses a run past it', () => {
+    const { pool } = open({ pool: 3, maxScriptChildren: 2 });
+    expect(pool.size).toBe(2);
+    expect(pool.pooledCount).toBe(2);
+    takenChild(pool.take());
+    takenChild(pool.take());
+    expect(pool.take()).toEqual({
+      refused:
+        'the server already runs 2 script processes, its maxScriptChildren; wait for a script to end, stop one, or raise --max-script-children',
+    });
+  });
+
+  it('refills REFILL_AFTER_TAKE_MS after a take, and replaces a pooled child that exited', async () => {
+    const { pool, clock, started } = open({ pool: 1 });
+    const first = takenChild(pool.take());
+    expect(pool.pooledCount).toBe(0);
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(pool.pooledCount).toBe(1);
+    started[1]!.kill();
+    await settled();
+    expect(pool.pooledCount).toBe(1);
+    expect(started).toHaveLength(3);
+    expect(takenChild(pool.take())).toBe(started[2]);
+    expect(first.exited).toBe(false);
+  });
+
+  it('says why a pooled child could not start, at warn once, then at debug, and tries again each REFILL_AFTER_FAILURE_MS', async () => {
+    const { clock, started, lines } = open({ pool: 1 });
+    started[0]!.failToStart('it exited');
+    await settled();
+    expect(lines).toEqual([
+      ['codemode-mcp: a pooled script process could not start: it exited; the pool tries again in 1 s', 'warn'],
+    ]);
+    expect(started).toHaveLength(1);
+    clock.advance(REFILL_AFTER_FAILURE_MS);
+    expect(started).toHaveLength(2);
+    started[1]!.failToStart('it exited again');
+    await settled();
+    expect(lines[1]).toEqual([
+      'codemode-mcp: a pooled script process could not start: it exited again; the pool tries again in 1 s',
+      'debug',
+    ]);
+  });
+
+  it('sends the catalog to the pooled children, and to each it starts from then on', () => {
+    const { pool, clock, started } = open({ pool: 1 });
+    pool.offerCatalog('[1]');
+    takenChild(pool.take());
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(started.map((child) => child.catalogs)).toEqual([['[1]'], ['[1]']]);
+  });
+
+  it('serves every run with the pool off', () => {
+    const { pool, started } = open({ pool: 0 });
+    expect(started).toEqual([]);
+    expect(takenChild(pool.take()).warm).toBe(false);
+    expect(pool.pooledCount).toBe(0);
+  });
+
+  it('on close, kills the pooled children, lets the held ones go, refuses runs and waits for every child to exit', async () => {
+    const { pool, started, alive } = open({ pool: 2 });
+    const running = takenChild(pool.take());
+    let closed = false;
+    const closing = pool.close().then(() => (closed = true));
+    await settled();
+    expect(alive()).toEqual([running]);
+    expect(closed).toBe(false);
+    expect(pool.take()).toEqual({ refused: 'the server is shutting down' });
+    running.end();
+    expect(running.released).toBe(true);
+    await closing;
+    expect(started.every((child) => child.exited)).toBe(true);
+  });
+});
+
+describe('the pool under a burst', () => {
+  it('grows to the runs at once when they come faster than it refills, counting a run a refill served', async () => {
+    const { pool, clock, lines } = open({ pool: 1 });
+    const taken = [takenChild(pool.take()), takenChild(pool.take())];
+    // While scripts run an empty pool refills with one child; a third run takes it.
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(pool.pooledCount).toBe(1);
+    taken.push(takenChild(pool.take()));
+    await endAndExit(...taken);
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    // Three ran at once: the pool keeps three ready (growing by one per run that found it empty would keep two).
+    expect(pool.pooledCount).toBe(3);
+    expect(pool.poolTarget).toBe(3);
+    expect(lines.map(([line]) => line)).toContain(
+      'codemode-mcp: runs came faster than the pool refilled: it keeps 3 children ready, until idle for 10 s',
+    );
+  });
+
+  it('grows by one for a run that found it empty, with no other script running', async () => {
+    const { pool } = open({ pool: 1 });
+    await endAndExit(takenChild(pool.take()));
+    expect(pool.pooledCount).toBe(0);
+    takenChild(pool.take());
+    expect(pool.poolTarget).toBe(2);
+  });
+
+  it('shrinks back to `pool` once full and idle for POOL_SHRINK_AFTER_MS, killing the children past it', async () => {
+    const { pool, clock, alive, lines } = open({ pool: 1 });
+    const taken = [takenChild(pool.take()), takenChild(pool.take()), takenChild(pool.take())];
+    await endAndExit(...taken);
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(pool.pooledCount).toBe(3);
+    clock.advance(POOL_SHRINK_AFTER_MS);
+    expect(lines.map(([line]) => line)).toContain(
+      'codemode-mcp: the pool was full and idle for 10 s: it shrinks back from 3 to 1 children',
+    );
+    expect(pool.pooledCount).toBe(1);
+    await settled();
+    expect(alive()).toHaveLength(1);
+    expect(pool.poolTarget).toBe(1);
+  });
+});
+
+describe('a child whose script has ended', () => {
+  it('is let go once no other script runs', async () => {
+    const { pool } = open({ pool: 0 });
+    const long = takenChild(pool.take());
+    const short = takenChild(pool.take());
+    short.end();
+    await settled();
+    expect(short.released).toBe(false);
+    long.end();
+    await settled();
+    expect([short.released, long.released]).toEqual([true, true]);
+  });
+
+  it('is let go RETIRED_HOLD_MAX_MS after its ending while other scripts keep running', () => {
+    const { pool, clock } = open({ pool: 0 });
+    takenChild(pool.take());
+    const short = takenChild(pool.take());
+    short.end();
+    clock.advance(RETIRED_HOLD_MAX_MS - 1);
+    expect(short.released).toBe(false);
+    clock.advance(1);
+    expect(short.released).toBe(true);
+  });
+
+  it('is held when a script starts before the next turn', async () => {
+    const { pool } = open({ pool: 0 });
+    const short = takenChild(pool.take());
+    short.end();
+    takenChild(pool.take());
+    await settled();
+    expect(short.released).toBe(false);
+  });
+
+  it('no longer counts against maxScriptChildren', () => {
+    const { pool } = open({ pool: 0, maxScriptChildren: 1 });
+    const first = takenChild(pool.take());
+    expect(pool.take()).toEqual({ refused: expect.stringContaining('its maxScriptChildren') });
+    first.end();
+    takenChild(pool.take());
+  });
+});
+
+describe("sessions' fair share of the children", () => {
+  it('a session alone may use every child; once another asks, its runs past its share are refused and the other gets the freed child', async () => {
+    const { pool } = open({ pool: 0, maxScriptChildren: 2 });
+    const a = pool.forSession({});
+    const b = pool.forSession({});
+    takenChild(a.take());
+    const second = takenChild(a.take());
+    // B asks while A holds both: the server's cap refuses it, and B now counts as active.
+    expect(b.take()).toEqual({ refused: expect.stringContaining('maxScriptChildren') });
+    second.kill();
+    await settled();
+    // With two sessions active A's share is 1, which it holds: the freed child is B's.
+    expect(a.take()).toEqual({
+      refused:
+        "this session already runs 1 script process, its share of the server's 2 (maxScriptChildren) while 2 sessions run scripts; wait for one of its scripts to end, or stop one",
+    });
+    takenChild(b.take());
+  });
+
+  it('a session that stopped asking is forgotten after FAIR_SHARE_WINDOW_MS', async () => {
+    const { pool, clock } = open({ pool: 0, maxScriptChildren: 2 });
+    const a = pool.forSession({});
+    const b = pool.forSession({});
+    takenChild(a.take());
+    const lent = takenChild(b.take());
+    lent.kill();
+    await settled();
+    expect(a.take()).toEqual({ refused: expect.stringContaining('while 2 sessions') });
+    clock.advance(FAIR_SHARE_WINDOW_MS + 1);
+    takenChild(a.take());
+  });
+});
