@@ -165,13 +165,8 @@ export const CHILD_MESSAGES = {
   ),
 } as const;
 
-export type ReadyMessage = MessageOf<'ready', typeof CHILD_MESSAGES.ready>;
 export type CallMessage = MessageOf<'call', typeof CHILD_MESSAGES.call>;
-export type OutputMessage = MessageOf<'out', typeof CHILD_MESSAGES.out>;
-export type NotifyMessage = MessageOf<'notify', typeof CHILD_MESSAGES.notify>;
-export type ShowMessage = MessageOf<'show', typeof CHILD_MESSAGES.show>;
 export type EndMessage = MessageOf<'end', typeof CHILD_MESSAGES.end>;
-export type EndStatus = EndMessage['status'];
 export type ChildMessage = MessagesOf<typeof CHILD_MESSAGES>;
 
 // ---- parent → child ----
