@@ -94,6 +94,7 @@ export function flag(): TrueField {
   return { kind: 'true' };
 }
 
+/** A field that may be absent; present, it must be of its kind. */
 export function optional<F extends Field>(field: F): F & { readonly optional: true } {
   return { ...field, optional: true };
 }
@@ -167,6 +168,7 @@ export function checkShape<S extends Shapes, R extends string>(
     }
   }
   if (rule === undefined || payload.length === 0) return { ok: true, message: message as MessagesOf<S> };
+  // UTF-8 takes at most 3 bytes a UTF-16 character: past that, too large before it is decoded.
   if (payload.length > 3 * rule.maxChars) return { ok: false, refusal: rule.tooLarge as R };
   const value = payload.toString('utf8');
   if (value.length > rule.maxChars) return { ok: false, refusal: rule.tooLarge as R };
