@@ -14,6 +14,8 @@
  * the parent gone: the child removes its own directory and exits.
  */
 
+import { choice, count, flag, number, optional, shape, text, type MessageOf, type MessagesOf } from './shape.js';
+
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -101,13 +103,6 @@ export interface ToolEntry {
 
 // ---- child → parent ----
 
-export interface ReadyMessage {
-  readonly t: 'ready';
-  readonly v: number;
-  /** How the prelude was installed: restored from the build's snapshot, or evaluated (the fallback). */
-  readonly prelude: 'snapshot' | 'evaluated';
-}
-
 /**
  * The script's `resources` API: each travels as a call (`resource: true`, `tool` one of these),
  * counted in the same places and caps as tool calls. `resources.read` takes `{"uri": string}`, the
@@ -116,56 +111,63 @@ export interface ReadyMessage {
 export const RESOURCE_CALLS = ['resources.list', 'resources.templates', 'resources.read'] as const;
 export type ResourceCall = (typeof RESOURCE_CALLS)[number];
 
-export interface CallMessage {
-  readonly t: 'call';
-  readonly id: number;
-  /** The tool's name as the script called it; for a `resources` call, its name in RESOURCE_CALLS. */
-  readonly tool: string;
-  /** The arguments as JSON text, counted by the parent before it parses them. */
-  readonly args: string;
-  /** Set for a call of the `resources` API rather than of a tool. */
-  readonly resource?: true;
-}
-
-export interface OutputMessage {
-  readonly t: 'out';
-  readonly text: string;
-}
-
-export interface NotifyMessage {
-  readonly t: 'notify';
-  /** The payload as JSON text. */
-  readonly payload: string;
-}
-
-/** show(): content blocks for the answer, checked and copied field by field by the prelude. */
-export interface ShowMessage {
-  readonly t: 'show';
-  /** The blocks as JSON text: an array of MCP content blocks (text, image, audio, resource, resource_link). */
-  readonly blocks: string;
-}
-
-export type EndStatus = 'finished' | 'failed' | 'stopped';
+/** The value cap, plus room for the string that says a value was past it. */
+const VALUE_FIELD_MAX_CHARS = VALUE_MAX_CHARS + 1_024;
 
 /**
- * How the script ended. Its value, when it finished with one, travels as the frame's payload (its
- * JSON as UTF-8), not as a field of the frame's JSON: a large value is then neither escaped by
- * the child nor counted and parsed twice by the parent.
+ * The child's messages, described once (protocol/shape.ts): their types below are inferred from
+ * this, and the server checks each frame from an untrusted child against it
+ * (src/script-host/check-message.ts). A field past its cap is refused with the breach named here.
  */
-export interface EndMessage {
-  readonly t: 'end';
-  readonly status: EndStatus;
-  /** The value as JSON text, when the script finished with a value: the frame's payload. */
-  readonly value?: string;
-  /** The error as the script would print it (message and the script's own frames). */
-  readonly error?: string;
-  /** Calls the script made that were never sent, as JSON text of {tool: count}. */
-  readonly unsent?: string;
-  /** How many answers (results, refusals, results too large) the script read. */
-  readonly read?: number;
-}
+export const CHILD_MESSAGES = {
+  ready: shape({
+    v: number(),
+    /** How the prelude was installed: restored from the build's snapshot, or evaluated (the fallback). */
+    prelude: choice('snapshot', 'evaluated'),
+  }),
+  call: shape({
+    /** 1, 2, 3…: an id not above the last is reused or out of order. */
+    id: count(1),
+    /** The tool's name as the script called it; for a `resources` call, its name in RESOURCE_CALLS. */
+    tool: text(),
+    /** The arguments as JSON text, counted by the parent before it parses them. */
+    args: text(),
+    /** Set for a call of the `resources` API rather than of a tool. */
+    resource: optional(flag()),
+  }),
+  out: shape({ text: text({ maxChars: OUTPUT_BATCH_MAX_CHARS, refusal: 'OUTPUT_PAST_BATCH' }) }),
+  notify: shape({
+    /** The payload as JSON text. */
+    payload: text({ maxChars: NOTIFY_PAYLOAD_MAX_CHARS, json: true, refusal: 'NOTIFY_INVALID' }),
+  }),
+  /** show(): content blocks for the answer, checked and copied field by field by the prelude. */
+  show: shape({
+    /** The blocks as JSON text: an array of MCP content blocks (text, image, audio, resource, resource_link). */
+    blocks: text({ maxChars: SHOW_MAX_BYTES_LIMIT, refusal: 'SHOW_INVALID' }),
+  }),
+  /**
+   * How the script ended. Its value, when it finished with one, travels as the frame's payload (its
+   * JSON as UTF-8), not as a field of the frame's JSON: a large value is then neither escaped by
+   * the child nor counted and parsed twice by the parent.
+   */
+  end: shape(
+    {
+      status: choice('finished', 'failed', 'stopped'),
+      /** The error as the script would print it (message and the script's own frames). */
+      error: text({ optional: true, maxChars: ERROR_MAX_CHARS }),
+      /** Calls the script made that were never sent, as JSON text of {tool: count}. */
+      unsent: text({ optional: true }),
+      /** How many answers (results, refusals, results too large) the script read. */
+      read: optional(count(0)),
+    },
+    /** The value as JSON text, when the script finished with a value. */
+    { field: 'value', maxChars: VALUE_FIELD_MAX_CHARS, tooLarge: 'VALUE_TOO_LARGE', notJson: 'VALUE_NOT_JSON' },
+  ),
+} as const;
 
-export type ChildMessage = ReadyMessage | CallMessage | OutputMessage | NotifyMessage | ShowMessage | EndMessage;
+export type CallMessage = MessageOf<'call', typeof CHILD_MESSAGES.call>;
+export type EndMessage = MessageOf<'end', typeof CHILD_MESSAGES.end>;
+export type ChildMessage = MessagesOf<typeof CHILD_MESSAGES>;
 
 // ---- parent → child ----
 

@@ -2,17 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { rm, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import {
-  FRAME_MAX_BYTES,
-  PROTOCOL_VERSION,
-  STOP_FILE_NAME,
-  type Breach,
-  type ChildMessage,
-  type ParentMessage,
-} from '../../protocol/contract.js';
-import { FrameDecoder, encodeFrame } from '../../protocol/frames.js';
+import { STOP_FILE_NAME, type Breach, type ChildMessage, type ParentMessage } from '../../protocol/contract.js';
+import { encodeFrame } from '../../protocol/frames.js';
 import { StderrLines } from '../support/stderr-lines.js';
-import { checkChildFrame } from './check-message.js';
+import { ChildNotReadyError, type ChannelEvents, type ScriptChannel } from './channel.js';
+import { ChildFrameReader } from './child-frames.js';
 import { spawnScriptProcess, type ScriptProcess, type SpawnChildOptions } from './script-process.js';
 import { logFailure, processLog, type Log } from '../support/log.js';
 
@@ -38,29 +32,21 @@ export interface ScriptChildOptions extends SpawnChildOptions {
   readonly onEnding?: (child: ScriptChild) => void;
 }
 
-export interface ChildEvents {
-  message(message: ChildMessage): void;
-  breach(reason: Breach): void;
-  exit(code: number | null, signal: NodeJS.Signals | null): void;
-}
-
 /**
  * A script's child process, seen from the server: spawned with an empty environment in a
- * private directory, ready before it is given a script, checked frame by frame.
+ * private directory, ready before it is given a script, checked frame by frame (child-frames.ts).
  */
-export class ScriptChild {
+export class ScriptChild implements ScriptChannel {
   readonly dir: string;
   /** Resolves when the child said it is ready; rejects when it exits or breaks the protocol first. */
   readonly ready: Promise<void>;
   /** Resolves when the process has exited and its directory is removed. */
   readonly gone: Promise<void>;
   private readonly process: ChildProcess;
-  private readonly decoder = new FrameDecoder(FRAME_MAX_BYTES);
   private readonly writes: Array<{ frame: Buffer; written: (() => void) | undefined }> = [];
   private writing = false;
   private writeQueued = false;
-  private events: Partial<ChildEvents> = {};
-  private isReady = false;
+  private events: Partial<ChannelEvents> = {};
   private saidEnd = false;
   private released = false;
   private exitTimer: NodeJS.Timeout | undefined;
@@ -91,15 +77,20 @@ export class ScriptChild {
     const log = options.log ?? processLog;
     this.stderr = new StderrLines(`[script child ${this.process.pid}] `, log, CHILD_STDERR_LOGGED_MAX_CHARS);
     this.stderr.attach(this.process.stderr!);
-    (this.process.stdio[3] as Readable).on('data', (chunk: Buffer) => this.onData(chunk, settleReady));
+    const frames = new ChildFrameReader({
+      ready: () => settleReady(),
+      message: (message) => this.onMessage(message),
+      breach: (reason) => this.breach(reason, settleReady),
+    });
+    (this.process.stdio[3] as Readable).on('data', (chunk: Buffer) => frames.push(chunk));
     // A child gone before a write (killed, crashed) is reported by its exit; the write's EPIPE is only logged.
     (this.process.stdin as Writable).on('error', logFailure(`a write to script child ${this.process.pid}`, log));
     const gone = (code: number | null, signal: NodeJS.Signals | null): void => {
       if (this.exitedWith !== null) return;
       this.exitedWith = { code, signal };
       clearTimeout(this.exitTimer);
-      settleReady(new Error(`the script's process exited before it was ready${this.describeExit()}`));
-      this.events.exit?.(code, signal);
+      settleReady(new ChildNotReadyError(`the script's process exited before it was ready${this.describeExit()}`));
+      this.events.exit?.();
       // Off the event loop (a synchronous removal held it 1-1.5 ms a child, measured), and gone once removed.
       rm(this.dir, { recursive: true, force: true }, (error) => {
         if (error) log(`codemode-mcp: could not remove a script's directory ${this.dir}: ${error.message}`, 'warn');
@@ -150,10 +141,10 @@ export class ScriptChild {
   }
 
   /** Takes over the child's events once it is given a script. */
-  listen(events: Partial<ChildEvents>): void {
+  listen(events: Partial<ChannelEvents>): void {
     this.events = events;
     if (this.brokenBy) events.breach?.(this.brokenBy);
-    if (this.exitedWith) events.exit?.(this.exitedWith.code, this.exitedWith.signal);
+    if (this.exitedWith) events.exit?.();
   }
 
   /**
@@ -237,33 +228,17 @@ export class ScriptChild {
     });
   }
 
-  private onData(chunk: Buffer, settleReady: (error?: Error) => void): void {
-    if (this.brokenBy) return;
-    const outcome = this.decoder.push(chunk, (body) => {
-      if (this.brokenBy) return;
-      const checked = checkChildFrame(body);
-      if (!checked.ok) return this.breach(checked.breach, settleReady);
-      const message = checked.message;
-      if (!this.isReady) {
-        if (message.t !== 'ready') return this.breach('MESSAGE_UNEXPECTED', settleReady);
-        if (message.v !== PROTOCOL_VERSION) return this.breach('PROTOCOL_VERSION', settleReady);
-        this.isReady = true;
-        settleReady();
-        return;
-      }
-      if (message.t === 'ready') return this.breach('MESSAGE_UNEXPECTED', settleReady);
-      const ending = message.t === 'end' && !this.saidEnd;
-      if (message.t === 'end') this.saidEnd = true;
-      this.events.message?.(message);
-      if (ending) this.onEnding(this);
-    });
-    if (outcome === 'too_large') this.breach('FRAME_TOO_LARGE', settleReady);
+  private onMessage(message: ChildMessage): void {
+    const ending = message.t === 'end' && !this.saidEnd;
+    if (message.t === 'end') this.saidEnd = true;
+    this.events.message?.(message);
+    if (ending) this.onEnding(this);
   }
 
   private breach(reason: Breach, settleReady: (error?: Error) => void): void {
     this.brokenBy = reason;
     this.kill();
-    settleReady(new Error(`the script's process broke the protocol before it was ready: ${reason}`));
+    settleReady(new ChildNotReadyError(`the script's process broke the protocol before it was ready: ${reason}`));
     this.events.breach?.(reason);
   }
 }

@@ -112,20 +112,6 @@ describe("a script's limits", () => {
     expect(ret.calls.unsent).toEqual({ slow: 4 });
   });
 
-  it('takes notifies spaced by the child as honest even when the server reads them late and together', async () => {
-    // Regression: the server checked the gap between arrivals, so a stall of its own made an
-    // honest script "too many notifies".
-    const script = startScript('notify(1); await sleep(1000); notify(2); return "ok"');
-    const stallUntil = Date.now() + 2_500;
-    while (Date.now() < stallUntil) {
-      // The server's event loop is blocked: both notify frames wait in the pipe.
-    }
-    await script.ended;
-    const ret = await script.observe(0);
-    expect(ret.status).toBe('finished');
-    expect(ret.notifications).toEqual(['1', '2']);
-  });
-
   it('rejects a refused call with ToolRefused, saying why', async () => {
     const refusing: ToolCaller = async (name) => {
       throw new ToolRefusedError('TOOL_DENIED', name, 'denied by the config');
@@ -150,14 +136,6 @@ describe("a script's limits", () => {
     });
     expect(read.calls).toMatchObject({ answered: 1, refused: 1, unseen: [] });
     expect(renderReturn(read)).toContain('calls: 1 answered, 1 refused (never sent)\n');
-  });
-
-  it('turns a failure after sending into an isError result', async () => {
-    const failing: ToolCaller = async () => {
-      throw new Error('upstream went away');
-    };
-    const ret = await runScript('return await tools.echo({})', { callTool: failing });
-    expect(JSON.parse(ret.value!)).toEqual({ content: [{ type: 'text', text: 'upstream went away' }], isError: true });
   });
 
   it('throws at once for arguments over 4 MiB, and sends nothing', async () => {

@@ -156,14 +156,6 @@ describe('a script in its own child', () => {
     expect(ret.output.head).toBe('{"b":2}\n');
   });
 
-  it('stops a script at its lifetime, as an error', async () => {
-    const ret = await runScript('while (true) await sleep(10)', { limits: { scriptLifetimeMs: 300 } });
-    expect(ret.status).toBe('stopped');
-    expect(ret.stopReason).toBe('lifetime');
-    expect(ret.isError).toBe(true);
-    expect(ret.error).toMatch(/lifetime of 300 ms/);
-  });
-
   it('kills a stopped child that does not end within the grace, and says what may be missing', async () => {
     const script = startScript('console.log("x")', { entry: new URL('../fixtures/ignores-stop.mjs', import.meta.url).pathname });
     await script.observe(200);

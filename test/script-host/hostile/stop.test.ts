@@ -4,7 +4,7 @@
  * The test's timeout is the only hang guard; the latency itself is measured in bench/.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { STOP_GRACE_MS } from '../../../src/script-host/script.js';
+import { STOP_GRACE_MS } from '../../../src/script-host/stop-sequence.js';
 import type { ToolCaller } from '../../../src/script-host/types.js';
 import { waitForNoChildren } from '../../support/processes.js';
 import { startScript } from '../../support/scripts.js';

@@ -1,0 +1,90 @@
+import { ToolRefusedError } from '../support/errors.js';
+import { CallRecord, type OpenCall } from './call-record.js';
+import type { AdmittedCall } from './call-policy.js';
+import type { ScriptChannel } from './channel.js';
+import { failedRead, resultFrame } from './result-frame.js';
+import type { ResourceCaller, ToolCaller } from './types.js';
+
+export interface CallDispatchOptions {
+  readonly callTool: ToolCaller;
+  /** How `resources` calls reach the upstreams; absent, each is refused (RESOURCE_UNKNOWN). */
+  readonly callResource?: ResourceCaller;
+  readonly toolCallTimeoutMs: number;
+  /** The script's memory: a result past a third of it is too large (protocol/contract.ts). */
+  readonly memoryMaxBytes: number;
+}
+
+/**
+ * Runs a script's admitted calls against the tools and resources, and sends the child each
+ * outcome: the result, a refusal, a timeout (the call's place stays held) or, for a call that
+ * timed out and was then answered, the release of its place. Every call is kept in the record.
+ */
+export class CallDispatch {
+  readonly record: CallRecord;
+
+  constructor(
+    private readonly channel: Pick<ScriptChannel, 'send'>,
+    private readonly options: CallDispatchOptions,
+  ) {
+    this.record = new CallRecord(options.toolCallTimeoutMs, (call) => this.onTimeout(call));
+  }
+
+  dispatch(call: AdmittedCall): void {
+    if (call.kind === 'tool') {
+      const open = this.record.opened(call.id, call.tool, call.argsJson);
+      return this.answerWith(open, () => this.options.callTool(call.tool, call.args, this.record.signal));
+    }
+    const { label } = call;
+    const open = this.record.opened(call.id, call.call, call.argsJson, label);
+    const request = { call: call.call, label, ...(call.uri !== undefined ? { uri: call.uri } : {}) };
+    this.answerWith(
+      open,
+      () =>
+        this.options.callResource?.(request, this.record.signal) ??
+        Promise.reject(new ToolRefusedError('RESOURCE_UNKNOWN', label, 'this server was started without access to resources')),
+      failedRead,
+    );
+  }
+
+  /** Sends the call's outcome to the script when it comes; `failure`: what a failure after sending becomes (a tool's isError result by default). */
+  private answerWith(call: OpenCall, send: () => Promise<unknown>, failure?: (error: unknown) => unknown): void {
+    let answer: Promise<unknown>;
+    try {
+      answer = send();
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
+      (result) => this.onAnswer(call, { result }, failure),
+      (error: unknown) => this.onAnswer(call, { error }, failure),
+    );
+  }
+
+  private onTimeout(call: OpenCall): void {
+    const ms = this.options.toolCallTimeoutMs;
+    this.channel.send({
+      t: 'result',
+      id: call.id,
+      kind: 'timeout',
+      message:
+        `${call.label ?? `tools[${JSON.stringify(call.tool)}]`} took longer than ${ms} ms (the server's toolCallTimeoutMs); ` +
+        'it may still be running and may take effect',
+    });
+  }
+
+  /** Once the script has ended, no call is open (CallRecord.cancelOpen): its answers are dropped. */
+  private onAnswer(
+    call: OpenCall,
+    outcome: { result: unknown } | { error: unknown },
+    failure?: (error: unknown) => unknown,
+  ): void {
+    if (!this.record.isOpen(call.id)) return;
+    if (!this.record.closed(call)) {
+      this.channel.send({ t: 'release', id: call.id });
+      return;
+    }
+    const frame = resultFrame(call.id, outcome, this.options.memoryMaxBytes, failure);
+    this.record.answerSent(call, frame.message.kind === 'refused');
+    this.channel.send(frame.message, frame.payload, () => this.record.answerWritten());
+  }
+}
