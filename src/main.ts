@@ -8,6 +8,7 @@
  */
 import type { CompileCache } from './boot/compile-cache.js';
 import { EXIT_CONFIG, type CliInvocation } from './cli/parse-cli.js';
+import { LOG_SETTINGS } from './config/settings.js';
 import { configureProcessLog, LogFileError, processLog } from './support/log.js';
 import { NESTED_MARKER, nestedRefusal } from './upstream/environment.js';
 
@@ -31,7 +32,8 @@ function saveCompileCacheSoon(compileCache: CompileCache | undefined): void {
 /** Runs the command; `compileCache` is the bundle's, from the executable (bin/codemode-mcp.js). */
 export async function run(invocation: CliInvocation, compileCache?: CompileCache): Promise<void> {
   try {
-    configureProcessLog(invocation.logging);
+    const { flag, name } = LOG_SETTINGS.logFile;
+    configureProcessLog(invocation.logging, `--${flag}, settings.${name}`);
   } catch (error) {
     if (!(error instanceof LogFileError)) throw error;
     process.stderr.write(`codemode-mcp: ${error.message}\n`);

@@ -1,14 +1,7 @@
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
-import {
-  EXPOSE_SETTING,
-  LOG_SETTINGS,
-  SETTINGS,
-  type LogSettingName,
-  type LogSettings,
-  type SettingName,
-  type Settings,
-} from './settings.js';
+import type { LogSettings } from '../support/log.js';
+import { EXPOSE_SETTING, LOG_SETTINGS, SETTINGS, type LogSettingName, type SettingName, type Settings } from './settings.js';
 import { findClosestName } from './closest-name.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';

@@ -1,4 +1,5 @@
-import { LOG_LEVELS, LOG_SETTINGS, type LogLevel, type LogSettingName, type LogSettings } from './settings.js';
+import { LOG_LEVELS, type LogLevel, type LogSettings } from '../support/log.js';
+import { LOG_SETTINGS, type LogSettingName } from './settings.js';
 import { findClosestName } from './closest-name.js';
 import { resolveUserPath } from './user-path.js';
 

@@ -5,6 +5,7 @@
  */
 
 import { SHOW_MAX_BYTES_LIMIT } from '../../protocol/contract.js';
+import { LOG_LEVELS } from '../support/log.js';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -241,10 +242,6 @@ export const EXPOSE_SETTING = {
   flag: 'expose',
   doc: 'offer the tools whose script names match this glob beside code_execution, callable directly; repeatable',
 } as const;
-/** How much the server logs, least to most: each level prints its own lines and those of the levels before it. */
-export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
 /** A setting whose value is a word or a path rather than a number: a flag and a config field all the same. */
 export interface TextSettingSpec {
   readonly name: string;
@@ -279,12 +276,6 @@ export const LOG_SETTINGS = {
 } as const satisfies Record<string, TextSettingSpec>;
 
 export type LogSettingName = keyof typeof LOG_SETTINGS;
-
-/** How the process logs: a level, and a file or none. A path here is absolute. */
-export interface LogSettings {
-  readonly logLevel: LogLevel;
-  readonly logFile: string | null;
-}
 
 export type SettingName = keyof typeof SETTINGS;
 export type Settings = { readonly [K in SettingName]: number } & {
