@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { CommanderError } from 'commander';
-import { findClosestName } from '../config/closest-name.js';
+import { closestName } from '../../common/closest-names.js';
 import { ConfigError } from '../config/config-error.js';
 import { runsCodemodeMcp, skipOwnEntries } from '../config/own-entries.js';
 import { loadConfigFile } from '../config/load-config-file.js';
@@ -151,7 +151,7 @@ function invocationFrom(
   const [stray] = operands;
   if (stray !== undefined) {
     // `codemode-mcp tool`: a mistyped command reaches us as the server's stray operand.
-    const meant = raw.command === 'serve' ? findClosestName(stray, commands) : null;
+    const meant = raw.command === 'serve' ? closestName(stray, commands) : null;
     const hint = meant === null ? '' : ` did you mean the command "${PROGRAM_NAME} ${meant}"? Otherwise`;
     return usageError(formsMessage(`unexpected argument "${stray}";${hint} an upstream command goes after "--":`, forms));
   }

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import type { LogSettings } from '../support/log.js';
 import { EXPOSE_SETTING, LOG_SETTINGS, SETTINGS, type LogSettingName, type SettingName, type Settings } from './settings.js';
-import { findClosestName } from './closest-name.js';
+import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { isSettingName, readSettingValue } from './setting-value.js';
@@ -66,7 +66,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
   const entries = Object.entries(raw);
   for (const [name] of entries) {
     if (isSettingName(name) || isLogSettingName(name) || name === EXPOSE_SETTING.name) continue;
-    const guess = findClosestName(name, ALL_NAMES);
+    const guess = closestName(name, ALL_NAMES);
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     throw new ConfigError(
       file,

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { findClosestName } from './closest-name.js';
+import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType } from './config-error.js';
 import { readFileLogSettings, readFileSettings } from './file-settings.js';
 import { parseServerEntry } from './parse-server-entry.js';
@@ -46,7 +46,7 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   const top = value as Record<string, unknown>;
   for (const key of Object.keys(top)) {
     if ((TOP_LEVEL_KEYS as readonly string[]).includes(key)) continue;
-    const meant = findClosestName(key, TOP_LEVEL_KEYS);
+    const meant = closestName(key, TOP_LEVEL_KEYS);
     if (meant !== null) {
       throw new ConfigError(file, `has a top-level key "${key}"; did you mean "${meant}"? (it would otherwise be ignored)`);
     }
