@@ -4,6 +4,7 @@
  * README's settings table says the same.
  */
 
+import { formatBytes } from '../../common/format-numbers.js';
 import { SHOW_MAX_BYTES_LIMIT } from '../../protocol/contract.js';
 import { LOG_LEVELS } from '../support/log.js';
 
@@ -321,10 +322,7 @@ export function checkSettingsTogether(settings: Settings): string | null {
 export function formatSettingValue(spec: SettingSpec, value: number): string {
   switch (spec.unit) {
     case 'bytes':
-      if (value >= GiB && value % GiB === 0) return `${value / GiB} GiB`;
-      if (value >= MiB && value % MiB === 0) return `${value / MiB} MiB`;
-      if (value >= 1024 && value % 1024 === 0) return `${value / 1024} KiB`;
-      return `${value} bytes`;
+      return formatBytes(value);
     case 'ms':
       if (value >= MINUTE && value % MINUTE === 0) return `${value / MINUTE} min`;
       if (value >= SECOND && value % SECOND === 0) return `${value / SECOND} s`;

@@ -16,6 +16,7 @@ import {
   type RequestId,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { groupThousands } from '../../common/format-numbers.js';
 import { describeInput, quoteInput } from '../support/echo.js';
 import { SETTINGS, formatSettingValue } from '../config/settings.js';
 import type { Rejection, StdioServerTransport } from '../stdio/stdio-server-transport.js';
@@ -134,7 +135,7 @@ export class RequestGate implements Transport {
 
   private oversize({ bytes, id, role }: Extract<Rejection, { kind: 'oversize' }>): void {
     const limit = formatSettingValue(SETTINGS.maxMessageBytes, this.options.maxMessageBytes);
-    const size = `${bytes.toLocaleString('en-US')} bytes, over the server's limit of ${limit} (maxMessageBytes)`;
+    const size = `${groupThousands(bytes)} bytes, over the server's limit of ${limit} (maxMessageBytes)`;
     if (role === 'response' && id !== undefined) {
       this.failOwnRequest(id, `the client's answer was ${size}`);
     } else if (id !== undefined && role !== 'notification') {

@@ -9,6 +9,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { groupThousands } from '../../common/format-numbers.js';
 import { BoundedLineReader, type OversizeLine } from '../json-rpc/bounded-lines.js';
 import { parseLine, type ParsedLine } from '../json-rpc/parse-line.js';
 import { logFailure } from '../support/log.js';
@@ -125,7 +126,7 @@ export class StdioServerTransport implements Transport {
     if (left > 0)
       this.onerror?.(
         new Error(
-          `the client's input ended inside a message (${left.toLocaleString('en-US')} bytes without a newline), which was dropped`,
+          `the client's input ended inside a message (${groupThousands(left)} bytes without a newline), which was dropped`,
         ),
       );
     void this.close();

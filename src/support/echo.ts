@@ -1,3 +1,5 @@
+import { groupThousands } from '../../common/format-numbers.js';
+
 /**
  * How the server quotes back what a client (or an upstream) sent: a refusal names the script id,
  * tool name or action it got, but never hands a megabyte back.
@@ -12,7 +14,7 @@ export const ECHO_MAX_CHARS = 200;
  */
 export function quoteInput(text: string): string {
   if (text.length <= ECHO_MAX_CHARS) return JSON.stringify(text);
-  return `${JSON.stringify(`${text.slice(0, ECHO_MAX_CHARS)}…`)} (${text.length.toLocaleString('en-US')} characters)`;
+  return `${JSON.stringify(`${text.slice(0, ECHO_MAX_CHARS)}…`)} (${groupThousands(text.length)} characters)`;
 }
 
 /** A phrase for any value a client sent where something else was expected: `"run!"`, `an object`, `number 1.5`, `nothing`. */
