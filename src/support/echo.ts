@@ -27,3 +27,13 @@ export function describeInput(value: unknown): string {
   // What is left of parsed JSON: a number or a boolean.
   return `${typeof value} ${value as number | boolean}`;
 }
+
+/** `request 7 ("tools/call")`, for a log line: the id and method as the client sent them, quotes cut. */
+export function requestLabel(id: string | number | undefined, method: unknown): string {
+  return `request ${id === undefined ? 'without a readable id' : showId(id)}${method === undefined ? '' : ` (${describeInput(method)})`}`;
+}
+
+/** A request id as the client sent it: a number as it is, a string quoted and cut. */
+export function showId(id: string | number): string {
+  return typeof id === 'string' ? quoteInput(id) : String(id);
+}
