@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType } from './config-error.js';
-import { readFileLogSettings, readFileSettings } from './file-settings.js';
+import { readFileSettings } from './file-settings.js';
 import { parseServerEntry } from './parse-server-entry.js';
 import type { LoadedConfig, UpstreamSpec, VariableSource } from './types.js';
 
@@ -89,7 +89,6 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   return {
     path: file,
     upstreams,
-    settings: readFileSettings(top.settings, file),
-    logging: readFileLogSettings(top.settings, file),
+    ...readFileSettings(top.settings, file),
   };
 }

@@ -6,7 +6,7 @@
 
 import { formatBytes } from '../../common/format-numbers.js';
 import { SHOW_MAX_BYTES_LIMIT } from '../../protocol/contract.js';
-import { LOG_LEVELS } from '../support/log.js';
+import { LOG_LEVELS, type LogSettings } from '../support/log.js';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -283,6 +283,12 @@ export type Settings = { readonly [K in SettingName]: number } & {
   /** Globs over script tool names: the tools offered directly beside code_execution (EXPOSE_SETTING). */
   readonly expose: readonly string[];
 };
+
+/** What one layer sets (the config file's `settings`, or the flags): the server's settings and the log's. */
+export interface SettingLayer {
+  readonly settings: Partial<Settings>;
+  readonly logging: Partial<LogSettings>;
+}
 
 export const DEFAULT_SETTINGS: Settings = {
   ...(Object.fromEntries(Object.entries(SETTINGS).map(([name, spec]) => [name, spec.default])) as {
