@@ -2,6 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { JSException, type JSValueHandle } from 'quickjs-wasi';
 import { closestHint } from '../common/closest-names.js';
+import { formatBytes } from '../common/format-numbers.js';
 import { SCRIPT_FILE, endedEarly, lineCount } from '../common/script-position.js';
 import { ENTRY_METHODS, HOST_REFUSED, NOTIFY_SKIPPED, type EntryMethod } from '../common/seam.js';
 import { searchQueryProblem, searchTools, type SearchableTool } from '../common/search-tools.js';
@@ -390,7 +391,7 @@ export class ScriptRun {
   private describeException(error: JSException): string {
     if (error.message === 'out of memory') {
       return (
-        `InternalError: out of memory: the script used all of its ${formatMiB(this.hooks.options.memoryMaxBytes)} ` +
+        `InternalError: out of memory: the script used all of its ${formatBytes(this.hooks.options.memoryMaxBytes)} ` +
         "(the server's memoryMaxBytes setting)"
       );
     }
@@ -657,8 +658,4 @@ function checkArgs(argsJson: string): string {
     return `args hold more than ${CALL_ARGS_MAX_VALUES} values, past the cap`;
   }
   return '';
-}
-
-function formatMiB(bytes: number): string {
-  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
 }

@@ -14,6 +14,7 @@
  * the parent gone: the child removes its own directory and exits.
  */
 
+import { formatBytes } from '../common/format-numbers.js';
 import { choice, count, flag, number, optional, shape, text, type MessageOf, type MessagesOf } from './shape.js';
 
 const KiB = 1024;
@@ -229,21 +230,21 @@ export type ParentMessage = CatalogMessage | StartMessage | ResultMessage | Rele
 /** Why a child's script ended as crashed. Each is a breach of this contract or a lost child. */
 export const BREACH = {
   FRAME_UNDECODABLE: 'a frame that does not decode',
-  FRAME_TOO_LARGE: `a frame over ${FRAME_MAX_BYTES / MiB} MiB`,
+  FRAME_TOO_LARGE: `a frame over ${formatBytes(FRAME_MAX_BYTES)}`,
   FRAME_TOO_MANY_VALUES: `a frame with more than ${FRAME_MAX_VALUES} values`,
   MESSAGE_UNEXPECTED: 'a message the protocol does not allow at this point',
   TOOL_NOT_GIVEN: 'a call to a tool the script was not given',
   RESOURCE_CALL_UNKNOWN: 'a resources call the API does not have, or with arguments it does not take',
   CALL_ID_REUSED: 'a call id reused or out of order (ids only go up)',
   TOO_MANY_CALLS: `more than ${CALLS_IN_FLIGHT_MAX} calls out`,
-  ARGS_TOO_LARGE: `arguments over ${CALL_ARGS_MAX_BYTES / MiB} MiB of JSON`,
+  ARGS_TOO_LARGE: `arguments over ${formatBytes(CALL_ARGS_MAX_BYTES)} of JSON`,
   ARGS_TOO_MANY_VALUES: `arguments over ${CALL_ARGS_MAX_VALUES} values`,
   ARGS_INVALID: 'arguments that are not a JSON object',
   TOO_MANY_NOTIFIES: 'too many notifies',
   NOTIFY_INVALID: 'a notify payload that is not JSON or is over its cap',
   SHOW_INVALID: 'shown blocks that are not a JSON list of content blocks, or over showMaxBytes',
-  OUTPUT_PAST_BATCH: `output past a batch of ${OUTPUT_BATCH_MAX_CHARS / KiB} KiB`,
-  VALUE_TOO_LARGE: `a value over ${VALUE_MAX_CHARS / MiB} MiB of JSON`,
+  OUTPUT_PAST_BATCH: `output past a batch of ${formatBytes(OUTPUT_BATCH_MAX_CHARS)}`,
+  VALUE_TOO_LARGE: `a value over ${formatBytes(VALUE_MAX_CHARS)} of JSON`,
   VALUE_NOT_JSON: 'a value that is not JSON',
   EXIT_BEFORE_END: 'an exit before saying how the script ended',
   PROTOCOL_VERSION: 'a protocol version this server does not speak',

@@ -7,6 +7,7 @@
  * (src/commands/serve-stdio/early-start.ts).
  */
 import { EXIT_CONFIG, type CliInvocation } from './cli/parse-cli.js';
+import { LOG_SETTINGS } from './config/settings.js';
 import { configureProcessLog, LogFileError, processLog } from './support/log.js';
 import { NESTED_MARKER, nestedRefusal } from './upstream/environment.js';
 
@@ -39,7 +40,8 @@ function saveCompileCacheSoon(compileCache: CompileCacheSaver | undefined): void
 /** Runs the command; `compileCache` is the bundle's, from the executable (bin/codemode-mcp.js). */
 export async function run(invocation: CliInvocation, compileCache?: CompileCacheSaver): Promise<void> {
   try {
-    configureProcessLog(invocation.logging);
+    const { flag, name } = LOG_SETTINGS.logFile;
+    configureProcessLog(invocation.logging, `--${flag}, settings.${name}`);
   } catch (error) {
     if (!(error instanceof LogFileError)) throw error;
     process.stderr.write(`codemode-mcp: ${error.message}\n`);

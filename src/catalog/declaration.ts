@@ -8,7 +8,7 @@
 
 import { cutAtWord } from '../../common/summary.js';
 import type { CatalogTool, JsonSchema } from './types.js';
-import { groupThousands } from '../../common/group-thousands.js';
+import { groupThousands } from '../../common/format-numbers.js';
 
 /** 4,000 characters: a longer declaration is cut at a line and ends with a comment that says so. */
 export const DECLARATION_MAX_CHARS = 4_000;

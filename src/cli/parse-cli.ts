@@ -1,16 +1,16 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { CommanderError } from 'commander';
-import { findClosestName } from '../config/closest-name.js';
+import { closestName } from '../../common/closest-names.js';
 import { ConfigError } from '../config/config-error.js';
 import { runsCodemodeMcp, skipOwnEntries } from '../config/own-entries.js';
 import { loadConfigFile } from '../config/load-config-file.js';
 import { mergeSettings } from '../config/merge-settings.js';
-import { readSettingValue } from '../config/setting-value.js';
+import { readFlagSettings } from '../config/flag-settings.js';
 import type { UpstreamSpec, VariableSource } from '../config/types.js';
 import { upstreamFromCommand } from '../config/upstream-from-command.js';
-import { checkSettingsTogether, type LogSettings, type SettingName, type Settings } from '../config/settings.js';
-import { isLogSettingName, readLogSettingValue } from '../config/log-setting-value.js';
+import { checkSettingsTogether, type Settings } from '../config/settings.js';
+import type { LogSettings } from '../support/log.js';
 import { resolveUserPath } from '../config/user-path.js';
 import type { HttpOptions } from '../config/http-options.js';
 import { readHttpFlags } from './http-flags.js';
@@ -150,7 +150,7 @@ function invocationFrom(
   const [stray] = operands;
   if (stray !== undefined) {
     // `codemode-mcp tool`: a mistyped command reaches us as the server's stray operand.
-    const meant = raw.command === 'serve' ? findClosestName(stray, commands) : null;
+    const meant = raw.command === 'serve' ? closestName(stray, commands) : null;
     const hint = meant === null ? '' : ` did you mean the command "${PROGRAM_NAME} ${meant}"? Otherwise`;
     return usageError(formsMessage(`unexpected argument "${stray}";${hint} an upstream command goes after "--":`, forms));
   }
@@ -169,20 +169,13 @@ function invocationFrom(
   if (http !== undefined && 'error' in http) return usageError(http.error);
   const httpPart = http === undefined ? {} : { http };
 
-  const flags: Partial<Record<SettingName, number>> & { expose?: string[] } = {};
-  const logFlags: { -readonly [K in keyof LogSettings]?: LogSettings[K] } = {};
-  for (const [name, text] of Object.entries(raw.settings)) {
-    if (text === undefined) continue;
-    const read = isLogSettingName(name)
-      ? readLogSettingValue(name, text, context.cwd ?? process.cwd(), context.homedir ?? homedir())
-      : readSettingValue(name as SettingName, text);
-    if ('error' in read) return usageError(read.error);
-    Object.assign(isLogSettingName(name) ? logFlags : flags, { [name]: read.value });
-  }
-  if (raw.expose !== undefined && raw.expose.length > 0) {
-    if (raw.expose.includes('')) return usageError('--expose takes a glob over tool names as scripts see them; got an empty one');
-    flags.expose = raw.expose;
-  }
+  const fromFlags = readFlagSettings(
+    { texts: raw.settings, expose: raw.expose },
+    context.cwd ?? process.cwd(),
+    context.homedir ?? homedir(),
+  );
+  if ('error' in fromFlags) return usageError(fromFlags.error);
+  const { settings: flags, logging: logFlags } = fromFlags;
 
   if (configArg === undefined) {
     // The `--` form: checked above to hold a command.

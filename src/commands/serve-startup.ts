@@ -14,6 +14,7 @@ import { formatDelay } from '../upstream/backoff.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/upstream.js';
 import type { Log } from '../support/log.js';
+import { settleWithin } from '../support/settle.js';
 
 /**
  * Starts the upstreams and the warm pool. `ready` settles when requests may be answered (startupWait);
@@ -61,30 +62,19 @@ function describeUpstreams(statuses: readonly UpstreamStatus[]): string {
  * failed start is the caller's to handle on `started` itself). When the wait runs out first, one
  * log line names the upstreams still starting.
  */
-export function startupWait(
+export async function startupWait(
   hub: Pick<UpstreamHub, 'upstreamStatus'>,
   started: Promise<unknown>,
   waitMs: number,
   log: Log,
 ): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      const starting = hub.upstreamStatus().filter((status) => status.state === 'connecting' && status.toolCount === undefined);
-      if (starting.length > 0) {
-        log(
-          `codemode-mcp: the ${formatDelay(waitMs)} start-up wait (startupWaitMs) is over; still starting: ` +
-            `${starting.map((status) => status.name).join(', ')}; tools/list answers without their tools until they are up`,
-          'warn',
-        );
-      }
-      resolve();
-    }, waitMs);
-    timer.unref();
-  });
-  const settled = started.then(
-    () => clearTimeout(timer),
-    () => clearTimeout(timer),
-  );
-  return Promise.race([settled, bound]);
+  if ((await settleWithin(started, { ms: waitMs })) === 'settled') return;
+  const starting = hub.upstreamStatus().filter((status) => status.state === 'connecting' && status.toolCount === undefined);
+  if (starting.length > 0) {
+    log(
+      `codemode-mcp: the ${formatDelay(waitMs)} start-up wait (startupWaitMs) is over; still starting: ` +
+        `${starting.map((status) => status.name).join(', ')}; tools/list answers without their tools until they are up`,
+      'warn',
+    );
+  }
 }

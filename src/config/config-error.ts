@@ -1,3 +1,5 @@
+import { CodemodeError } from '../support/errors.js';
+
 /** Where in a config file a value sits, as the user would write it: `mcpServers.github.args[2]`. */
 export type ConfigPath = readonly (string | number)[];
 
@@ -6,7 +8,8 @@ export type ConfigPath = readonly (string | number)[];
  * what is wrong and what to do:
  * `CONFIG_INVALID: /home/u/servers.json: mcpServers.github.command must be a string (got number)`.
  */
-export class ConfigError extends Error {
+export class ConfigError extends CodemodeError {
+  override readonly name = 'ConfigError';
   readonly code = 'CONFIG_INVALID';
   /** The file as the user named it, resolved; null when the config did not come from a file. */
   readonly file: string | null;
@@ -15,7 +18,6 @@ export class ConfigError extends Error {
 
   constructor(file: string | null, detail: string) {
     super(`CONFIG_INVALID: ${file ?? '(config)'}: ${detail}`);
-    this.name = 'ConfigError';
     this.file = file;
     this.detail = detail;
   }

@@ -1,3 +1,4 @@
+import { CodemodeError } from '../support/errors.js';
 import type { VariableSource } from './types.js';
 
 /**
@@ -8,8 +9,11 @@ import type { VariableSource } from './types.js';
 const REFERENCE = /\$\{([^}]*)\}/g;
 const NAME = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 
-/** Why one string could not be expanded; the caller adds the file and path. */
-export class VariableError extends Error {}
+/** Why one string could not be expanded; the caller adds the file and path (and makes it a ConfigError). */
+export class VariableError extends CodemodeError {
+  override readonly name = 'VariableError';
+  readonly code = 'VARIABLE_INVALID';
+}
 
 export function expandVariables(text: string, env: VariableSource): string {
   return text.replace(REFERENCE, (reference: string, body: string) => {

@@ -1,15 +1,8 @@
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
-import {
-  EXPOSE_SETTING,
-  LOG_SETTINGS,
-  SETTINGS,
-  type LogSettingName,
-  type LogSettings,
-  type SettingName,
-  type Settings,
-} from './settings.js';
-import { findClosestName } from './closest-name.js';
+import type { LogSettings } from '../support/log.js';
+import { EXPOSE_SETTING, LOG_SETTINGS, SETTINGS, type LogSettingName, type SettingLayer, type SettingName } from './settings.js';
+import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { isSettingName, readSettingValue } from './setting-value.js';
@@ -17,23 +10,30 @@ import { isSettingName, readSettingValue } from './setting-value.js';
 const ALL_NAMES = [...Object.keys(SETTINGS), EXPOSE_SETTING.name, ...Object.keys(LOG_SETTINGS)];
 
 /**
- * The config file's `settings` object: fields named as in `SETTINGS`, each a number or a string
- * with a unit (`"64MiB"`, `"5s"`), each checked with `checkSetting`. Throws `ConfigError`.
+ * The config file's `settings` object, every field read in one pass, the first bad one throwing
+ * `ConfigError`: those named as in `SETTINGS`, each a number or a string with a unit (`"64MiB"`,
+ * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `logLevel` and `logFile` (a
+ * relative log file is taken from the config file's directory).
  */
-export function readFileSettings(raw: unknown, file: string | null): Partial<Settings> {
+export function readFileSettings(raw: unknown, file: string | null): SettingLayer {
   const settings: Partial<Record<SettingName, number>> & { expose?: string[] } = {};
+  const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
+  const baseDir = file === null ? process.cwd() : dirname(file);
   for (const [name, value] of settingEntries(raw, file)) {
     if (name === EXPOSE_SETTING.name) {
       const at = formatConfigPath(['settings', name]);
       settings.expose = readExpose(value, (detail) => new ConfigError(file, `${at} ${detail}`));
-      continue;
+    } else if (isLogSettingName(name)) {
+      const read = readLogSettingValue(name, value, baseDir, homedir());
+      if ('error' in read) throw settingError(file, name, read.error);
+      Object.assign(logging, { [name]: read.value });
+    } else if (isSettingName(name)) {
+      const read = readSettingValue(name, value);
+      if ('error' in read) throw settingError(file, name, read.error);
+      settings[name] = read.value;
     }
-    if (!isSettingName(name)) continue;
-    const read = readSettingValue(name, value);
-    if ('error' in read) throw settingError(file, name, read.error);
-    settings[name] = read.value;
   }
-  return settings;
+  return { settings, logging };
 }
 
 /** `settings.expose`: a list of globs, each a non-empty string. */
@@ -51,19 +51,6 @@ function readExpose(value: unknown, invalid: (detail: string) => ConfigError): s
   return [...(value as string[])];
 }
 
-/** The config file's `logLevel` and `logFile`; a relative log file is taken from the config file's directory. Throws `ConfigError`. */
-export function readFileLogSettings(raw: unknown, file: string | null): Partial<LogSettings> {
-  const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
-  const baseDir = file === null ? process.cwd() : dirname(file);
-  for (const [name, value] of settingEntries(raw, file)) {
-    if (!isLogSettingName(name)) continue;
-    const read = readLogSettingValue(name, value, baseDir, homedir());
-    if ('error' in read) throw settingError(file, name, read.error);
-    Object.assign(logging, { [name]: read.value });
-  }
-  return logging;
-}
-
 /** The fields of `settings`, each named as a setting (else ConfigError, with the closest name). */
 function settingEntries(raw: unknown, file: string | null): [string, unknown][] {
   if (raw === undefined) return [];
@@ -73,7 +60,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
   const entries = Object.entries(raw);
   for (const [name] of entries) {
     if (isSettingName(name) || isLogSettingName(name) || name === EXPOSE_SETTING.name) continue;
-    const guess = findClosestName(name, ALL_NAMES);
+    const guess = closestName(name, ALL_NAMES);
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     throw new ConfigError(
       file,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { findClosestName } from './closest-name.js';
+import { closestName } from '../../common/closest-names.js';
 import { describeValueType, formatConfigPath, type ConfigPath } from './config-error.js';
 
 type Issue = z.core.$ZodIssue;
@@ -24,7 +24,7 @@ export function formatIssue(issue: Issue, base: ConfigPath, input: unknown, keys
   switch (issue.code) {
     case 'unrecognized_keys': {
       const key = issue.keys[0] ?? '';
-      const guess = findClosestName(key, keysTaken);
+      const guess = closestName(key, keysTaken);
       const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
       return `${path} has unknown key "${key}"${hint}; it takes ${keysTaken.join(', ')}`;
     }

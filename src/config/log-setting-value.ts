@@ -1,5 +1,6 @@
-import { LOG_LEVELS, LOG_SETTINGS, type LogLevel, type LogSettingName, type LogSettings } from './settings.js';
-import { findClosestName } from './closest-name.js';
+import { LOG_LEVELS, type LogLevel, type LogSettings } from '../support/log.js';
+import { LOG_SETTINGS, type LogSettingName } from './settings.js';
+import { closestName } from '../../common/closest-names.js';
 import { resolveUserPath } from './user-path.js';
 
 export function isLogSettingName(name: string): name is LogSettingName {
@@ -22,7 +23,7 @@ export function readLogSettingValue<K extends LogSettingName>(
   const got = typeof raw === 'string' ? JSON.stringify(raw) : `a ${raw === null ? 'null' : typeof raw}`;
   if (name === 'logLevel') {
     if (typeof raw === 'string' && (LOG_LEVELS as readonly string[]).includes(raw)) return { value: raw as LogLevel };
-    const guess = typeof raw === 'string' ? findClosestName(raw, LOG_LEVELS) : null;
+    const guess = typeof raw === 'string' ? closestName(raw, LOG_LEVELS) : null;
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     return { error: `SETTING_INVALID: ${name} (--${spec.flag}) takes one of ${LOG_LEVELS.join(', ')}; got ${got}${hint}` };
   }

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
-import { findClosestName } from './closest-name.js';
+import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType } from './config-error.js';
-import { readFileLogSettings, readFileSettings } from './file-settings.js';
+import { readFileSettings } from './file-settings.js';
 import { parseServerEntry } from './parse-server-entry.js';
 import type { LoadedConfig, UpstreamSpec, VariableSource } from './types.js';
 
@@ -46,7 +46,7 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   const top = value as Record<string, unknown>;
   for (const key of Object.keys(top)) {
     if ((TOP_LEVEL_KEYS as readonly string[]).includes(key)) continue;
-    const meant = findClosestName(key, TOP_LEVEL_KEYS);
+    const meant = closestName(key, TOP_LEVEL_KEYS);
     if (meant !== null) {
       throw new ConfigError(file, `has a top-level key "${key}"; did you mean "${meant}"? (it would otherwise be ignored)`);
     }
@@ -89,7 +89,6 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   return {
     path: file,
     upstreams,
-    settings: readFileSettings(top.settings, file),
-    logging: readFileLogSettings(top.settings, file),
+    ...readFileSettings(top.settings, file),
   };
 }

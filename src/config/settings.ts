@@ -4,7 +4,9 @@
  * README's settings table says the same.
  */
 
+import { formatBytes } from '../../common/format-numbers.js';
 import { SHOW_MAX_BYTES_LIMIT } from '../../protocol/contract.js';
+import { LOG_LEVELS, type LogSettings } from '../support/log.js';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -241,10 +243,6 @@ export const EXPOSE_SETTING = {
   flag: 'expose',
   doc: 'offer the tools whose script names match this glob beside code_execution, callable directly; repeatable',
 } as const;
-/** How much the server logs, least to most: each level prints its own lines and those of the levels before it. */
-export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
 /** A setting whose value is a word or a path rather than a number: a flag and a config field all the same. */
 export interface TextSettingSpec {
   readonly name: string;
@@ -280,17 +278,17 @@ export const LOG_SETTINGS = {
 
 export type LogSettingName = keyof typeof LOG_SETTINGS;
 
-/** How the process logs: a level, and a file or none. A path here is absolute. */
-export interface LogSettings {
-  readonly logLevel: LogLevel;
-  readonly logFile: string | null;
-}
-
 export type SettingName = keyof typeof SETTINGS;
 export type Settings = { readonly [K in SettingName]: number } & {
   /** Globs over script tool names: the tools offered directly beside code_execution (EXPOSE_SETTING). */
   readonly expose: readonly string[];
 };
+
+/** What one layer sets (the config file's `settings`, or the flags): the server's settings and the log's. */
+export interface SettingLayer {
+  readonly settings: Partial<Settings>;
+  readonly logging: Partial<LogSettings>;
+}
 
 export const DEFAULT_SETTINGS: Settings = {
   ...(Object.fromEntries(Object.entries(SETTINGS).map(([name, spec]) => [name, spec.default])) as {
@@ -330,10 +328,7 @@ export function checkSettingsTogether(settings: Settings): string | null {
 export function formatSettingValue(spec: SettingSpec, value: number): string {
   switch (spec.unit) {
     case 'bytes':
-      if (value >= GiB && value % GiB === 0) return `${value / GiB} GiB`;
-      if (value >= MiB && value % MiB === 0) return `${value / MiB} MiB`;
-      if (value >= 1024 && value % 1024 === 0) return `${value / 1024} KiB`;
-      return `${value} bytes`;
+      return formatBytes(value);
     case 'ms':
       if (value >= MINUTE && value % MINUTE === 0) return `${value / MINUTE} min`;
       if (value >= SECOND && value % SECOND === 0) return `${value / SECOND} s`;

@@ -1,4 +1,5 @@
-import type { LogSettings, Settings } from './settings.js';
+import type { LogSettings } from '../support/log.js';
+import type { Settings } from './settings.js';
 
 /**
  * Which of an upstream's tools a script may call, as globs over the tool's own upstream name. The

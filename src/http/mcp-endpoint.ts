@@ -12,6 +12,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/server';
+import { groupThousands } from '../../common/format-numbers.js';
 import { SETTINGS, formatSettingValue } from '../config/settings.js';
 import { readBody } from './body.js';
 import { sendResponse, webRequestOf } from './exchange.js';
@@ -87,7 +88,7 @@ async function post(
       const limit = formatSettingValue(SETTINGS.maxMessageBytes, options.maxMessageBytes);
       const refusal = httpRefusal(
         413,
-        `Request too large: ${body.tooLarge.toLocaleString('en-US')} bytes or more, over the server's limit of ${limit} (maxMessageBytes). ` +
+        `Request too large: ${groupThousands(body.tooLarge)} bytes or more, over the server's limit of ${limit} (maxMessageBytes). ` +
           `Send less (a script can fetch large inputs through a tool instead), or start the server with a higher --${SETTINGS.maxMessageBytes.flag}`,
       );
       options.log(`codemode-mcp: answered a POST with ${describeRefusal(refusal)}`, 'warn');

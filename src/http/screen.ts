@@ -1,6 +1,6 @@
 /**
  * A POST's body screened before the SDK's transport sees it, with the rules stdio's RequestGate
- * applies to a line (request-check.ts): every request gets one answer. A request whose method or
+ * applies to a line (src/mcp/method-schema-check.ts): every request gets one answer. A request whose method or
  * params can't be served is answered here with its JSON-RPC error and id (HTTP 200, as any other
  * answer); a body that is no message, or a notification that doesn't hold, gets an HTTP error
  * status, as Streamable HTTP asks of input the server can't accept.
@@ -8,8 +8,8 @@
 import { ProtocolErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
 import { parseLine } from '../json-rpc/parse-line.js';
 import { httpRefusal, type HttpRefusal } from './refusal.js';
-import { checkNotification, checkRequest } from '../mcp/request-check.js';
-import { requestLabel } from '../mcp/request-gate.js';
+import { checkNotification, checkRequest } from '../mcp/method-schema-check.js';
+import { requestLabel } from '../support/echo.js';
 
 export type Screened =
   /** Hand it to the session's transport. */

@@ -5,6 +5,7 @@
  */
 import { specTypeSchemas, type JSONRPCMessage, type StandardSchemaV1 } from '@modelcontextprotocol/server';
 import { describeIssues } from './describe-issues.js';
+import type { OversizeLine } from './bounded-lines.js';
 import type { MessageRole } from './id-scanner.js';
 
 export type ParsedLine =
@@ -23,6 +24,9 @@ export type ParsedLine =
       /** What is wrong, field by field. */
       readonly problem: string;
     };
+
+/** A line that is not a message the SDK accepts, with what could be read of it: for its reader's owner to answer. */
+export type Rejection = ({ readonly kind: 'oversize' } & OversizeLine) | Exclude<ParsedLine, { kind: 'message' }>;
 
 export function parseLine(text: string): ParsedLine {
   let value: unknown;

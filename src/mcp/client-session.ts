@@ -14,7 +14,7 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { findClosestName } from '../config/closest-name.js';
+import { closestName } from '../../common/closest-names.js';
 import { ToolRefusedError, SentCallError } from '../support/errors.js';
 import { passthroughCapabilities, type Offered } from '../upstream/passthrough.js';
 import type { HubNotice } from '../upstream/hub.js';
@@ -247,7 +247,7 @@ export class ClientSession {
         exposed.length === 0
           ? `one tool, "${CODE_EXECUTION_TOOL}"; call the other tools from a script in it`
           : `"${CODE_EXECUTION_TOOL}" and the tools it exposes (${exposed.join(', ')}); call the other tools from a script in ${CODE_EXECUTION_TOOL}`;
-      const close = findClosestName(name, [CODE_EXECUTION_TOOL, ...exposed]);
+      const close = closestName(name, [CODE_EXECUTION_TOOL, ...exposed]);
       const hint = close !== null ? `; did you mean "${close}"?` : '';
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,

@@ -16,10 +16,11 @@ import {
   type RequestId,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { describeInput, quoteInput } from '../support/echo.js';
+import { groupThousands } from '../../common/format-numbers.js';
+import { requestLabel, showId } from '../support/echo.js';
 import { SETTINGS, formatSettingValue } from '../config/settings.js';
-import type { Rejection, StdioServerTransport } from '../stdio/stdio-server-transport.js';
-import { checkNotification, checkRequest, type Refusal } from './request-check.js';
+import type { Rejection } from '../json-rpc/parse-line.js';
+import { checkNotification, checkRequest, type Refusal } from './method-schema-check.js';
 import type { Log } from '../support/log.js';
 
 export interface RequestGateOptions {
@@ -33,6 +34,14 @@ export interface RequestGateOptions {
   readonly log: Log;
 }
 
+/**
+ * The transport the gate stands in front of: the SDK's Transport, which also hands on each line it
+ * could not read as a message (src/stdio/ implements it).
+ */
+export interface RejectingTransport extends Transport {
+  onrejected?: ((rejection: Rejection) => void) | undefined;
+}
+
 /** Requests a client may send before `initialize` (MCP lifecycle: "other than pings"). */
 const BEFORE_INITIALIZE: ReadonlySet<string> = new Set(['initialize', 'ping']);
 
@@ -43,7 +52,7 @@ export class RequestGate implements Transport {
   private initialized = false;
 
   constructor(
-    private readonly inner: StdioServerTransport,
+    private readonly inner: RejectingTransport,
     private readonly options: RequestGateOptions,
   ) {
     inner.onclose = () => this.onclose?.();
@@ -134,7 +143,7 @@ export class RequestGate implements Transport {
 
   private oversize({ bytes, id, role }: Extract<Rejection, { kind: 'oversize' }>): void {
     const limit = formatSettingValue(SETTINGS.maxMessageBytes, this.options.maxMessageBytes);
-    const size = `${bytes.toLocaleString('en-US')} bytes, over the server's limit of ${limit} (maxMessageBytes)`;
+    const size = `${groupThousands(bytes)} bytes, over the server's limit of ${limit} (maxMessageBytes)`;
     if (role === 'response' && id !== undefined) {
       this.failOwnRequest(id, `the client's answer was ${size}`);
     } else if (id !== undefined && role !== 'notification') {
@@ -172,13 +181,4 @@ export class RequestGate implements Transport {
   private log(line: string): void {
     this.options.log(`codemode-mcp: ${line}`, 'warn');
   }
-}
-
-/** `request 7 ("tools/call")`, for a log line: the id and method as the client sent them, quotes cut. */
-export function requestLabel(id: RequestId | undefined, method: unknown): string {
-  return `request ${id === undefined ? 'without a readable id' : showId(id)}${method === undefined ? '' : ` (${describeInput(method)})`}`;
-}
-
-function showId(id: RequestId): string {
-  return typeof id === 'string' ? quoteInput(id) : String(id);
 }

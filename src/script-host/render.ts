@@ -1,4 +1,4 @@
-import { groupThousands } from '../../common/group-thousands.js';
+import { formatBytesRoughly, groupThousands } from '../../common/format-numbers.js';
 import type { ContentBlock } from '@modelcontextprotocol/server';
 import type { Shown } from './shown-blocks.js';
 import type { CallSummary, OutputSlice, ScriptReturn } from './types.js';
@@ -44,7 +44,7 @@ function renderShown(shown: Shown): string[] {
   const { blocks, bytes } = shown.leftOut;
   if (blocks > 0) {
     lines.push(
-      `not shown: ${blocks} block${blocks === 1 ? '' : 's'} (${formatBytes(bytes)}), past what one answer carries (the server's showMaxBytes)`,
+      `not shown: ${blocks} block${blocks === 1 ? '' : 's'} (${formatBytesRoughly(bytes)}), past what one answer carries (the server's showMaxBytes)`,
     );
   }
   return lines;
@@ -54,7 +54,7 @@ function describeBlock(block: ContentBlock): string {
   switch (block.type) {
     case 'image':
     case 'audio':
-      return `${block.type} (${block.mimeType}, ${formatBytes(block.data.length)} of base64)`;
+      return `${block.type} (${block.mimeType}, ${formatBytesRoughly(block.data.length)} of base64)`;
     case 'resource':
       return `resource ${block.resource.uri}`;
     case 'resource_link':
@@ -62,12 +62,6 @@ function describeBlock(block: ContentBlock): string {
     default:
       return block.type;
   }
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 export function renderOutput(output: OutputSlice): string {

@@ -9,12 +9,10 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { BoundedLineReader, type OversizeLine } from '../json-rpc/bounded-lines.js';
-import { parseLine, type ParsedLine } from '../json-rpc/parse-line.js';
+import { groupThousands } from '../../common/format-numbers.js';
+import { BoundedLineReader } from '../json-rpc/bounded-lines.js';
+import { parseLine, type ParsedLine, type Rejection } from '../json-rpc/parse-line.js';
 import { logFailure } from '../support/log.js';
-
-/** A line that is not a message the SDK accepts, with what could be read of it. */
-export type Rejection = ({ readonly kind: 'oversize' } & OversizeLine) | Exclude<ParsedLine, { kind: 'message' }>;
 
 export interface StdioServerTransportOptions {
   /** The longest message read, in bytes; a longer line is rejected as `oversize`. */
@@ -125,7 +123,7 @@ export class StdioServerTransport implements Transport {
     if (left > 0)
       this.onerror?.(
         new Error(
-          `the client's input ended inside a message (${left.toLocaleString('en-US')} bytes without a newline), which was dropped`,
+          `the client's input ended inside a message (${groupThousands(left)} bytes without a newline), which was dropped`,
         ),
       );
     void this.close();

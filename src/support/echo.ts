@@ -1,3 +1,5 @@
+import { groupThousands } from '../../common/format-numbers.js';
+
 /**
  * How the server quotes back what a client (or an upstream) sent: a refusal names the script id,
  * tool name or action it got, but never hands a megabyte back.
@@ -12,7 +14,7 @@ export const ECHO_MAX_CHARS = 200;
  */
 export function quoteInput(text: string): string {
   if (text.length <= ECHO_MAX_CHARS) return JSON.stringify(text);
-  return `${JSON.stringify(`${text.slice(0, ECHO_MAX_CHARS)}…`)} (${text.length.toLocaleString('en-US')} characters)`;
+  return `${JSON.stringify(`${text.slice(0, ECHO_MAX_CHARS)}…`)} (${groupThousands(text.length)} characters)`;
 }
 
 /** A phrase for any value a client sent where something else was expected: `"run!"`, `an object`, `number 1.5`, `nothing`. */
@@ -24,4 +26,14 @@ export function describeInput(value: unknown): string {
   if (typeof value === 'object') return 'an object';
   // What is left of parsed JSON: a number or a boolean.
   return `${typeof value} ${value as number | boolean}`;
+}
+
+/** `request 7 ("tools/call")`, for a log line: the id and method as the client sent them, quotes cut. */
+export function requestLabel(id: string | number | undefined, method: unknown): string {
+  return `request ${id === undefined ? 'without a readable id' : showId(id)}${method === undefined ? '' : ` (${describeInput(method)})`}`;
+}
+
+/** A request id as the client sent it: a number as it is, a string quoted and cut. */
+export function showId(id: string | number): string {
+  return typeof id === 'string' ? quoteInput(id) : String(id);
 }

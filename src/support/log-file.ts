@@ -6,37 +6,42 @@
 import { closeSync, constants, fstatSync, openSync, statSync, type Stats } from 'node:fs';
 import { isatty } from 'node:tty';
 import { dirname } from 'node:path';
-import { LOG_SETTINGS } from '../config/settings.js';
+import { CodemodeError } from './errors.js';
 
 const { O_APPEND, O_CREAT, O_NONBLOCK, O_WRONLY } = constants;
 
-/** A log file that can't be opened for appending: the message says which and what to do. */
-export class LogFileError extends Error {
+/**
+ * A log file that can't be opened for appending: the message says which, where the user named it
+ * (`source`: `--log-file, settings.logFile`, from the caller that knows the setting) and what to do.
+ */
+export class LogFileError extends CodemodeError {
   override readonly name = 'LogFileError';
   readonly code = 'LOG_FILE_INVALID';
 
-  constructor(path: string, why: string) {
-    super(`LOG_FILE_INVALID: cannot append to the log file ${path} (--${LOG_SETTINGS.logFile.flag}, settings.logFile): ${why}`);
+  constructor(path: string, source: string, why: string) {
+    super(`LOG_FILE_INVALID: cannot append to the log file ${path} (${source}): ${why}`);
   }
 }
 
 /**
  * Opens `path` for appending (created if missing; its directory is not, so a mistyped directory is
- * caught here rather than silently made) and returns its descriptor. Throws LogFileError.
+ * caught here rather than silently made) and returns its descriptor. Throws LogFileError, naming
+ * `source` as where the path was given.
  */
-export function openLogFile(path: string): number {
+export function openLogFile(path: string, source: string): number {
   let fd: number;
   try {
     fd = openSync(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK);
   } catch (error) {
     // A FIFO with no reader, or a socket, refuses a non-blocking open (ENXIO): say what it is.
-    throw new LogFileError(path, refusedKind(statOrUndefined(path)) ?? openFailure(path, error as NodeJS.ErrnoException));
+    const why = refusedKind(statOrUndefined(path)) ?? openFailure(path, error as NodeJS.ErrnoException);
+    throw new LogFileError(path, source, why);
   }
   const stats = fstatSync(fd);
   if (stats.isFile()) return fd;
   const terminal = stats.isCharacterDevice() && isatty(fd);
   closeSync(fd);
-  if (!terminal) throw new LogFileError(path, refusedKind(stats)!);
+  if (!terminal) throw new LogFileError(path, source, refusedKind(stats)!);
   // Writes to a terminal opened non-blocking could fail while it is busy; the path is known to be one now.
   return openSync(path, O_WRONLY | O_APPEND);
 }

@@ -5,9 +5,18 @@
  */
 import { closeSync, writeSync } from 'node:fs';
 import { openLogFile } from './log-file.js';
-import { LOG_LEVELS, type LogLevel, type LogSettings } from '../config/settings.js';
 
 export { LogFileError } from './log-file.js';
+
+/** How much the server logs, least to most: each level prints its own lines and those of the levels before it. */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** How the process logs: a level, and a file or none. A path here is absolute. */
+export interface LogSettings {
+  readonly logLevel: LogLevel;
+  readonly logFile: string | null;
+}
 
 /** Logs a line at `level` (info when not given). */
 export type Log = (line: string, level?: LogLevel) => void;
@@ -60,9 +69,12 @@ export function shows(threshold: LogLevel, level: LogLevel): boolean {
   return LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(threshold);
 }
 
-/** Sets the process's level and opens its log file for appending (log-file.ts). Throws LogFileError. */
-export function configureProcessLog(settings: LogSettings): void {
-  const fd = settings.logFile === null ? null : openLogFile(settings.logFile);
+/**
+ * Sets the process's level and opens its log file for appending (log-file.ts). Throws LogFileError,
+ * naming `fileSource` as where the file was given (`--log-file, settings.logFile`).
+ */
+export function configureProcessLog(settings: LogSettings, fileSource: string): void {
+  const fd = settings.logFile === null ? null : openLogFile(settings.logFile, fileSource);
   if (sink.fd !== null) closeSync(sink.fd);
   sink = { level: settings.logLevel, fd, path: settings.logFile };
 }

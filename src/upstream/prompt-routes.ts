@@ -4,7 +4,7 @@
  * listed page by page across upstreams, and each `prompts/get` sent to its upstream.
  */
 import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPromptsResult } from '@modelcontextprotocol/client';
-import { findClosestName } from '../config/closest-name.js';
+import { closestName } from '../../common/closest-names.js';
 import { isAllowedBy } from '../config/tool-policy.js';
 import { quoteInput } from '../support/echo.js';
 import { mergedPage } from './merged-pages.js';
@@ -92,7 +92,7 @@ export class PromptRoutes {
       });
       known.push(...own.filter((prompt) => allowsPrompt(upstream, prompt)).map((prompt) => this.nameOf(upstream, prompt)));
     }
-    const close = findClosestName(name, known);
+    const close = closestName(name, known);
     const hint =
       close !== null
         ? `; did you mean "${close}"?`

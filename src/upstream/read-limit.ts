@@ -3,6 +3,7 @@
  * its memory (`resultMaxBytes`); a message past that plus some headroom is skipped unread, and a
  * response among them fails just its call, as ResultTooLarge, while the connection stays up.
  */
+import { formatBytes } from '../../common/format-numbers.js';
 import { resultMaxBytes } from '../../protocol/contract.js';
 
 /** 1 MiB: what an upstream's message may hold beyond the result cap: its JSON-RPC envelope, and escapes the result's own JSON may not need. */
@@ -14,4 +15,4 @@ export function upstreamReadLimit(memoryMaxBytes: number): number {
 }
 
 /** How the limit is made, for a message that names it. */
-export const READ_LIMIT_RULE = `a third of memoryMaxBytes, plus ${UPSTREAM_READ_HEADROOM_BYTES / 1024 / 1024} MiB`;
+export const READ_LIMIT_RULE = `a third of memoryMaxBytes, plus ${formatBytes(UPSTREAM_READ_HEADROOM_BYTES)}`;

@@ -14,7 +14,7 @@ import { STRUCTURED_REPEAT_MAX_CHARS } from '../../src/scripts/answer.js';
 import { OUTPUT_KEPT_CHARS } from '../../src/script-host/output-window.js';
 import { STOP_GRACE_MS } from '../../src/script-host/stop-sequence.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';
-import { groupThousands } from '../../common/group-thousands.js';
+import { formatBytes, groupThousands } from '../../common/format-numbers.js';
 import { LOG_SETTINGS, SETTINGS, formatSettingValue } from '../../src/config/settings.js';
 import { MAX_SCANNED_ID_BYTES } from '../../src/json-rpc/id-scanner.js';
 import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/support/process-group.js';
@@ -57,21 +57,21 @@ describe('the README', () => {
   it('states the fixed limits as protocol/contract.ts and src/script-host define them', () => {
     expect(readme).toContain(`| calls in flight per script | ${CALLS_IN_FLIGHT_MAX} |`);
     expect(readme).toContain(
-      `| a call's arguments | ${CALL_ARGS_MAX_BYTES / 1024 / 1024} MiB of JSON, ${groupThousands(CALL_ARGS_MAX_VALUES)} values |`,
+      `| a call's arguments | ${formatBytes(CALL_ARGS_MAX_BYTES)} of JSON, ${groupThousands(CALL_ARGS_MAX_VALUES)} values |`,
     );
     expect(readme).toContain(`nesting ${groupThousands(RESULT_MAX_DEPTH)} |`);
-    expect(readme).toContain(`| the value | ${VALUE_MAX_CHARS / 1024 / 1024} MiB of JSON |`);
+    expect(readme).toContain(`| the value | ${formatBytes(VALUE_MAX_CHARS)} of JSON |`);
     expect(readme).toContain(`the first and last ${groupThousands(OUTPUT_KEPT_CHARS)} characters |`);
-    expect(readme).toContain(`| a \`notify()\` payload | ${NOTIFY_PAYLOAD_MAX_CHARS / 1024} KiB of JSON, one per second |`);
+    expect(readme).toContain(`| a \`notify()\` payload | ${formatBytes(NOTIFY_PAYLOAD_MAX_CHARS)} of JSON, one per second |`);
     expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS} ms to end by itself |`);
     expect(readme).toContain(`| a pool grown by a burst | ${POOL_SHRINK_AFTER_MS / 1000} s idle once refilled (`);
     expect(readme).toContain(`| client input quoted in a message | ${ECHO_MAX_CHARS} characters |`);
-    expect(readme).toContain(`| the id of a message over \`maxMessageBytes\` | ${MAX_SCANNED_ID_BYTES / 1024} KiB as written |`);
     expect(readme).toContain(
-      `| a message from an upstream | the result cap plus ${UPSTREAM_READ_HEADROOM_BYTES / 1024 / 1024} MiB (`,
+      `| the id of a message over \`maxMessageBytes\` | ${formatBytes(MAX_SCANNED_ID_BYTES)} as written |`,
     );
+    expect(readme).toContain(`| a message from an upstream | the result cap plus ${formatBytes(UPSTREAM_READ_HEADROOM_BYTES)} (`);
     expect(readme).toContain(
-      `| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${SCHEMA_MAX_BYTES / 1024} KiB of JSON, and valid MCP`,
+      `| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${formatBytes(SCHEMA_MAX_BYTES)} of JSON, and valid MCP`,
     );
     expect(readme).toContain(
       `| a \`searchTools\` query | ${groupThousands(SEARCH_QUERY_MAX_CHARS)} characters and ${SEARCH_QUERY_MAX_WORDS} distinct words (`,
@@ -94,7 +94,7 @@ describe('the README', () => {
     expect(readme).toContain(`| a sign-in's redirect | ${SIGN_IN_WAIT_MS / 60_000} min |`);
     expect(readme).toContain(`| sign-ins one \`login\` goes through | ${LOGIN_ROUNDS_MAX} |`);
     expect(readme).toContain(`| redirects held while none is awaited | ${HELD_REDIRECTS_MAX} |`);
-    expect(readme).toContain(`| a 401/403 body read for its \`error\` | ${REFUSAL_BODY_MAX_BYTES / 1024} KiB |`);
+    expect(readme).toContain(`| a 401/403 body read for its \`error\` | ${formatBytes(REFUSAL_BODY_MAX_BYTES)} |`);
     expect(readme).toContain(`its sign-in file looked at every ${SIGN_IN_POLL_MS / 1000} s |`);
   });
 });

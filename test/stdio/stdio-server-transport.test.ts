@@ -1,7 +1,8 @@
 import { PassThrough, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, test } from 'vitest';
-import { StdioServerTransport, type Rejection } from '../../src/stdio/stdio-server-transport.js';
+import type { Rejection } from '../../src/json-rpc/parse-line.js';
+import { StdioServerTransport } from '../../src/stdio/stdio-server-transport.js';
 
 /** A stdout that takes one write at a time and holds it until `release()`: a client slow to read. */
 class SlowPipe extends Writable {

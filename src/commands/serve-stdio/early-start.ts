@@ -1,8 +1,8 @@
 /**
  * Over stdio, the stdio upstreams and the pool's children are spawned before the server's own
- * modules are evaluated: evaluating the MCP SDK and the rest takes about 100 ms of a start-up
- * (bench/ANALYSIS.md; the bundle is compiled by then, src/boot/load-server.ts),
- * which a spawned upstream and a pooled child spend starting on the other core. The client's
+ * modules are evaluated: evaluating the MCP SDK and the rest is a good part of a start-up
+ * (bench/ANALYSIS.md; the bundle is compiled by then, src/boot/load-server.ts), which a spawned
+ * upstream and a pooled child spend starting on the other core. The client's
  * `initialize` is almost always in the pipe by the time Node has started, so the first line can be
  * read (and put back) without waiting: only when it is an `initialize` request does anything start.
  * A line that is anything else (an SDK 2.x client's throwaway copy asking `server/discover`, a
@@ -22,6 +22,7 @@ import {
   spawnScriptProcess,
 } from '../../script-host/script-process.js';
 import { processLog } from '../../support/log.js';
+import { settleWithin } from '../../support/settle.js';
 import { upstreamEnvironment } from '../../upstream/environment.js';
 import { discardEarlyUpstreams, offerEarlyUpstream, spawnUpstreamProcess } from '../../upstream/upstream-process.js';
 
@@ -30,9 +31,8 @@ const FIRST_LINE_MAX_BYTES = 64 * 1024;
 
 /**
  * 1: the pooled children spawned early, the one the first run takes; the pool starts the rest
- * once the server has started (src/scripts/child-supply.ts). Measured on 2 cores (bench/ANALYSIS.md, start-up): spawn to
- * first answer 392 ms with nothing early, 370 ms with the upstream early, 358 ms with it and one
- * child, 379 ms with two (they take the cores the server's own loading needs).
+ * once the server has started (src/scripts/child-supply.ts). More would take the cores the
+ * server's own loading needs (bench/ANALYSIS.md).
  */
 const EARLY_POOL_CHILDREN = 1;
 
@@ -40,7 +40,7 @@ const EARLY_POOL_CHILDREN = 1;
  * 50 ms: how long the server waits for the client's first line before it evaluates the rest of its
  * modules. In the one bundle nothing else is read while they are evaluated (an import() of a
  * bundled module is not I/O), so without the wait the first look at stdin came after the SDK's
- * ~100 ms of evaluation; a client writes `initialize` as it spawns the server, so the line is
+ * evaluation; a client writes `initialize` as it spawns the server, so the line is
  * almost always there at once, and a client that writes nothing costs its start at most this.
  */
 const FIRST_LOOK_MAX_MS = 50;
@@ -76,9 +76,7 @@ export function startEarly(invocation: CliInvocation, stdin: Readable = process.
   stdin.on('readable', onReadable);
   return {
     firstLook: async () => {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([looking, new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_LOOK_MAX_MS)))]);
-      clearTimeout(timer);
+      await settleWithin(looking, { ms: FIRST_LOOK_MAX_MS, ref: true });
     },
     stopWatching,
     discard: () => {
