@@ -36,7 +36,7 @@ import { settleWithin } from '../support/settle.js';
 import type { ListedTool } from './tool-admission.js';
 import { listToolPages } from './tool-pages.js';
 import { checkToolResult } from './tool-result-check.js';
-import { connectUpstream, type TransportKind } from './transport.js';
+import { connectUpstream, type Connector, type TransportKind } from './transport.js';
 import { logFailure, type Log } from '../support/log.js';
 
 /**
@@ -67,6 +67,8 @@ export interface SessionOptions extends SessionClientsOptions {
   readonly auth?: UpstreamAuth;
   /** A stdio upstream's time to end by itself after its stdin closes, before SIGTERM; absent, GROUP_TERM_AFTER_MS. */
   readonly closeGraceMs?: number;
+  /** How the entry is connected; absent, connectUpstream (its transport as configured). */
+  readonly connect?: Connector;
 }
 
 export class UpstreamSession {
@@ -112,7 +114,7 @@ export class UpstreamSession {
     let signIn: SignInContext | undefined;
     try {
       signIn = await prepareSignIn(spec, options);
-      connected = await connectUpstream(spec, {
+      connected = await (options.connect ?? connectUpstream)(spec, {
         createClient: clients.create,
         stderr,
         timeoutMs: options.startTimeoutMs,

@@ -1,0 +1,73 @@
+/**
+ * Upstreams in the test's own process: each entry's server is an McpServer made by the test,
+ * linked to the hub's client by the SDK's in-memory transport pair. For what needs no process
+ * (routing, the catalog, refusals); exits, process groups and stderr keep real fixtures.
+ */
+import { InMemoryTransport } from '@modelcontextprotocol/client';
+import { McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { StdioUpstreamSpec, ToolPolicy } from '../../src/upstream/spec.js';
+import type { Connector } from '../../src/upstream/transport.js';
+
+/** An entry whose command is never run: the hub is given `connect` from inMemoryUpstreams. */
+export function inMemorySpec(name: string, policy: ToolPolicy = {}): StdioUpstreamSpec {
+  return { name, transport: 'stdio', command: 'in-memory', args: [], env: {}, policy };
+}
+
+export interface InMemoryUpstreams {
+  /** For UpstreamHubOptions.connect. */
+  readonly connect: Connector;
+  /** Every server made so far, by entry name (the last one for an entry connected twice). */
+  readonly servers: Map<string, McpServer>;
+}
+
+/** Connects each entry to a server `serve` makes for it. */
+export function inMemoryUpstreams(serve: (name: string) => McpServer): InMemoryUpstreams {
+  const servers = new Map<string, McpServer>();
+  const connect: Connector = async (spec, options) => {
+    const server = serve(spec.name);
+    servers.set(spec.name, server);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = options.createClient();
+    await client.connect(clientSide, { timeout: options.timeoutMs, signal: options.signal });
+    return { client, transport: clientSide, kind: 'stdio' };
+  };
+  return { connect, servers };
+}
+
+const text = (value: string): { content: [{ type: 'text'; text: string }] } => ({ content: [{ type: 'text', text: value }] });
+
+/** A server whose tools are `names`; each answers with its own name (as fixtures/upstreams/named-tools.mjs). */
+export function namedTools(...names: string[]): McpServer {
+  const server = new McpServer({ name: 'named-tools', version: '1.0.0' });
+  for (const name of names)
+    server.registerTool(name, { description: `tool ${name}`, inputSchema: z.object({}) }, () => text(name));
+  return server;
+}
+
+/**
+ * A server that notes every call it receives in `calls` (as fixtures/upstreams/recorder.mjs):
+ * `echo`, `secret`, and `add-tool`, which adds a tool at run time (a tools/list_changed follows).
+ */
+export function recorder(calls: string[] = []): McpServer {
+  const server = new McpServer({ name: 'recorder', version: '1.0.0' });
+  const tool = (
+    name: string,
+    inputSchema: z.ZodObject,
+    handler: (args: Record<string, unknown>) => ReturnType<typeof text>,
+  ): void => {
+    server.registerTool(name, { description: `the ${name} tool`, inputSchema }, (args: Record<string, unknown>) => {
+      calls.push(name);
+      return handler(args);
+    });
+  };
+  tool('echo', z.object({ text: z.string() }), (args) => text(String(args.text)));
+  tool('secret', z.object({}), () => text('the secret ran'));
+  tool('add-tool', z.object({ name: z.string() }), (args) => {
+    const name = String(args.name);
+    server.registerTool(name, { description: 'added at run time', inputSchema: z.object({}) }, () => text(name));
+    return text(`added ${name}`);
+  });
+  return server;
+}
