@@ -3,8 +3,8 @@
  * linked to the hub's client by the SDK's in-memory transport pair. For what needs no process
  * (routing, the catalog, refusals); exits, process groups and stderr keep real fixtures.
  */
-import { InMemoryTransport } from '@modelcontextprotocol/client';
-import { McpServer } from '@modelcontextprotocol/server';
+import { InMemoryTransport, type Transport } from '@modelcontextprotocol/client';
+import { McpServer, Server } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { StdioUpstreamSpec, ToolPolicy } from '../../src/upstream/spec.js';
 import type { Connector } from '../../src/upstream/transport.js';
@@ -14,16 +14,21 @@ export function inMemorySpec(name: string, policy: ToolPolicy = {}): StdioUpstre
   return { name, transport: 'stdio', command: 'in-memory', args: [], env: {}, policy };
 }
 
-export interface InMemoryUpstreams {
+/** What a test's upstream is: an McpServer or a low-level Server. */
+interface Serving {
+  connect(transport: Transport): Promise<void>;
+}
+
+export interface InMemoryUpstreams<S extends Serving> {
   /** For UpstreamHubOptions.connect. */
   readonly connect: Connector;
   /** Every server made so far, by entry name (the last one for an entry connected twice). */
-  readonly servers: Map<string, McpServer>;
+  readonly servers: Map<string, S>;
 }
 
 /** Connects each entry to a server `serve` makes for it. */
-export function inMemoryUpstreams(serve: (name: string) => McpServer): InMemoryUpstreams {
-  const servers = new Map<string, McpServer>();
+export function inMemoryUpstreams<S extends Serving>(serve: (name: string) => S): InMemoryUpstreams<S> {
+  const servers = new Map<string, S>();
   const connect: Connector = async (spec, options) => {
     const server = serve(spec.name);
     servers.set(spec.name, server);
@@ -68,6 +73,20 @@ export function recorder(calls: string[] = []): McpServer {
     const name = String(args.name);
     server.registerTool(name, { description: 'added at run time', inputSchema: z.object({}) }, () => text(name));
     return text(`added ${name}`);
+  });
+  return server;
+}
+
+/** A low-level server whose `tools/list` sends `pages` in turn, each page's nextCursor as given (as fixtures/upstreams/paged.mjs). */
+export function pagedTools(pages: ReadonlyArray<{ readonly tools: readonly string[]; readonly nextCursor?: string }>): Server {
+  const server = new Server({ name: 'paged', version: '1.0.0' }, { capabilities: { tools: {} } });
+  let served = 0;
+  server.setRequestHandler('tools/list', () => {
+    const page = pages[Math.min(served++, pages.length - 1)]!;
+    return {
+      tools: page.tools.map((name) => ({ name, description: name, inputSchema: { type: 'object' as const } })),
+      ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+    };
   });
   return server;
 }
