@@ -26,6 +26,16 @@ export interface HubEventSource {
   on<Name extends HubEventName>(name: Name, listener: (detail: HubEventMap[Name]) => void): () => void;
 }
 
+/** One event as dispatched: its name and what its listeners are given, as emitted (a CustomEvent would turn undefined into null). */
+class HubEvent<Detail> extends Event {
+  constructor(
+    name: HubEventName,
+    readonly detail: Detail,
+  ) {
+    super(name);
+  }
+}
+
 export class HubEvents implements HubEventSource {
   private readonly target = new EventTarget();
 
@@ -35,7 +45,7 @@ export class HubEvents implements HubEventSource {
     // Node reports a listener's throw as an uncaught exception: caught here, it is logged instead.
     const handler = (event: Event): void => {
       try {
-        listener((event as CustomEvent<HubEventMap[Name]>).detail);
+        listener((event as HubEvent<HubEventMap[Name]>).detail);
       } catch (error) {
         this.log(
           `codemode-mcp: a listener of the upstreams failed: ${error instanceof Error ? error.stack : String(error)}`,
@@ -48,6 +58,6 @@ export class HubEvents implements HubEventSource {
   }
 
   emit<Name extends HubEventName>(name: Name, detail: HubEventMap[Name]): void {
-    this.target.dispatchEvent(new CustomEvent(name, { detail }));
+    this.target.dispatchEvent(new HubEvent(name, detail));
   }
 }

@@ -9,12 +9,12 @@ test('a listener hears its event until it unsubscribes; one that throws is logge
     throw new Error('listener broke');
   });
   const stop = events.on('notice', (notice) => heard.push(notice.kind));
-  events.on('catalog-changed', () => heard.push('catalog'));
+  events.on('catalog-changed', (detail) => heard.push(`catalog ${String(detail)}`));
   events.emit('notice', { kind: 'prompts_changed' });
   events.emit('catalog-changed', undefined);
   stop();
   events.emit('notice', { kind: 'offered_changed' });
-  expect(heard).toEqual(['prompts_changed', 'catalog']);
+  expect(heard).toEqual(['prompts_changed', 'catalog undefined']);
   expect(lines).toHaveLength(2);
   expect(lines[0]).toMatch(/^codemode-mcp: a listener of the upstreams failed: Error: listener broke/);
 });

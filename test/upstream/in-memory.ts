@@ -90,3 +90,30 @@ export function pagedTools(pages: ReadonlyArray<{ readonly tools: readonly strin
   });
   return server;
 }
+
+const STRUCTURED_OUTPUT = { type: 'object' as const, properties: { n: { type: 'number' } }, required: ['n'] };
+
+/**
+ * A low-level server that lists its tools two per page, and whose tools send structured content
+ * that breaks their own output schemas: a client that validates would throw.
+ */
+export function pagedUpstream(): Server {
+  const tools = [
+    { name: 'bad-structured', description: 'structured content that breaks its schema', outputSchema: STRUCTURED_OUTPUT },
+    { name: 'no-structured', description: 'an output schema but no structured content', outputSchema: STRUCTURED_OUTPUT },
+    ...['t3', 't4', 't5'].map((name) => ({ name, description: name })),
+  ].map((tool) => ({ ...tool, inputSchema: { type: 'object' as const } }));
+  const server = new Server({ name: 'paged', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler('tools/list', (request) => {
+    const start = Number(request.params?.cursor ?? 0);
+    const next = start + 2;
+    return { tools: tools.slice(start, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) };
+  });
+  server.setRequestHandler('tools/call', (request) => {
+    const name = request.params.name;
+    if (name === 'bad-structured')
+      return { content: [{ type: 'text', text: 'n is a string' }], structuredContent: { n: 'not a number' } };
+    return { content: [{ type: 'text', text: name }] };
+  });
+  return server;
+}

@@ -6,8 +6,8 @@ import { NameCollisionError } from '../../src/support/errors.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { assignToolNames, describeCollision, serverForName } from '../../src/upstream/tool-names.js';
 import { childPidsOf } from '../support/processes.js';
-import { inMemorySpec, inMemoryUpstreams, namedTools } from './in-memory.js';
-import { fixture, published, textOf } from './specs.js';
+import { inMemorySpec, inMemoryUpstreams, namedTools, pagedUpstream } from './in-memory.js';
+import { published, textOf } from './specs.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 let hub: UpstreamHub | undefined;
@@ -100,13 +100,13 @@ describe('tool names with several upstreams', () => {
 
 describe('listing and results', () => {
   test('tools/list is followed page by page through nextCursor', async () => {
-    hub = new UpstreamHub([fixture('paged', 'paged.mjs')], { log: () => {} });
+    hub = new UpstreamHub([inMemorySpec('paged')], { log: () => {}, connect: inMemoryUpstreams(pagedUpstream).connect });
     await hub.start();
     expect(hub.catalog().tools.map((tool) => tool.name)).toEqual(['bad-structured', 'no-structured', 't3', 't4', 't5']);
   });
 
   test('structured content that breaks its output schema comes back as sent, not as an error', async () => {
-    hub = new UpstreamHub([fixture('paged', 'paged.mjs')], { log: () => {} });
+    hub = new UpstreamHub([inMemorySpec('paged')], { log: () => {}, connect: inMemoryUpstreams(pagedUpstream).connect });
     await hub.start();
     // Regression guard: the v2 client's callTool() throws -32602 here; we send tools/call ourselves.
     expect(await hub.callTool('bad-structured', {})).toEqual({
