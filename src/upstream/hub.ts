@@ -34,7 +34,6 @@ import { CompletionRoutes } from './completion-routes.js';
 import { ResourcePassthrough } from './resource-passthrough.js';
 import { logFailure, processLog, type Log } from '../support/log.js';
 
-export type { CallContext } from './call-routes.js';
 export type { HubNotice } from './hub-events.js';
 
 export interface UpstreamHubOptions {

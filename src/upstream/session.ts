@@ -140,7 +140,7 @@ export class UpstreamSession {
         timeoutMs: options.pingTimeoutMs,
         ping: (timeout) => session.client.ping({ timeout }),
         // Its calls in flight fail now, as "stopped answering", and its HTTP streams are let go.
-        onDead: (reason) => session.giveUp(reason, 'which stopped answering'),
+        onDead: (reason) => session.giveUp(reason, `closing upstream "${spec.name}", which stopped answering`),
       });
     }
     try {
@@ -259,7 +259,7 @@ export class UpstreamSession {
       scriptName,
       signal,
       // Its sign-in no longer holds (revoked, expired past renewal): down with the reason, reconnected with backoff.
-      onSignInLost: (reason) => this.giveUp(reason, 'after its sign-in was lost'),
+      onSignInLost: (reason) => this.giveUp(reason, `closing upstream "${this.name}" after its sign-in was lost`),
     });
   }
 
@@ -306,11 +306,11 @@ export class UpstreamSession {
     return this.kind === 'stdio' ? 'exited' : 'disconnected';
   }
 
-  /** It can't go on (it stopped answering, or its sign-in was lost): lost with the reason, and its client closed. */
-  private giveUp(reason: string, what: string): void {
+  /** It can't go on (it stopped answering, or its sign-in was lost): lost with the reason, and its client closed (`closing` names that in the log, should it fail). */
+  private giveUp(reason: string, closing: string): void {
     this.unanswered = reason;
     this.handleEnd();
-    void this.client.close().catch(logFailure(`closing upstream "${this.name}" ${what}`, this.options.log));
+    void this.client.close().catch(logFailure(closing, this.options.log));
   }
 
   async notifyRootsListChanged(): Promise<void> {

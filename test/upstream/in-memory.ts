@@ -77,7 +77,7 @@ export function recorder(calls: string[] = []): McpServer {
   return server;
 }
 
-/** A low-level server whose `tools/list` sends `pages` in turn, each page's nextCursor as given (as fixtures/upstreams/paged.mjs). */
+/** A low-level server whose `tools/list` sends `pages` in turn, each page's nextCursor as given. */
 export function pagedTools(pages: ReadonlyArray<{ readonly tools: readonly string[]; readonly nextCursor?: string }>): Server {
   const server = new Server({ name: 'paged', version: '1.0.0' }, { capabilities: { tools: {} } });
   let served = 0;
