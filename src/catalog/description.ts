@@ -80,9 +80,9 @@ type Layout =
   | { readonly kind: 'names'; readonly perServer: number }
   | { readonly kind: 'headers'; readonly bare: boolean };
 
-export function describeCodeExecution(tools: Catalog, options: DescriptionOptions): string {
-  const allowed = tools.filter((t) => t.allowed);
-  const api = `${apiText(options, tools.resourcesOffered === true)}${notesText(tools.upstreamNotes ?? [])}`;
+export function describeCodeExecution(catalog: Catalog, options: DescriptionOptions): string {
+  const allowed = catalog.tools.filter((t) => t.allowed);
+  const api = `${apiText(options, catalog.resourcesOffered)}${notesText(catalog.upstreamNotes)}`;
   if (allowed.length === 0) return `${api}\nNo tools are available right now.`;
   const groups = groupByServer(allowed);
   const head = `${api}\n${introOf(groups)}`;

@@ -35,8 +35,9 @@ export interface CatalogTool {
  * which the description shows so the model knows why tools are missing; and whether scripts have
  * resources to read.
  */
-export type Catalog = readonly CatalogTool[] & {
-  readonly upstreamNotes?: readonly string[];
+export interface Catalog {
+  readonly tools: readonly CatalogTool[];
+  readonly upstreamNotes: readonly string[];
   /** True when at least one upstream offers resources a script may read (`resources` in the guest). */
-  readonly resourcesOffered?: boolean;
-};
+  readonly resourcesOffered: boolean;
+}

@@ -32,7 +32,7 @@ export function startServing(
   const ready = startupWait(hub, started, settings.startupWaitMs, log);
   const supply = new ChildSupply(settings, log, ready);
   // Pooled children get the catalog ahead of their scripts, and each change of it.
-  hub.onCatalogChanged(() => supply.offerCatalog(scriptTools(toolEntries(hub.tools())).json));
+  hub.events.on('catalog-changed', () => supply.offerCatalog(scriptTools(toolEntries(hub.catalog().tools)).json));
   started.then(
     () => log(`codemode-mcp ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
     (error: unknown) => {

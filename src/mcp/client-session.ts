@@ -116,16 +116,16 @@ export class ClientSession {
       hub.setFallbackOrigin(this.origin);
       this.unsubscribe.push(() => hub.setFallbackOrigin(undefined));
     }
-    this.unsubscribe.push(hub.onCatalogChanged(() => this.catalogChanged()));
-    this.unsubscribe.push(hub.onNotice((notice) => this.relayNotice(notice)));
+    this.unsubscribe.push(hub.events.on('catalog-changed', () => this.catalogChanged()));
+    this.unsubscribe.push(hub.events.on('notice', (notice) => this.relayNotice(notice)));
   }
 
   /** code_execution, then the exposed tools. */
   private listTools(): Tool[] {
     const { hub, settings } = this.options;
-    const catalog = hub.tools();
-    for (const problem of exposeProblems(catalog, settings.expose)) reportOnce(hub, problem, this.options.log);
-    return [codeExecutionTool(catalog, settings), ...exposedTools(catalog, settings.expose).map(listedTool)];
+    const catalog = hub.catalog();
+    for (const problem of exposeProblems(catalog.tools, settings.expose)) reportOnce(hub, problem, this.options.log);
+    return [codeExecutionTool(catalog, settings), ...exposedTools(catalog.tools, settings.expose).map(listedTool)];
   }
 
   /** Prompts and completions passed through, for what the upstreams offered at initialize. */
@@ -167,7 +167,7 @@ export class ClientSession {
         });
         this.unsubscribe.push(() => resources.forget(this));
       }
-      this.unsubscribe.push(hub.onResourcesChanged(() => this.relayNotice({ kind: 'resources_changed' })));
+      this.unsubscribe.push(hub.events.on('resources-changed', () => this.relayNotice({ kind: 'resources_changed' })));
     }
     if (this.declared.completions) {
       this.server.setRequestHandler('completion/complete', async (request, ctx) => {
@@ -242,7 +242,7 @@ export class ClientSession {
     if (name !== CODE_EXECUTION_TOOL) {
       // A name too long to quote whole can't be shown as code either.
       const asCode = name.length <= ECHO_MAX_CHARS ? `tools[${JSON.stringify(name)}](args)` : 'tools[name](args)';
-      const exposed = exposedTools(this.options.hub.tools(), this.options.settings.expose).map((tool) => tool.name);
+      const exposed = exposedTools(this.options.hub.catalog().tools, this.options.settings.expose).map((tool) => tool.name);
       const offers =
         exposed.length === 0
           ? `one tool, "${CODE_EXECUTION_TOOL}"; call the other tools from a script in it`
@@ -263,7 +263,7 @@ export class ClientSession {
   }
 
   private isExposed(name: string): boolean {
-    return exposedTools(this.options.hub.tools(), this.options.settings.expose).some((tool) => tool.name === name);
+    return exposedTools(this.options.hub.catalog().tools, this.options.settings.expose).some((tool) => tool.name === name);
   }
 
   /**
@@ -318,7 +318,7 @@ export class ClientSession {
     const { hub, settings } = this.options;
     return new SessionScripts({
       supply: supply.forSession(),
-      catalog: () => hub.tools(),
+      catalog: () => hub.catalog().tools,
       unlisted: () => hub.unlistedPrefixes(),
       callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin: this.origin }),
       callResource: resourceCaller(hub, this.origin),

@@ -4,12 +4,12 @@
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { describeCodeExecution, type DescriptionOptions } from '../catalog/description.js';
-import type { CatalogTool } from '../catalog/types.js';
+import type { Catalog } from '../catalog/types.js';
 import { CODE_EXECUTION_INPUT_SCHEMA } from '../scripts/input.js';
 
 export const CODE_EXECUTION_TOOL = 'code_execution';
 
-export function codeExecutionTool(catalog: readonly CatalogTool[], options: DescriptionOptions): Tool {
+export function codeExecutionTool(catalog: Catalog, options: DescriptionOptions): Tool {
   return {
     name: CODE_EXECUTION_TOOL,
     title: 'Run code against your MCP tools',

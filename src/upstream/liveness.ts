@@ -5,7 +5,7 @@
  * pinged before its next call after such an idle spell; no answer within `upstreamPingTimeoutMs`
  * and it is dead: the session reports it lost, with the reason, and is reconnected with backoff.
  */
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, type Transport } from '@modelcontextprotocol/client';
 import { formatDelay } from './backoff.js';
 import { messageWithCauses } from './error-text.js';
 import { logFailure } from '../support/log.js';
@@ -92,6 +92,18 @@ export class Liveness {
     }
     if (this.deadReason !== undefined) throw new Error(this.deadReason);
   }
+}
+
+/** Watches a remote upstream's transport, every message heard counting as alive; none when pings are off (`intervalMs` 0). */
+export function watchLiveness(transport: Transport, options: LivenessOptions): Liveness | undefined {
+  if (options.intervalMs === 0) return undefined;
+  const liveness = new Liveness(options);
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    liveness.heard();
+    deliver?.(message, extra);
+  };
+  return liveness;
 }
 
 /** Why a failed ping means the upstream is gone; undefined when it answered, if only with an error. */

@@ -1,47 +1,43 @@
 /**
  * One live connection to an upstream: a client over one transport (for stdio, one process),
- * from connect to close. A restart is a new session.
+ * from connect to close. A restart is a new session. It composes the jobs kept in their own
+ * files: the clients made while opening (session-clients.ts), why a start failed
+ * (start-failure.ts), tools/list's pages (tool-pages.ts), a call's failure in our words
+ * (call-failure.ts), the retry after a sign-in (sign-in-retry.ts) and a remote upstream's
+ * pings (liveness.ts).
  */
 import {
-  Client,
   SdkError,
   SdkErrorCode,
   specTypeSchemas,
   type CallToolResult,
-  type ClientCapabilities,
-  type Implementation,
+  type Client,
   type Progress,
   type ResultTypeMap,
   type ServerCapabilities,
   type ReadResourceResult,
-  type Transport,
 } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLostError } from '../support/errors.js';
-import { quoteInput } from '../support/echo.js';
+import { ToolRefusedError, UpstreamAnswerError } from '../support/errors.js';
 import { describeIssues } from '../json-rpc/describe-issues.js';
-import { describeSize, faultOf, type AnswerFault } from './answer-check.js';
-import { describeAuthFailure, needsSignIn } from './auth/describe-auth-failure.js';
-import { SignInNeededError, type UpstreamOAuthProvider } from './auth/oauth-provider.js';
-import { RefusalNotes } from './auth/refusals.js';
 import type { UpstreamAuth } from './auth/upstream-auth.js';
-import { formatDelay } from './backoff.js';
+import { translateCallFailure, type LostHow } from './call-failure.js';
 import { messageWithCauses } from './error-text.js';
-import { Liveness } from './liveness.js';
-import { READ_LIMIT_RULE } from './read-limit.js';
+import { watchLiveness, type Liveness } from './liveness.js';
 import { ProgressRouter } from './progress.js';
 import type { PassthroughMethod, PassthroughNotice } from './passthrough.js';
 import { listResourcePages, type ResourceListing } from './resource-routes.js';
-import { installRelay, type LogListener, type RequestRelay } from './relay.js';
+import { SessionClients, type ClientListener, type SessionClientsOptions } from './session-clients.js';
+import { prepareSignIn, sendWithSignInRetry, type SignInContext } from './sign-in-retry.js';
 import type { UpstreamSpec } from './spec.js';
+import { UpstreamStartError } from './start-failure.js';
 import { StderrLines } from '../support/stderr-lines.js';
-import { admitTools, type ListedTool } from './tool-admission.js';
+import { settleWithin } from '../support/settle.js';
+import type { ListedTool } from './tool-admission.js';
+import { listToolPages } from './tool-pages.js';
 import { checkToolResult } from './tool-result-check.js';
-import { connectUpstream, remoteFetch, type TransportKind } from './transport.js';
+import { connectUpstream, type Connector, type TransportKind } from './transport.js';
 import { logFailure, type Log } from '../support/log.js';
-
-/** `tools/list` pages followed before the listing counts as broken (a cursor that never ends). */
-export const TOOLS_LIST_MAX_PAGES = 100;
 
 /**
  * The SDK's own timeout on a tool call: the largest a Node timer takes (a larger one fires at
@@ -52,20 +48,10 @@ export const SDK_CALL_TIMEOUT_MS = 2_147_483_647;
 /** After close, how long to wait for the upstream's process to be gone (its process group gets SIGKILL by 2.5 s). */
 export const SESSION_EXIT_WAIT_MS = 10_000;
 
-/**
- * A page of tools/list as the SDK is asked to check it: the tools themselves are checked one by one
- * (tool-admission.ts), since the SDK's check of a whole page recurses through every schema.
- */
-const TOOLS_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
-
 /** A tools/call result as the SDK is asked to check it: not at all, so that what it was can be quoted (checkToolResult). */
 const ANY_RESULT = z.unknown();
 
-export interface SessionOptions {
-  readonly clientInfo: Implementation;
-  readonly capabilities: ClientCapabilities;
-  readonly relay: () => RequestRelay | undefined;
-  readonly onLog: LogListener;
+export interface SessionOptions extends SessionClientsOptions {
   /** Our stderr, one line at a time. */
   readonly log: Log;
   readonly signal: AbortSignal;
@@ -81,24 +67,8 @@ export interface SessionOptions {
   readonly auth?: UpstreamAuth;
   /** A stdio upstream's time to end by itself after its stdin closes, before SIGTERM; absent, GROUP_TERM_AFTER_MS. */
   readonly closeGraceMs?: number;
-}
-
-/** Why an upstream could not start, in words; and whether only a new sign-in can change that (needsSignIn). */
-export class UpstreamStartError extends Error {
-  override readonly name = 'UpstreamStartError';
-  readonly signInNeeded: boolean;
-
-  constructor(
-    spec: UpstreamSpec,
-    error: unknown,
-    stderrTail: readonly string[],
-    options: SessionOptions,
-    signIn: SignInContext | undefined,
-  ) {
-    super(describeStartFailure(spec, error, stderrTail, options, signIn), { cause: error });
-    this.signInNeeded =
-      spec.transport !== 'stdio' && signIn !== undefined && needsSignIn(error, { spec, oauth: signIn.provider !== undefined });
-  }
+  /** How the entry is connected; absent, connectUpstream (its transport as configured). */
+  readonly connect?: Connector;
 }
 
 export class UpstreamSession {
@@ -139,41 +109,13 @@ export class UpstreamSession {
   /** Connects and lists the tools; a failure closes whatever was opened and names the reason. */
   static async open(spec: UpstreamSpec, options: SessionOptions): Promise<UpstreamSession> {
     const stderr = new StderrLines(`[${spec.name}] `, options.log);
-    const clients = new Map<Client, { ended: Promise<void>; hasEnded: boolean }>();
-    let session: UpstreamSession | undefined;
-    const createClient = (): Client => {
-      const client = new Client(options.clientInfo, { capabilities: options.capabilities });
-      let markEnded = (): void => {};
-      const end = { ended: new Promise<void>((resolve) => (markEnded = resolve)), hasEnded: false };
-      clients.set(client, end);
-      installRelay(client, spec.name, options.capabilities, options.relay, options.onLog);
-      client.setNotificationHandler('notifications/tools/list_changed', () => session?.onToolsChanged?.());
-      client.setNotificationHandler('notifications/prompts/list_changed', () =>
-        session?.onPassthroughNotice?.({ kind: 'prompts_changed' }),
-      );
-      client.setNotificationHandler('notifications/resources/updated', (notification) =>
-        session?.onPassthroughNotice?.({ kind: 'resource_updated', uri: notification.params.uri }),
-      );
-      client.setNotificationHandler('notifications/resources/list_changed', () => session?.onResourcesChanged?.());
-      client.onclose = () => {
-        end.hasEnded = true;
-        markEnded();
-        if (session?.client === client) session.handleEnd();
-      };
-      // Before it is up, a transport error is the start failure, reported once as such; once it is
-      // lost or closing, what its teardown aborts is no news.
-      client.onerror = (error) => {
-        if (session?.client === client && !session.lost && !session.closing)
-          options.log(`codemode-mcp: upstream "${spec.name}": ${error.message}`, 'warn');
-      };
-      return client;
-    };
+    const clients = new SessionClients(spec.name, options);
     let connected;
     let signIn: SignInContext | undefined;
     try {
       signIn = await prepareSignIn(spec, options);
-      connected = await connectUpstream(spec, {
-        createClient,
+      connected = await (options.connect ?? connectUpstream)(spec, {
+        createClient: clients.create,
         stderr,
         timeoutMs: options.startTimeoutMs,
         signal: options.signal,
@@ -184,14 +126,23 @@ export class UpstreamSession {
         ...(signIn !== undefined ? { refusals: signIn.refusals } : {}),
       });
     } catch (error) {
-      await Promise.all([...clients.values()].map(({ ended }) => waitAtMost(ended, SESSION_EXIT_WAIT_MS)));
+      await Promise.all(clients.allEnded().map((ended) => settleWithin(ended, { ms: SESSION_EXIT_WAIT_MS })));
       throw new UpstreamStartError(spec, error, stderr.tail, options, signIn);
     }
-    const end = clients.get(connected.client)!;
-    session = new UpstreamSession(spec, connected.client, connected.kind, end.ended, options, signIn);
+    const end = clients.endOf(connected.client);
+    const session = new UpstreamSession(spec, connected.client, connected.kind, end.ended, options, signIn);
+    clients.listener = session.listener();
     session.lost = end.hasEnded;
     session.progress.attach(connected.transport);
-    if (connected.kind !== 'stdio') session.watchLiveness(connected.transport);
+    if (connected.kind !== 'stdio') {
+      session.liveness = watchLiveness(connected.transport, {
+        intervalMs: options.pingIntervalMs,
+        timeoutMs: options.pingTimeoutMs,
+        ping: (timeout) => session.client.ping({ timeout }),
+        // Its calls in flight fail now, as "stopped answering", and its HTTP streams are let go.
+        onDead: (reason) => session.giveUp(reason, `closing upstream "${spec.name}", which stopped answering`),
+      });
+    }
     try {
       session.tools = await session.listTools(options.signal);
       if (session.lost) throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
@@ -237,36 +188,14 @@ export class UpstreamSession {
     }
   }
 
-  /**
-   * Every page of `tools/list`, following `nextCursor`, each tool checked on its own: one whose
-   * schema can't be used is kept with a placeholder and a note, and logged (tool-admission.ts).
-   */
-  async listTools(signal?: AbortSignal): Promise<ListedTool[]> {
-    if (!this.client.getServerCapabilities()?.tools) return [];
-    const tools: ListedTool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < TOOLS_LIST_MAX_PAGES; page++) {
-      let result: z.infer<typeof TOOLS_PAGE>;
-      try {
-        result = await this.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, TOOLS_PAGE, {
-          timeout: this.options.startTimeoutMs,
-          ...(signal !== undefined ? { signal } : {}),
-        });
-      } catch (error) {
-        const fault = faultOf(error);
-        if (fault === undefined) throw error;
-        throw new Error(`it answered tools/list with ${describeFault(fault)}`, { cause: error });
-      }
-      const admitted = admitTools(result.tools);
-      for (const problem of admitted.problems) this.options.log(`codemode-mcp: upstream "${this.name}": ${problem}`, 'warn');
-      tools.push(...admitted.tools);
-      if (result.nextCursor === undefined) return tools;
-      if (seen.has(result.nextCursor)) throw new Error(`tools/list sent the cursor ${JSON.stringify(result.nextCursor)} twice`);
-      seen.add(result.nextCursor);
-      cursor = result.nextCursor;
-    }
-    throw new Error(`tools/list did not end within ${TOOLS_LIST_MAX_PAGES} pages`);
+  /** Every page of `tools/list` (tool-pages.ts). */
+  listTools(signal?: AbortSignal): Promise<ListedTool[]> {
+    return listToolPages(this.client, {
+      server: this.name,
+      timeoutMs: this.options.startTimeoutMs,
+      log: this.options.log,
+      ...(signal !== undefined ? { signal } : {}),
+    });
   }
 
   /** Every page of its resources and resource templates (resource-routes.ts); none without the capability. */
@@ -314,7 +243,7 @@ export class UpstreamSession {
 
   /**
    * Sends once the upstream is known to be alive (a remote one idle for a while is pinged first),
-   * and once more after a sign-in the client was offered; an authorization failure is a refusal.
+   * and once more after a sign-in the client was offered (sign-in-retry.ts).
    */
   private async sendChecked<T>(scriptName: string, signal: AbortSignal | undefined, send: () => Promise<T>): Promise<T> {
     const pinged = this.liveness?.beforeUse();
@@ -323,27 +252,15 @@ export class UpstreamSession {
         throw new ToolRefusedError('UPSTREAM_DOWN', scriptName, `upstream "${this.name}" is down: ${error.message}`);
       });
     }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await send();
-      } catch (error) {
-        const refusal = this.describeAuth(error);
-        if (refusal === undefined) throw error;
-        // A sign-in offered to the client (a first one, or more scope for this tool) may still come:
-        // the call was refused unread, so once signed in it is sent once more.
-        const pending = this.options.auth?.pendingSignIn(this.name);
-        if (pending !== undefined && attempt === 1 && (await settledWithin(pending, signal))) continue;
-        if (signal?.aborted) throw signal.reason;
-        const lostSignIn = error instanceof SignInNeededError || this.signIn?.refusals.last?.status === 401;
-        if (lostSignIn) this.loseSignIn(refusal);
-        throw new ToolRefusedError(
-          'UPSTREAM_UNAUTHORIZED',
-          scriptName,
-          `upstream "${this.name}" ${refusal}`,
-          'The upstream refused it unread',
-        );
-      }
-    }
+    return sendWithSignInRetry(send, {
+      spec: this.spec,
+      signIn: this.signIn,
+      auth: this.options.auth,
+      scriptName,
+      signal,
+      // Its sign-in no longer holds (revoked, expired past renewal): down with the reason, reconnected with backoff.
+      onSignInLost: (reason) => this.giveUp(reason, `closing upstream "${this.name}" after its sign-in was lost`),
+    });
   }
 
   private async sendToolCall(
@@ -377,52 +294,25 @@ export class UpstreamSession {
     try {
       return await request({ timeout: SDK_CALL_TIMEOUT_MS, ...(signal !== undefined ? { signal } : {}) });
     } catch (error) {
-      // The SDK rejects an aborted call with its own REQUEST_TIMEOUT error; the caller's reason says more.
-      if (signal?.aborted) throw signal.reason;
-      if (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) {
-        throw new ToolRefusedError('UPSTREAM_DOWN', scriptName, `upstream "${this.name}" had just gone away`);
-      }
-      if (this.lost || this.closing) {
-        const how =
-          this.unanswered !== undefined
-            ? 'stopped answering'
-            : this.closing
-              ? 'was closed'
-              : this.kind === 'stdio'
-                ? 'exited'
-                : 'disconnected';
-        throw new UpstreamLostError(this.name, scriptName, how);
-      }
-      const fault = faultOf(error);
-      if (fault?.kind === 'too_large') {
-        throw new ResultTooLargeError(
-          this.name,
-          scriptName,
-          `its result came as a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (${READ_LIMIT_RULE})`,
-        );
-      }
-      if (fault?.kind === 'invalid') throw new UpstreamAnswerError(this.name, scriptName, fault.detail);
-      throw error;
+      throw translateCallFailure(error, { server: this.name, scriptName, signal, lost: this.lostHow() });
     }
   }
 
-  /** What an authorization failure of this upstream means, in words; undefined for any other error. */
-  private describeAuth(error: unknown): string | undefined {
-    if (this.spec.transport === 'stdio' || this.signIn === undefined) return undefined;
-    return describeAuthFailure(error, {
-      spec: this.spec,
-      refusal: this.signIn.refusals.last,
-      oauth: this.signIn.provider !== undefined,
-      ...offeredNote(this.options.auth, this.name),
-    });
+  /** How it ended under a call in flight; undefined while it is up. */
+  private lostHow(): LostHow | undefined {
+    if (!this.lost && !this.closing) return undefined;
+    if (this.unanswered !== undefined) return 'stopped answering';
+    if (this.closing) return 'was closed';
+    return this.kind === 'stdio' ? 'exited' : 'disconnected';
   }
 
-  /** Its sign-in no longer holds (revoked, expired past renewal): down with the reason, reconnected with backoff. */
-  private loseSignIn(reason: string): void {
+  /** It can't go on (it stopped answering, or its sign-in was lost): lost with the reason, and its client closed (`closing` names that in the log, should it fail). */
+  private giveUp(reason: string, closing: string): void {
     this.unanswered = reason;
     this.handleEnd();
-    void this.client.close().catch(logFailure(`closing upstream "${this.name}" after its sign-in was lost`, this.options.log));
+    void this.client.close().catch(logFailure(closing, this.options.log));
   }
+
   async notifyRootsListChanged(): Promise<void> {
     await this.client.sendRootsListChanged();
   }
@@ -432,29 +322,25 @@ export class UpstreamSession {
     this.closing = true;
     this.liveness?.stop();
     await this.client.close().catch(logFailure(`closing upstream "${this.name}"`, this.options.log));
-    await waitAtMost(this.ended, SESSION_EXIT_WAIT_MS);
+    await settleWithin(this.ended, { ms: SESSION_EXIT_WAIT_MS });
   }
 
-  /** Pings a remote upstream when idle, and before a call after an idle spell (liveness.ts). */
-  private watchLiveness(transport: Transport): void {
-    const { pingIntervalMs, pingTimeoutMs } = this.options;
-    if (pingIntervalMs === 0) return;
-    const liveness = new Liveness({
-      intervalMs: pingIntervalMs,
-      timeoutMs: pingTimeoutMs,
-      ping: (timeout) => this.client.ping({ timeout }),
-      onDead: (reason) => {
-        this.unanswered = reason;
-        this.handleEnd();
-        // Its calls in flight fail now, as "stopped answering", and its HTTP streams are let go.
-        void this.client.close().catch(logFailure(`closing upstream "${this.name}", which stopped answering`, this.options.log));
+  /** What its clients tell it: the upstream's news, from this session's own client only. */
+  private listener(): ClientListener {
+    const ours = (client: Client): boolean => client === this.client;
+    return {
+      toolsChanged: () => this.onToolsChanged?.(),
+      resourcesChanged: () => this.onResourcesChanged?.(),
+      notice: (notice) => this.onPassthroughNotice?.(notice),
+      ended: (client) => {
+        if (ours(client)) this.handleEnd();
       },
-    });
-    this.liveness = liveness;
-    const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      liveness.heard();
-      deliver?.(message, extra);
+      // Before it is up, a transport error is the start failure, reported once as such; once it is
+      // lost or closing, what its teardown aborts is no news.
+      error: (client, error) => {
+        if (ours(client) && !this.lost && !this.closing)
+          this.options.log(`codemode-mcp: upstream "${this.name}": ${error.message}`, 'warn');
+      },
     };
   }
 
@@ -464,93 +350,4 @@ export class UpstreamSession {
     this.liveness?.stop();
     if (!this.closing) this.onLost?.(this.unanswered);
   }
-}
-
-/** A remote upstream's sign-in for one connection: its provider (none when the entry's headers carry the credential) and what it refused. */
-interface SignInContext {
-  readonly provider: UpstreamOAuthProvider | undefined;
-  readonly refusals: RefusalNotes;
-}
-
-async function prepareSignIn(spec: UpstreamSpec, options: SessionOptions): Promise<SignInContext | undefined> {
-  if (spec.transport === 'stdio') return undefined;
-  const provider = options.auth?.providerFor(spec, remoteFetch(spec, options));
-  await provider?.prepare();
-  return { provider, refusals: new RefusalNotes() };
-}
-
-function offeredNote(auth: UpstreamAuth | undefined, name: string): { offered?: string } {
-  const offered = auth?.offerNote(name);
-  return offered === undefined ? {} : { offered };
-}
-
-/** True once `promise` resolves; false when it rejects or `signal` aborts first. */
-async function settledWithin(promise: Promise<void>, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return false;
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<boolean>((resolve) => {
-    onAbort = () => resolve(false);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => false,
-      ),
-      aborted,
-    ]);
-  } finally {
-    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-  }
-}
-
-/**
- * `it exited during startup; its stderr last said: "npm error code SELF_SIGNED_CERT_IN_CHAIN" / "npm error A
- * complete log of this run ..."`: its last STDERR_TAIL_LINES lines, each quoted and cut at 200 characters.
- */
-function describeStartFailure(
-  spec: UpstreamSpec,
-  error: unknown,
-  stderrTail: readonly string[],
-  options: SessionOptions,
-  signIn: SignInContext | undefined,
-): string {
-  const { startTimeoutMs } = options;
-  const authFailure =
-    spec.transport === 'stdio' || signIn === undefined
-      ? undefined
-      : describeAuthFailure(error, {
-          spec,
-          refusal: signIn.refusals.last,
-          oauth: signIn.provider !== undefined,
-          ...offeredNote(options.auth, spec.name),
-        });
-  // NotConnected: our stdio transport refuses to send once its process is ending.
-  const reason =
-    authFailure !== undefined
-      ? authFailure
-      : error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
-        ? spec.transport === 'stdio'
-          ? 'it exited during startup'
-          : 'it closed the connection during startup'
-        : error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
-          ? `it did not answer within ${formatDelay(startTimeoutMs)} (upstreamStartTimeoutMs)`
-          : messageWithCauses(error);
-  if (stderrTail.length === 0) return reason;
-  const said = stderrTail.map((line) => quoteInput(line.trim())).join(' / ');
-  return `${reason}; its stderr last said: ${said}`;
-}
-
-/** What an answer to tools/list was, when it couldn't be used. */
-function describeFault(fault: AnswerFault): string {
-  return fault.kind === 'invalid'
-    ? `something that isn't a result (${fault.detail})`
-    : `a message of ${describeSize(fault)}, past the ${fault.limit} bytes read from an upstream (${READ_LIMIT_RULE})`;
-}
-
-async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()))]);
-  clearTimeout(timer);
 }

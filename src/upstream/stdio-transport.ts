@@ -12,6 +12,7 @@ import { checkLine, checkOversize, type Checked } from './answer-check.js';
 import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from '../support/process-group.js';
 import { claimEarlyUpstream, spawnUpstreamProcess } from './upstream-process.js';
 import type { StderrLines } from '../support/stderr-lines.js';
+import { settleWithin } from '../support/settle.js';
 
 export interface StdioTransportOptions {
   /** The upstream's name in the config, for the shutdown's log. */
@@ -169,12 +170,6 @@ export class StdioUpstreamTransport implements Transport {
 async function endChild(child: ChildProcess, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = await Promise.race([
-    exited.then(() => false),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs).unref())),
-  ]);
-  clearTimeout(timer);
-  if (timedOut) child.kill();
+  if ((await settleWithin(exited, { ms: graceMs })) === 'timeout') child.kill();
   await exited;
 }

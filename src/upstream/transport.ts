@@ -46,6 +46,9 @@ export interface ConnectOptions {
   readonly refusals?: RefusalNotes;
 }
 
+/** How an upstream entry becomes a connected client: connectUpstream, or (in tests) a linked in-memory pair. */
+export type Connector = (spec: UpstreamSpec, options: ConnectOptions) => Promise<Connected>;
+
 export async function connectUpstream(spec: UpstreamSpec, options: ConnectOptions): Promise<Connected> {
   if (spec.transport === 'stdio') {
     // The arguments are counted, not shown: a `${VAR}` in them may have put a secret there.

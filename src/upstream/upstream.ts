@@ -7,7 +7,8 @@ import { NESTED_REFUSAL } from './environment.js';
 import { Relist } from './relist.js';
 import type { ResourceListing } from './resource-routes.js';
 import type { UpstreamSpec } from './spec.js';
-import { UpstreamSession, UpstreamStartError, type SessionOptions } from './session.js';
+import { UpstreamSession, type SessionOptions } from './session.js';
+import { UpstreamStartError } from './start-failure.js';
 import { offeredBy, type Offered, type PassthroughNotice } from './passthrough.js';
 import type { ListedTool } from './tool-admission.js';
 

@@ -14,8 +14,13 @@ const LONG_DESCRIPTION =
     20,
   );
 
-function describeCodeExecution(tools: Catalog, yieldMs = 30_000): string {
-  return describeWith(tools, { yieldMs });
+/** The description of a catalog, or of these tools alone (no notes, no resources). */
+function describeCodeExecution(catalog: Catalog | readonly CatalogTool[], yieldMs = 30_000): string {
+  return describeWith(isCatalog(catalog) ? catalog : { tools: catalog, upstreamNotes: [], resourcesOffered: false }, { yieldMs });
+}
+
+function isCatalog(catalog: Catalog | readonly CatalogTool[]): catalog is Catalog {
+  return 'tools' in catalog;
 }
 
 /** `count` tools of server `server`, named `<server>__tool_<i>_x` as with several upstreams. */
@@ -32,7 +37,7 @@ function toolsOf(count: number, server = 's', nameOf: (i: number) => string = (i
 
 /** The catalog as the hub hands it over when some upstream offers resources. */
 function withResources(tools: CatalogTool[]): Catalog {
-  return Object.defineProperty(tools, 'resourcesOffered', { value: true, enumerable: false });
+  return { tools, upstreamNotes: [], resourcesOffered: true };
 }
 
 /** The tool section: everything after the API text. */
@@ -212,8 +217,11 @@ describe('summarize', () => {
 });
 
 describe('upstream notes in the description', () => {
-  const withNotes = (tools: CatalogTool[], upstreamNotes: string[]): Catalog =>
-    Object.defineProperty(tools, 'upstreamNotes', { value: upstreamNotes });
+  const withNotes = (tools: CatalogTool[], upstreamNotes: string[]): Catalog => ({
+    tools,
+    upstreamNotes,
+    resourcesOffered: false,
+  });
 
   test('each upstream not serving its tools gets a line after the API, before the tools', () => {
     const text = describeCodeExecution(

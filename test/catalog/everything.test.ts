@@ -93,7 +93,7 @@ describe('the catalog of server-everything', () => {
   });
 
   test('the code_execution description fits in 2,048 characters and names every tool, the first ones with their summaries', () => {
-    const text = describeCodeExecution(tools, { yieldMs: 30_000 });
+    const text = describeCodeExecution({ tools, upstreamNotes: [], resourcesOffered: false }, { yieldMs: 30_000 });
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
     const withSummary = tools.filter((tool) => text.split('\n').some((l) => l.startsWith(`${tool.name}: `)));
     expect(withSummary.length).toBeGreaterThan(tools.length / 2);

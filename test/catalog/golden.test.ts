@@ -32,11 +32,11 @@ async function descriptionOf(specs: StdioUpstreamSpec[]): Promise<{ text: string
   });
   try {
     await hub.start();
-    const tools = hub.tools();
+    const catalog = hub.catalog();
     return {
-      text: describeCodeExecution(tools, { yieldMs: DEFAULT_SETTINGS.yieldMs }),
+      text: describeCodeExecution(catalog, { yieldMs: DEFAULT_SETTINGS.yieldMs }),
       servers: specs.map((s) => s.name),
-      toolCount: tools.length,
+      toolCount: catalog.tools.length,
     };
   } finally {
     await hub.close();

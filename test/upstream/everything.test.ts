@@ -22,12 +22,14 @@ afterAll(async () => {
 
 describe('one upstream: server-everything over stdio', () => {
   test('its tools keep their own names and their schemas', async () => {
-    const names = hub.tools().map((tool) => tool.name);
+    const names = hub.catalog().tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'get-structured-content']));
-    const sum = hub.tools().find((tool) => tool.name === 'get-sum')!;
+    const sum = hub.catalog().tools.find((tool) => tool.name === 'get-sum')!;
     expect(sum).toMatchObject({ server: 'everything', upstreamName: 'get-sum', allowed: true });
     expect(sum.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' } } });
-    expect(hub.tools().find((tool) => tool.name === 'get-structured-content')!.outputSchema).toMatchObject({ type: 'object' });
+    expect(hub.catalog().tools.find((tool) => tool.name === 'get-structured-content')!.outputSchema).toMatchObject({
+      type: 'object',
+    });
   });
 
   test('get-sum of 2 and 40 answers 42', async () => {

@@ -6,7 +6,8 @@ import { NameCollisionError } from '../../src/support/errors.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { assignToolNames, describeCollision, serverForName } from '../../src/upstream/tool-names.js';
 import { childPidsOf } from '../support/processes.js';
-import { fixture, published, textOf } from './specs.js';
+import { inMemorySpec, inMemoryUpstreams, namedTools, pagedUpstream } from './in-memory.js';
+import { published, textOf } from './specs.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 let hub: UpstreamHub | undefined;
@@ -38,10 +39,10 @@ describe('tool names with several upstreams', () => {
       { log: () => {} },
     );
     await hub.start();
-    const names = hub.tools().map((tool) => tool.name);
+    const names = hub.catalog().tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['everything__get-sum', 'memory__read_graph', 'files__read_text_file']));
     expect(names.every((name) => /^(everything|memory|files)__/.test(name))).toBe(true);
-    expect(hub.tools().find((tool) => tool.name === 'files__read_text_file')).toMatchObject({
+    expect(hub.catalog().tools.find((tool) => tool.name === 'files__read_text_file')).toMatchObject({
       server: 'files',
       upstreamName: 'read_text_file',
     });
@@ -55,12 +56,8 @@ describe('tool names with several upstreams', () => {
   });
 
   test('two tools that come out with the same name stop the start with an error naming both', async () => {
-    hub = new UpstreamHub(
-      [fixture('a', 'named-tools.mjs', { args: ['x__y', 'other'] }), fixture('a__x', 'named-tools.mjs', { args: ['y'] })],
-      {
-        log: () => {},
-      },
-    );
+    const upstreams = inMemoryUpstreams((name) => (name === 'a' ? namedTools('x__y', 'other') : namedTools('y')));
+    hub = new UpstreamHub([inMemorySpec('a'), inMemorySpec('a__x')], { log: () => {}, connect: upstreams.connect });
     const error = await hub.start().then(
       () => undefined,
       (reason: unknown) => reason,
@@ -71,7 +68,7 @@ describe('tool names with several upstreams', () => {
       'NAME_COLLISION: "a__x__y" is both tool "x__y" of upstream "a" and tool "y" of upstream "a__x". Rename a server in the config',
     );
     // start() closed what it had opened before it threw.
-    expect(childPidsOf(process.pid)).toEqual([]);
+    expect([...upstreams.servers.values()].map((server) => server.isConnected())).toEqual([false, false]);
   });
 
   test('of two tools with one name, the first claimant keeps it', () => {
@@ -103,13 +100,13 @@ describe('tool names with several upstreams', () => {
 
 describe('listing and results', () => {
   test('tools/list is followed page by page through nextCursor', async () => {
-    hub = new UpstreamHub([fixture('paged', 'paged.mjs')], { log: () => {} });
+    hub = new UpstreamHub([inMemorySpec('paged')], { log: () => {}, connect: inMemoryUpstreams(pagedUpstream).connect });
     await hub.start();
-    expect(hub.tools().map((tool) => tool.name)).toEqual(['bad-structured', 'no-structured', 't3', 't4', 't5']);
+    expect(hub.catalog().tools.map((tool) => tool.name)).toEqual(['bad-structured', 'no-structured', 't3', 't4', 't5']);
   });
 
   test('structured content that breaks its output schema comes back as sent, not as an error', async () => {
-    hub = new UpstreamHub([fixture('paged', 'paged.mjs')], { log: () => {} });
+    hub = new UpstreamHub([inMemorySpec('paged')], { log: () => {}, connect: inMemoryUpstreams(pagedUpstream).connect });
     await hub.start();
     // Regression guard: the v2 client's callTool() throws -32602 here; we send tools/call ourselves.
     expect(await hub.callTool('bad-structured', {})).toEqual({

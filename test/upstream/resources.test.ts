@@ -24,7 +24,7 @@ describe('an upstream with resources', () => {
       'test://item/{id}',
       'test://big/{bytes}',
     ]);
-    expect(scratch.hub.tools().resourcesOffered).toBe(true);
+    expect(scratch.hub.catalog().resourcesOffered).toBe(true);
 
     const label = 'resources.read("test://static/b")';
     expect(textOfRead(await scratch.hub.readResource('test://static/b', label))).toBe('test://static/b served by resources');
@@ -91,7 +91,7 @@ describe('an upstream with resources', () => {
   test('list_changed re-lists its resources and tells the listeners', async () => {
     scratch.hub = new UpstreamHub([fixture('res', 'resources.mjs')], { log: () => {} });
     await scratch.hub.start();
-    const changed = new Promise<void>((resolve) => scratch.hub!.onResourcesChanged(resolve));
+    const changed = new Promise<void>((resolve) => scratch.hub!.events.on('resources-changed', resolve));
     expect(textOf(await scratch.hub.callTool('add-resource', { uri: 'test://fresh' }))).toBe('added test://fresh');
     await changed;
     expect(scratch.hub.resources().map(({ resource }) => resource.uri)).toContain('test://fresh');

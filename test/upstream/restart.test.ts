@@ -27,7 +27,7 @@ describe('an upstream that dies', () => {
     scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log });
     await scratch.hub.start();
     const changes: number[] = [];
-    scratch.hub.onCatalogChanged(() => changes.push(Date.now()));
+    scratch.hub.events.on('catalog-changed', () => changes.push(Date.now()));
 
     const error = await scratch.hub.callTool('die', {}).catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(UpstreamLostError);

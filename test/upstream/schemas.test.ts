@@ -29,7 +29,7 @@ describe('a tool whose schema cannot be rendered', () => {
     expect(textOf(await hub.callTool('echo', { text: 'sibling' }))).toBe('sibling');
     expect(textOf(await hub.callTool('pid', {}))).toMatch(/^\d+$/);
 
-    const deep = hub.tools().find((tool) => tool.name === 'deep')!;
+    const deep = hub.catalog().tools.find((tool) => tool.name === 'deep')!;
     expect(deep.inputSchema).toEqual(PLACEHOLDER_INPUT_SCHEMA);
     expect(deep.note).toBe(
       `its inputSchema is nested deeper than ${SCHEMA_MAX_DEPTH} levels, so it is shown as taking any arguments (the upstream still checks them)`,
@@ -38,10 +38,10 @@ describe('a tool whose schema cannot be rendered', () => {
     expect(declarationOf(deep)).toContain(`/* ${deep.note} */\ntools["deep"](args?: { [key: string]: unknown })`);
 
     // A cycle through $ref is a schema like any other: kept, and its declaration names the loop.
-    const cyclic = hub.tools().find((tool) => tool.name === 'cyclic')!;
+    const cyclic = hub.catalog().tools.find((tool) => tool.name === 'cyclic')!;
     expect(cyclic.note).toBeUndefined();
     expect(declarationOf(cyclic)).toContain('tools["cyclic"]');
-    expect(hub.tools().map((tool) => tool.name)).toEqual([
+    expect(hub.catalog().tools.map((tool) => tool.name)).toEqual([
       'echo',
       'pid',
       'big',

@@ -15,7 +15,7 @@ describe('an upstream built on the 1.x SDK', () => {
   test('lists and answers like any other', async () => {
     hub = new UpstreamHub([fixture('old', 'v1-server.mjs')], { log: () => {} });
     await hub.start();
-    expect(hub.tools()).toEqual([
+    expect(hub.catalog().tools).toEqual([
       expect.objectContaining({
         name: 'add',
         server: 'old',

@@ -87,7 +87,7 @@ async function startAndRun(
       {
         id: `${randomBytes(3).toString('hex')}-1`,
         code,
-        tools: toolEntries(hub.tools()),
+        tools: toolEntries(hub.catalog().tools),
         unlisted: hub.unlistedPrefixes(),
         callTool: (name, args, signal) => hub.callTool(name, args, signal),
         callResource: resourceCaller(hub),

@@ -48,7 +48,7 @@ async function startAndPrint(invocation: CliInvocation, output: PrintToolsOutput
     }
     output.stdout(
       renderTools(
-        hub.tools(),
+        hub.catalog().tools,
         failed.map((status) => status.name),
       ),
     );

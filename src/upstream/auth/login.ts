@@ -20,6 +20,7 @@ import { SignInFile } from './sign-in-file.js';
 import { cleartextSignInRefusal, signsInOverCleartext } from './cleartext-sign-in.js';
 import { inlineSecretWarning } from './upstream-auth.js';
 import { logFailure } from '../../support/log.js';
+import { CodemodeError } from '../../support/errors.js';
 
 /** Sign-ins one login goes through (a first one, then more scope the server asks for) before it gives up. */
 export const LOGIN_ROUNDS_MAX = 3;
@@ -40,8 +41,9 @@ export interface LoginOptions {
 }
 
 /** Thrown with a message that says what went wrong and what to do; the CLI prints it and exits 1. */
-export class LoginError extends Error {
+export class LoginError extends CodemodeError {
   override readonly name = 'LoginError';
+  readonly code = 'LOGIN_FAILED';
 }
 
 const TOOLS_PAGE = z.looseObject({ tools: z.array(z.unknown()) });

@@ -29,6 +29,7 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { OAuthOptions } from '../../config/types.js';
+import { CodemodeError } from '../../support/errors.js';
 import { readClientKey } from './client-key.js';
 import { REDIRECT_PATH, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
 import type { KeptTokens, SignInFile } from './sign-in-file.js';
@@ -55,8 +56,9 @@ export interface ProviderOptions {
 }
 
 /** Thrown where a token is needed and only a person signing in can provide one. */
-export class SignInNeededError extends Error {
+export class SignInNeededError extends CodemodeError {
   override readonly name = 'SignInNeededError';
+  readonly code = 'SIGN_IN_NEEDED';
 }
 
 export class UpstreamOAuthProvider implements OAuthClientProvider {
