@@ -13,11 +13,16 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     retry: 0,
-    // Each file in a process of its own, two at once (the machine the suite is sized for has two
-    // cores). A file's checks of processes and temp directories look only at its own process tree
-    // and its own directories (test/support/), so files don't see each other's.
+    // Two worker processes (the machine the suite is sized for has two cores), each running files
+    // one after another in one module graph (isolate: false): a file's imports (the SDK, src/) are
+    // evaluated once per worker rather than once per file, which was a third of the suite's CPU. So a
+    // file must leave no state behind in the modules it shares (a test that needs a module fresh
+    // calls vi.resetModules() and imports it). A file's checks of processes and temp directories
+    // look only at its own process tree and its own directories (test/support/), and the files of
+    // one worker run one at a time, so files don't see each other's.
     pool: 'forks',
     maxWorkers: 2,
+    isolate: false,
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/setup.ts'],
     projects: [
