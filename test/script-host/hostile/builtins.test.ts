@@ -2,16 +2,12 @@
  * Hostile scripts that replace the built-ins: each replacement changes only the script's own
  * results. The prelude never calls what the script put in place, and keeps working.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { checkNothingLeftBehind } from './nothing-left-behind.js';
 import type { ToolCaller } from '../../../src/script-host/types.js';
-import { waitForNoChildren } from '../../support/processes.js';
 import { memoryResources, runScript } from '../../support/scripts.js';
 
-afterEach(async () => {
-  const next = await runScript('return 1 + 1');
-  expect(next.value).toBe('2');
-  expect(await waitForNoChildren(process.pid)).toEqual([]);
-});
+checkNothingLeftBehind();
 
 /** A tool that answers after a turn, so calls pile up past the 16 in flight. */
 const slowEcho: ToolCaller = async (_name, args) => {

@@ -2,15 +2,11 @@
  * Scripts that go deep: QuickJS's own stack limit trips before the host's, so each gets a
  * RangeError it can catch (or, for a value, the string that says it can't become JSON), and goes on.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { waitForNoChildren } from '../../support/processes.js';
+import { describe, expect, it } from 'vitest';
+import { checkNothingLeftBehind } from './nothing-left-behind.js';
 import { runScript } from '../../support/scripts.js';
 
-afterEach(async () => {
-  const next = await runScript('return 1 + 1');
-  expect(next.value).toBe('2');
-  expect(await waitForNoChildren(process.pid)).toEqual([]);
-});
+checkNothingLeftBehind();
 
 /** Runs `deep` (which throws or returns) and reports how it ended, then proves the script goes on. */
 const caught = (deep: string) => `

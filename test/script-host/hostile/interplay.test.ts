@@ -3,15 +3,11 @@
  * from inside its own callbacks, odd arguments. Each ends as the script chose, never as crashed or
  * "the engine failed".
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { waitForNoChildren } from '../../support/processes.js';
+import { describe, expect, it } from 'vitest';
+import { checkNothingLeftBehind } from './nothing-left-behind.js';
 import { runScript, startScript } from '../../support/scripts.js';
 
-afterEach(async () => {
-  const next = await runScript('return 1 + 1');
-  expect(next.value).toBe('2');
-  expect(await waitForNoChildren(process.pid)).toEqual([]);
-});
+checkNothingLeftBehind();
 
 describe('a script that closes the function it runs in', () => {
   it('runs its early code in a world already set up, and gains nothing by it', async () => {

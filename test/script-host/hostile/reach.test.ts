@@ -2,17 +2,12 @@
  * Hostile scripts, reaching for the prelude's and the host's functions: through stack traces,
  * reflection, the API's own objects and callbacks. A pass means the script got nothing of theirs.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { checkNothingLeftBehind } from './nothing-left-behind.js';
 import { ROOT } from '../../support/mcp-client.js';
-import { waitForNoChildren } from '../../support/processes.js';
 import { memoryResources, runScript } from '../../support/scripts.js';
 
-afterEach(async () => {
-  // The next script, in a new child, runs normally.
-  const next = await runScript('return 1 + 1');
-  expect(next.value).toBe('2');
-  expect(await waitForNoChildren(process.pid)).toEqual([]);
-});
+checkNothingLeftBehind();
 
 async function valueOf(code: string): Promise<unknown> {
   const ret = await runScript(code, { callResource: memoryResources().callResource });

@@ -3,16 +3,12 @@
  * a URI past the argument cap, many reads at once, and attempts to change the API itself. Each
  * gets a specific error with nothing sent, and the script keeps its places and its world.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { checkNothingLeftBehind } from './nothing-left-behind.js';
 import type { ToolCaller } from '../../../src/script-host/types.js';
-import { waitForNoChildren } from '../../support/processes.js';
 import { memoryResources, runScript } from '../../support/scripts.js';
 
-afterEach(async () => {
-  const next = await runScript('return 1 + 1');
-  expect(next.value).toBe('2');
-  expect(await waitForNoChildren(process.pid)).toEqual([]);
-});
+checkNothingLeftBehind();
 
 async function valueOf(code: string, resources = memoryResources()): Promise<unknown> {
   const ret = await runScript(code, { callResource: resources.callResource });

@@ -4,15 +4,11 @@
  * catch, or shows exactly what its JSON said; never a crash, never a breach, never the prelude's
  * objects.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { waitForNoChildren } from '../../support/processes.js';
+import { describe, expect, it } from 'vitest';
+import { checkNothingLeftBehind } from './nothing-left-behind.js';
 import { runScript } from '../../support/scripts.js';
 
-afterEach(async () => {
-  const next = await runScript('return 1 + 1');
-  expect(next.value).toBe('2');
-  expect(await waitForNoChildren(process.pid)).toEqual([]);
-});
+checkNothingLeftBehind();
 
 /** Runs `attempt` (an expression) in the script; its error's name and message, or "shown". */
 async function outcomeOf(
