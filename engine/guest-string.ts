@@ -7,7 +7,7 @@ const utf8 = new TextDecoder();
 /**
  * A guest string, read as `handle.toString()` reads it, faster: quickjs-wasi hands out a string
  * as WTF-8 and scans every byte in JavaScript for an encoded lone surrogate before decoding, which
- * in a child's cold JIT took 5-6 ms of a 1 MB value (bench/ANALYSIS.md). Here the scan is
+ * is slow in a child's cold JIT (bench/ANALYSIS.md has the figures). Here the scan is
  * `indexOf`, native; bytes with no 0xED are plain UTF-8, decoded natively, and any other string
  * is read by quickjs-wasi's own way. Through its internal exports (qjs_get_string_len, as its
  * `toString` does): quickjs-wasi is pinned, and test/engine/guest-string.test.ts holds this to
@@ -35,7 +35,7 @@ export function readGuestString(handle: JSValueHandle): string {
 /**
  * A guest string made from UTF-8 bytes as they came off the pipe: `vm.newString(bytes.toString())`,
  * without decoding the bytes into a host string and encoding them back (quickjs-wasi's newString
- * also scans the string for lone surrogates first): 0.4 against 2 ms for a 1 MB tool result. For
+ * also scans the string for lone surrogates first; bench/ANALYSIS.md has the figures). For
  * well-formed UTF-8, as the server's frames are (the UTF-8 of a JSON text from `JSON.stringify`,
  * which escapes lone surrogates). test/engine/guest-string.test.ts holds it to `newString` for
  * every kind of text.

@@ -3,23 +3,10 @@
  * common/seam.ts for each one's arguments) and the limits. Both are copied here into objects that
  * only the prelude's modules can name, and reach the script by no property, prototype or frame.
  */
-import { HOST_FUNCTIONS, type PreludeLimits } from '../common/seam.js';
+import { HOST_FUNCTIONS, type HostFunctions, type PreludeLimits } from '../common/seam.js';
 import { ErrorConstructor, blank, newError } from './intrinsics.js';
 
-export interface Host {
-  readonly send: (tool: string, argsJson: string) => number | string;
-  readonly sendResource: (call: string, argsJson: string) => number | string;
-  readonly checkArgs: (argsJson: string) => string;
-  readonly out: (text: string) => void;
-  readonly notify: (payloadJson: string) => string;
-  readonly setTimer: (ms: number) => number;
-  readonly clearTimer: (id: number) => void;
-  readonly search: (query: string, limit: number) => string;
-  readonly closest: (name: string) => string;
-  readonly show: (blocksJson: string) => string;
-}
-
-export const host: Host = blank<Host>();
+export const host: HostFunctions = blank<HostFunctions>();
 export const limits: PreludeLimits = blank<PreludeLimits>();
 
 const LIMIT_NAMES: ReadonlyArray<keyof PreludeLimits> = [

@@ -4,13 +4,13 @@
  * limits; they stay in the prelude's modules and reach no global. The entry it returns is the
  * engine's handle on the script (see ENTRY_METHODS in common/seam.ts).
  */
-import type { Delivery } from '../common/seam.js';
+import type { Delivery, EntryMethods } from '../common/seam.js';
 import { Calls } from './calls.js';
 import { describeThrown, installErrorClasses } from './errors.js';
 import { host, limits, takeHost } from './host.js';
 import { installConsole } from './console.js';
 import { inspect } from './inspect.js';
-import { ErrorConstructor, JSONStringify, ObjectFreeze, blank, newError } from './intrinsics.js';
+import { ErrorConstructor, JSONStringify, ObjectFreeze, ObjectSetPrototypeOf, newError } from './intrinsics.js';
 import { installNotify } from './notify.js';
 import { installResources } from './resources.js';
 import { installShow } from './show.js';
@@ -19,7 +19,7 @@ import { lockStackTraces } from './stack-traces.js';
 import { Timers } from './timers.js';
 import { installTools, prepareTools, type PreparedTools } from './tools.js';
 
-export function install(givenHost: Record<string, unknown>, givenLimits: Record<string, unknown>): object {
+export function install(givenHost: Record<string, unknown>, givenLimits: Record<string, unknown>): EntryMethods {
   takeHost(givenHost, givenLimits);
   lockStackTraces();
   const calls = new Calls();
@@ -33,23 +33,26 @@ export function install(givenHost: Record<string, unknown>, givenLimits: Record<
   timers.install();
   random.install();
 
-  const entry = blank<Record<string, unknown>>();
   let prepared: PreparedTools | undefined;
-  entry.catalog = (toolsJson: string): void => {
-    prepared = prepareTools(toolsJson, calls);
-  };
-  entry.start = (unlistedJson: string, a: number, b: number, c: number, d: number): void => {
-    random.seed(a, b, c, d);
-    // The engine gives a catalog before every start (ScriptRun.start); none is a bug, not an empty catalog.
-    if (prepared === undefined) throw newError(ErrorConstructor, 'codemode: start without a catalog');
-    installTools(prepared, unlistedJson, calls);
-  };
-  entry.deliver = (id: number, kind: Delivery, payload: string): void => calls.deliver(id, kind, payload);
-  entry.fire = (timerId: number): void => timers.fire(timerId);
-  entry.busy = (): number => (calls.busy || timers.pending > 0 ? 1 : 0);
-  entry.unsent = (): string => calls.unsentJson();
-  entry.valueJson = (value: unknown): string => valueJson(value);
-  entry.format = (value: unknown): string => inspect(value);
+  const entry = {
+    catalog: (toolsJson: string): void => {
+      prepared = prepareTools(toolsJson, calls);
+    },
+    start: (unlistedJson: string, a: number, b: number, c: number, d: number): void => {
+      random.seed(a, b, c, d);
+      // The engine gives a catalog before every start (ScriptRun.start); none is a bug, not an empty catalog.
+      if (prepared === undefined) throw newError(ErrorConstructor, 'codemode: start without a catalog');
+      installTools(prepared, unlistedJson, calls);
+    },
+    deliver: (id: number, kind: Delivery, payload: string): void => calls.deliver(id, kind, payload),
+    fire: (timerId: number): void => timers.fire(timerId),
+    busy: (): number => (calls.busy || timers.pending > 0 ? 1 : 0),
+    unsent: (): string => calls.unsentJson(),
+    valueJson: (value: unknown): string => valueJson(value),
+    format: (value: unknown): string => inspect(value),
+  } satisfies EntryMethods;
+  // Inherits nothing: the engine reads its methods by name, and no prototype a script reaches is among them.
+  ObjectSetPrototypeOf(entry, null);
   return ObjectFreeze(entry);
 }
 

@@ -214,7 +214,7 @@ describe("a script's limits", () => {
   });
 
   it('returns a string value as JSON.stringify writes it, escapes and lone surrogates included, up to the cap exactly', async () => {
-    // A string's JSON is made by the engine, not the prelude (engine/script-run.ts valueJson): the same text either way.
+    // A string's JSON is made by the engine, not the prelude (engine/ending.ts, quoteStringValue): the same text either way.
     const script = String.raw`return "line\n\"quoted\" \t \u0001 é 😀 \ud800 lone \udc00 end"`;
     const expected = 'line\n"quoted" \t \u0001 é 😀 \ud800 lone \udc00 end';
     expect((await runScript(script)).value).toBe(JSON.stringify(expected));

@@ -1,0 +1,24 @@
+import { closestHint } from '../../common/closest-names.js';
+import { searchQueryProblem, searchTools, type SearchableTool } from '../../common/search-tools.js';
+import type { ToolEntry } from '../../protocol/contract.js';
+
+/** `search` and `closest`, over the catalog as the engine searches it for the script: the tools it may list. */
+export class ScriptCatalog {
+  private tools: readonly SearchableTool[] = [];
+  private names: readonly string[] = [];
+
+  /** The catalog's tools less the denied ones; a later catalog replaces it. */
+  replace(toolsJson: string): void {
+    this.tools = (JSON.parse(toolsJson) as ToolEntry[]).filter((tool) => tool.denied !== true);
+    this.names = this.tools.map((tool) => tool.name);
+  }
+
+  /** The hits as JSON text; for a query past its bounds, what the prelude throws (not JSON). */
+  search(query: string, limit: number): string {
+    return searchQueryProblem(query) ?? JSON.stringify(searchTools(this.tools, query, limit));
+  }
+
+  closest(name: string): string {
+    return closestHint(name, this.names);
+  }
+}
