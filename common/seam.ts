@@ -23,8 +23,8 @@
 export interface HostFunctions {
   /** Checks the arguments against their caps and sends the call: the call's id, or what to throw when past a cap. */
   readonly send: (tool: string, argsJson: string) => number | string;
-  /** As `send`, for a call of the `resources` API (`call` one of RESOURCE_CALLS in protocol/contract.ts). */
-  readonly sendResource: (call: string, argsJson: string) => number | string;
+  /** As `send`, for a call of a built-in API (`call` one of API_CALLS in protocol/contract.ts: `resources`, `store`/`load`). */
+  readonly sendApi: (call: string, argsJson: string) => number | string;
   /** '' when the arguments are within the caps, else what to throw. */
   readonly checkArgs: (argsJson: string) => string;
   /** Output, batched to the parent. */
@@ -57,7 +57,7 @@ type EveryKey<T, L extends readonly (keyof T)[]> = [Exclude<keyof T, L[number]>]
 
 const hostFunctionNames = [
   'send',
-  'sendResource',
+  'sendApi',
   'checkArgs',
   'out',
   'notify',

@@ -335,7 +335,7 @@ export class ScriptRun {
     const notifier = new Notifier(options.notifyMax, outlet, now);
     return bridgeHost(() => this.vm, {
       send: (tool, argsJson) => calls.send(tool, argsJson),
-      sendResource: (call, argsJson) => calls.sendResource(call, argsJson),
+      sendApi: (call, argsJson) => calls.sendApi(call, argsJson),
       checkArgs,
       out: (text) => writeOutput(text, this.output, outlet, now),
       notify: (payloadJson) => notifier.notify(payloadJson),

@@ -30,13 +30,16 @@ class Sent extends NullProto {
   }
 }
 
+/** What a built-in API's call gives the script, made from the server's answer (the prelude's own function, never the script's). */
+export type Unwrap = (answer: unknown) => unknown;
+
 /** A call made while every place was taken: sent when one frees. */
 class Waiting extends NullProto {
   constructor(
     readonly tool: string,
     readonly argsJson: string,
-    /** A call of the `resources` API: `tool` is its name in RESOURCE_CALLS. */
-    readonly resource: boolean,
+    /** A call of a built-in API: `tool` is its name in API_CALLS. */
+    readonly api: boolean,
     readonly resolve: (result: unknown) => void,
     readonly reject: (error: unknown) => void,
   ) {
@@ -70,29 +73,30 @@ export class Calls extends NullProto {
   }
 
   /**
-   * A call of the `resources` API (`call` one of RESOURCE_CALLS), with arguments the prelude made:
-   * sent or queued as a tool call is, in the same places. `label` names it in what it throws.
+   * A call of a built-in API (`call` one of API_CALLS: `resources`, `store`/`load`), with arguments
+   * the prelude made: sent or queued as a tool call is, in the same places. `label` names it in
+   * what it throws; `unwrap`, when given, makes what the script gets from the server's answer.
    */
-  callResource(call: string, argsJson: string, label: string): Promise<unknown> {
-    return this.place(label, call, argsJson, true);
+  callApi(call: string, argsJson: string, label: string, unwrap?: Unwrap): Promise<unknown> {
+    return this.place(label, call, argsJson, true, unwrap);
   }
 
-  private place(label: string, tool: string, argsJson: string, resource: boolean): Promise<unknown> {
+  private place(label: string, tool: string, argsJson: string, api: boolean, unwrap?: Unwrap): Promise<unknown> {
     const capture = blank<{ resolve: (result: unknown) => void; reject: (error: unknown) => void }>();
     const promise = new PromiseConstructor<unknown>((resolve, reject) => {
-      capture.resolve = resolve;
+      capture.resolve = unwrap === undefined ? resolve : (answer: unknown) => resolve(unwrap(answer));
       capture.reject = reject;
     });
     if (MapSize(this.out) < limits.callsInFlightMax && this.waitingHead === this.waiting.length) {
       // A place is free: one crossing to the host checks and sends.
-      const id = resource ? host.sendResource(tool, argsJson) : host.send(tool, argsJson);
+      const id = api ? host.sendApi(tool, argsJson) : host.send(tool, argsJson);
       if (typeof id === 'string') throw newError(RangeErrorConstructor, `${label}: ${id}; nothing was sent`);
       this.opened(id, new Sent(capture.resolve, capture.reject));
       return promise;
     }
     const problem = host.checkArgs(argsJson);
     if (problem !== '') throw newError(RangeErrorConstructor, `${label}: ${problem}; nothing was sent`);
-    this.waiting[this.waiting.length] = new Waiting(tool, argsJson, resource, capture.resolve, capture.reject);
+    this.waiting[this.waiting.length] = new Waiting(tool, argsJson, api, capture.resolve, capture.reject);
     return promise;
   }
 
@@ -131,7 +135,7 @@ export class Calls extends NullProto {
       const next = this.waiting[this.waitingHead]!;
       this.waiting[this.waitingHead++] = null;
       if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) this.compact();
-      const id = next.resource ? host.sendResource(next.tool, next.argsJson) : host.send(next.tool, next.argsJson);
+      const id = next.api ? host.sendApi(next.tool, next.argsJson) : host.send(next.tool, next.argsJson);
       if (typeof id === 'string') next.reject(newError(RangeErrorConstructor, id));
       else this.opened(id, new Sent(next.resolve, next.reject));
     }

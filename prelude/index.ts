@@ -14,6 +14,7 @@ import { ErrorConstructor, JSONStringify, ObjectFreeze, ObjectSetPrototypeOf, ne
 import { installNotify } from './notify.js';
 import { installResources } from './resources.js';
 import { installShow } from './show.js';
+import { installState } from './state.js';
 import { Random } from './random.js';
 import { lockStackTraces } from './stack-traces.js';
 import { Timers } from './timers.js';
@@ -30,6 +31,7 @@ export function install(givenHost: Record<string, unknown>, givenLimits: Record<
   installNotify();
   installShow();
   installResources(calls);
+  installState(calls);
   timers.install();
   random.install();
 

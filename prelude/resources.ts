@@ -8,8 +8,8 @@ import { JSONStringify, ObjectFreeze, TypeErrorConstructor, blank, defineValue, 
  */
 export function installResources(calls: Calls): void {
   const resources = blank<Record<string, (uri?: unknown) => Promise<unknown>>>();
-  resources.list = () => calls.callResource('resources.list', '{}', 'resources.list()');
-  resources.templates = () => calls.callResource('resources.templates', '{}', 'resources.templates()');
+  resources.list = () => calls.callApi('resources.list', '{}', 'resources.list()');
+  resources.templates = () => calls.callApi('resources.templates', '{}', 'resources.templates()');
   resources.read = (uri?: unknown) => {
     // A string only: a URI object's toString or getters would be the script's code in our frame.
     if (typeof uri !== 'string') {
@@ -18,7 +18,7 @@ export function installResources(calls: Calls): void {
         `resources.read(uri): uri must be a string, not ${uri === null ? 'null' : typeof uri}`,
       );
     }
-    return calls.callResource('resources.read', `{"uri":${JSONStringify(uri)}}`, 'resources.read(uri)');
+    return calls.callApi('resources.read', `{"uri":${JSONStringify(uri)}}`, 'resources.read(uri)');
   };
   defineValue(globalObject, 'resources', ObjectFreeze(resources));
 }

@@ -21,7 +21,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -105,12 +105,24 @@ export interface ToolEntry {
 // ---- child → parent ----
 
 /**
- * The script's `resources` API: each travels as a call (`resource: true`, `tool` one of these),
- * counted in the same places and caps as tool calls. `resources.read` takes `{"uri": string}`, the
- * others `{}`.
+ * The script's built-in APIs that the server answers (not an upstream's tools): each travels as a
+ * call (`api: true`, `tool` its name here), counted in the same places and caps as tool calls.
+ *
+ * `resources`: `resources.read` takes `{"uri": string}`, the others `{}`.
  */
 export const RESOURCE_CALLS = ['resources.list', 'resources.templates', 'resources.read'] as const;
 export type ResourceCall = (typeof RESOURCE_CALLS)[number];
+
+/**
+ * `store`/`load` (the script's memory between scripts): `state.load` and `state.remove` take
+ * `{"key": string}`, `state.store` `{"key": string, "value": any JSON, "ttlMs"?: number}`,
+ * `state.keys` `{"prefix"?: string}`.
+ */
+export const STATE_CALLS = ['state.load', 'state.store', 'state.keys', 'state.remove'] as const;
+export type StateCall = (typeof STATE_CALLS)[number];
+
+export const API_CALLS = [...RESOURCE_CALLS, ...STATE_CALLS] as const;
+export type ApiCall = (typeof API_CALLS)[number];
 
 /** The value cap, plus room for the string that says a value was past it. */
 const VALUE_FIELD_MAX_CHARS = VALUE_MAX_CHARS + 1_024;
@@ -129,12 +141,12 @@ export const CHILD_MESSAGES = {
   call: shape({
     /** 1, 2, 3…: an id not above the last is reused or out of order. */
     id: count(1),
-    /** The tool's name as the script called it; for a `resources` call, its name in RESOURCE_CALLS. */
+    /** The tool's name as the script called it; for a call of a built-in API, its name in API_CALLS. */
     tool: text(),
     /** The arguments as JSON text, counted by the parent before it parses them. */
     args: text(),
-    /** Set for a call of the `resources` API rather than of a tool. */
-    resource: optional(flag()),
+    /** Set for a call of a built-in API (API_CALLS) rather than of a tool. */
+    api: optional(flag()),
   }),
   out: shape({ text: text({ maxChars: OUTPUT_BATCH_MAX_CHARS, refusal: 'OUTPUT_PAST_BATCH' }) }),
   notify: shape({
@@ -234,7 +246,7 @@ export const BREACH = {
   FRAME_TOO_MANY_VALUES: `a frame with more than ${FRAME_MAX_VALUES} values`,
   MESSAGE_UNEXPECTED: 'a message the protocol does not allow at this point',
   TOOL_NOT_GIVEN: 'a call to a tool the script was not given',
-  RESOURCE_CALL_UNKNOWN: 'a resources call the API does not have, or with arguments it does not take',
+  API_CALL_UNKNOWN: 'a call of a built-in API that it does not have, or with arguments it does not take',
   CALL_ID_REUSED: 'a call id reused or out of order (ids only go up)',
   TOO_MANY_CALLS: `more than ${CALLS_IN_FLIGHT_MAX} calls out`,
   ARGS_TOO_LARGE: `arguments over ${formatBytes(CALL_ARGS_MAX_BYTES)} of JSON`,

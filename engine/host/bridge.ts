@@ -9,7 +9,7 @@ type ArgumentKinds<F> = F extends (...args: infer A) => unknown ? { readonly [I 
 /** What each host function takes, in order, derived from the seam's types: a change there fails to compile here. */
 const ARGUMENT_KINDS = {
   send: ['string', 'string'],
-  sendResource: ['string', 'string'],
+  sendApi: ['string', 'string'],
   checkArgs: ['string'],
   out: ['string'],
   notify: ['string'],

@@ -1,5 +1,5 @@
 import { HOST_REFUSED } from '../../common/seam.js';
-import { CALL_ARGS_MAX_BYTES, CALL_ARGS_MAX_VALUES, RESOURCE_CALLS } from '../../protocol/contract.js';
+import { CALL_ARGS_MAX_BYTES, CALL_ARGS_MAX_VALUES, API_CALLS } from '../../protocol/contract.js';
 import { countJsonValues } from '../../protocol/frames.js';
 import type { HostOutlet } from './outlet.js';
 
@@ -15,7 +15,7 @@ export function checkArgs(argsJson: string): string {
   return '';
 }
 
-/** `send` and `sendResource`: a call's id once it is sent, or what the script is told when its arguments are past a cap. */
+/** `send` and `sendApi`: a call's id once it is sent, or what the script is told when its arguments are past a cap. */
 export class CallSender {
   private lastCallId = 0;
 
@@ -26,16 +26,16 @@ export class CallSender {
     return problem === '' ? this.sendCall(tool, argsJson, false) : problem;
   }
 
-  sendResource(call: string, argsJson: string): number | string {
-    if (!isResourceCall(call)) return HOST_REFUSED;
+  sendApi(call: string, argsJson: string): number | string {
+    if (!isApiCall(call)) return HOST_REFUSED;
     const problem = checkArgs(argsJson);
     return problem === '' ? this.sendCall(call, argsJson, true) : problem;
   }
 
-  private sendCall(tool: string, argsJson: string, resource: boolean): number {
+  private sendCall(tool: string, argsJson: string, api: boolean): number {
     const id = ++this.lastCallId;
     if (this.outlet.ended()) return id;
-    this.outlet.send({ t: 'call', id, tool, args: argsJson, ...(resource ? { resource: true as const } : {}) });
+    this.outlet.send({ t: 'call', id, tool, args: argsJson, ...(api ? { api: true as const } : {}) });
     // At once, not at the end of the turn: the script may go on computing for seconds in native
     // code that no interrupt check sees, and its call should be running meanwhile.
     this.outlet.flush();
@@ -43,6 +43,6 @@ export class CallSender {
   }
 }
 
-function isResourceCall(name: string): boolean {
-  return (RESOURCE_CALLS as readonly string[]).includes(name);
+function isApiCall(name: string): boolean {
+  return (API_CALLS as readonly string[]).includes(name);
 }

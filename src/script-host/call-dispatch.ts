@@ -1,21 +1,23 @@
-import { ToolRefusedError } from '../support/errors.js';
+import { RefusedError, StateFailedError, ToolRefusedError } from '../support/errors.js';
 import { CallRecord, type OpenCall } from './call-record.js';
 import type { AdmittedCall } from './call-policy.js';
 import type { ScriptChannel } from './channel.js';
 import { failedRead, resultFrame } from './result-frame.js';
-import type { ResourceCaller, ToolCaller } from './types.js';
+import type { ResourceCaller, StateCaller, StateRequest, ToolCaller } from './types.js';
 
 export interface CallDispatchOptions {
   readonly callTool: ToolCaller;
   /** How `resources` calls reach the upstreams; absent, each is refused (RESOURCE_UNKNOWN). */
   readonly callResource?: ResourceCaller;
+  /** How `store`/`load` calls reach the principal's state; absent, each is refused (STATE_OFF). */
+  readonly callState?: StateCaller;
   readonly toolCallTimeoutMs: number;
   /** The script's memory: a result past a third of it is too large (protocol/contract.ts). */
   readonly memoryMaxBytes: number;
 }
 
 /**
- * Runs a script's admitted calls against the tools and resources, and sends the child each
+ * Runs a script's admitted calls against the tools, resources and state, and sends the child each
  * outcome: the result, a refusal, a timeout (the call's place stays held) or, for a call that
  * timed out and was then answered, the release of its place. Every call is kept in the record.
  */
@@ -34,6 +36,11 @@ export class CallDispatch {
       const open = this.record.opened(call.id, call.tool, call.argsJson);
       return this.answerWith(open, () => this.options.callTool(call.tool, call.args, this.record.signal));
     }
+    if (call.kind === 'state') {
+      const { request } = call;
+      const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
+      return this.answerWith(open, () => this.callState(request));
+    }
     const { label } = call;
     const open = this.record.opened(call.id, call.call, call.argsJson, label);
     const request = { call: call.call, label, ...(call.uri !== undefined ? { uri: call.uri } : {}) };
@@ -44,6 +51,19 @@ export class CallDispatch {
         Promise.reject(new ToolRefusedError('RESOURCE_UNKNOWN', label, 'this server was started without access to resources')),
       failedRead,
     );
+  }
+
+  /** A state call's answer; a backend's failure is the script's ToolRefused too, saying so. */
+  private async callState(request: StateRequest): Promise<unknown> {
+    const callState = this.options.callState;
+    if (callState === undefined) {
+      throw new ToolRefusedError('STATE_OFF', request.label, 'this server was started without memory between scripts');
+    }
+    try {
+      return await callState(request, this.record.signal);
+    } catch (error) {
+      throw error instanceof RefusedError ? error : new StateFailedError(request.label, error);
+    }
   }
 
   /** Sends the call's outcome to the script when it comes; `failure`: what a failure after sending becomes (a tool's isError result by default). */

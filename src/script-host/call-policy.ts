@@ -3,14 +3,16 @@ import {
   CALL_ARGS_MAX_BYTES,
   CALL_ARGS_MAX_VALUES,
   RESOURCE_CALLS,
+  STATE_CALLS,
   type Breach,
   type CallMessage,
   type ResourceCall,
 } from '../../protocol/contract.js';
 import { countJsonValues } from '../../protocol/frames.js';
 import { cutText } from './render.js';
+import type { StateRequest } from './types.js';
 
-/** A call the child may make, its arguments parsed: a tool's, or one of the `resources` API's. */
+/** A call the child may make, its arguments parsed: a tool's, or one of a built-in API's (`resources`, `store`/`load`). */
 export type AdmittedCall =
   | {
       readonly kind: 'tool';
@@ -28,12 +30,13 @@ export type AdmittedCall =
       /** How the record names it: `resources.read("test://a")`. */
       readonly label: string;
       readonly argsJson: string;
-    };
+    }
+  | { readonly kind: 'state'; readonly id: number; readonly request: StateRequest; readonly argsJson: string };
 
 /**
  * Which of the child's calls are sent on: a tool the script was given, an id above the last,
  * within the calls in flight and the arguments' caps, arguments that are a JSON object (their
- * values counted before they are parsed), and a `resources` call as the prelude makes it.
+ * values counted before they are parsed), and a built-in API's call as the prelude makes it.
  * Anything else is a breach.
  */
 export class CallPolicy {
@@ -43,7 +46,7 @@ export class CallPolicy {
   constructor(private readonly gives: (tool: string) => boolean) {}
 
   admit(message: CallMessage, openCount: number): AdmittedCall | { readonly breach: Breach } {
-    if (message.resource !== true && !this.gives(message.tool)) return { breach: 'TOOL_NOT_GIVEN' };
+    if (message.api !== true && !this.gives(message.tool)) return { breach: 'TOOL_NOT_GIVEN' };
     if (message.id <= this.lastCallId) return { breach: 'CALL_ID_REUSED' };
     this.lastCallId = message.id;
     if (openCount >= CALLS_IN_FLIGHT_MAX) return { breach: 'TOO_MANY_CALLS' };
@@ -57,18 +60,24 @@ export class CallPolicy {
     }
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return { breach: 'ARGS_INVALID' };
     const fields = args as Record<string, unknown>;
-    if (message.resource === true) return resourceCall(message, fields);
+    if (message.api === true) return apiCall(message, fields);
     return { kind: 'tool', id: message.id, tool: message.tool, args: fields, argsJson: message.args };
   }
 }
 
-/** A call of the `resources` API: its name and arguments are the prelude's, so anything else is a breach. */
+const UNKNOWN = { breach: 'API_CALL_UNKNOWN' } as const;
+
+/** A call of a built-in API: its name and arguments are the prelude's, so anything else is a breach. */
+function apiCall(message: CallMessage, args: Record<string, unknown>): AdmittedCall | { readonly breach: Breach } {
+  return message.tool.startsWith('state.') ? stateCall(message, args) : resourceCall(message, args);
+}
+
 function resourceCall(message: CallMessage, args: Record<string, unknown>): AdmittedCall | { readonly breach: Breach } {
   const call = RESOURCE_CALLS.find((name) => name === message.tool);
   const keys = Object.keys(args);
   const uri = args.uri;
   const fits = call === 'resources.read' ? keys.length === 1 && typeof uri === 'string' : keys.length === 0;
-  if (call === undefined || !fits) return { breach: 'RESOURCE_CALL_UNKNOWN' };
+  if (call === undefined || !fits) return UNKNOWN;
   if (typeof uri === 'string') {
     return {
       kind: 'resource',
@@ -80,4 +89,37 @@ function resourceCall(message: CallMessage, args: Record<string, unknown>): Admi
     };
   }
   return { kind: 'resource', id: message.id, call, label: `${call}()`, argsJson: message.args };
+}
+
+/** A `store`/`load` call: `{key}`, `{key, value, ttlMs?}` or `{prefix?}`, as state.ts in the prelude makes them. */
+function stateCall(message: CallMessage, args: Record<string, unknown>): AdmittedCall | { readonly breach: Breach } {
+  const request = stateRequest(message.tool, args);
+  return request === null ? UNKNOWN : { kind: 'state', id: message.id, request, argsJson: message.args };
+}
+
+function stateRequest(name: string, args: Record<string, unknown>): StateRequest | null {
+  const call = STATE_CALLS.find((known) => known === name);
+  const fields = Object.keys(args);
+  const { key, value, ttlMs, prefix } = args;
+  const quoted = typeof key === 'string' ? cutText(JSON.stringify(key)) : '';
+  switch (call) {
+    case 'state.load':
+    case 'state.remove':
+      if (fields.length !== 1 || typeof key !== 'string') return null;
+      return { call, key, label: call === 'state.load' ? `load(${quoted})` : `state.remove(${quoted})` };
+    case 'state.store': {
+      const ttlGiven = 'ttlMs' in args;
+      if (fields.length !== (ttlGiven ? 3 : 2) || typeof key !== 'string' || !('value' in args)) return null;
+      if (ttlGiven && !(typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs > 0)) return null;
+      const label = `store(${quoted}, value)`;
+      return ttlGiven ? { call, key, value, ttlMs: ttlMs as number, label } : { call, key, value, label };
+    }
+    case 'state.keys':
+      if (fields.length > 1 || (fields.length === 1 && typeof prefix !== 'string')) return null;
+      return typeof prefix === 'string'
+        ? { call, prefix, label: `state.keys(${cutText(JSON.stringify(prefix))})` }
+        : { call, label: 'state.keys()' };
+    default:
+      return null;
+  }
 }

@@ -1,6 +1,6 @@
 import { RESULT_MAX_DEPTH, resultMaxBytes, type ResultMessage } from '../../protocol/contract.js';
 import { depthOf } from '../../common/json-depth.js';
-import { ResultTooLargeError, ToolRefusedError } from '../support/errors.js';
+import { RefusedError, ResultTooLargeError } from '../support/errors.js';
 import type { ToolResult } from './types.js';
 
 export interface ResultFrame {
@@ -17,7 +17,7 @@ export function resultFrame(
   failure: (error: unknown) => unknown = failureResult,
 ): ResultFrame {
   if ('error' in outcome) {
-    if (outcome.error instanceof ToolRefusedError) {
+    if (outcome.error instanceof RefusedError) {
       return { message: { t: 'result', id, kind: 'refused', message: outcome.error.message } };
     }
     // Too large to read off the upstream's connection, which stayed up: the call took effect.

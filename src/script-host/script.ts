@@ -16,7 +16,7 @@ import { OutputWindow } from './output-window.js';
 import { scriptTools, type ScriptTools } from './script-tools.js';
 import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.js';
 import { StopSequence } from './stop-sequence.js';
-import type { ResourceCaller, ScriptReturn, ScriptStatus, StopReason, ToolCaller } from './types.js';
+import type { ResourceCaller, StateCaller, ScriptReturn, ScriptStatus, StopReason, ToolCaller } from './types.js';
 
 export interface ScriptLimits {
   readonly toolCallTimeoutMs: number;
@@ -36,6 +36,8 @@ export interface ScriptOptions {
   readonly callTool: ToolCaller;
   /** How `resources` calls reach the upstreams; absent, each is refused (RESOURCE_UNKNOWN). */
   readonly callResource?: ResourceCaller;
+  /** How `store`/`load` calls reach the principal's state; absent, each is refused (STATE_OFF). */
+  readonly callState?: StateCaller;
   readonly limits: ScriptLimits;
   /** Output as it arrives, for progress notifications while a call watches the script. */
   readonly onOutput?: (text: string) => void;
@@ -78,6 +80,7 @@ export class Script {
     this.calls = new CallDispatch(channel, {
       callTool: options.callTool,
       callResource: options.callResource,
+      callState: options.callState,
       toolCallTimeoutMs: limits.toolCallTimeoutMs,
       memoryMaxBytes: limits.memoryMaxBytes,
     });

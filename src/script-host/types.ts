@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { ResourceCall } from '../../protocol/contract.js';
+import type { ResourceCall, StateCall } from '../../protocol/contract.js';
 import type { Shown } from './shown-blocks.js';
 
 /** What a tool call resolves to, exactly as the tool sent it. */
@@ -23,6 +23,21 @@ export interface ResourceRequest {
  * list, the templates, the read result); throws as a ToolCaller does.
  */
 export type ResourceCaller = (request: ResourceRequest, signal: AbortSignal) => Promise<unknown>;
+
+/** One `store`/`load` call of a script, its arguments checked (call-policy.ts); `label` names it (`load("notes")`). */
+export type StateRequest = { readonly label: string } & (
+  | { readonly call: Extract<StateCall, 'state.load' | 'state.remove'>; readonly key: string }
+  | { readonly call: 'state.store'; readonly key: string; readonly value: unknown; readonly ttlMs?: number }
+  | { readonly call: 'state.keys'; readonly prefix?: string }
+);
+
+/**
+ * How a script's `store`/`load` calls reach its principal's state. Resolves with what the script's
+ * prelude takes: `{value}` or `{}` for a load, the list for keys, whether it was there for a
+ * remove, anything for a store. Throws a RefusedError past a limit (nothing was written); any
+ * other throw is a backend that failed (StateFailedError).
+ */
+export type StateCaller = (request: StateRequest, signal: AbortSignal) => Promise<unknown>;
 
 export type ScriptStatus = 'running' | 'finished' | 'failed' | 'crashed' | 'stopped';
 

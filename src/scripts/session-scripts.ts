@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
 import { Script } from '../script-host/script.js';
-import type { ResourceCaller, ToolResult } from '../script-host/types.js';
+import type { ResourceCaller, StateCaller, ToolResult } from '../script-host/types.js';
 import type { Settings } from '../config/settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSource } from './child-pool.js';
@@ -38,6 +38,8 @@ export interface SessionScriptsDeps {
   readonly callTool: ProgressingToolCaller;
   /** The scripts' `resources` calls; absent, each is refused (RESOURCE_UNKNOWN). */
   readonly callResource?: ResourceCaller;
+  /** The scripts' `store`/`load` calls, bound to the session's principal; absent, each is refused (STATE_OFF). */
+  readonly callState?: StateCaller;
   readonly settings: Settings;
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
@@ -130,6 +132,7 @@ export class SessionScripts {
       callTool: (name, args, signal) =>
         this.deps.callTool(name, args, signal, (progress) => watching()?.progress?.push(describeProgress(name, progress))),
       ...(this.deps.callResource !== undefined ? { callResource: this.deps.callResource } : {}),
+      ...(this.deps.callState !== undefined ? { callState: this.deps.callState } : {}),
       limits: settings,
       onOutput: (text) => watching()?.progress?.push(text),
       onNotify: (payload) => {

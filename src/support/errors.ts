@@ -23,13 +23,21 @@ export type ToolRefusedCode =
   /** `resources.read(uri)` of a URI no upstream lists or has a template for. */
   | 'RESOURCE_UNKNOWN'
   /** `resources.read(uri)` of a URI the entry's `resources` policy does not allow. */
-  | 'RESOURCE_DENIED';
+  | 'RESOURCE_DENIED'
+  /** `store`/`load` where the command serves no state (none is wired to the script). */
+  | 'STATE_OFF';
+
+/**
+ * A script's call that the server refused, or that failed, before it did anything the script
+ * must know of: the script sees it thrown as `ToolRefused`, with this message.
+ */
+export abstract class RefusedError extends CodemodeError {}
 
 /**
  * A call refused before it was sent: nothing happened upstream, so it is safe to retry later.
  * Scripts see it as `ToolRefused`.
  */
-export class ToolRefusedError extends CodemodeError {
+export class ToolRefusedError extends RefusedError {
   override readonly name = 'ToolRefusedError';
 
   constructor(
@@ -114,5 +122,19 @@ export class NameCollisionError extends CodemodeError {
 
   constructor(detail: string) {
     super(`NAME_COLLISION: ${detail}`);
+  }
+}
+
+/**
+ * A `store`/`load` call whose backend failed (a file it could not write, Redis unreachable): the
+ * script sees it as ToolRefused. A store may or may not have been written, as the message says.
+ */
+export class StateFailedError extends RefusedError {
+  override readonly name = 'StateFailedError';
+  readonly code = 'STATE_FAILED';
+
+  constructor(label: string, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`STATE_FAILED: ${label} failed: ${why}. A store may or may not have been kept; load it to see.`, { cause });
   }
 }

@@ -10,7 +10,7 @@ describe("a child message's shape", () => {
   it('takes each kind of message as the child sends it', () => {
     expect(check({ t: 'ready', v: 7, prelude: 'snapshot' }).ok).toBe(true);
     expect(check({ t: 'call', id: 1, tool: 'echo', args: '{}' }).ok).toBe(true);
-    expect(check({ t: 'call', id: 2, tool: 'resources.list', args: '{}', resource: true }).ok).toBe(true);
+    expect(check({ t: 'call', id: 2, tool: 'resources.list', args: '{}', api: true }).ok).toBe(true);
     expect(check({ t: 'out', text: 'hello\n' }).ok).toBe(true);
     expect(check({ t: 'notify', payload: '{"step":1}' }).ok).toBe(true);
     expect(check({ t: 'show', blocks: '[]' }).ok).toBe(true);
@@ -27,7 +27,7 @@ describe("a child message's shape", () => {
       { t: 'call', id: 0, tool: 'echo', args: '{}' },
       { t: 'call', id: 1.5, tool: 'echo', args: '{}' },
       { t: 'call', id: 1, tool: 'echo' },
-      { t: 'call', id: 1, tool: 'echo', args: '{}', resource: 1 },
+      { t: 'call', id: 1, tool: 'echo', args: '{}', api: 1 },
       { t: 'out', text: 5 },
       { t: 'end', status: 'done' },
       { t: 'end', status: 'finished', read: -1 },

@@ -107,8 +107,8 @@ describe("a script's calls", () => {
   it('sends the resources calls to callResource, named as the record names them', async () => {
     const resources = memoryResources();
     const { script, child } = fakeScript({ callResource: resources.callResource });
-    child.receive({ t: 'call', id: 1, tool: 'resources.list', args: '{}', resource: true });
-    child.receive({ t: 'call', id: 2, tool: 'resources.read', args: '{"uri":"test://a"}', resource: true });
+    child.receive({ t: 'call', id: 1, tool: 'resources.list', args: '{}', api: true });
+    child.receive({ t: 'call', id: 2, tool: 'resources.read', args: '{"uri":"test://a"}', api: true });
     const results = await sentAfter(child, 'result', 2);
     expect(resources.seen).toEqual([
       { call: 'resources.list', label: 'resources.list()' },
@@ -122,7 +122,7 @@ describe("a script's calls", () => {
 
   it('refuses resources calls on a server without them, and makes a failed read an empty isError read', async () => {
     const withNone = fakeScript();
-    withNone.child.receive({ t: 'call', id: 1, tool: 'resources.read', args: '{"uri":"test://a"}', resource: true });
+    withNone.child.receive({ t: 'call', id: 1, tool: 'resources.read', args: '{"uri":"test://a"}', api: true });
     const [refused] = await sentAfter(withNone.child, 'result');
     expect(refused!.message).toMatchObject({
       kind: 'refused',
@@ -137,7 +137,7 @@ describe("a script's calls", () => {
         throw new Error('upstream went away');
       },
     });
-    failing.child.receive({ t: 'call', id: 1, tool: 'resources.read', args: '{"uri":"test://a"}', resource: true });
+    failing.child.receive({ t: 'call', id: 1, tool: 'resources.read', args: '{"uri":"test://a"}', api: true });
     const [failed] = await sentAfter(failing.child, 'result');
     expect(JSON.parse(failed!.payload!)).toEqual({
       contents: [],

@@ -40,24 +40,43 @@ const MODES: Array<[mode: string, breach: Breach, send: (child: FakeChannel) => 
   ['tool-not-given', 'TOOL_NOT_GIVEN', (child) => call(child, 1, 'not-a-tool')],
   [
     'resource-call-unknown',
-    'RESOURCE_CALL_UNKNOWN',
-    (child) => child.receive({ t: 'call', id: 1, tool: 'resources.delete', args: '{}', resource: true }),
+    'API_CALL_UNKNOWN',
+    (child) => child.receive({ t: 'call', id: 1, tool: 'resources.delete', args: '{}', api: true }),
   ],
   [
     'resource-read-no-uri',
-    'RESOURCE_CALL_UNKNOWN',
-    (child) => child.receive({ t: 'call', id: 1, tool: 'resources.read', args: '{"uri":5}', resource: true }),
+    'API_CALL_UNKNOWN',
+    (child) => child.receive({ t: 'call', id: 1, tool: 'resources.read', args: '{"uri":5}', api: true }),
   ],
   [
     'resource-list-with-arguments',
-    'RESOURCE_CALL_UNKNOWN',
-    (child) => child.receive({ t: 'call', id: 1, tool: 'resources.list', args: '{"cursor":"x"}', resource: true }),
+    'API_CALL_UNKNOWN',
+    (child) => child.receive({ t: 'call', id: 1, tool: 'resources.list', args: '{"cursor":"x"}', api: true }),
   ],
   [
-    'resource-flag-not-true',
+    'api-flag-not-true',
     'FRAME_UNDECODABLE',
-    (child) => child.receive({ t: 'call', id: 1, tool: 'resources.list', args: '{}', resource: 1 }),
+    (child) => child.receive({ t: 'call', id: 1, tool: 'resources.list', args: '{}', api: 1 }),
   ],
+  ...(
+    [
+      ['state-call-unknown', 'state.clear', '{}'],
+      ['state-load-no-key', 'state.load', '{}'],
+      ['state-load-key-not-a-string', 'state.load', '{"key":5}'],
+      ['state-load-extra-field', 'state.load', '{"key":"k","value":1}'],
+      ['state-store-no-value', 'state.store', '{"key":"k"}'],
+      ['state-store-ttl-negative', 'state.store', '{"key":"k","value":1,"ttlMs":-1}'],
+      ['state-store-ttl-not-whole', 'state.store', '{"key":"k","value":1,"ttlMs":1.5}'],
+      ['state-store-ttl-a-string', 'state.store', '{"key":"k","value":1,"ttlMs":"1"}'],
+      ['state-keys-prefix-not-a-string', 'state.keys', '{"prefix":null}'],
+      ['state-remove-two-fields', 'state.remove', '{"key":"k","prefix":"p"}'],
+    ] as const
+  ).map(([mode, tool, args]): [string, Breach, (child: FakeChannel) => void] => [
+    mode,
+    'API_CALL_UNKNOWN',
+    (child) => child.receive({ t: 'call', id: 1, tool, args, api: true }),
+  ]),
+  ['state-call-as-a-tool', 'TOOL_NOT_GIVEN', (child) => call(child, 1, 'state.load')],
   [
     'call-id-reused',
     'CALL_ID_REUSED',

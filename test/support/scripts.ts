@@ -2,7 +2,7 @@ import type { ToolEntry } from '../../protocol/contract.js';
 import { ScriptChild, type ScriptChildOptions } from '../../src/script-host/script-child.js';
 import { Script, type ScriptLimits } from '../../src/script-host/script.js';
 import { ToolRefusedError } from '../../src/support/errors.js';
-import type { ResourceCaller, ResourceRequest, ScriptReturn, ToolCaller } from '../../src/script-host/types.js';
+import type { ResourceCaller, StateCaller, ResourceRequest, ScriptReturn, ToolCaller } from '../../src/script-host/types.js';
 
 export const TEST_LIMITS: ScriptLimits = {
   toolCallTimeoutMs: 60_000,
@@ -103,6 +103,7 @@ export interface StartOptions {
   readonly tools?: ToolEntry[];
   readonly callTool?: ToolCaller;
   readonly callResource?: ResourceCaller;
+  readonly callState?: StateCaller;
   readonly limits?: Partial<ScriptLimits>;
   readonly entry?: string;
   readonly onNotify?: (payload: string) => void;
@@ -130,6 +131,7 @@ export function startScript(code: string, options: StartOptions = {}): Script {
     tools: options.tools ?? toolEntries('echo'),
     callTool: options.callTool ?? echoTool,
     ...(options.callResource ? { callResource: options.callResource } : {}),
+    ...(options.callState ? { callState: options.callState } : {}),
     limits,
     ...(options.onNotify ? { onNotify: options.onNotify } : {}),
     ...(options.onOutput ? { onOutput: options.onOutput } : {}),

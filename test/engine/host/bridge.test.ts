@@ -23,7 +23,7 @@ function recordingFunctions(): { functions: HostFunctions; given: unknown[][] } 
     };
   const functions: HostFunctions = {
     send: record(7),
-    sendResource: record('past a cap'),
+    sendApi: record('past a cap'),
     checkArgs: record(''),
     out: record(undefined),
     notify: record(''),
@@ -45,7 +45,7 @@ describe('the bridge between QuickJS and the host functions', () => {
     const { functions, given } = recordingFunctions();
     const host = bridgeHost(() => vm, functions);
     expect(read(host.send(vm.newString('a.b'), vm.newString('{}')))).toBe(7);
-    expect(read(host.sendResource(vm.newString('read'), vm.newString('{}')))).toBe('past a cap');
+    expect(read(host.sendApi(vm.newString('read'), vm.newString('{}')))).toBe('past a cap');
     expect(read(host.search(vm.newString('files'), vm.newNumber(5)))).toBe('[]');
     expect(read(host.out(vm.newString('hi\n')))).toBeUndefined();
     expect(given).toEqual([['a.b', '{}'], ['read', '{}'], ['files', 5], ['hi\n']]);

@@ -9,10 +9,10 @@ describe('a call sent by the engine', () => {
     const { outlet, sent, flushes } = recordingOutlet();
     const calls = new CallSender(outlet);
     expect(calls.send('a.b', '{}')).toBe(1);
-    expect(calls.sendResource('resources.read', '{"uri":"x"}')).toBe(2);
+    expect(calls.sendApi('resources.read', '{"uri":"x"}')).toBe(2);
     expect(sent).toEqual([
       { t: 'call', id: 1, tool: 'a.b', args: '{}' },
-      { t: 'call', id: 2, tool: 'resources.read', args: '{"uri":"x"}', resource: true },
+      { t: 'call', id: 2, tool: 'resources.read', args: '{"uri":"x"}', api: true },
     ]);
     expect(flushes()).toBe(2);
   });
@@ -26,7 +26,7 @@ describe('a call sent by the engine', () => {
 
   it('refuses a resources call the API does not have', () => {
     const { outlet, sent } = recordingOutlet();
-    expect(new CallSender(outlet).sendResource('delete', '{}')).toBe(HOST_REFUSED);
+    expect(new CallSender(outlet).sendApi('delete', '{}')).toBe(HOST_REFUSED);
     expect(sent).toEqual([]);
   });
 
