@@ -57,6 +57,7 @@ function apiText(options: DescriptionOptions, resourcesOffered: boolean): string
     'isError:true: the tool failed (may have taken effect). Thrown: ToolRefused (not sent; retry), TimeoutError (may still take effect), ResultTooLarge (took effect).',
     `searchTools(query, limit=${SEARCH_DEFAULT_LIMIT}) → [{name,description,score}]; console.log(describe(name)) prints one tool's declaration; ALL_TOOLS: [{name,description,inputSchema,outputSchema}] (large: use describe; never return it).`,
     ...(resourcesOffered ? [RESOURCES_TEXT] : []),
+    'await store(key, value, {ttlMs}?), load(key) (undefined if absent): JSON kept between scripts; state.keys(prefix?), state.remove(key).',
     'console.log/text() print; show(block|result) adds images/resources to the answer; notify(x) tells the user; sleep(ms). No files, network, processes.',
   ].join('\n');
 }

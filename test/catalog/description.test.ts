@@ -116,14 +116,14 @@ describe('describeCodeExecution', () => {
   });
 
   test('cuts every summary shorter before any tool loses its summary', () => {
-    const tools = toolsOf(16).map((t) => ({
+    const tools = toolsOf(15).map((t) => ({
       ...t,
       description: `${'Does a fairly specific thing with records '.repeat(2)}${t.name}`,
     }));
     const text = describeCodeExecution(tools);
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
     const lines = toolSection(text).split('\n').slice(3);
-    expect(lines).toHaveLength(16);
+    expect(lines).toHaveLength(15);
     for (const [i, line] of lines.entries()) {
       const prefix = `s__tool_${i}_x: Does a fairly specific thing`;
       expect(line.startsWith(prefix), line).toBe(true);
