@@ -11,7 +11,7 @@ import { SETTINGS, formatSettingValue, type Settings } from '../config/settings.
 import type { UpstreamHub } from '../upstream/hub.js';
 import { ClientSession } from '../mcp/client-session.js';
 import { httpRefusal, type HttpRefusal } from './refusal.js';
-import type { Log } from '../support/log.js';
+import { logFailure, type Log } from '../support/log.js';
 import type { StateStore } from '../state/state-store.js';
 
 export interface HttpSessionsOptions {
@@ -166,6 +166,8 @@ export class HttpSessions {
     session.stopClock();
     const ending = (async () => {
       const stopped = await session.client.close();
+      // The session id was its principal, and no later request can name it again.
+      await this.options.state.forget(id).catch(logFailure(`forgetting the state of session ${id}`, this.options.log));
       this.options.log(
         `codemode-mcp: session ${id} ended (${why})${stopped.length > 0 ? `; its running scripts: ${stopped.join(', ')}` : ''}`,
       );

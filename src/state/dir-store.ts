@@ -12,7 +12,7 @@
  * its time to live is never returned, and is deleted by `keys()`, or by a write that needs its room.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkKey, checkRoom, checkTtl, checkValue, entryBytes } from './entry-checks.js';
 import { StateError } from './state-error.js';
@@ -67,13 +67,49 @@ export class DirStateStore implements StateStore {
     private readonly now: Now = Date.now,
   ) {}
 
-  async get(principal: Principal, key: string): Promise<string | undefined> {
+  get(principal: Principal, key: string): Promise<string | undefined> {
+    return this.guard(() => this.getNow(principal, key));
+  }
+
+  set(principal: Principal, key: string, json: string, options?: SetOptions): Promise<void> {
+    return this.guard(() => this.setNow(principal, key, json, options));
+  }
+
+  keys(principal: Principal, prefix = ''): Promise<string[]> {
+    return this.guard(async () => (await this.sweep(this.folder(principal))).filter((key) => key.startsWith(prefix)).sort());
+  }
+
+  remove(principal: Principal, key: string): Promise<boolean> {
+    return this.guard(() => this.removeNow(principal, key));
+  }
+
+  forget(principal: Principal): Promise<void> {
+    return this.guard(() => rm(this.folder(principal), { recursive: true, force: true }));
+  }
+
+  async close(): Promise<void> {}
+
+  /** A file system's failure (a full disk, a directory not ours to write) as STATE_UNAVAILABLE; the store's own refusals as they are. */
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof StateError) throw error;
+      throw new StateError(
+        'STATE_UNAVAILABLE',
+        `the state directory ${this.dir} could not be read or written (${error instanceof Error ? error.message : String(error)}); ` +
+          'fix the directory or free space, then try again',
+      );
+    }
+  }
+
+  private async getNow(principal: Principal, key: string): Promise<string | undefined> {
     checkKey(key);
     const entry = await this.read(this.entryPath(principal, key));
     return entry === undefined || isOver(entry.expiresAt, this.now()) ? undefined : entry.json;
   }
 
-  async set(principal: Principal, key: string, json: string, options?: SetOptions): Promise<void> {
+  private async setNow(principal: Principal, key: string, json: string, options?: SetOptions): Promise<void> {
     checkKey(key);
     const ttlMs = checkTtl(options);
     checkValue(key, json, this.limits);
@@ -92,12 +128,7 @@ export class DirStateStore implements StateStore {
     await this.writeAtomically(folder, path, encodeEntry(key, json, ttlMs === undefined ? 0 : now + ttlMs));
   }
 
-  async keys(principal: Principal, prefix = ''): Promise<string[]> {
-    const live = await this.sweep(this.folder(principal));
-    return live.filter((key) => key.startsWith(prefix)).sort();
-  }
-
-  async remove(principal: Principal, key: string): Promise<boolean> {
+  private async removeNow(principal: Principal, key: string): Promise<boolean> {
     checkKey(key);
     const path = this.entryPath(principal, key);
     const entry = await this.read(path);
@@ -107,8 +138,6 @@ export class DirStateStore implements StateStore {
     });
     return !isOver(entry.expiresAt, this.now());
   }
-
-  async close(): Promise<void> {}
 
   private folder(principal: Principal): string {
     return join(this.dir, digestName(principal));

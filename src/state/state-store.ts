@@ -35,6 +35,11 @@ export interface StateStore {
   keys(principal: Principal, prefix?: string): Promise<string[]>;
   /** Removes `key`; true when it was there (and live). */
   remove(principal: Principal, key: string): Promise<boolean>;
+  /**
+   * Deletes everything the principal keeps: for a principal that can't come back (an HTTP
+   * session's, once the session has ended), whose state would otherwise be kept for no one.
+   */
+  forget(principal: Principal): Promise<void>;
   /** Lets go of what the store holds open (a connection); its data stays where it lives. */
   close(): Promise<void>;
 }

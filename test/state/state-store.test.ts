@@ -4,7 +4,7 @@
  * missing, its block skips saying so, and fails under CI=true (.ci/run installs it).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -164,6 +164,22 @@ describe.each(backends)('the $name state store', (backend) => {
     expect(await store.get(who, 'k')).toBeUndefined();
     expect(await store.remove(who, 'k')).toBe(false);
     expect(await store.keys(who)).toEqual([]);
+  });
+
+  test('forget deletes everything a principal keeps, and nothing of another', async () => {
+    const store = await open();
+    const [gone, kept] = [principal(), principal()];
+    for (const key of ['a', 'b/c', '日本']) await store.set(gone, key, '1');
+    await store.set(kept, 'a', '2');
+    await store.forget(gone);
+    expect(await store.keys(gone)).toEqual([]);
+    expect(await store.get(gone, 'a')).toBeUndefined();
+    expect(await store.get(kept, 'a')).toBe('2');
+    // A principal with nothing kept is forgotten all the same.
+    await store.forget(principal());
+    // Its room is free again.
+    await store.set(gone, 'a', '3');
+    expect(await store.keys(gone)).toEqual(['a']);
   });
 
   test("principals are apart: one's keys are not another's", async () => {
@@ -368,6 +384,19 @@ describe.each(backends)('the $name state store', (backend) => {
       expect((await refusal(store.keys(principal()))).code).toBe('STATE_UNAVAILABLE');
     },
   );
+
+  test.runIf(backend.name === 'dir')("a directory that can't be written fails each operation saying so", async () => {
+    const file = join(makeTempDir('state-file'), 'not-a-dir');
+    writeFileSync(file, '');
+    const store = new DirStateStore(file, LIMITS, now);
+    const error = await refusal(store.set(principal(), 'k', '1'));
+    expect(error.code).toBe('STATE_UNAVAILABLE');
+    expect(error.message).toMatch(
+      new RegExp(
+        `^STATE_UNAVAILABLE: the state directory ${file} could not be read or written \\(ENOTDIR: .*\\); fix the directory or free space, then try again$`,
+      ),
+    );
+  });
 
   test.runIf(backend.name === 'dir')(
     'the directory is 0700, each principal folder 0700, each entry 0600, named so no key can leave it',
