@@ -11,6 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { DirStateStore } from '../../src/state/dir-store.js';
 import { STATE_KEY_MAX_CHARS } from '../../src/state/entry-checks.js';
 import { MemoryStateStore } from '../../src/state/memory-store.js';
+import { openStateStore } from '../../src/state/open-state-store.js';
+import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { RedisStateStore } from '../../src/state/redis-store.js';
 import { StateError } from '../../src/state/state-error.js';
 import type { StateLimits, StateStore } from '../../src/state/state-store.js';
@@ -420,4 +422,17 @@ describe.each(backends)('the $name state store', (backend) => {
       expect(readdirSync(join(stateDir, '..'))).toEqual(['state']);
     },
   );
+});
+
+describe('the store the settings name', () => {
+  test('is memory by default, the directory with stateDir, Redis with stateUrl', async () => {
+    const log = (): void => {};
+    const stores = [
+      await openStateStore(DEFAULT_SETTINGS, log),
+      await openStateStore({ ...DEFAULT_SETTINGS, stateDir: makeTempDir('state-open') }, log),
+      await openStateStore({ ...DEFAULT_SETTINGS, stateUrl: `redis://127.0.0.1:${await freePort()}` }, log),
+    ];
+    opened.push(...stores);
+    expect(stores.map((store) => store.constructor)).toEqual([MemoryStateStore, DirStateStore, RedisStateStore]);
+  });
 });
