@@ -34,6 +34,8 @@ const BUILDS = [
         entryPoints: ['dist/src/main.js'],
         outfile: 'dist/server/main.cjs',
         format: 'cjs',
+        // The Redis client is a dependency of its own, loaded only with --state-url (src/state/).
+        external: ['@redis/client'],
         define: { 'import.meta.url': '__importMetaUrl' },
         banner: { js: IMPORT_META_URL_SHIM },
       },

@@ -3,11 +3,13 @@ import {
   EXPOSE_SETTING,
   LOG_SETTINGS,
   SETTINGS,
+  STATE_SETTINGS,
   formatSettingValue,
   type LogSettingName,
   type SettingName,
   type SettingSpec,
   type SettingUnit,
+  type StateSettingName,
   type TextSettingSpec,
 } from '../config/settings.js';
 import {
@@ -32,8 +34,8 @@ import {
 export interface RawArgs {
   command: 'serve' | 'tools' | 'run' | 'login' | 'logout';
   config: string | undefined;
-  /** Setting flags as typed, by setting name (the log settings' too). */
-  settings: Partial<Record<SettingName | LogSettingName, string>>;
+  /** Setting flags as typed, by setting name (the log and state settings' too). */
+  settings: Partial<Record<TextFlagName, string>>;
   /** Each `--expose <pattern>`, in order. */
   expose?: string[];
   /** Operands that shouldn't be there: usually an upstream command missing its `--`. For `run`, the first is its script. */
@@ -53,6 +55,9 @@ export interface RawHttpArgs {
   allowedHosts: string | undefined;
   instanceId: string | undefined;
 }
+
+/** Every setting read from a flag's text: the numbers, the log's, where state is kept. */
+type TextFlagName = SettingName | LogSettingName | StateSettingName;
 
 export interface CapturedOutput {
   stdout: string;
@@ -198,7 +203,7 @@ function addServeOptions(command: Command, passThrough = true): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     ),
   );
-  for (const spec of Object.values(LOG_SETTINGS) as TextSettingSpec[]) {
+  for (const spec of [...Object.values(LOG_SETTINGS), ...Object.values(STATE_SETTINGS)] as TextSettingSpec[]) {
     command.addOption(new Option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`));
   }
   return command;
@@ -214,10 +219,10 @@ function describeSetting(spec: SettingSpec): string {
   return `${spec.doc} (default ${format(spec.default)}; ${format(spec.min)} to ${format(spec.max)})`;
 }
 
-function readSettingFlags(command: Command): Partial<Record<SettingName | LogSettingName, string>> {
-  const flags: Partial<Record<SettingName | LogSettingName, string>> = {};
-  const specs = [...Object.entries(SETTINGS), ...Object.entries(LOG_SETTINGS)] as [
-    SettingName | LogSettingName,
+function readSettingFlags(command: Command): Partial<Record<TextFlagName, string>> {
+  const flags: Partial<Record<TextFlagName, string>> = {};
+  const specs = [...Object.entries(SETTINGS), ...Object.entries(LOG_SETTINGS), ...Object.entries(STATE_SETTINGS)] as [
+    TextFlagName,
     { flag: string },
   ][];
   for (const [name, spec] of specs) {

@@ -10,7 +10,8 @@ import { LOG_LEVELS, type LogSettings } from '../support/log.js';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
-const MiB = 1024 * 1024;
+const KiB = 1024;
+const MiB = 1024 * KiB;
 const GiB = 1024 * MiB;
 
 export type SettingUnit = 'ms' | 'bytes' | 'count';
@@ -230,6 +231,42 @@ export const SETTINGS = {
     max: 10_000,
     doc: 'with --http, the most sessions open at once; a further initialize is refused with 503 until one ends',
   }),
+  /**
+   * 1 MiB: the JSON of one value a script stores (`store(key, value)`), in UTF-8 bytes. A larger
+   * value is refused (`STATE_VALUE_TOO_LARGE`, naming this setting) and nothing is written.
+   */
+  stateValueMaxBytes: setting({
+    name: 'stateValueMaxBytes',
+    flag: 'state-value-max-bytes',
+    unit: 'bytes',
+    default: 1 * MiB,
+    min: 1 * KiB,
+    max: 16 * MiB,
+    doc: 'JSON of one stored value; a larger store() is refused, naming this setting, and nothing is written',
+  }),
+  /**
+   * 64 MiB per principal: its stored keys and values, as UTF-8 JSON bytes together. A store()
+   * that would pass it is refused (`STATE_FULL`, naming this setting) and nothing is written.
+   */
+  stateMaxBytes: setting({
+    name: 'stateMaxBytes',
+    flag: 'state-max-bytes',
+    unit: 'bytes',
+    default: 64 * MiB,
+    min: 1 * KiB,
+    max: 16 * GiB,
+    doc: "a principal's stored keys and values together; a store() past it is refused, naming this setting, and nothing is written",
+  }),
+  /** 10,000 per principal: a store() of a further key is refused (`STATE_TOO_MANY_KEYS`); a key already kept may still change. */
+  stateMaxKeys: setting({
+    name: 'stateMaxKeys',
+    flag: 'state-max-keys',
+    unit: 'count',
+    default: 10_000,
+    min: 1,
+    max: 1_000_000,
+    doc: 'keys a principal keeps; a store() of a further key is refused, naming this setting; a key already kept may still change',
+  }),
 } as const;
 
 /**
@@ -278,11 +315,36 @@ export const LOG_SETTINGS = {
 
 export type LogSettingName = keyof typeof LOG_SETTINGS;
 
+/**
+ * Where scripts' state (`store`/`load`) is kept: in memory by default (gone with the server), in a
+ * directory, or in Redis/Valkey. `stateDir` and `stateUrl` exclude each other (checkSettingsTogether).
+ */
+export const STATE_SETTINGS = {
+  /** none: keep state in this directory (made 0700, one 0600 file per key), so it survives a restart. */
+  stateDir: {
+    name: 'stateDir',
+    flag: 'state-dir',
+    placeholder: '<dir>',
+    defaultText: 'none (in memory)',
+    doc: "keep scripts' state (store/load) in files in this directory (0700, each file 0600), so it survives a restart; made if missing",
+  },
+  /** none: keep state in the Redis or Valkey server at this redis:// or rediss:// URL, shared by every instance using it. */
+  stateUrl: {
+    name: 'stateUrl',
+    flag: 'state-url',
+    placeholder: '<url>',
+    defaultText: 'none (in memory)',
+    doc: "keep scripts' state (store/load) in the Redis or Valkey at this redis:// or rediss:// URL, shared by every instance that uses it",
+  },
+} as const satisfies Record<string, TextSettingSpec>;
+
+export type StateSettingName = keyof typeof STATE_SETTINGS;
+
 export type SettingName = keyof typeof SETTINGS;
 export type Settings = { readonly [K in SettingName]: number } & {
   /** Globs over script tool names: the tools offered directly beside code_execution (EXPOSE_SETTING). */
   readonly expose: readonly string[];
-};
+} & { readonly [K in StateSettingName]: string | null };
 
 /** What one layer sets (the config file's `settings`, or the flags): the server's settings and the log's. */
 export interface SettingLayer {
@@ -295,6 +357,8 @@ export const DEFAULT_SETTINGS: Settings = {
     [K in SettingName]: number;
   }),
   expose: [],
+  stateDir: null,
+  stateUrl: null,
 };
 
 /** `SETTING_INVALID: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 1 MiB`, or null. */
@@ -310,7 +374,10 @@ export function checkSetting(name: SettingName, value: number): string | null {
   return null;
 }
 
-/** Settings that are each in range but can't hold together: the default yield past its own cap, a pool past the child cap. */
+/**
+ * Settings that are each in range but can't hold together: the default yield past its own cap, a pool
+ * past the child cap, a state value past the state's whole, state kept both in a directory and in Redis.
+ */
 export function checkSettingsTogether(settings: Settings): string | null {
   const { yieldMs, maxYieldMs, pool, maxScriptChildren } = settings;
   if (yieldMs > maxYieldMs) {
@@ -321,6 +388,19 @@ export function checkSettingsTogether(settings: Settings): string | null {
   }
   if (pool > maxScriptChildren) {
     return `SETTING_INVALID: pool (--pool, ${pool}) must not be past maxScriptChildren (--max-script-children, ${maxScriptChildren}), which counts pooled children`;
+  }
+  const { stateValueMaxBytes, stateMaxBytes, stateDir, stateUrl } = settings;
+  if (stateValueMaxBytes > stateMaxBytes) {
+    return (
+      `SETTING_INVALID: stateValueMaxBytes (--state-value-max-bytes, ${formatSettingValue(SETTINGS.stateValueMaxBytes, stateValueMaxBytes)}) ` +
+      `must not be past stateMaxBytes (--state-max-bytes, ${formatSettingValue(SETTINGS.stateMaxBytes, stateMaxBytes)}), which holds every value`
+    );
+  }
+  if (stateDir !== null && stateUrl !== null) {
+    return (
+      `SETTING_INVALID: stateDir (--state-dir) and stateUrl (--state-url) each say where scripts' state is kept; ` +
+      `set one of them: a directory for one server, a Redis URL for several`
+    );
   }
   return null;
 }

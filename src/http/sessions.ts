@@ -11,7 +11,8 @@ import { SETTINGS, formatSettingValue, type Settings } from '../config/settings.
 import type { UpstreamHub } from '../upstream/hub.js';
 import { ClientSession } from '../mcp/client-session.js';
 import { httpRefusal, type HttpRefusal } from './refusal.js';
-import type { Log } from '../support/log.js';
+import { logFailure, type Log } from '../support/log.js';
+import type { StateStore } from '../state/state-store.js';
 
 export interface HttpSessionsOptions {
   readonly hub: UpstreamHub;
@@ -22,6 +23,11 @@ export interface HttpSessionsOptions {
   readonly log: Log;
   /** Prefixes every session id as `<instanceId>.`. */
   readonly instanceId: string | undefined;
+  /**
+   * The server's state store. Each session is a principal of its own, known by its id: the bearer
+   * token is one for every client, so it names no one (docs/config.md, "Where scripts' state is kept").
+   */
+  readonly state: StateStore;
 }
 
 export class HttpSession {
@@ -53,6 +59,7 @@ export class HttpSession {
       sole: false,
       label: `session ${id}`,
       streamOpen: () => this.getStreams > 0,
+      state: { store: options.state, principal: id },
     });
   }
 
@@ -159,6 +166,8 @@ export class HttpSessions {
     session.stopClock();
     const ending = (async () => {
       const stopped = await session.client.close();
+      // The session id was its principal, and no later request can name it again.
+      await this.options.state.forget(id).catch(logFailure(`forgetting the state of session ${id}`, this.options.log));
       this.options.log(
         `codemode-mcp: session ${id} ended (${why})${stopped.length > 0 ? `; its running scripts: ${stopped.join(', ')}` : ''}`,
       );

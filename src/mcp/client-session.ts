@@ -24,6 +24,7 @@ import { refusalAnswer } from '../scripts/answer.js';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SessionScripts } from '../scripts/session-scripts.js';
 import type { Settings } from '../config/settings.js';
+import type { Principal, StateStore } from '../state/state-store.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
 import { resourceCaller } from './resource-caller.js';
 import type { UpstreamHub } from '../upstream/hub.js';
@@ -54,6 +55,8 @@ export interface ClientSessionOptions {
   readonly label: string;
   /** Over HTTP: whether the client holds its GET stream open, the only way to reach it outside a call. */
   readonly streamOpen?: () => boolean;
+  /** The server's state store, and whose state this session's scripts read and write in it. */
+  readonly state: { readonly store: StateStore; readonly principal: Principal };
 }
 
 export class ClientSession {

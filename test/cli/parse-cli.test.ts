@@ -88,6 +88,47 @@ describe('the two forms', () => {
     expect(invocation(['tools', '--log-level', 'info', '--', 'npx', 'server']).logging.logLevel).toBe('info');
   });
 
+  it('reads --state-dir and --state-url, a flag over the config file, the directory made absolute as a log file is', () => {
+    const file = writeConfig({ ...SERVERS, settings: { stateDir: 'state', stateMaxKeys: 50 } });
+    expect(invocation(['--config', file]).settings).toMatchObject({
+      stateDir: join(dir, 'state'),
+      stateUrl: null,
+      stateMaxKeys: 50,
+    });
+    expect(invocation(['--config', file, '--state-dir', '~/other']).settings.stateDir).toBe(join(dir, 'other'));
+    const url = 'rediss://user:pass@cache.internal:6380/2';
+    expect(invocation(['--state-url', url, '--state-max-bytes', '1GiB', '--', 'npx', 'server']).settings).toMatchObject({
+      stateDir: null,
+      stateUrl: url,
+      stateMaxBytes: 1024 ** 3,
+    });
+  });
+
+  it('refuses state kept both in a directory and in Redis, wherever each was set', () => {
+    const both = `codemode-mcp: SETTING_INVALID: stateDir (--state-dir) and stateUrl (--state-url) each say where scripts' state is kept; set one of them: a directory for one server, a Redis URL for several\n`;
+    expect(exitOf(['--state-dir', 'x', '--state-url', 'redis://localhost', '--', 'npx']).stderr).toContain(both);
+    const file = writeConfig({ ...SERVERS, settings: { stateDir: 'state' } });
+    expect(exitOf(['--config', file, '--state-url', 'redis://localhost']).stderr).toContain(both);
+  });
+
+  it('refuses a state URL that is not redis:// or rediss://, quoting only its scheme', () => {
+    expect(exitOf(['--state-url', 'http://user:secret@host', '--', 'npx']).stderr).toContain(
+      'SETTING_INVALID: stateUrl (--state-url) takes a redis:// or rediss:// URL, as in redis://localhost:6379; got a http: URL',
+    );
+    expect(exitOf(['--state-url', 'localhost:6379', '--', 'npx']).stderr).toContain('got a localhost: URL');
+    expect(exitOf(['--state-url', 'not a url', '--', 'npx']).stderr).toContain('got text that is not a URL');
+    const file = writeConfig({ ...SERVERS, settings: { stateUrl: 6379 } });
+    expect(exitOf(['--config', file]).stderr).toContain(
+      'settings.stateUrl: stateUrl (--state-url) takes a redis:// or rediss:// URL',
+    );
+  });
+
+  it('refuses a state value limit past the whole state limit', () => {
+    expect(exitOf(['--state-value-max-bytes', '2MiB', '--state-max-bytes', '1MiB', '--', 'npx']).stderr).toContain(
+      'SETTING_INVALID: stateValueMaxBytes (--state-value-max-bytes, 2 MiB) must not be past stateMaxBytes (--state-max-bytes, 1 MiB), which holds every value',
+    );
+  });
+
   it('refuses a log level that is not one, suggesting the close one', () => {
     expect(exitOf(['--log-level', 'debg', '--', 'npx']).stderr).toContain(
       'SETTING_INVALID: logLevel (--log-level) takes one of error, warn, info, debug; got "debg" (did you mean "debug"?)',

@@ -15,7 +15,8 @@ import { OUTPUT_KEPT_CHARS } from '../../src/script-host/output-window.js';
 import { STOP_GRACE_MS } from '../../src/script-host/stop-sequence.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';
 import { formatBytes, groupThousands } from '../../common/format-numbers.js';
-import { LOG_SETTINGS, SETTINGS, formatSettingValue } from '../../src/config/settings.js';
+import { LOG_SETTINGS, SETTINGS, STATE_SETTINGS, formatSettingValue } from '../../src/config/settings.js';
+import { STATE_KEY_MAX_CHARS } from '../../src/state/entry-checks.js';
 import { MAX_SCANNED_ID_BYTES } from '../../src/json-rpc/id-scanner.js';
 import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/support/process-group.js';
 import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
@@ -44,6 +45,13 @@ describe('the README', () => {
     expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | ${spec.defaultText.replace(/(tools|run)/g, '`$1`')} |`);
   });
 
+  it.each(Object.values(STATE_SETTINGS))(
+    'gives $name its flag and its default as src/config/settings.ts defines them',
+    (spec) => {
+      expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | ${spec.defaultText} |`);
+    },
+  );
+
   it('shows examples/scripts/notes-to-memory.js as it is, so the worked example runs in the suite', () => {
     const example = readFileSync(new URL('../../examples/scripts/notes-to-memory.js', import.meta.url), 'utf8');
     const code = example
@@ -66,6 +74,7 @@ describe('the README', () => {
     expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS} ms to end by itself |`);
     expect(readme).toContain(`| a pool grown by a burst | ${POOL_SHRINK_AFTER_MS / 1000} s idle once refilled (`);
     expect(readme).toContain(`| client input quoted in a message | ${ECHO_MAX_CHARS} characters |`);
+    expect(readme).toContain(`| a key of scripts' state | ${STATE_KEY_MAX_CHARS} characters, not empty, no lone surrogate (`);
     expect(readme).toContain(
       `| the id of a message over \`maxMessageBytes\` | ${formatBytes(MAX_SCANNED_ID_BYTES)} as written |`,
     );

@@ -38,9 +38,9 @@ describe('the packed package, installed', () => {
     ).toEqual([]);
   });
 
-  it('installs one dependency, the engine: the server and the child are bundles that carry the rest', () => {
+  it('installs two dependencies, the engine and the Redis client (for --state-url): the server and the child are bundles that carry the rest', () => {
     const installed = readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
-    expect(installed.sort()).toEqual(['codemode-mcp', 'quickjs-wasi']);
+    expect(installed.sort()).toEqual(['@redis', 'codemode-mcp', 'quickjs-wasi']);
   });
 
   it('prints its help from the installed executable', async () => {

@@ -19,6 +19,8 @@ import { startCommandHub } from '../one-shot-hub.js';
 import { closeLeavingNoProcess } from '../../support/process-tree.js';
 import { listenForEndSignals, signalExitCode, type EndSignals } from '../../support/end-signals.js';
 import { processLog, type Log } from '../../support/log.js';
+import { openStateStore } from '../../state/open-state-store.js';
+import type { StateStore } from '../../state/state-store.js';
 
 /** The exit codes of `run`, by how the script came out. */
 export const RUN_EXIT = { finished: 0, failed: 1, refused: 2 } as const;
@@ -77,7 +79,10 @@ async function startAndRun(
   const { settings } = invocation;
   const hub = await startCommandHub(invocation, io.stderr, signals);
   if (hub === null) return RUN_EXIT.failed;
+  let state: StateStore | undefined;
   try {
+    // The stdio server's own state (LOCAL_PRINCIPAL): a script run by hand sees what the server's scripts stored.
+    state = await openStateStore(settings, io.stderr);
     const script = new Script(
       new ScriptChild({
         memoryMaxBytes: settings.memoryMaxBytes,
@@ -101,6 +106,7 @@ async function startAndRun(
     print(scriptAnswer(ret));
     return ret.status === 'finished' ? RUN_EXIT.finished : RUN_EXIT.failed;
   } finally {
+    await state?.close();
     await closeLeavingNoProcess(() => hub.close(), io.stderr);
   }
 }

@@ -19,6 +19,7 @@ import { HttpSessions } from '../../http/sessions.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
 import { startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
+import { openStateStore } from '../../state/open-state-store.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -31,6 +32,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   const version = readPackageVersion();
   const { settings } = invocation;
   const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings });
+  const state = await openStateStore(settings, log);
   let accepting = true;
   let listener: NodeHttpServer | undefined;
 
@@ -41,6 +43,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       listener?.close();
       await sessions.endAll('the server is shutting down');
       await supply.close();
+      await state.close();
     });
     listener?.closeAllConnections();
   }, log);
@@ -53,7 +56,16 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     log,
     () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
   );
-  const sessions = new HttpSessions({ hub, supply, settings, version, startup: () => ready, log, instanceId: http.instanceId });
+  const sessions = new HttpSessions({
+    hub,
+    supply,
+    settings,
+    version,
+    startup: () => ready,
+    log,
+    instanceId: http.instanceId,
+    state,
+  });
   shutDownOnSignals(shutDown, log);
 
   const guard = { hostnames: acceptedHostnames(http), token: http.token };

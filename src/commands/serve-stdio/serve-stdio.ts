@@ -14,6 +14,8 @@ import { RequestGate } from '../../mcp/request-gate.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
 import { startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
+import { openStateStore } from '../../state/open-state-store.js';
+import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
 export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
@@ -23,6 +25,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     log,
     settings: invocation.settings,
   });
+  const state = await openStateStore(invocation.settings, log);
   // Both start when the client's first valid `initialize` goes through (see RequestGate).
   let supply: ChildSupply | undefined;
   let ready: Promise<void> | undefined;
@@ -33,6 +36,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
       closeInOrder(hub, async () => {
         shuttingDown = true;
         await Promise.all([session.close(), supply?.close()]);
+        await state.close();
         // Spawned at process start for an `initialize` that never got as far as starting them.
         early?.discard();
       }),
@@ -60,6 +64,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     log,
     sole: true,
     label: 'the client',
+    state: { store: state, principal: LOCAL_PRINCIPAL },
   });
 
   shutDownOnSignals(shutDown, log);

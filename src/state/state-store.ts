@@ -1,0 +1,55 @@
+/**
+ * Scripts' state (`store`/`load`): JSON values by key, kept per principal, behind one interface
+ * with three backends (memory-store.ts, dir-store.ts, redis-store.ts). Values travel as JSON text,
+ * as the script's side serializes them: a value's size is its text's UTF-8 bytes, measured once,
+ * exactly, with nothing parsed. Each write is atomic per key; two writers of one key: the last
+ * write wins. Every backend checks keys and limits with entry-checks.ts, so each says the same.
+ */
+import { createHash } from 'node:crypto';
+
+/** Whose state: a stdio server and `run` have one (LOCAL_PRINCIPAL); over HTTP, each session its own (docs/config.md). */
+export type Principal = string;
+
+/** The principal of a stdio server's one client, and of `run`: a script run by hand sees what the server's scripts stored. */
+export const LOCAL_PRINCIPAL: Principal = 'local';
+
+/** A principal or a key as a fixed-length name a file system or a Redis key can hold whatever it is: its SHA-256, in hex. */
+export function digestName(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export interface SetOptions {
+  /** Milliseconds until the entry is gone, a whole number from 1; absent: kept until removed. */
+  readonly ttlMs?: number;
+}
+
+export interface StateStore {
+  /** The JSON text stored under `key`, or undefined when it is absent or its time to live is over. */
+  get(principal: Principal, key: string): Promise<string | undefined>;
+  /**
+   * Stores `json` (JSON text, as `JSON.stringify` made it; not parsed here) under `key`, replacing
+   * what was there. Throws `StateError` (nothing written) for a bad key or time to live, or past a limit.
+   */
+  set(principal: Principal, key: string, json: string, options?: SetOptions): Promise<void>;
+  /** The principal's live keys that start with `prefix` (all when absent), sorted. */
+  keys(principal: Principal, prefix?: string): Promise<string[]>;
+  /** Removes `key`; true when it was there (and live). */
+  remove(principal: Principal, key: string): Promise<boolean>;
+  /**
+   * Deletes everything the principal keeps: for a principal that can't come back (an HTTP
+   * session's, once the session has ended), whose state would otherwise be kept for no one.
+   */
+  forget(principal: Principal): Promise<void>;
+  /** Lets go of what the store holds open (a connection); its data stays where it lives. */
+  close(): Promise<void>;
+}
+
+/** The limits every backend applies, per principal: the settings of the same names. */
+export interface StateLimits {
+  readonly stateValueMaxBytes: number;
+  readonly stateMaxBytes: number;
+  readonly stateMaxKeys: number;
+}
+
+/** Milliseconds since the epoch: `Date.now` unless a test gives its own. */
+export type Now = () => number;
