@@ -122,7 +122,6 @@ export const STATE_CALLS = ['state.load', 'state.store', 'state.keys', 'state.re
 export type StateCall = (typeof STATE_CALLS)[number];
 
 export const API_CALLS = [...RESOURCE_CALLS, ...STATE_CALLS] as const;
-export type ApiCall = (typeof API_CALLS)[number];
 
 /** The value cap, plus room for the string that says a value was past it. */
 const VALUE_FIELD_MAX_CHARS = VALUE_MAX_CHARS + 1_024;

@@ -241,7 +241,8 @@ export const SETTINGS = {
     unit: 'bytes',
     default: 1 * MiB,
     min: 1 * KiB,
-    max: 16 * MiB,
+    // A store's key and value travel as one call's arguments, which CALL_ARGS_MAX_BYTES caps at 4 MiB.
+    max: 3 * MiB,
     doc: 'JSON of one stored value; a larger store() is refused, naming this setting, and nothing is written',
   }),
   /**

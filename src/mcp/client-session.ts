@@ -27,6 +27,7 @@ import type { Settings } from '../config/settings.js';
 import type { Principal, StateStore } from '../state/state-store.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
 import { resourceCaller } from './resource-caller.js';
+import { stateCaller } from './state-caller.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { CODE_EXECUTION_TOOL, codeExecutionTool } from './code-execution-tool.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
@@ -325,6 +326,7 @@ export class ClientSession {
       unlisted: () => hub.unlistedPrefixes(),
       callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin: this.origin }),
       callResource: resourceCaller(hub, this.origin),
+      callState: stateCaller(this.options.state.store, this.options.state.principal),
       settings,
       log: (data) => this.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });

@@ -230,6 +230,7 @@ export class DirStateStore implements StateStore {
       }
       await rename(temp, path);
     } catch (error) {
+      // The temp file may not exist (the open failed); the write's own error is what the caller needs.
       await unlink(temp).catch(() => {});
       throw error;
     }

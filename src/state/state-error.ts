@@ -1,4 +1,4 @@
-import { CodemodeError } from '../support/errors.js';
+import { RefusedError } from '../support/errors.js';
 
 /** Why a state operation was refused; nothing was written when a limit or a key refused it. */
 export type StateErrorCode =
@@ -15,8 +15,11 @@ export type StateErrorCode =
   /** The store could not be reached or read (Redis down, a file unreadable): the operation may be retried. */
   | 'STATE_UNAVAILABLE';
 
-/** A `store`/`load`/`state.*` operation refused; the message says which limit or rule, the figure, and what to do. */
-export class StateError extends CodemodeError {
+/**
+ * A `store`/`load`/`state.*` operation refused; the message says which limit or rule, the figure,
+ * and what to do. A script sees it as ToolRefused, in these words.
+ */
+export class StateError extends RefusedError {
   override readonly name = 'StateError';
 
   constructor(

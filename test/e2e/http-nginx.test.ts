@@ -6,14 +6,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
 
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
 import { nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import { accepting, freePort } from '../support/ports.js';
 import { makeTempDir } from '../support/temp-dirs.js';
-import { until } from '../support/waiting.js';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((path) => spawnSync(path, ['-v']).status === 0);
 const TOKEN = 'nginx-test-token-0123456789abcdef';
@@ -32,32 +31,6 @@ function deployBlock(ports: { a: number; b: number; nginx: number }): string {
     .replaceAll('127.0.0.1:8101', `127.0.0.1:${ports.a}`)
     .replaceAll('127.0.0.1:8102', `127.0.0.1:${ports.b}`)
     .replace('listen 8080;', `listen 127.0.0.1:${ports.nginx};`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves once something accepts connections on the port (the test's timeout is the bound). */
-async function accepting(port: number): Promise<void> {
-  await until(
-    `something to accept connections on port ${port}`,
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => {
-          socket.end();
-          resolve(true);
-        });
-        socket.once('error', () => resolve(false));
-      }),
-  );
 }
 
 describe.skipIf(NGINX === undefined)('two instances behind nginx', () => {

@@ -15,6 +15,8 @@ const READ_ELSEWHERE: Record<string, number> = {
   'src/upstream/upstream-process.ts': 1, // `started`: its caller reads the failure when it adopts the process
   'src/script-host/script-child.ts': 1, // `ready`: the script waiting on it reads the failure
   'src/stdio/stdio-server-transport.ts': 1, // `lastWrite`: the caller of send() gets the write's failure
+  'src/state/redis-store.ts': 1, // `connect()`: each failure is also an 'error' event, which the store logs and reports to each call
+  'src/state/dir-store.ts': 1, // removing a temp file a failed write may not have made: the write's own error is thrown
 };
 
 function sourceFiles(dir: string): string[] {

@@ -3,9 +3,7 @@
  * redis-server started here on a free port (no persistence, in a temp dir). Where redis-server is
  * missing, its block skips saying so, and fails under CI=true (.ci/run installs it).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { DirStateStore } from '../../src/state/dir-store.js';
@@ -16,13 +14,10 @@ import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { RedisStateStore } from '../../src/state/redis-store.js';
 import { StateError } from '../../src/state/state-error.js';
 import type { StateLimits, StateStore } from '../../src/state/state-store.js';
+import { REDIS_INSTALLED, REDIS_MISSING, redisTestsRun, startRedis, type RunningRedis } from '../support/redis-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { freePort } from '../support/ports.js';
 import { until } from '../support/waiting.js';
-
-const REDIS_INSTALLED = spawnSync('redis-server', ['--version']).status === 0;
-const REDIS_MISSING = 'redis-server is not installed here (apt-get install -y redis-server; .ci/run installs it)';
-if (!REDIS_INSTALLED && process.env.CI !== 'true')
-  process.stderr.write(`state-store.test.ts: ${REDIS_MISSING}; skipping the redis backend\n`);
 
 const LIMITS: StateLimits = { stateValueMaxBytes: 1024 * 1024, stateMaxBytes: 64 * 1024 * 1024, stateMaxKeys: 10_000 };
 
@@ -40,68 +35,32 @@ interface Backend {
   readonly injectedClock: boolean;
 }
 
-let redis: ChildProcess | undefined;
-let redisUrl = '';
+let redis: RunningRedis | undefined;
 let stateDir = '';
 
 const backends: Backend[] = [
   { name: 'memory', open: async (limits = LIMITS) => new MemoryStateStore(limits, now), shared: false, injectedClock: true },
   { name: 'dir', open: async (limits = LIMITS) => new DirStateStore(stateDir, limits, now), shared: true, injectedClock: true },
 ];
-if (REDIS_INSTALLED || process.env.CI === 'true') {
+if (redisTestsRun('state-store.test.ts')) {
   backends.push({
     name: 'redis',
     open: async (limits = LIMITS) => {
-      if (!REDIS_INSTALLED) throw new Error(REDIS_MISSING);
-      return RedisStateStore.open(redisUrl, limits, () => {});
+      if (redis === undefined) throw new Error(REDIS_MISSING);
+      return RedisStateStore.open(redis.url, limits, () => {});
     },
     shared: true,
     injectedClock: false,
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 beforeAll(async () => {
   stateDir = join(makeTempDir('state'), 'state');
-  if (!REDIS_INSTALLED) return;
-  const port = await freePort();
-  const dir = makeTempDir('redis');
-  redis = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    {
-      stdio: 'ignore',
-    },
-  );
-  redisUrl = `redis://127.0.0.1:${port}`;
-  await until(
-    `redis-server to accept connections on port ${port}`,
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => {
-          socket.end();
-          resolve(true);
-        });
-        socket.once('error', () => resolve(false));
-      }),
-  );
+  if (REDIS_INSTALLED) redis = await startRedis();
 });
 
 afterAll(async () => {
-  if (redis === undefined || redis.exitCode !== null) return;
-  const gone = new Promise((resolve) => redis!.once('exit', resolve));
-  redis.kill('SIGTERM');
-  await gone;
+  await redis?.stop();
 });
 
 const opened: StateStore[] = [];

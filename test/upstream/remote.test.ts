@@ -2,7 +2,8 @@ import { createServer as createHttpServer } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { RemoteUpstreamSpec } from '../../src/upstream/spec.js';
-import { collectLog, everythingEntry, freePort, remotePerTest, textOf } from './specs.js';
+import { freePort } from '../support/ports.js';
+import { collectLog, everythingEntry, remotePerTest, textOf } from './specs.js';
 
 const scratch = remotePerTest();
 

@@ -1,7 +1,6 @@
 /** Upstream entries and small readers shared by the upstream tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, expect } from 'vitest';
@@ -125,13 +124,4 @@ export function remotePerTest(): {
     expect(childPidsOf(process.pid)).toEqual([]);
   });
   return scratch;
-}
-
-/** A loopback port free a moment ago: nothing listens on it, so a connection is refused at once until someone takes it. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }

@@ -7,6 +7,7 @@
  * started has ended.
  */
 import { resourceCaller } from '../../mcp/resource-caller.js';
+import { stateCaller } from '../../mcp/state-caller.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { CliInvocation } from '../../cli/parse-cli.js';
@@ -20,7 +21,7 @@ import { closeLeavingNoProcess } from '../../support/process-tree.js';
 import { listenForEndSignals, signalExitCode, type EndSignals } from '../../support/end-signals.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
-import type { StateStore } from '../../state/state-store.js';
+import { LOCAL_PRINCIPAL, type StateStore } from '../../state/state-store.js';
 
 /** The exit codes of `run`, by how the script came out. */
 export const RUN_EXIT = { finished: 0, failed: 1, refused: 2 } as const;
@@ -96,6 +97,7 @@ async function startAndRun(
         unlisted: hub.unlistedPrefixes(),
         callTool: (name, args, signal) => hub.callTool(name, args, signal),
         callResource: resourceCaller(hub),
+        callState: stateCaller(state, LOCAL_PRINCIPAL),
         limits: settings,
       },
     );
