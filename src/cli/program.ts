@@ -2,9 +2,11 @@ import { Command, Option } from 'commander';
 import {
   EXPOSE_SETTING,
   LOG_SETTINGS,
+  PATH_SETTINGS,
   SETTINGS,
   formatSettingValue,
   type LogSettingName,
+  type PathSettingName,
   type SettingName,
   type SettingSpec,
   type SettingUnit,
@@ -21,6 +23,12 @@ import {
   RUN_DESCRIPTION,
   RUN_FORMS,
   RUN_FORM_BRIEF,
+  SKILLS_DESCRIPTION,
+  SKILLS_FORMS,
+  SKILLS_FORM_BRIEF,
+  SKILLS_LIST_DESCRIPTION,
+  SKILLS_RM_DESCRIPTION,
+  SKILLS_SHOW_DESCRIPTION,
   TOOLS_DESCRIPTION,
   TOOLS_FORMS,
   TOOLS_FORM_BRIEF,
@@ -30,10 +38,10 @@ import {
 
 /** What commander read, before any value is checked: that happens in parseCli, with our own messages. */
 export interface RawArgs {
-  command: 'serve' | 'tools' | 'run' | 'login' | 'logout';
+  command: 'serve' | 'tools' | 'run' | 'login' | 'logout' | 'skills';
   config: string | undefined;
-  /** Setting flags as typed, by setting name (the log settings' too). */
-  settings: Partial<Record<SettingName | LogSettingName, string>>;
+  /** Setting flags as typed, by setting name (the log and path settings' too). */
+  settings: Partial<Record<SettingName | LogSettingName | PathSettingName, string>>;
   /** Each `--expose <pattern>`, in order. */
   expose?: string[];
   /** Operands that shouldn't be there: usually an upstream command missing its `--`. For `run`, the first is its script. */
@@ -41,8 +49,10 @@ export interface RawArgs {
   /** login, logout: the server named, and whether to open a browser. */
   server?: string;
   openBrowser?: boolean;
-  /** `run --json`: print the whole answer as JSON. */
+  /** `run --json`: print the whole answer as JSON; `skills list --json`: the listing. */
   json?: boolean;
+  /** `skills list|show|rm`: which, and the skill named. */
+  skills?: { action: 'list' | 'show' | 'rm'; name?: string };
   /** The HTTP mode's flags as typed (serve only). */
   http?: RawHttpArgs;
 }
@@ -72,7 +82,7 @@ const PLACEHOLDER: Record<SettingUnit, string> = { ms: '<duration>', bytes: '<si
 export function buildProgram(version: string, output: CapturedOutput, onParsed: (raw: RawArgs) => void): Command {
   const program = new Command(PROGRAM_NAME)
     .description(DESCRIPTION)
-    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF, RUN_FORM_BRIEF, LOGIN_FORM, LOGOUT_FORM]))
+    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF, RUN_FORM_BRIEF, LOGIN_FORM, LOGOUT_FORM, SKILLS_FORM_BRIEF]))
     .helpOption('-h, --help', 'print this help and exit')
     .helpCommand('help [command]', 'print the help of a command')
     .exitOverride()
@@ -141,6 +151,7 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
   });
 
   addAuthCommands(program, onParsed);
+  addSkillsCommands(program, onParsed);
   program.addHelpText('after', `\n${UNITS_NOTE}\n\n${formatExamples()}\n`);
   return program;
 }
@@ -183,6 +194,44 @@ function addAuthCommands(program: Command, onParsed: (raw: RawArgs) => void): vo
     });
 }
 
+/** `skills list`, `skills show <name>`, `skills rm <name>`: each reads --skills-dir and --config (for its skillsDir). */
+function addSkillsCommands(program: Command, onParsed: (raw: RawArgs) => void): void {
+  const skills = program
+    .command('skills')
+    .description(SKILLS_DESCRIPTION)
+    .usage(usageOf(SKILLS_FORMS).replace(/^skills /, ''));
+  const spec = PATH_SETTINGS.skillsDir;
+  const withOptions = (command: Command): Command =>
+    command
+      .option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`)
+      .option('--config <file>', 'a config file whose settings.skillsDir says where the skills are');
+  const parsed = (command: Command, action: 'list' | 'show' | 'rm', name?: string): RawArgs => {
+    const opts = command.opts<{ config?: string; skillsDir?: string; json?: boolean }>();
+    return {
+      command: 'skills',
+      config: opts.config ?? program.opts<{ config?: string }>().config,
+      settings: opts.skillsDir === undefined ? {} : { skillsDir: opts.skillsDir },
+      // `skills lst`: the parent's action gets what no subcommand took.
+      stray: command === skills ? [...command.args] : [],
+      ...(opts.json === true ? { json: true } : {}),
+      skills: { action, ...(name !== undefined ? { name } : {}) },
+    };
+  };
+  const list = withOptions(skills.command('list').description(SKILLS_LIST_DESCRIPTION)).option(
+    '--json',
+    'print the listing as JSON: directory, skills (name, description, digest), problems',
+  );
+  list.action(() => onParsed(parsed(list, 'list')));
+  // `skills` alone lists, as `skills list` does.
+  withOptions(skills)
+    .allowExcessArguments()
+    .action(() => onParsed(parsed(skills, 'list')));
+  const show = withOptions(skills.command('show').description(SKILLS_SHOW_DESCRIPTION).argument('<name>', "the skill's name"));
+  show.action((name: string) => onParsed(parsed(show, 'show', name)));
+  const rm = withOptions(skills.command('rm').description(SKILLS_RM_DESCRIPTION).argument('<name>', "the skill's name"));
+  rm.action((name: string) => onParsed(parsed(rm, 'rm', name)));
+}
+
 /** `passThrough`: options after the first operand are kept as operands (serve, tools); `run`'s first operand is its script, and options may follow it. */
 function addServeOptions(command: Command, passThrough = true): Command {
   // Operands are kept (in `command.args`) rather than refused by commander, so parseCli can say
@@ -198,7 +247,7 @@ function addServeOptions(command: Command, passThrough = true): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     ),
   );
-  for (const spec of Object.values(LOG_SETTINGS) as TextSettingSpec[]) {
+  for (const spec of [...Object.values(LOG_SETTINGS), ...Object.values(PATH_SETTINGS)] as TextSettingSpec[]) {
     command.addOption(new Option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`));
   }
   return command;
@@ -214,10 +263,10 @@ function describeSetting(spec: SettingSpec): string {
   return `${spec.doc} (default ${format(spec.default)}; ${format(spec.min)} to ${format(spec.max)})`;
 }
 
-function readSettingFlags(command: Command): Partial<Record<SettingName | LogSettingName, string>> {
-  const flags: Partial<Record<SettingName | LogSettingName, string>> = {};
-  const specs = [...Object.entries(SETTINGS), ...Object.entries(LOG_SETTINGS)] as [
-    SettingName | LogSettingName,
+function readSettingFlags(command: Command): Partial<Record<SettingName | LogSettingName | PathSettingName, string>> {
+  const flags: Partial<Record<SettingName | LogSettingName | PathSettingName, string>> = {};
+  const specs = [...Object.entries(SETTINGS), ...Object.entries(LOG_SETTINGS), ...Object.entries(PATH_SETTINGS)] as [
+    SettingName | LogSettingName | PathSettingName,
     { flag: string },
   ][];
   for (const [name, spec] of specs) {

@@ -1,28 +1,42 @@
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import type { LogSettings } from '../support/log.js';
-import { EXPOSE_SETTING, LOG_SETTINGS, SETTINGS, type LogSettingName, type SettingLayer, type SettingName } from './settings.js';
+import {
+  EXPOSE_SETTING,
+  LOG_SETTINGS,
+  PATH_SETTINGS,
+  SETTINGS,
+  type LogSettingName,
+  type PathSettingName,
+  type SettingLayer,
+  type SettingName,
+} from './settings.js';
+import { isPathSettingName, readPathSettingValue } from './path-setting-value.js';
 import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { isSettingName, readSettingValue } from './setting-value.js';
 
-const ALL_NAMES = [...Object.keys(SETTINGS), EXPOSE_SETTING.name, ...Object.keys(LOG_SETTINGS)];
+const ALL_NAMES = [...Object.keys(SETTINGS), EXPOSE_SETTING.name, ...Object.keys(LOG_SETTINGS), ...Object.keys(PATH_SETTINGS)];
 
 /**
  * The config file's `settings` object, every field read in one pass, the first bad one throwing
  * `ConfigError`: those named as in `SETTINGS`, each a number or a string with a unit (`"64MiB"`,
- * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `logLevel` and `logFile` (a
- * relative log file is taken from the config file's directory).
+ * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `logLevel` and `logFile`, and
+ * the directories (`skillsDir`) (a relative path is taken from the config file's directory).
  */
 export function readFileSettings(raw: unknown, file: string | null): SettingLayer {
-  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } = {};
+  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<PathSettingName, string>> = {};
   const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
   const baseDir = file === null ? process.cwd() : dirname(file);
   for (const [name, value] of settingEntries(raw, file)) {
     if (name === EXPOSE_SETTING.name) {
       const at = formatConfigPath(['settings', name]);
       settings.expose = readExpose(value, (detail) => new ConfigError(file, `${at} ${detail}`));
+    } else if (isPathSettingName(name)) {
+      const read = readPathSettingValue(name, value, baseDir, homedir());
+      if ('error' in read) throw settingError(file, name, read.error);
+      settings[name] = read.value;
     } else if (isLogSettingName(name)) {
       const read = readLogSettingValue(name, value, baseDir, homedir());
       if ('error' in read) throw settingError(file, name, read.error);
@@ -59,7 +73,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
   }
   const entries = Object.entries(raw);
   for (const [name] of entries) {
-    if (isSettingName(name) || isLogSettingName(name) || name === EXPOSE_SETTING.name) continue;
+    if (isSettingName(name) || isLogSettingName(name) || isPathSettingName(name) || name === EXPOSE_SETTING.name) continue;
     const guess = closestName(name, ALL_NAMES);
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     throw new ConfigError(

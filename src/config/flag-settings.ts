@@ -1,24 +1,31 @@
 import type { LogSettings } from '../support/log.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { readSettingValue } from './setting-value.js';
-import { EXPOSE_SETTING, type LogSettingName, type SettingLayer, type SettingName } from './settings.js';
+import { EXPOSE_SETTING, type LogSettingName, type PathSettingName, type SettingLayer, type SettingName } from './settings.js';
+import { isPathSettingName, readPathSettingValue } from './path-setting-value.js';
 
 /** The setting flags as typed: each by its setting's name, and each `--expose` in order. */
 export interface SettingFlags {
-  readonly texts: Partial<Record<SettingName | LogSettingName, string>>;
+  readonly texts: Partial<Record<SettingName | LogSettingName | PathSettingName, string>>;
   readonly expose: readonly string[] | undefined;
 }
 
 /**
  * The setting flags, every one read: a number with its unit (`64MiB`, `5s`) checked with
- * `checkSetting`, a log level, a log file (taken from `cwd` when relative, `~` from `home`), the
- * `--expose` globs. Returns what they set, or the message refusing the first bad one.
+ * `checkSetting`, a log level, a log file or a directory (taken from `cwd` when relative, `~` from
+ * `home`), the `--expose` globs. Returns what they set, or the message refusing the first bad one.
  */
 export function readFlagSettings(flags: SettingFlags, cwd: string, home: string): SettingLayer | { error: string } {
-  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } = {};
+  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<PathSettingName, string>> = {};
   const logging: { -readonly [K in keyof LogSettings]?: LogSettings[K] } = {};
   for (const [name, text] of Object.entries(flags.texts)) {
     if (text === undefined) continue;
+    if (isPathSettingName(name)) {
+      const read = readPathSettingValue(name, text, cwd, home);
+      if ('error' in read) return read;
+      settings[name] = read.value;
+      continue;
+    }
     const read = isLogSettingName(name)
       ? readLogSettingValue(name, text, cwd, home)
       : readSettingValue(name as SettingName, text);

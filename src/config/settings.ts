@@ -278,10 +278,30 @@ export const LOG_SETTINGS = {
 
 export type LogSettingName = keyof typeof LOG_SETTINGS;
 
+/**
+ * Settings whose value is a directory: a flag and a config field like the others, `~` expanded,
+ * relative to the working directory (a flag) or the config file's directory (the file).
+ */
+export const PATH_SETTINGS = {
+  /** The user's data directory's `codemode-mcp/skills` (src/skills/skills-directory.ts): where saved skills are kept, a folder each. */
+  skillsDir: {
+    name: 'skillsDir',
+    flag: 'skills-dir',
+    placeholder: '<dir>',
+    defaultText: '~/.local/share/codemode-mcp/skills (by platform: see docs/config.md)',
+    doc: 'where skills are kept, a folder each (SKILL.md and skill.ts or skill.js); made on the first save',
+  },
+} as const satisfies Record<string, TextSettingSpec>;
+
+export type PathSettingName = keyof typeof PATH_SETTINGS;
+
 export type SettingName = keyof typeof SETTINGS;
 export type Settings = { readonly [K in SettingName]: number } & {
   /** Globs over script tool names: the tools offered directly beside code_execution (EXPOSE_SETTING). */
   readonly expose: readonly string[];
+} & {
+  /** Absolute paths (PATH_SETTINGS); null: the default. */
+  readonly [K in PathSettingName]: string | null;
 };
 
 /** What one layer sets (the config file's `settings`, or the flags): the server's settings and the log's. */
@@ -295,6 +315,7 @@ export const DEFAULT_SETTINGS: Settings = {
     [K in SettingName]: number;
   }),
   expose: [],
+  skillsDir: null,
 };
 
 /** `SETTING_INVALID: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 1 MiB`, or null. */

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport, type RequestId } from '@modelcontextprotocol/server';
+import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SETTINGS, formatSettingValue, type Settings } from '../config/settings.js';
 import type { UpstreamHub } from '../upstream/hub.js';
@@ -22,6 +23,8 @@ export interface HttpSessionsOptions {
   readonly log: Log;
   /** Prefixes every session id as `<instanceId>.`. */
   readonly instanceId: string | undefined;
+  /** The saved skills, served to every session through the Skills extension. */
+  readonly skills?: SkillsExtension;
 }
 
 export class HttpSession {
@@ -53,6 +56,7 @@ export class HttpSession {
       sole: false,
       label: `session ${id}`,
       streamOpen: () => this.getStreams > 0,
+      ...(options.skills !== undefined ? { skills: options.skills } : {}),
     });
   }
 

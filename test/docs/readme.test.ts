@@ -15,7 +15,7 @@ import { OUTPUT_KEPT_CHARS } from '../../src/script-host/output-window.js';
 import { STOP_GRACE_MS } from '../../src/script-host/stop-sequence.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';
 import { formatBytes, groupThousands } from '../../common/format-numbers.js';
-import { LOG_SETTINGS, SETTINGS, formatSettingValue } from '../../src/config/settings.js';
+import { LOG_SETTINGS, PATH_SETTINGS, SETTINGS, formatSettingValue } from '../../src/config/settings.js';
 import { MAX_SCANNED_ID_BYTES } from '../../src/json-rpc/id-scanner.js';
 import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/support/process-group.js';
 import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
@@ -42,6 +42,10 @@ describe('the README', () => {
 
   it.each(Object.values(LOG_SETTINGS))('gives $name its flag and its default as src/config/settings.ts defines them', (spec) => {
     expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | ${spec.defaultText.replace(/(tools|run)/g, '`$1`')} |`);
+  });
+
+  it.each(Object.values(PATH_SETTINGS))('gives $name its flag and its default as src/config/settings.ts defines them', (spec) => {
+    expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | ${spec.defaultText} |`);
   });
 
   it('shows examples/scripts/notes-to-memory.js as it is, so the worked example runs in the suite', () => {

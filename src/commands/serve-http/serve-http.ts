@@ -19,6 +19,9 @@ import { HttpSessions } from '../../http/sessions.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
 import { startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
+import { skillsExtensionOf } from '../../skills/skill-source.js';
+import { skillsDirectory } from '../../skills/skills-directory.js';
+import { SkillsLibrary } from '../../skills/skills-library.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -53,7 +56,17 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     log,
     () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
   );
-  const sessions = new HttpSessions({ hub, supply, settings, version, startup: () => ready, log, instanceId: http.instanceId });
+  const skills = skillsExtensionOf(new SkillsLibrary(skillsDirectory(settings)), log);
+  const sessions = new HttpSessions({
+    hub,
+    supply,
+    settings,
+    version,
+    startup: () => ready,
+    log,
+    instanceId: http.instanceId,
+    skills,
+  });
   shutDownOnSignals(shutDown, log);
 
   const guard = { hostnames: acceptedHostnames(http), token: http.token };

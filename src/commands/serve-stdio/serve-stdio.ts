@@ -14,6 +14,9 @@ import { RequestGate } from '../../mcp/request-gate.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
 import { startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
+import { skillsExtensionOf } from '../../skills/skill-source.js';
+import { skillsDirectory } from '../../skills/skills-directory.js';
+import { SkillsLibrary } from '../../skills/skills-library.js';
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
 export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
@@ -60,6 +63,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     log,
     sole: true,
     label: 'the client',
+    skills: skillsExtensionOf(new SkillsLibrary(skillsDirectory(invocation.settings)), log),
   });
 
   shutDownOnSignals(shutDown, log);
