@@ -190,9 +190,12 @@ export class ClientSession {
     const passthrough = this.declared.resources ? hub.resourcePassthrough : undefined;
     if (skills === undefined && passthrough === undefined) return;
     this.server.setRequestHandler('resources/list', async (request, ctx) => {
-      if (passthrough === undefined) return { resources: [] };
+      const cursor = request.params?.cursor;
+      const own = skills !== undefined && cursor === undefined ? await skills.list(ctx) : [];
+      if (passthrough === undefined) return { resources: own };
       await startup();
-      return passthrough.list(request.params?.cursor, ctx.mcpReq.signal);
+      const page = await passthrough.list(cursor, ctx.mcpReq.signal);
+      return { ...page, resources: [...own, ...page.resources] };
     });
     this.server.setRequestHandler('resources/templates/list', async (request, ctx) => {
       const cursor = request.params?.cursor;

@@ -7,7 +7,14 @@
  * own resource handlers call for `skill://` URIs. A change in what attach uses shows in
  * test/e2e/skills-served.test.ts.
  */
-import type { McpServer, ReadResourceResult, ResourceTemplate, Server, ServerContext } from '@modelcontextprotocol/server';
+import type {
+  McpServer,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Server,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 
 /** The `skill://` resources, for the session's resource handlers. */
@@ -17,6 +24,8 @@ export interface SkillResources {
   /** Whether the URI is one the extension serves. */
   matches(uri: string): boolean;
   read(uri: string, ctx: ServerContext): Promise<ReadResourceResult>;
+  /** Each skill's SKILL.md, for `resources/list`. */
+  list(ctx: ServerContext): Promise<Resource[]>;
 }
 
 type ReadCallback = (uri: URL, variables: Record<string, string | string[]>, ctx: ServerContext) => Promise<ReadResourceResult>;
@@ -41,5 +50,6 @@ export function serveSkills(server: Server, extension: SkillsExtension): SkillRe
       const variables = template.uriTemplate.match(uri) ?? {};
       return read(new URL(uri), variables, ctx);
     },
+    list: async (ctx) => (template.listCallback === undefined ? [] : (await template.listCallback(ctx)).resources),
   };
 }

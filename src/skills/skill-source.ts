@@ -1,7 +1,7 @@
 /**
  * The skills library as the MCP Skills extension's source (SEP-2640, the SDK's `SkillsExtension`):
- * `skills/list` and `skills/get` answer from the folders as they are at that moment, and a
- * `skill://<name>/<file>` read gives the file's text. Folders that are not usable skills are left
+ * `skills/list` and `skills/get` answer from the folders as they are at that moment, a
+ * `skill://<name>/<file>` read gives the file's text, and `resources/list` names each SKILL.md. Folders that are not usable skills are left
  * out, each logged once with what is wrong.
  */
 import { SkillsExtension, type SkillReadResult, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
@@ -65,6 +65,17 @@ function librarySkillSource(library: SkillsLibrary, log: (line: string) => void)
     async get(uri) {
       const found = await recordAt(uri);
       return found?.file === SKILL_MANIFEST ? found.record.entry : undefined;
+    },
+    // Each SKILL.md is listed with the skill's name and description, as the extension recommends.
+    async listResources() {
+      const { skills, problems } = await library.readAll();
+      report(problems);
+      return skills.map((skill) => ({
+        uri: skill.entry.uri,
+        name: skill.name,
+        description: skill.description,
+        mimeType: MIME_TYPES[SKILL_MANIFEST],
+      }));
     },
     async read(uri): Promise<SkillReadResult | undefined> {
       const found = await recordAt(uri);

@@ -34,6 +34,8 @@ describe('skills served through the MCP Skills extension, over stdio', () => {
       process.execPath,
       fixturePath('upstreams/resources.mjs'),
       'res',
+      // Past one merged page, so the skills' place on the first page only shows.
+      '120',
     ]);
   });
   afterAll(async () => {
@@ -63,9 +65,14 @@ describe('skills served through the MCP Skills extension, over stdio', () => {
     expect(skill.frontmatter.name).toBe('greet');
   });
 
-  test("the upstream's resources are read beside the skills', and the skill template is listed first", async () => {
+  test("the upstream's resources are listed and read beside the skills', the skills' first", async () => {
     const read = await server.client.readResource({ uri: 'test://static/a' });
     expect(read.contents[0]).toMatchObject({ uri: 'test://static/a' });
+    // The SDK client walks every page: the skills' SKILL.md come first, once, then the upstream's all.
+    const uris = (await server.client.listResources()).resources.map((resource) => resource.uri);
+    expect(uris.slice(0, 3)).toEqual(['skill://greet/SKILL.md', 'test://static/a', 'test://static/b']);
+    expect(uris.filter((uri) => uri.startsWith('skill://'))).toEqual(['skill://greet/SKILL.md']);
+    expect(uris).toHaveLength(1 + 5 + 120);
     const templates = await server.client.listResourceTemplates();
     expect(templates.resourceTemplates[0]).toMatchObject({ uriTemplate: 'skill://{+path}' });
   });
@@ -118,9 +125,11 @@ describe('skills served over HTTP when no upstream offers resources', () => {
     expect((await server.stop()).left).toEqual([]);
   });
 
-  test('the session declares resources for the skill files, lists none of its own, and serves the skill', async () => {
+  test('the session declares resources for the skill files, lists each SKILL.md, and serves the skill', async () => {
     expect(session.client.getServerCapabilities()?.resources).toEqual({});
-    expect((await session.client.listResources()).resources).toEqual([]);
+    expect((await session.client.listResources()).resources).toEqual([
+      { uri: 'skill://greet/SKILL.md', name: 'greet', description: 'Greets someone by name', mimeType: 'text/markdown' },
+    ]);
     const skills = new SkillsClient(session.client);
     const [greet] = (await skills.list()).skills;
     expect(greet?.uri).toBe('skill://greet/SKILL.md');
