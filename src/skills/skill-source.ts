@@ -35,12 +35,14 @@ export function skillsExtensionOf(library: SkillsLibrary, log: Log): SkillsExten
 
 function librarySkillSource(library: SkillsLibrary, log: (line: string) => void): SkillSource {
   const reported = new Set<string>();
+  const logOnce = (line: string): void => {
+    if (reported.has(line)) return;
+    reported.add(line);
+    log(line);
+  };
   const report = (problems: readonly SkillProblem[]): void => {
     for (const { name, problems: why } of problems) {
-      const line = `codemode-mcp: skill folder "${name}" in ${library.directory} is not served: ${why.join('; ')}`;
-      if (reported.has(line)) continue;
-      reported.add(line);
-      log(line);
+      logOnce(`codemode-mcp: skill folder "${name}" in ${library.directory} is not served: ${why.join('; ')}`);
     }
   };
   /** The skill a `skill://` URI names, or undefined when none is served there. */
@@ -52,7 +54,7 @@ function librarySkillSource(library: SkillsLibrary, log: (line: string) => void)
       return { record: await library.read(name), file };
     } catch (error) {
       if (!(error instanceof SkillError)) throw error;
-      if (error.code === 'SKILL_INVALID') log(`codemode-mcp: ${error.message}`);
+      if (error.code === 'SKILL_INVALID') logOnce(`codemode-mcp: ${error.message}`);
       return undefined;
     }
   };

@@ -192,8 +192,9 @@ export class SkillsLibrary {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
+    // A symlink is listed, to be reported by readFolder rather than passed over in silence.
     return entries
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+      .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !entry.name.startsWith('.'))
       .map((entry) => entry.name)
       .sort();
   }
@@ -202,6 +203,10 @@ export class SkillsLibrary {
     const folder = join(this.directory, name);
     let names: string[];
     try {
+      // Not followed, as the SDK's own folder adapter doesn't: a skill's files are those in its folder.
+      if ((await lstat(folder)).isSymbolicLink()) {
+        return { name, problems: ['a symlink, which is not followed: move or copy the folder here instead'] };
+      }
       names = await readdir(folder);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SkillError } from '../../src/skills/skill-error.js';
@@ -147,6 +147,7 @@ describe('folders written by hand', () => {
     writeFiles(dir, 'no-code', { 'SKILL.md': manifest('no-code') });
     writeFiles(dir, 'both', { 'SKILL.md': manifest('both'), 'skill.ts': 'return 1;', 'skill.js': 'return 1;' });
     writeFiles(dir, 'no-manifest', { 'skill.ts': 'return 1;' });
+    symlinkSync(join(dir, 'good'), join(dir, 'linked'));
     writeFiles(dir, 'bad-schema', {
       'SKILL.md': `---\nname: bad-schema\ndescription: d\nmetadata:\n  input-schema: '{"type":'\n---\n`,
       'skill.ts': 'return 1;',
@@ -159,6 +160,7 @@ describe('folders written by hand', () => {
     expect(problems).toEqual([
       { name: 'bad-schema', problems: [expect.stringMatching(/^SKILL\.md: metadata\.input-schema is not JSON: /)] },
       { name: 'both', problems: ['both skill.ts and skill.js: keep one'] },
+      { name: 'linked', problems: ['a symlink, which is not followed: move or copy the folder here instead'] },
       { name: 'mismatch', problems: ['frontmatter name "other-name" must match the last path segment "mismatch"'] },
       { name: 'no-code', problems: ['no code: write the script body in skill.ts or skill.js'] },
       { name: 'no-frontmatter', problems: ['SKILL.md frontmatter: line 1: SKILL.md must begin with a "---" line'] },
