@@ -50,7 +50,7 @@ export const SKILLS_FORMS = [
 ];
 
 export const SKILLS_LIST_DESCRIPTION =
-  'print each skill with its description and digest, then each folder that is not a usable skill and why: exit 1 when there is one';
+  'print each skill with its description (with --json, its digest too), then each folder that is not a usable skill and why: exit 1 when there is one';
 export const SKILLS_SHOW_DESCRIPTION = "print a skill: its files, description, input schema, SKILL.md's body and its code";
 export const SKILLS_RM_DESCRIPTION = "delete a skill's folder";
 

@@ -288,7 +288,7 @@ export const PATH_SETTINGS = {
     name: 'skillsDir',
     flag: 'skills-dir',
     placeholder: '<dir>',
-    defaultText: '~/.local/share/codemode-mcp/skills (by platform: see docs/config.md)',
+    defaultText: '~/.local/share/codemode-mcp/skills on Linux, by platform: docs/config.md',
     doc: 'where skills are kept, a folder each (SKILL.md and skill.ts or skill.js); made on the first save',
   },
 } as const satisfies Record<string, TextSettingSpec>;
