@@ -206,7 +206,11 @@ function addSkillsCommands(program: Command, onParsed: (raw: RawArgs) => void): 
       .option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`)
       .option('--config <file>', 'a config file whose settings.skillsDir says where the skills are');
   const parsed = (command: Command, action: 'list' | 'show' | 'rm', name?: string): RawArgs => {
-    const opts = command.opts<{ config?: string; skillsDir?: string; json?: boolean }>();
+    // `skills --skills-dir x list` puts the option on `skills`, `skills list --skills-dir x` on `list`.
+    const opts = {
+      ...skills.opts<{ config?: string; skillsDir?: string }>(),
+      ...command.opts<{ config?: string; skillsDir?: string; json?: boolean }>(),
+    };
     return {
       command: 'skills',
       config: opts.config ?? program.opts<{ config?: string }>().config,

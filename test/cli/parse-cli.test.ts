@@ -112,6 +112,7 @@ describe('the two forms', () => {
     expect(invocation(['skills', 'list', '--json', '--skills-dir', 'x']).skills).toEqual({ action: 'list', json: true });
     expect(invocation(['skills', 'rm', 'old', '--skills-dir', 'x']).settings.skillsDir).toBe(join(dir, 'x'));
     expect(invocation(['skills']).skills).toEqual({ action: 'list', json: false });
+    expect(invocation(['skills', '--skills-dir', 'before', 'list']).settings.skillsDir).toBe(join(dir, 'before'));
     expect(exitOf(['skills', 'show']).exit).toBe(EXIT_USAGE);
   });
 
