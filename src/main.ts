@@ -1,6 +1,6 @@
 /**
  * Runs what the command line asked for (parseCli's CliInvocation): `tools` prints the catalog
- * and exits; `run` runs one script and exits; `--http` serves Streamable HTTP until a signal;
+ * and exits; `skills` lists, shows or removes a skill and exits; `run` runs one script and exits; `--http` serves Streamable HTTP until a signal;
  * anything else serves over stdio until the client goes away. Each command's modules are
  * evaluated when it runs (in the one bundle, esbuild defers a module reached by import() until
  * then): over stdio, the upstreams and the pool start before the MCP SDK's modules are evaluated
@@ -49,7 +49,12 @@ export async function run(invocation: CliInvocation, compileCache?: CompileCache
     return;
   }
   const nestedIn = process.env[NESTED_MARKER];
-  if (nestedIn !== undefined && invocation.command !== 'login' && invocation.command !== 'logout') {
+  if (
+    nestedIn !== undefined &&
+    invocation.command !== 'login' &&
+    invocation.command !== 'logout' &&
+    invocation.command !== 'skills'
+  ) {
     processLog(nestedRefusal(nestedIn), 'error');
     process.exitCode = EXIT_NESTED;
     return;
@@ -58,6 +63,11 @@ export async function run(invocation: CliInvocation, compileCache?: CompileCache
   if (invocation.command === 'login' || invocation.command === 'logout') {
     const { runAuthCommand } = await import('./commands/auth/auth-commands.js');
     process.exitCode = await runAuthCommand(invocation);
+    return;
+  }
+  if (invocation.command === 'skills') {
+    const { runSkillsCommand } = await import('./commands/skills/skills-commands.js');
+    process.exitCode = await runSkillsCommand(invocation);
     return;
   }
   if (invocation.command === 'tools') {

@@ -38,6 +38,22 @@ export const RUN_FORMS = [
   `${PROGRAM_NAME} run <file|-> [--json] [options] -- <command> [args...]`,
 ];
 
+/** The `skills` subcommands, for the program's own usage and `skills --help`. */
+export const SKILLS_FORM_BRIEF = `${PROGRAM_NAME} skills (list | show <name> | rm <name>) [--skills-dir <dir>]`;
+
+export const SKILLS_DESCRIPTION = 'list, show or remove the saved skills (a folder each under the skills directory)';
+
+export const SKILLS_FORMS = [
+  `${PROGRAM_NAME} skills list [--json] [--skills-dir <dir> | --config <file>]`,
+  `${PROGRAM_NAME} skills show <name> [--skills-dir <dir> | --config <file>]`,
+  `${PROGRAM_NAME} skills rm <name> [--skills-dir <dir> | --config <file>]`,
+];
+
+export const SKILLS_LIST_DESCRIPTION =
+  'print each skill with its description (with --json, its digest too), then each folder that is not a usable skill and why: exit 1 when there is one';
+export const SKILLS_SHOW_DESCRIPTION = "print a skill: its files, description, input schema, SKILL.md's body and its code";
+export const SKILLS_RM_DESCRIPTION = "delete a skill's folder";
+
 export const UNITS_NOTE =
   'Sizes take KiB, MiB or GiB (64MiB), durations ms, s or min (5s); a plain number is bytes or ms.\n' +
   'A flag overrides the same setting in the config file\'s "settings" object.';
@@ -49,6 +65,7 @@ export const EXAMPLES = [
   ['codemode-mcp tools --config .mcp.json', 'list what a script can call'],
   ['codemode-mcp login github --config servers.json', 'sign in to the remote server "github" ahead of time'],
   ['codemode-mcp run check.ts --config .mcp.json', 'run one script by hand, print its answer'],
+  ['codemode-mcp skills list', 'list the saved skills'],
 ] as const;
 
 export function formatExamples(): string {

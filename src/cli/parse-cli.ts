@@ -14,13 +14,16 @@ import type { LogSettings } from '../support/log.js';
 import { resolveUserPath } from '../config/user-path.js';
 import type { HttpOptions } from '../config/http-options.js';
 import { readHttpFlags } from './http-flags.js';
-import { FORMS, PROGRAM_NAME, RUN_FORMS, TOOLS_FORMS, formsMessage } from './help-text.js';
+import { FORMS, PROGRAM_NAME, RUN_FORMS, SKILLS_FORMS, TOOLS_FORMS, formsMessage } from './help-text.js';
 import { readPackageVersion } from './package-version.js';
 import { buildProgram, type CapturedOutput, type RawArgs } from './program.js';
 
-/** Run the server (`serve`), print what a script can call (`tools`), run one script (`run`), or sign in to or out of one remote server (`login`, `logout`). */
+/**
+ * Run the server (`serve`), print what a script can call (`tools`), run one script (`run`), sign
+ * in to or out of one remote server (`login`, `logout`), or list, show or remove skills (`skills`).
+ */
 export interface CliInvocation {
-  command: 'serve' | 'tools' | 'run' | 'login' | 'logout';
+  command: 'serve' | 'tools' | 'run' | 'login' | 'logout' | 'skills';
   upstreams: UpstreamSpec[];
   /** Defaults, then the config file's `settings`, then flags. */
   settings: Settings;
@@ -35,6 +38,8 @@ export interface CliInvocation {
   script?: { path: string; json: boolean };
   /** Present with --http: serve Streamable HTTP instead of stdio. */
   http?: HttpOptions;
+  /** skills: which subcommand, the skill named (show, rm), and whether to print JSON (list). */
+  skills?: { action: 'list' | 'show' | 'rm'; name?: string; json: boolean };
   /** A line for each config entry left out because it runs codemode-mcp itself (config/own-entries.ts), logged at start. */
   skippedUpstreams?: readonly string[];
 }
@@ -91,6 +96,7 @@ export function parseCli(argv: readonly string[], context: CliContext = {}): Cli
   if (raw === undefined) throw new Error('commander parsed the command line without running an action');
   const parsed: RawArgs = raw;
   if (parsed.command === 'login' || parsed.command === 'logout') return authInvocationFrom(parsed, upstreamArgv, context);
+  if (parsed.command === 'skills') return skillsInvocationFrom(parsed, upstreamArgv, context);
   // Commander's own `help` command is not among program.commands.
   const commands = [...program.commands.map((command) => command.name()), 'help'];
   return invocationFrom({ ...parsed, command: parsed.command }, upstreamArgv, context, commands);
@@ -132,6 +138,44 @@ function authInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context
     if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
     throw error;
   }
+}
+
+/** `skills list|show|rm`: the skills directory from --skills-dir, else the config file's skillsDir, else the default. */
+function skillsInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context: CliContext): CliInvocation | CliExit {
+  const { action, name } = raw.skills ?? { action: 'list' };
+  if (upstreamArgv !== null) return usageExit(`skills reads the skills directory; it takes no command after "--"`, 'skills');
+  const [stray] = raw.stray;
+  if (stray !== undefined) {
+    const meant = closestName(stray, ['list', 'show', 'rm']);
+    const hint = meant === null ? '' : ` (did you mean "${PROGRAM_NAME} skills ${meant}"?)`;
+    return usageExit(formsMessage(`unknown skills command "${stray}"${hint}; the skills commands:`, SKILLS_FORMS), 'skills');
+  }
+  const fromFlags = readFlagSettings(
+    { texts: raw.settings, expose: undefined },
+    context.cwd ?? process.cwd(),
+    context.homedir ?? homedir(),
+  );
+  if ('error' in fromFlags) return usageExit(fromFlags.error, 'skills');
+  let fromFile: CliInvocation['settings'] | undefined;
+  let configPath: string | null = null;
+  if (raw.config !== undefined) {
+    try {
+      const config = loadConfigFile(resolveConfigPath(raw.config, context), context.env ?? process.env);
+      fromFile = mergeSettings(config.settings, {});
+      configPath = config.path;
+    } catch (error) {
+      if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
+      throw error;
+    }
+  }
+  return {
+    command: 'skills',
+    upstreams: [],
+    settings: mergeSettings(fromFile ?? {}, fromFlags.settings),
+    logging: mergeLogSettings('skills', {}, {}),
+    configPath,
+    skills: { action, ...(name !== undefined ? { name } : {}), json: raw.json === true },
+  };
 }
 
 function invocationFrom(
@@ -225,13 +269,13 @@ function invocationFrom(
   }
 }
 
-/** The default, then the file, then the flags. `tools` and `run` log at warn by default: their output is what was asked for. */
+/** The default, then the file, then the flags. `tools`, `run` and `skills` log at warn by default: their output is what was asked for. */
 function mergeLogSettings(
   command: CliInvocation['command'],
   fromFile: Partial<LogSettings>,
   fromFlags: Partial<LogSettings>,
 ): LogSettings {
-  const quiet = command === 'tools' || command === 'run';
+  const quiet = command === 'tools' || command === 'run' || command === 'skills';
   return { logLevel: quiet ? 'warn' : 'info', logFile: null, ...fromFile, ...fromFlags };
 }
 

@@ -3,13 +3,13 @@ import {
   EXPOSE_SETTING,
   LOG_SETTINGS,
   SETTINGS,
-  STATE_SETTINGS,
+  LOCATION_SETTINGS,
   formatSettingValue,
   type LogSettingName,
   type SettingName,
   type SettingSpec,
   type SettingUnit,
-  type StateSettingName,
+  type LocationSettingName,
   type TextSettingSpec,
 } from '../config/settings.js';
 import {
@@ -23,6 +23,12 @@ import {
   RUN_DESCRIPTION,
   RUN_FORMS,
   RUN_FORM_BRIEF,
+  SKILLS_DESCRIPTION,
+  SKILLS_FORMS,
+  SKILLS_FORM_BRIEF,
+  SKILLS_LIST_DESCRIPTION,
+  SKILLS_RM_DESCRIPTION,
+  SKILLS_SHOW_DESCRIPTION,
   TOOLS_DESCRIPTION,
   TOOLS_FORMS,
   TOOLS_FORM_BRIEF,
@@ -32,7 +38,7 @@ import {
 
 /** What commander read, before any value is checked: that happens in parseCli, with our own messages. */
 export interface RawArgs {
-  command: 'serve' | 'tools' | 'run' | 'login' | 'logout';
+  command: 'serve' | 'tools' | 'run' | 'login' | 'logout' | 'skills';
   config: string | undefined;
   /** Setting flags as typed, by setting name (the log and state settings' too). */
   settings: Partial<Record<TextFlagName, string>>;
@@ -43,8 +49,10 @@ export interface RawArgs {
   /** login, logout: the server named, and whether to open a browser. */
   server?: string;
   openBrowser?: boolean;
-  /** `run --json`: print the whole answer as JSON. */
+  /** `run --json`: print the whole answer as JSON; `skills list --json`: the listing. */
   json?: boolean;
+  /** `skills list|show|rm`: which, and the skill named. */
+  skills?: { action: 'list' | 'show' | 'rm'; name?: string };
   /** The HTTP mode's flags as typed (serve only). */
   http?: RawHttpArgs;
 }
@@ -57,7 +65,7 @@ export interface RawHttpArgs {
 }
 
 /** Every setting read from a flag's text: the numbers, the log's, where state is kept. */
-type TextFlagName = SettingName | LogSettingName | StateSettingName;
+type TextFlagName = SettingName | LogSettingName | LocationSettingName;
 
 export interface CapturedOutput {
   stdout: string;
@@ -77,7 +85,7 @@ const PLACEHOLDER: Record<SettingUnit, string> = { ms: '<duration>', bytes: '<si
 export function buildProgram(version: string, output: CapturedOutput, onParsed: (raw: RawArgs) => void): Command {
   const program = new Command(PROGRAM_NAME)
     .description(DESCRIPTION)
-    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF, RUN_FORM_BRIEF, LOGIN_FORM, LOGOUT_FORM]))
+    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF, RUN_FORM_BRIEF, LOGIN_FORM, LOGOUT_FORM, SKILLS_FORM_BRIEF]))
     .helpOption('-h, --help', 'print this help and exit')
     .helpCommand('help [command]', 'print the help of a command')
     .exitOverride()
@@ -146,6 +154,7 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
   });
 
   addAuthCommands(program, onParsed);
+  addSkillsCommands(program, onParsed);
   program.addHelpText('after', `\n${UNITS_NOTE}\n\n${formatExamples()}\n`);
   return program;
 }
@@ -188,6 +197,48 @@ function addAuthCommands(program: Command, onParsed: (raw: RawArgs) => void): vo
     });
 }
 
+/** `skills list`, `skills show <name>`, `skills rm <name>`: each reads --skills-dir and --config (for its skillsDir). */
+function addSkillsCommands(program: Command, onParsed: (raw: RawArgs) => void): void {
+  const skills = program
+    .command('skills')
+    .description(SKILLS_DESCRIPTION)
+    .usage(usageOf(SKILLS_FORMS).replace(/^skills /, ''));
+  const spec = LOCATION_SETTINGS.skillsDir;
+  const withOptions = (command: Command): Command =>
+    command
+      .option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`)
+      .option('--config <file>', 'a config file whose settings.skillsDir says where the skills are');
+  const parsed = (command: Command, action: 'list' | 'show' | 'rm', name?: string): RawArgs => {
+    // `skills --skills-dir x list` puts the option on `skills`, `skills list --skills-dir x` on `list`.
+    const opts = {
+      ...skills.opts<{ config?: string; skillsDir?: string }>(),
+      ...command.opts<{ config?: string; skillsDir?: string; json?: boolean }>(),
+    };
+    return {
+      command: 'skills',
+      config: opts.config ?? program.opts<{ config?: string }>().config,
+      settings: opts.skillsDir === undefined ? {} : { skillsDir: opts.skillsDir },
+      // `skills lst`: the parent's action gets what no subcommand took.
+      stray: command === skills ? [...command.args] : [],
+      ...(opts.json === true ? { json: true } : {}),
+      skills: { action, ...(name !== undefined ? { name } : {}) },
+    };
+  };
+  const list = withOptions(skills.command('list').description(SKILLS_LIST_DESCRIPTION)).option(
+    '--json',
+    'print the listing as JSON: directory, skills (name, description, digest), problems',
+  );
+  list.action(() => onParsed(parsed(list, 'list')));
+  // `skills` alone lists, as `skills list` does.
+  withOptions(skills)
+    .allowExcessArguments()
+    .action(() => onParsed(parsed(skills, 'list')));
+  const show = withOptions(skills.command('show').description(SKILLS_SHOW_DESCRIPTION).argument('<name>', "the skill's name"));
+  show.action((name: string) => onParsed(parsed(show, 'show', name)));
+  const rm = withOptions(skills.command('rm').description(SKILLS_RM_DESCRIPTION).argument('<name>', "the skill's name"));
+  rm.action((name: string) => onParsed(parsed(rm, 'rm', name)));
+}
+
 /** `passThrough`: options after the first operand are kept as operands (serve, tools); `run`'s first operand is its script, and options may follow it. */
 function addServeOptions(command: Command, passThrough = true): Command {
   // Operands are kept (in `command.args`) rather than refused by commander, so parseCli can say
@@ -203,7 +254,7 @@ function addServeOptions(command: Command, passThrough = true): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     ),
   );
-  for (const spec of [...Object.values(LOG_SETTINGS), ...Object.values(STATE_SETTINGS)] as TextSettingSpec[]) {
+  for (const spec of [...Object.values(LOG_SETTINGS), ...Object.values(LOCATION_SETTINGS)] as TextSettingSpec[]) {
     command.addOption(new Option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`));
   }
   return command;
@@ -221,7 +272,7 @@ function describeSetting(spec: SettingSpec): string {
 
 function readSettingFlags(command: Command): Partial<Record<TextFlagName, string>> {
   const flags: Partial<Record<TextFlagName, string>> = {};
-  const specs = [...Object.entries(SETTINGS), ...Object.entries(LOG_SETTINGS), ...Object.entries(STATE_SETTINGS)] as [
+  const specs = [...Object.entries(SETTINGS), ...Object.entries(LOG_SETTINGS), ...Object.entries(LOCATION_SETTINGS)] as [
     TextFlagName,
     { flag: string },
   ][];

@@ -5,28 +5,35 @@ import {
   EXPOSE_SETTING,
   LOG_SETTINGS,
   SETTINGS,
-  STATE_SETTINGS,
+  LOCATION_SETTINGS,
   type LogSettingName,
   type SettingLayer,
   type SettingName,
-  type StateSettingName,
+  type LocationSettingName,
 } from './settings.js';
 import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { isSettingName, readSettingValue } from './setting-value.js';
-import { isStateSettingName, readStateSettingValue } from './state-setting-value.js';
+import { isLocationSettingName, readLocationSettingValue } from './location-setting-value.js';
 
-const ALL_NAMES = [...Object.keys(SETTINGS), EXPOSE_SETTING.name, ...Object.keys(LOG_SETTINGS), ...Object.keys(STATE_SETTINGS)];
+const ALL_NAMES = [
+  ...Object.keys(SETTINGS),
+  EXPOSE_SETTING.name,
+  ...Object.keys(LOG_SETTINGS),
+  ...Object.keys(LOCATION_SETTINGS),
+];
 
 /**
  * The config file's `settings` object, every field read in one pass, the first bad one throwing
  * `ConfigError`: those named as in `SETTINGS`, each a number or a string with a unit (`"64MiB"`,
  * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `logLevel` and `logFile` (a
- * relative log file is taken from the config file's directory); `stateDir` (likewise) and `stateUrl`.
+ * relative log file is taken from the config file's directory); `stateDir` and `skillsDir` (likewise)
+ * and `stateUrl`.
  */
 export function readFileSettings(raw: unknown, file: string | null): SettingLayer {
-  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<StateSettingName, string>> = {};
+  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<LocationSettingName, string>> =
+    {};
   const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
   const baseDir = file === null ? process.cwd() : dirname(file);
   for (const [name, value] of settingEntries(raw, file)) {
@@ -37,8 +44,8 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
       const read = readLogSettingValue(name, value, baseDir, homedir());
       if ('error' in read) throw settingError(file, name, read.error);
       Object.assign(logging, { [name]: read.value });
-    } else if (isStateSettingName(name)) {
-      const read = readStateSettingValue(name, value, baseDir, homedir());
+    } else if (isLocationSettingName(name)) {
+      const read = readLocationSettingValue(name, value, baseDir, homedir());
       if ('error' in read) throw settingError(file, name, read.error);
       settings[name] = read.value;
     } else if (isSettingName(name)) {
@@ -73,7 +80,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
   }
   const entries = Object.entries(raw);
   for (const [name] of entries) {
-    if (isSettingName(name) || isLogSettingName(name) || isStateSettingName(name) || name === EXPOSE_SETTING.name) continue;
+    if (isSettingName(name) || isLogSettingName(name) || isLocationSettingName(name) || name === EXPOSE_SETTING.name) continue;
     const guess = closestName(name, ALL_NAMES);
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     throw new ConfigError(

@@ -1,29 +1,36 @@
 import type { LogSettings } from '../support/log.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { readSettingValue } from './setting-value.js';
-import { EXPOSE_SETTING, type LogSettingName, type SettingLayer, type SettingName, type StateSettingName } from './settings.js';
-import { isStateSettingName, readStateSettingValue } from './state-setting-value.js';
+import {
+  EXPOSE_SETTING,
+  type LogSettingName,
+  type SettingLayer,
+  type SettingName,
+  type LocationSettingName,
+} from './settings.js';
+import { isLocationSettingName, readLocationSettingValue } from './location-setting-value.js';
 
 /** The setting flags as typed: each by its setting's name, and each `--expose` in order. */
 export interface SettingFlags {
-  readonly texts: Partial<Record<SettingName | LogSettingName | StateSettingName, string>>;
+  readonly texts: Partial<Record<SettingName | LogSettingName | LocationSettingName, string>>;
   readonly expose: readonly string[] | undefined;
 }
 
 /**
  * The setting flags, every one read: a number with its unit (`64MiB`, `5s`) checked with
- * `checkSetting`, a log level, a log file or a state directory (taken from `cwd` when relative, `~`
+ * `checkSetting`, a log level, a log file or a directory (taken from `cwd` when relative, `~`
  * from `home`), a state URL, the `--expose` globs. Returns what they set, or the message refusing the first bad one.
  */
 export function readFlagSettings(flags: SettingFlags, cwd: string, home: string): SettingLayer | { error: string } {
-  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<StateSettingName, string>> = {};
+  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<LocationSettingName, string>> =
+    {};
   const logging: { -readonly [K in keyof LogSettings]?: LogSettings[K] } = {};
   for (const [name, text] of Object.entries(flags.texts)) {
     if (text === undefined) continue;
     const read = isLogSettingName(name)
       ? readLogSettingValue(name, text, cwd, home)
-      : isStateSettingName(name)
-        ? readStateSettingValue(name, text, cwd, home)
+      : isLocationSettingName(name)
+        ? readLocationSettingValue(name, text, cwd, home)
         : readSettingValue(name as SettingName, text);
     if ('error' in read) return read;
     Object.assign(isLogSettingName(name) ? logging : settings, { [name]: read.value });

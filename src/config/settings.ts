@@ -316,15 +316,25 @@ export const LOG_SETTINGS = {
 
 export type LogSettingName = keyof typeof LOG_SETTINGS;
 
+/** A setting that says where something lives: a directory (`~` expanded, relative paths resolved) or a Redis URL. */
+export interface LocationSettingSpec extends TextSettingSpec {
+  readonly kind: 'directory' | 'redis-url';
+  /** What the directory is for, in a refusal: `takes the path of a directory <what>`. */
+  readonly what: string;
+}
+
 /**
- * Where scripts' state (`store`/`load`) is kept: in memory by default (gone with the server), in a
- * directory, or in Redis/Valkey. `stateDir` and `stateUrl` exclude each other (checkSettingsTogether).
+ * Where things live. Scripts' state (`store`/`load`): in memory by default (gone with the server),
+ * in a directory, or in Redis/Valkey; `stateDir` and `stateUrl` exclude each other
+ * (checkSettingsTogether). Saved skills: a directory, by default the user's data directory's.
  */
-export const STATE_SETTINGS = {
+export const LOCATION_SETTINGS = {
   /** none: keep state in this directory (made 0700, one 0600 file per key), so it survives a restart. */
   stateDir: {
     name: 'stateDir',
     flag: 'state-dir',
+    kind: 'directory',
+    what: 'to keep state in',
     placeholder: '<dir>',
     defaultText: 'none (in memory)',
     doc: "keep scripts' state (store/load) in files in this directory (0700, each file 0600), so it survives a restart; made if missing",
@@ -333,19 +343,34 @@ export const STATE_SETTINGS = {
   stateUrl: {
     name: 'stateUrl',
     flag: 'state-url',
+    kind: 'redis-url',
+    what: 'to keep state in',
     placeholder: '<url>',
     defaultText: 'none (in memory)',
     doc: "keep scripts' state (store/load) in the Redis or Valkey at this redis:// or rediss:// URL, shared by every instance that uses it",
   },
-} as const satisfies Record<string, TextSettingSpec>;
+  /** The user's data directory's `codemode-mcp/skills` (src/skills/skills-directory.ts): where saved skills are kept, a folder each. */
+  skillsDir: {
+    name: 'skillsDir',
+    flag: 'skills-dir',
+    kind: 'directory',
+    what: 'to keep skills in',
+    placeholder: '<dir>',
+    defaultText: '~/.local/share/codemode-mcp/skills on Linux, by platform: docs/config.md',
+    doc: 'where skills are kept, a folder each (SKILL.md and skill.ts or skill.js); made on the first save',
+  },
+} as const satisfies Record<string, LocationSettingSpec>;
 
-export type StateSettingName = keyof typeof STATE_SETTINGS;
+export type LocationSettingName = keyof typeof LOCATION_SETTINGS;
 
 export type SettingName = keyof typeof SETTINGS;
 export type Settings = { readonly [K in SettingName]: number } & {
   /** Globs over script tool names: the tools offered directly beside code_execution (EXPOSE_SETTING). */
   readonly expose: readonly string[];
-} & { readonly [K in StateSettingName]: string | null };
+} & {
+  /** Absolute paths, or a URL (LOCATION_SETTINGS); null: the default. */
+  readonly [K in LocationSettingName]: string | null;
+};
 
 /** What one layer sets (the config file's `settings`, or the flags): the server's settings and the log's. */
 export interface SettingLayer {
@@ -360,6 +385,7 @@ export const DEFAULT_SETTINGS: Settings = {
   expose: [],
   stateDir: null,
   stateUrl: null,
+  skillsDir: null,
 };
 
 /** `SETTING_INVALID: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 1 MiB`, or null. */

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport, type RequestId } from '@modelcontextprotocol/server';
+import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SETTINGS, formatSettingValue, type Settings } from '../config/settings.js';
 import type { UpstreamHub } from '../upstream/hub.js';
@@ -28,6 +29,8 @@ export interface HttpSessionsOptions {
    * token is one for every client, so it names no one (docs/config.md, "Where scripts' state is kept").
    */
   readonly state: StateStore;
+  /** The saved skills, served to every session through the Skills extension. */
+  readonly skills?: SkillsExtension;
 }
 
 export class HttpSession {
@@ -60,6 +63,7 @@ export class HttpSession {
       label: `session ${id}`,
       streamOpen: () => this.getStreams > 0,
       state: { store: options.state, principal: id },
+      ...(options.skills !== undefined ? { skills: options.skills } : {}),
     });
   }
 

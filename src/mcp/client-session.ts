@@ -6,6 +6,7 @@
 import {
   ProtocolError,
   ProtocolErrorCode,
+  ResourceNotFoundError,
   Server,
   type CallToolResult,
   type LoggingMessageNotification,
@@ -14,6 +15,7 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/server';
+import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { closestName } from '../../common/closest-names.js';
 import { ToolRefusedError, SentCallError } from '../support/errors.js';
 import { passthroughCapabilities, type Offered } from '../upstream/passthrough.js';
@@ -32,6 +34,7 @@ import type { UpstreamHub } from '../upstream/hub.js';
 import { CODE_EXECUTION_TOOL, codeExecutionTool } from './code-execution-tool.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
 import { logFailure, type Log } from '../support/log.js';
+import { serveSkills, type SkillResources } from './serve-skills.js';
 
 /** The logger name on our own logging notifications (notify() payloads). */
 export const LOGGER_NAME = 'codemode-mcp';
@@ -58,6 +61,8 @@ export interface ClientSessionOptions {
   readonly streamOpen?: () => boolean;
   /** The server's state store, and whose state this session's scripts read and write in it. */
   readonly state: { readonly store: StateStore; readonly principal: Principal };
+  /** The saved skills, served through the MCP Skills extension (skills/list, skills/get, skill:// resources). */
+  readonly skills?: SkillsExtension;
 }
 
 export class ClientSession {
@@ -68,6 +73,8 @@ export class ClientSession {
   private listedTools: string | undefined;
   /** What the upstreams offered when the client initialized: the capabilities it was told of. */
   private readonly declared: Offered;
+  /** The `skill://` resources, read beside the upstreams' own. */
+  private readonly skillResources: SkillResources | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private closing: Promise<string[]> | undefined;
   /** Ids of the client's code_execution calls not yet answered, oldest first. */
@@ -81,7 +88,13 @@ export class ClientSession {
     this.server = new Server(
       { name: 'codemode-mcp', version: options.version },
       {
-        capabilities: { tools: { listChanged: true }, logging: {}, ...passthroughCapabilities(this.declared) },
+        capabilities: {
+          tools: { listChanged: true },
+          logging: {},
+          // Skill files are read as resources, so the capability is there even when no upstream offers one.
+          ...(options.skills !== undefined ? { resources: {} } : {}),
+          ...passthroughCapabilities(this.declared),
+        },
         // Several upstreams changing at once make one notification.
         debouncedNotificationMethods: [
           'notifications/tools/list_changed',
@@ -96,6 +109,7 @@ export class ClientSession {
       this.listedTools = JSON.stringify(tools);
       return { tools };
     });
+    this.skillResources = options.skills === undefined ? undefined : serveSkills(this.server, options.skills);
     this.servePassthrough();
     this.server.setRequestHandler('tools/call', (request, ctx) =>
       this.callTool(request.params.name, request.params.arguments, ctx),
@@ -145,20 +159,9 @@ export class ClientSession {
         return hub.prompts.get(request.params.name, request.params.arguments, ctx.mcpReq.signal);
       });
     }
+    this.serveResources();
     if (this.declared.resources) {
       const resources = hub.resourcePassthrough;
-      this.server.setRequestHandler('resources/list', async (request, ctx) => {
-        await startup();
-        return resources.list(request.params?.cursor, ctx.mcpReq.signal);
-      });
-      this.server.setRequestHandler('resources/templates/list', async (request, ctx) => {
-        await startup();
-        return resources.templates(request.params?.cursor, ctx.mcpReq.signal);
-      });
-      this.server.setRequestHandler('resources/read', async (request, ctx) => {
-        await startup();
-        return resources.read(request.params.uri, ctx.mcpReq.signal);
-      });
       if (this.declared.subscribe) {
         this.server.setRequestHandler('resources/subscribe', async (request, ctx) => {
           await startup();
@@ -179,6 +182,40 @@ export class ClientSession {
         return hub.completions.complete(request.params, ctx.mcpReq.signal);
       });
     }
+  }
+
+  /**
+   * The resource methods, for the upstreams' resources (when they offered any) and the skills'
+   * `skill://` files (when skills are served): a `skill://` URI is the skills', the rest the upstreams'.
+   */
+  private serveResources(): void {
+    const { hub, startup } = this.options;
+    const skills = this.skillResources;
+    const passthrough = this.declared.resources ? hub.resourcePassthrough : undefined;
+    if (skills === undefined && passthrough === undefined) return;
+    this.server.setRequestHandler('resources/list', async (request, ctx) => {
+      const cursor = request.params?.cursor;
+      const own = skills !== undefined && cursor === undefined ? await skills.list(ctx) : [];
+      if (passthrough === undefined) return { resources: own };
+      await startup();
+      const page = await passthrough.list(cursor, ctx.mcpReq.signal);
+      return { ...page, resources: [...own, ...page.resources] };
+    });
+    this.server.setRequestHandler('resources/templates/list', async (request, ctx) => {
+      const cursor = request.params?.cursor;
+      const own = skills !== undefined && cursor === undefined ? [skills.template] : [];
+      if (passthrough === undefined) return { resourceTemplates: own };
+      await startup();
+      const page = await passthrough.templates(cursor, ctx.mcpReq.signal);
+      return { ...page, resourceTemplates: [...own, ...page.resourceTemplates] };
+    });
+    this.server.setRequestHandler('resources/read', async (request, ctx) => {
+      const { uri } = request.params;
+      if (skills?.matches(uri) === true) return skills.read(uri, ctx);
+      if (passthrough === undefined) throw new ResourceNotFoundError(uri);
+      await startup();
+      return passthrough.read(uri, ctx.mcpReq.signal);
+    });
   }
 
   /** An upstream's prompt or resource notice, passed to our client when it was told of that capability. */

@@ -66,7 +66,8 @@ export async function mergedPage<M extends ListMethod>(
   }
   const items: unknown[] = [];
   for (let reads = 0; at !== undefined; reads++) {
-    if (reads === MERGED_PAGE_MAX_READS) break;
+    // Full at the end of an upstream page: the next page starts at `at` as it is.
+    if (reads === MERGED_PAGE_MAX_READS || items.length === MERGED_PAGE_SIZE) break;
     const upstream = taking[index]!;
     // Gone since the page began: the page ends here, and the cursor names it to say so.
     const session = upstream.readySession();

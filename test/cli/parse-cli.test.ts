@@ -129,6 +129,34 @@ describe('the two forms', () => {
     );
   });
 
+  it('reads --skills-dir and settings.skillsDir, a flag over the file, each made absolute from where it was given', () => {
+    mkdirSync(join(dir, 'conf'));
+    const file = writeConfig({ ...SERVERS, settings: { skillsDir: 'team-skills' } }, 'conf/servers.json');
+    expect(invocation(['--config', file]).settings.skillsDir).toBe(join(dir, 'conf', 'team-skills'));
+    expect(invocation(['--config', file, '--skills-dir', 'mine']).settings.skillsDir).toBe(join(dir, 'mine'));
+    expect(invocation(['--skills-dir', '~/s', '--', 'npx']).settings.skillsDir).toBe(join(dir, 's'));
+    expect(invocation(['--', 'npx']).settings.skillsDir).toBeNull();
+    expect(exitOf(['--skills-dir', ' ', '--', 'npx']).stderr).toContain(
+      'SETTING_INVALID: skillsDir (--skills-dir) takes the path of a directory to keep skills in; got " "',
+    );
+  });
+
+  it('reads skills list|show|rm with their directory, and no upstream', () => {
+    const file = writeConfig({ ...SERVERS, settings: { skillsDir: 'from-config' } });
+    expect(invocation(['skills', 'show', 'greet', '--config', file])).toMatchObject({
+      command: 'skills',
+      upstreams: [],
+      settings: { skillsDir: join(dir, 'from-config') },
+      logging: { logLevel: 'warn' },
+      skills: { action: 'show', name: 'greet', json: false },
+    });
+    expect(invocation(['skills', 'list', '--json', '--skills-dir', 'x']).skills).toEqual({ action: 'list', json: true });
+    expect(invocation(['skills', 'rm', 'old', '--skills-dir', 'x']).settings.skillsDir).toBe(join(dir, 'x'));
+    expect(invocation(['skills']).skills).toEqual({ action: 'list', json: false });
+    expect(invocation(['skills', '--skills-dir', 'before', 'list']).settings.skillsDir).toBe(join(dir, 'before'));
+    expect(exitOf(['skills', 'show']).exit).toBe(EXIT_USAGE);
+  });
+
   it('refuses a log level that is not one, suggesting the close one', () => {
     expect(exitOf(['--log-level', 'debg', '--', 'npx']).stderr).toContain(
       'SETTING_INVALID: logLevel (--log-level) takes one of error, warn, info, debug; got "debg" (did you mean "debug"?)',

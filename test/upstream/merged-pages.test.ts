@@ -67,6 +67,22 @@ describe('merged lists fill each page across upstreams', () => {
     expect(all).toEqual(hub.resources().map(({ resource }) => resource.uri));
   });
 
+  // Regression: a page that filled exactly at the end of an upstream page read one more page with
+  // no room left, and gave a cursor with `skip: 0`, which the server then refused as not its own.
+  test('a page filled exactly at the end of an upstream page gives a cursor the next request takes', async () => {
+    scratch.hub = new UpstreamHub([fixture('only', 'resources.mjs', { args: ['only', String(MERGED_PAGE_SIZE + 20)] })], {
+      log: () => {},
+    });
+    await scratch.hub.start();
+    const first = await scratch.hub.resourcePassthrough.list(undefined);
+    expect(first.resources).toHaveLength(MERGED_PAGE_SIZE);
+    const second = await scratch.hub.resourcePassthrough.list(first.nextCursor);
+    expect(second.resources).toHaveLength(25);
+    expect([...first.resources, ...second.resources].map((resource) => resource.uri)).toEqual(
+      scratch.hub.resources().map(({ resource }) => resource.uri),
+    );
+  });
+
   test('a bad or stale cursor is -32602 saying what to do', async () => {
     const hub = await start(0);
     const cursorOf = (position: unknown) => Buffer.from(JSON.stringify(position)).toString('base64url');

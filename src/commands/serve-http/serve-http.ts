@@ -20,6 +20,9 @@ import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '.
 import { startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
+import { skillsExtensionOf } from '../../skills/skill-source.js';
+import { skillsDirectory } from '../../skills/skills-directory.js';
+import { SkillsLibrary } from '../../skills/skills-library.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -56,6 +59,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     log,
     () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
   );
+  const skills = skillsExtensionOf(new SkillsLibrary(skillsDirectory(settings)), log);
   const sessions = new HttpSessions({
     hub,
     supply,
@@ -65,6 +69,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     log,
     instanceId: http.instanceId,
     state,
+    skills,
   });
   shutDownOnSignals(shutDown, log);
 

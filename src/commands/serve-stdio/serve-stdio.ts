@@ -16,6 +16,9 @@ import { startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
+import { skillsExtensionOf } from '../../skills/skill-source.js';
+import { skillsDirectory } from '../../skills/skills-directory.js';
+import { SkillsLibrary } from '../../skills/skills-library.js';
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
 export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
@@ -65,6 +68,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     sole: true,
     label: 'the client',
     state: { store: state, principal: LOCAL_PRINCIPAL },
+    skills: skillsExtensionOf(new SkillsLibrary(skillsDirectory(invocation.settings)), log),
   });
 
   shutDownOnSignals(shutDown, log);

@@ -1,29 +1,30 @@
-import { STATE_SETTINGS, type StateSettingName } from './settings.js';
+import { LOCATION_SETTINGS, type LocationSettingName } from './settings.js';
 import { resolveUserPath } from './user-path.js';
 
-export function isStateSettingName(name: string): name is StateSettingName {
-  return Object.hasOwn(STATE_SETTINGS, name);
+export function isLocationSettingName(name: string): name is LocationSettingName {
+  return Object.hasOwn(LOCATION_SETTINGS, name);
 }
 
 /** The URL schemes a Redis or Valkey server is reached at (rediss: over TLS). */
 const REDIS_SCHEMES = ['redis:', 'rediss:'];
 
 /**
- * stateDir or stateUrl from a flag or the config file. A directory may start with `~` and is taken
- * from `baseDir` when relative (as a log file is); a URL must be redis:// or rediss://. Returns the
+ * stateDir, stateUrl or skillsDir from a flag or the config file. A directory may start with `~`
+ * and is taken from `baseDir` when relative (the working directory for a flag, the config file's
+ * directory for the file, as a log file is); a URL must be redis:// or rediss://. Returns the
  * value, or the message refusing it (`SETTING_INVALID: ...`).
  */
-export function readStateSettingValue(
-  name: StateSettingName,
+export function readLocationSettingValue(
+  name: LocationSettingName,
   raw: unknown,
   baseDir: string,
   home: string,
 ): { value: string } | { error: string } {
-  const spec = STATE_SETTINGS[name];
+  const spec = LOCATION_SETTINGS[name];
   const got = typeof raw === 'string' ? JSON.stringify(raw) : `a ${raw === null ? 'null' : typeof raw}`;
-  if (name === 'stateDir') {
+  if (spec.kind === 'directory') {
     if (typeof raw !== 'string' || raw.trim() === '') {
-      return { error: `SETTING_INVALID: ${name} (--${spec.flag}) takes the path of a directory to keep state in; got ${got}` };
+      return { error: `SETTING_INVALID: ${name} (--${spec.flag}) takes the path of a directory ${spec.what}; got ${got}` };
     }
     return { value: resolveUserPath(raw, baseDir, home) };
   }

@@ -1,0 +1,25 @@
+import { CodemodeError } from '../support/errors.js';
+
+export type SkillErrorCode =
+  /** The name breaks the Agent Skills rules (skill-name.ts); nothing was touched. */
+  | 'SKILL_NAME_INVALID'
+  /** A save over a skill that exists, without `overwrite: true`. */
+  | 'SKILL_EXISTS'
+  /** No folder of that name in the skills directory. */
+  | 'SKILL_UNKNOWN'
+  /** The skill's files are there but can't be used as they are (SkillProblem says what). */
+  | 'SKILL_INVALID'
+  /** A save's other fields: an empty description, code that isn't a string, a schema that isn't an object. */
+  | 'SKILL_SAVE_INVALID';
+
+/** A skill operation refused or failed, with what to do in the message. */
+export class SkillError extends CodemodeError {
+  override readonly name = 'SkillError';
+
+  constructor(
+    readonly code: SkillErrorCode,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+  }
+}

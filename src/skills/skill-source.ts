@@ -1,0 +1,95 @@
+/**
+ * The skills library as the MCP Skills extension's source (SEP-2640, the SDK's `SkillsExtension`):
+ * `skills/list` and `skills/get` answer from the folders as they are at that moment, a
+ * `skill://<name>/<file>` read gives the file's text, and `resources/list` names each SKILL.md. Folders that are not usable skills are left
+ * out, each logged once with what is wrong.
+ */
+import { SkillsExtension, type SkillReadResult, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
+import type { Log } from '../support/log.js';
+import { SkillError } from './skill-error.js';
+import {
+  CODE_FILES,
+  SKILL_BASE_URI,
+  SKILL_MANIFEST,
+  type SkillProblem,
+  type SkillRecord,
+  type SkillsLibrary,
+} from './skills-library.js';
+
+const MIME_TYPES: Readonly<Record<string, string>> = {
+  [SKILL_MANIFEST]: 'text/markdown',
+  [CODE_FILES.typescript]: 'text/typescript',
+  [CODE_FILES.javascript]: 'text/javascript',
+};
+
+const SKILL_URI = /^skill:\/\/([^/?#]+)\/([^/?#]+)$/;
+
+/** The extension serving `library`, once per server (every session attaches it); problems go to `log` at warn. */
+export function skillsExtensionOf(library: SkillsLibrary, log: Log): SkillsExtension {
+  const warn = (line: string): void => log(line, 'warn');
+  return new SkillsExtension({
+    source: librarySkillSource(library, warn),
+    onWarning: (warning) => warn(`codemode-mcp: skill ${warning.path}: ${warning.message}`),
+  });
+}
+
+function librarySkillSource(library: SkillsLibrary, log: (line: string) => void): SkillSource {
+  const reported = new Set<string>();
+  const logOnce = (line: string): void => {
+    if (reported.has(line)) return;
+    reported.add(line);
+    log(line);
+  };
+  const report = (problems: readonly SkillProblem[]): void => {
+    for (const { name, problems: why } of problems) {
+      logOnce(`codemode-mcp: skill folder "${name}" in ${library.directory} is not served: ${why.join('; ')}`);
+    }
+  };
+  /** The skill a `skill://` URI names, or undefined when none is served there. */
+  const recordAt = async (uri: string): Promise<{ record: SkillRecord; file: string } | undefined> => {
+    const match = SKILL_URI.exec(uri);
+    if (match === null || !uri.startsWith(SKILL_BASE_URI)) return undefined;
+    const [, name = '', file = ''] = match;
+    try {
+      return { record: await library.read(name), file };
+    } catch (error) {
+      if (!(error instanceof SkillError)) throw error;
+      if (error.code === 'SKILL_INVALID') logOnce(`codemode-mcp: ${error.message}`);
+      return undefined;
+    }
+  };
+  return {
+    async list() {
+      const { skills, problems } = await library.readAll();
+      report(problems);
+      return { skills: skills.map((skill) => skill.entry) };
+    },
+    async get(uri) {
+      const found = await recordAt(uri);
+      return found?.file === SKILL_MANIFEST ? found.record.entry : undefined;
+    },
+    // Each SKILL.md is listed with the skill's name and description, as the extension recommends.
+    async listResources() {
+      const { skills, problems } = await library.readAll();
+      report(problems);
+      return skills.map((skill) => ({
+        uri: skill.entry.uri,
+        name: skill.name,
+        description: skill.description,
+        mimeType: MIME_TYPES[SKILL_MANIFEST],
+      }));
+    },
+    async read(uri): Promise<SkillReadResult | undefined> {
+      const found = await recordAt(uri);
+      const bytes = found?.record.files.get(found.file);
+      if (found === undefined || bytes === undefined) return undefined;
+      const mimeType = MIME_TYPES[found.file] ?? 'text/plain';
+      try {
+        return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes), mimeType };
+      } catch {
+        // Not UTF-8: the bytes as they are, so the client's digest check holds.
+        return { bytes, mimeType };
+      }
+    },
+  };
+}
