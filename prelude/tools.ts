@@ -22,7 +22,7 @@ import {
 } from './intrinsics.js';
 
 /** Names a `tools[...]` lookup answers with undefined instead of throwing (await, JSON, inspection). */
-const QUIET_NAMES = collection<string>();
+export const QUIET_NAMES = collection<string>();
 SetAdd(QUIET_NAMES, 'then');
 SetAdd(QUIET_NAMES, 'toJSON');
 SetAdd(QUIET_NAMES, 'constructor');

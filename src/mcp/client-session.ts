@@ -26,6 +26,7 @@ import { refusalAnswer } from '../scripts/answer.js';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SessionScripts } from '../scripts/session-scripts.js';
 import type { Settings } from '../config/settings.js';
+import type { SkillsCaller } from '../script-host/types.js';
 import type { Principal, StateStore } from '../state/state-store.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
 import { resourceCaller } from './resource-caller.js';
@@ -63,6 +64,8 @@ export interface ClientSessionOptions {
   readonly state: { readonly store: StateStore; readonly principal: Principal };
   /** The saved skills, served through the MCP Skills extension (skills/list, skills/get, skill:// resources). */
   readonly skills?: SkillsExtension;
+  /** How this session's scripts' `skills` calls reach the skills library, saving as this session may (src/commands/skills-caller.ts). */
+  readonly callSkills?: SkillsCaller;
 }
 
 export class ClientSession {
@@ -356,7 +359,7 @@ export class ClientSession {
   }
 
   private createScripts(supply: ChildSupply): SessionScripts {
-    const { hub, settings } = this.options;
+    const { hub, settings, callSkills } = this.options;
     return new SessionScripts({
       supply: supply.forSession(),
       catalog: () => hub.catalog().tools,
@@ -364,6 +367,7 @@ export class ClientSession {
       callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin: this.origin }),
       callResource: resourceCaller(hub, this.origin),
       callState: stateCaller(this.options.state.store, this.options.state.principal),
+      ...(callSkills !== undefined ? { callSkills } : {}),
       settings,
       log: (data) => this.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });

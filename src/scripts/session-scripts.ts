@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
 import { Script } from '../script-host/script.js';
-import type { ResourceCaller, StateCaller, ToolResult } from '../script-host/types.js';
+import type { ResourceCaller, SkillsCaller, StateCaller, ToolResult } from '../script-host/types.js';
 import type { Settings } from '../config/settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSource } from './child-pool.js';
@@ -40,6 +40,8 @@ export interface SessionScriptsDeps {
   readonly callResource?: ResourceCaller;
   /** The scripts' `store`/`load` calls, bound to the session's principal; absent, each is refused (STATE_OFF). */
   readonly callState?: StateCaller;
+  /** The scripts' `skills` calls, saving as the session may; absent, each is refused (SKILLS_OFF). */
+  readonly callSkills?: SkillsCaller;
   readonly settings: Settings;
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
@@ -133,6 +135,7 @@ export class SessionScripts {
         this.deps.callTool(name, args, signal, (progress) => watching()?.progress?.push(describeProgress(name, progress))),
       ...(this.deps.callResource !== undefined ? { callResource: this.deps.callResource } : {}),
       ...(this.deps.callState !== undefined ? { callState: this.deps.callState } : {}),
+      ...(this.deps.callSkills !== undefined ? { callSkills: this.deps.callSkills } : {}),
       limits: settings,
       onOutput: (text) => watching()?.progress?.push(text),
       onNotify: (payload) => {

@@ -8,6 +8,9 @@
  */
 import { resourceCaller } from '../../mcp/resource-caller.js';
 import { stateCaller } from '../../mcp/state-caller.js';
+import { skillsCaller } from '../skills-caller.js';
+import { skillsDirectory } from '../../skills/skills-directory.js';
+import { SkillsLibrary } from '../../skills/skills-library.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { CliInvocation } from '../../cli/parse-cli.js';
@@ -98,6 +101,8 @@ async function startAndRun(
         callTool: (name, args, signal) => hub.callTool(name, args, signal),
         callResource: resourceCaller(hub),
         callState: stateCaller(state, LOCAL_PRINCIPAL),
+        // The stdio server's skills: what a script run by hand saves, the server's scripts call.
+        callSkills: skillsCaller(new SkillsLibrary(skillsDirectory(settings)), { allowed: true, principal: 'run' }, io.stderr),
         limits: settings,
       },
     );
