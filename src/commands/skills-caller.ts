@@ -78,3 +78,8 @@ export function httpSaving(settings: Pick<Settings, 'skillsSaveOverHttp'>, sessi
     why: 'saving skills over HTTP is off (a skill is code every session may then run); the config file\'s setting "skillsSaveOverHttp": true allows it',
   };
 }
+
+/** The saved skills by name and description, for the code_execution description. */
+export function savedSkillsOf(library: SkillsLibrary): () => Promise<readonly { name: string; description: string }[]> {
+  return async () => (await library.list()).skills.map(({ name, description }) => ({ name, description }));
+}

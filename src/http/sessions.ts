@@ -33,6 +33,8 @@ export interface HttpSessionsOptions {
   readonly skills?: SkillsExtension;
   /** The `skills` calls of a session's scripts, given the session's id (src/commands/skills-caller.ts). */
   readonly callSkills?: (sessionId: string) => NonNullable<ClientSessionOptions['callSkills']>;
+  /** The saved skills, for each session's description. */
+  readonly savedSkills?: ClientSessionOptions['savedSkills'];
 }
 
 export class HttpSession {
@@ -67,6 +69,7 @@ export class HttpSession {
       state: { store: options.state, principal: id },
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
       ...(options.callSkills !== undefined ? { callSkills: options.callSkills(id) } : {}),
+      ...(options.savedSkills !== undefined ? { savedSkills: options.savedSkills } : {}),
     });
   }
 

@@ -27,6 +27,7 @@ import type { ChildSupply } from '../scripts/child-supply.js';
 import { SessionScripts } from '../scripts/session-scripts.js';
 import type { Settings } from '../config/settings.js';
 import type { SkillsCaller } from '../script-host/types.js';
+import type { SkillLine } from '../catalog/description.js';
 import type { Principal, StateStore } from '../state/state-store.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
 import { resourceCaller } from './resource-caller.js';
@@ -66,6 +67,8 @@ export interface ClientSessionOptions {
   readonly skills?: SkillsExtension;
   /** How this session's scripts' `skills` calls reach the skills library, saving as this session may (src/commands/skills-caller.ts). */
   readonly callSkills?: SkillsCaller;
+  /** The saved skills, read again for each tools/list so the description names them as they are now. */
+  readonly savedSkills?: () => Promise<readonly SkillLine[]>;
 }
 
 export class ClientSession {
@@ -74,6 +77,8 @@ export class ClientSession {
   private scripts: SessionScripts | undefined;
   /** The tools the client last listed, as JSON: a catalog change that leaves them as they are needs no list_changed. */
   private listedTools: string | undefined;
+  /** The saved skills as the last tools/list read them: a catalog change compares with what was listed. */
+  private skillLines: readonly SkillLine[] | undefined;
   /** What the upstreams offered when the client initialized: the capabilities it was told of. */
   private readonly declared: Offered;
   /** The `skill://` resources, read beside the upstreams' own. */
@@ -108,6 +113,7 @@ export class ClientSession {
     );
     this.server.setRequestHandler('tools/list', async () => {
       await options.startup();
+      this.skillLines = await this.readSavedSkills();
       const tools = this.listTools();
       this.listedTools = JSON.stringify(tools);
       return { tools };
@@ -141,12 +147,30 @@ export class ClientSession {
     this.unsubscribe.push(hub.events.on('notice', (notice) => this.relayNotice(notice)));
   }
 
+  /** The saved skills for the description; a library that can't be read names none, and says so in the log. */
+  private async readSavedSkills(): Promise<readonly SkillLine[] | undefined> {
+    const savedSkills = this.options.savedSkills;
+    if (savedSkills === undefined) return undefined;
+    try {
+      return await savedSkills();
+    } catch (error) {
+      this.options.log(
+        `codemode-mcp: the saved skills could not be listed for the description: ${(error as Error).message}`,
+        'warn',
+      );
+      return [];
+    }
+  }
+
   /** code_execution, then the exposed tools. */
   private listTools(): Tool[] {
     const { hub, settings } = this.options;
     const catalog = hub.catalog();
     for (const problem of exposeProblems(catalog.tools, settings.expose)) reportOnce(hub, problem, this.options.log);
-    return [codeExecutionTool(catalog, settings), ...exposedTools(catalog.tools, settings.expose).map(listedTool)];
+    return [
+      codeExecutionTool(catalog, settings, this.skillLines),
+      ...exposedTools(catalog.tools, settings.expose).map(listedTool),
+    ];
   }
 
   /** Prompts and completions passed through, for what the upstreams offered at initialize. */

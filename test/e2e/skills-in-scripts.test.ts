@@ -1,5 +1,6 @@
 /**
- * Skills in scripts, as a client drives them: one run saves a skill, a later run calls it, and so
+ * Skills in scripts, as a client drives them: one run saves a skill, the next tools/list names it
+ * in code_execution's description, a later run calls it, and so
  * does a restarted server with the same --skills-dir and a script run by hand; a file edited by
  * hand is what the next call runs; over HTTP a save is refused unless the config allows it.
  */
@@ -39,11 +40,14 @@ describe('skills in scripts over stdio', () => {
   test('one run saves a skill, a later run and a restarted server call it, and so does run; an edit by hand is picked up', async () => {
     const dir = join(makeTempDir('skills-e2e'), 'skills');
     await withServer(['--skills-dir', dir], async (server) => {
+      expect((await server.client.listTools()).tools[0]!.description).not.toContain('Saved skills');
       const saved = await valueOfRun(server, SAVE);
       expect(saved).toMatchObject({ name: 'word-count', digest: expect.stringMatching(/^sha256:/) });
       const digest = (saved as { digest: string }).digest;
       expect(await stderrLine(server, /skill "word-count" saved/)).toContain(`saved by the client (stdio) (${digest})`);
       expect(await valueOfRun(server, CALL)).toBe(3);
+      const { tools } = await server.client.listTools();
+      expect(tools[0]!.description).toContain('\nSaved skills (1):\n- word-count: Counts the words of a text\n');
       expect(
         await valueOfRun(
           server,

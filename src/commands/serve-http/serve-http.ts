@@ -23,7 +23,7 @@ import { openStateStore } from '../../state/open-state-store.js';
 import { skillsExtensionOf } from '../../skills/skill-source.js';
 import { skillsDirectory } from '../../skills/skills-directory.js';
 import { SkillsLibrary } from '../../skills/skills-library.js';
-import { httpSaving, skillsCaller } from '../skills-caller.js';
+import { httpSaving, savedSkillsOf, skillsCaller } from '../skills-caller.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -73,6 +73,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     state,
     skills,
     callSkills: (id) => skillsCaller(library, httpSaving(settings, id), log),
+    savedSkills: savedSkillsOf(library),
   });
   shutDownOnSignals(shutDown, log);
 

@@ -19,7 +19,7 @@ import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
 import { skillsExtensionOf } from '../../skills/skill-source.js';
 import { skillsDirectory } from '../../skills/skills-directory.js';
 import { SkillsLibrary } from '../../skills/skills-library.js';
-import { skillsCaller } from '../skills-caller.js';
+import { savedSkillsOf, skillsCaller } from '../skills-caller.js';
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
 export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
@@ -72,6 +72,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     state: { store: state, principal: LOCAL_PRINCIPAL },
     skills: skillsExtensionOf(library, log),
     callSkills: skillsCaller(library, { allowed: true, principal: 'the client (stdio)' }, log),
+    savedSkills: savedSkillsOf(library),
   });
 
   shutDownOnSignals(shutDown, log);
