@@ -100,6 +100,11 @@ export interface ToolEntry {
   readonly declaration: string;
   /** Denied by the server's config: callable by name so the call rejects with ToolRefused, listed nowhere. */
   readonly denied?: boolean;
+  /**
+   * A saved skill, there for searchTools alone (its hit is named `skills["<name>"]`): not a tool,
+   * so not in `tools`, ALL_TOOLS or describe(), and not callable as a tool.
+   */
+  readonly skill?: boolean;
 }
 
 // ---- child → parent ----

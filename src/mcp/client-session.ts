@@ -373,6 +373,8 @@ export class ClientSession {
     await this.options.startup();
     const onProgress = progressSender(ctx);
     if (this.closing !== undefined) return refusalAnswer('the server is shutting down');
+    // Read once before the first script if no tools/list has; then again at each list and save.
+    this.skillLines ??= await this.readSavedSkills();
     if (this.scripts === undefined) {
       const supply = this.options.supply();
       // Only a shutdown that began before `initialize` leaves no supply (RequestGate lets no call come before it).
@@ -391,10 +393,27 @@ export class ClientSession {
       callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin: this.origin }),
       callResource: resourceCaller(hub, this.origin),
       callState: stateCaller(this.options.state.store, this.options.state.principal),
-      ...(callSkills !== undefined ? { callSkills } : {}),
+      ...(callSkills !== undefined ? { callSkills: this.skillsSaving(callSkills) } : {}),
+      savedSkills: () => this.skillLines ?? [],
       settings,
       log: (data) => this.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });
+  }
+
+  /**
+   * The scripts' skills calls; once a save is done the saved skills are read again before the
+   * script gets its answer, so the next script's searchTools finds it, and the client is told
+   * its tools changed when the description now differs from the one it listed.
+   */
+  private skillsSaving(callSkills: SkillsCaller): SkillsCaller {
+    return async (request, signal) => {
+      const answer = await callSkills(request, signal);
+      if (request.call === 'skills.save') {
+        this.skillLines = await this.readSavedSkills();
+        this.catalogChanged();
+      }
+      return answer;
+    };
   }
 
   private catalogChanged(): void {

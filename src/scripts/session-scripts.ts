@@ -10,7 +10,7 @@ import { quoteInput } from '../support/echo.js';
 import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { renderList, type ListedScript } from './list.js';
-import { toolEntries } from './tool-entries.js';
+import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-entries.js';
 
 /** Tags this server process's script ids, so an id from an earlier run is told apart from a typo. */
 export const SERVER_TAG = randomBytes(3).toString('hex');
@@ -42,6 +42,8 @@ export interface SessionScriptsDeps {
   readonly callState?: StateCaller;
   /** The scripts' `skills` calls, saving as the session may; absent, each is refused (SKILLS_OFF). */
   readonly callSkills?: SkillsCaller;
+  /** The saved skills as last read, for searchTools to find beside the tools; none when absent. */
+  readonly savedSkills?: () => readonly SkillEntrySource[];
   readonly settings: Settings;
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
@@ -128,7 +130,7 @@ export class SessionScripts {
     const script = new Script(supplied.child, {
       id,
       code,
-      tools: toolEntries(this.deps.catalog()),
+      tools: entriesWithSkills(toolEntries(this.deps.catalog()), this.deps.savedSkills?.() ?? []),
       unlisted: this.deps.unlisted(),
       // An upstream's progress on a script's call goes to the call watching the script.
       callTool: (name, args, signal) =>

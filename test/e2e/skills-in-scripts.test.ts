@@ -1,6 +1,6 @@
 /**
- * Skills in scripts, as a client drives them: one run saves a skill, the next tools/list names it
- * in code_execution's description, a later run calls it, and so
+ * Skills in scripts, as a client drives them: one run saves a skill, the client is told its tools changed, the next run's searchTools finds it,
+ * the next tools/list names it in code_execution's description, a later run calls it, and so
  * does a restarted server with the same --skills-dir and a script run by hand; a file edited by
  * hand is what the next call runs; over HTTP a save is refused unless the config allows it.
  */
@@ -41,11 +41,18 @@ describe('skills in scripts over stdio', () => {
     const dir = join(makeTempDir('skills-e2e'), 'skills');
     await withServer(['--skills-dir', dir], async (server) => {
       expect((await server.client.listTools()).tools[0]!.description).not.toContain('Saved skills');
+      const listChanged = new Promise<void>((resolve) =>
+        server.client.setNotificationHandler('notifications/tools/list_changed', () => resolve()),
+      );
       const saved = await valueOfRun(server, SAVE);
+      await listChanged;
       expect(saved).toMatchObject({ name: 'word-count', digest: expect.stringMatching(/^sha256:/) });
       const digest = (saved as { digest: string }).digest;
       expect(await stderrLine(server, /skill "word-count" saved/)).toContain(`saved by the client (stdio) (${digest})`);
       expect(await valueOfRun(server, CALL)).toBe(3);
+      expect(await valueOfRun(server, 'return searchTools("count the words").map((hit) => hit.name)')).toContain(
+        'skills["word-count"]',
+      );
       const { tools } = await server.client.listTools();
       expect(tools[0]!.description).toContain('\nSaved skills (1):\n- word-count: Counts the words of a text\n');
       expect(

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { skillsCaller, type SkillSaving } from '../../src/commands/skills-caller.js';
 import type { SkillsCaller, StateCaller } from '../../src/script-host/types.js';
 import { SkillsLibrary } from '../../src/skills/skills-library.js';
-import { runScript, type StartOptions } from '../support/scripts.js';
+import { runScript, toolEntries, type StartOptions } from '../support/scripts.js';
 
 let directory: string;
 let library: SkillsLibrary;
@@ -217,6 +217,30 @@ describe('skills in a script', () => {
     expect(
       await valueOf('const s = await skills; return [typeof skills.then, typeof skills.list, JSON.stringify(skills)];'),
     ).toEqual(['undefined', 'function', '{}']);
+  });
+
+  it('finds a saved skill with searchTools, named as a script calls it, but never as a tool', async () => {
+    const tools = [
+      ...toolEntries('echo'),
+      {
+        name: 'word-count',
+        description: 'Counts the words of a text',
+        inputSchema: { type: 'object' },
+        declaration: '',
+        skill: true,
+      },
+    ];
+    const value = await valueOf(
+      `let asTool;
+       try { tools["word-count"] } catch (e) { asTool = e.message }
+       return { hits: searchTools("count words").map((hit) => hit.name), all: ALL_TOOLS.map((t) => t.name), asTool };`,
+      { tools },
+    );
+    expect(value).toEqual({
+      hits: ['skills["word-count"]'],
+      all: ['echo'],
+      asTool: 'tools["word-count"] is not a tool. ALL_TOOLS lists every tool.',
+    });
   });
 
   it('refuses every skills call as SKILLS_OFF on a server without skills', async () => {
