@@ -43,6 +43,12 @@ export interface HostFunctions {
    * else what to throw (past showMaxBytes, or off).
    */
   readonly show: (blocksJson: string) => string;
+  /**
+   * A skill's TypeScript as JavaScript at the same lines, for the prelude to compile: JSON text of
+   * `{"code": string}`, or `{"error": string}` (its syntax error). The engine has the stripper
+   * loaded by the time a `skills.get` answer is delivered.
+   */
+  readonly stripTypes: (code: string) => string;
 }
 export type HostFunctionName = keyof HostFunctions;
 
@@ -66,6 +72,7 @@ const hostFunctionNames = [
   'search',
   'closest',
   'show',
+  'stripTypes',
 ] as const;
 /** Every host function's name, for the loops that hand them over (the engine) and take them (the prelude). */
 export const HOST_FUNCTIONS: EveryKey<HostFunctions, typeof hostFunctionNames> = hostFunctionNames;

@@ -13,6 +13,7 @@ import { Notifier } from './host/notify.js';
 import type { HostOutlet } from './host/outlet.js';
 import { writeOutput } from './host/output.js';
 import { showBlocks } from './host/show.js';
+import { stripSkillTypes } from './host/skill-code.js';
 import { HostTimers } from './host/timers.js';
 import { InterruptPoll } from './interrupt-poll.js';
 import { OutputBatcher } from './output-batcher.js';
@@ -26,7 +27,7 @@ import {
   type VmOptions,
 } from './prelude-vm.js';
 import { mayMeanOtherInTypeScript, wrapScript } from './script-source.js';
-import { loadTypeStripper, stripTypes } from './strip-types.js';
+import { loadTypeStripper, stripTypes, typeStripperLoaded } from './strip-types.js';
 import { UnhandledRejections } from './unhandled-rejections.js';
 
 const PROMISE_FULFILLED = 1;
@@ -69,6 +70,8 @@ export class ScriptRun {
   private broken = false;
   /** Answers handed to the script, for its ending: the server names the ones it never read. */
   private answersRead = 0;
+  /** `skills.get` calls sent: each answer is held until the type stripper is loaded, so the prelude can strip the skill at once. */
+  private readonly skillGets = new Set<number>();
 
   private constructor(private readonly hooks: ScriptRunHooks) {
     this.output = new OutputBatcher((text) => hooks.channel.send({ t: 'out', text }));
@@ -205,6 +208,11 @@ export class ScriptRun {
   /** A call's outcome: for a result, its JSON's UTF-8 bytes as the frame brought them; else the message. */
   deliver(id: number, kind: string, payload: string | Uint8Array): void {
     if (this.ended || this.settling) return;
+    if (kind !== 'timeout' && this.skillGets.delete(id) && !typeStripperLoaded()) {
+      const later = (): void => this.deliver(id, kind, payload);
+      loadTypeStripper().then(later, later);
+      return;
+    }
     if (kind !== 'timeout' && kind !== 'release') this.answersRead++;
     const vm = this.vm;
     const text = typeof payload === 'string' ? vm.newString(payload) : newGuestStringFromUtf8(vm, payload);
@@ -335,7 +343,15 @@ export class ScriptRun {
     const notifier = new Notifier(options.notifyMax, outlet, now);
     return bridgeHost(() => this.vm, {
       send: (tool, argsJson) => calls.send(tool, argsJson),
-      sendApi: (call, argsJson) => calls.sendApi(call, argsJson),
+      sendApi: (call, argsJson) => {
+        const id = calls.sendApi(call, argsJson);
+        if (call === 'skills.get' && typeof id === 'number') {
+          this.skillGets.add(id);
+          // Loaded while the answer travels; a failure shows when the skill is stripped.
+          loadTypeStripper().catch(() => {});
+        }
+        return id;
+      },
       checkArgs,
       out: (text) => writeOutput(text, this.output, outlet, now),
       notify: (payloadJson) => notifier.notify(payloadJson),
@@ -344,6 +360,7 @@ export class ScriptRun {
       search: (query, limit) => this.catalog.search(query, limit),
       closest: (name) => this.catalog.closest(name),
       show: (blocksJson) => showBlocks(blocksJson, options.showMaxBytes, outlet),
+      stripTypes: (code) => stripSkillTypes(code),
     });
   }
 }

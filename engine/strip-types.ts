@@ -36,6 +36,11 @@ export function loadTypeStripper(): Promise<void> {
   return loading;
 }
 
+/** Whether loadTypeStripper has settled, so stripTypes may be called. */
+export function typeStripperLoaded(): boolean {
+  return sucrase !== undefined;
+}
+
 /**
  * The script as JavaScript, at the same lines and columns, meaning what the TypeScript meant; or
  * its error, at its line and column. Never throws: a failure of the stripper itself is the

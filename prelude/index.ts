@@ -14,6 +14,7 @@ import { ErrorConstructor, JSONStringify, ObjectFreeze, ObjectSetPrototypeOf, ne
 import { installNotify } from './notify.js';
 import { installResources } from './resources.js';
 import { installShow } from './show.js';
+import { installSkills } from './skills.js';
 import { installState } from './state.js';
 import { Random } from './random.js';
 import { lockStackTraces } from './stack-traces.js';
@@ -32,6 +33,7 @@ export function install(givenHost: Record<string, unknown>, givenLimits: Record<
   installShow();
   installResources(calls);
   installState(calls);
+  installSkills(calls);
   timers.install();
   random.install();
 

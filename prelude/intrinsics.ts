@@ -32,6 +32,7 @@ export const ObjectFreeze = Object.freeze;
 export const ObjectKeys = Object.keys;
 export const ObjectHasOwn = Object.hasOwn;
 export const ObjectSetPrototypeOf = Object.setPrototypeOf;
+export const ObjectGetPrototypeOf = Object.getPrototypeOf;
 export const globalObject = globalThis as unknown as Record<string, unknown>;
 export const ReflectApply = Reflect.apply;
 export const ReflectConstruct = Reflect.construct;
@@ -41,6 +42,7 @@ export const ProxyConstructor = Proxy;
 export const ErrorConstructor = Error;
 export const TypeErrorConstructor = TypeError;
 export const RangeErrorConstructor = RangeError;
+export const SyntaxErrorConstructor = SyntaxError;
 /** A brand check: true only for real error objects, and it runs no script code. */
 export const ErrorIsError = (Error as unknown as { isError(value: unknown): boolean }).isError;
 
@@ -81,6 +83,14 @@ export const SetIteratorNext = uncurry((Object.getPrototypeOf(new Set().values()
   iterator: unknown,
 ) => IteratorResult<unknown>;
 export const PromiseConstructor = Promise;
+export const PromiseThen = uncurry(Promise.prototype.then) as (
+  promise: unknown,
+  onFulfilled: ((value: unknown) => unknown) | undefined,
+  onRejected?: (reason: unknown) => unknown,
+) => Promise<unknown>;
+/** The constructor of async functions, which compiles a skill's body (prelude/skills.ts): reachable from no global a script could replace. */
+export const AsyncFunctionConstructor = (Object.getPrototypeOf(async function () {}) as { constructor: unknown })
+  .constructor as new (...parameterThenBody: string[]) => (...args: unknown[]) => Promise<unknown>;
 export const Uint32ArrayConstructor = Uint32Array;
 
 // ---- the prelude's own objects, which inherit nothing a script can reach ----

@@ -22,7 +22,7 @@ import {
 } from './intrinsics.js';
 
 /** Names a `tools[...]` lookup answers with undefined instead of throwing (await, JSON, inspection). */
-const QUIET_NAMES = collection<string>();
+export const QUIET_NAMES = collection<string>();
 SetAdd(QUIET_NAMES, 'then');
 SetAdd(QUIET_NAMES, 'toJSON');
 SetAdd(QUIET_NAMES, 'constructor');
@@ -56,6 +56,8 @@ export function prepareTools(toolsJson: string, calls: Calls): PreparedTools {
   for (let i = 0; i < given.length; i++) {
     const entry = given[i]!;
     const name = entry.name;
+    // A saved skill is there for searchTools (the engine searches it); skills.<name> calls it.
+    if (entry.skill === true) continue;
     if (entry.denied === true) {
       denied[name] = true;
       continue;

@@ -21,7 +21,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 8;
+export const PROTOCOL_VERSION = 9;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -100,6 +100,11 @@ export interface ToolEntry {
   readonly declaration: string;
   /** Denied by the server's config: callable by name so the call rejects with ToolRefused, listed nowhere. */
   readonly denied?: boolean;
+  /**
+   * A saved skill, there for searchTools alone (its hit is named `skills["<name>"]`): not a tool,
+   * so not in `tools`, ALL_TOOLS or describe(), and not callable as a tool.
+   */
+  readonly skill?: boolean;
 }
 
 // ---- child → parent ----
@@ -121,7 +126,16 @@ export type ResourceCall = (typeof RESOURCE_CALLS)[number];
 export const STATE_CALLS = ['state.load', 'state.store', 'state.keys', 'state.remove'] as const;
 export type StateCall = (typeof STATE_CALLS)[number];
 
-export const API_CALLS = [...RESOURCE_CALLS, ...STATE_CALLS] as const;
+/**
+ * `skills` (code saved by one script, called by later ones): `skills.list` takes `{}`,
+ * `skills.get` `{"name": string}` (the skill's code, language and input schema, for the prelude to
+ * run or for `skills.describe`), `skills.save` `{"name", "description", "code": string,
+ * "inputSchema"?: object, "language"?: string, "overwrite"?: boolean}`.
+ */
+export const SKILL_CALLS = ['skills.list', 'skills.get', 'skills.save'] as const;
+export type SkillCall = (typeof SKILL_CALLS)[number];
+
+export const API_CALLS = [...RESOURCE_CALLS, ...STATE_CALLS, ...SKILL_CALLS] as const;
 
 /** The value cap, plus room for the string that says a value was past it. */
 const VALUE_FIELD_MAX_CHARS = VALUE_MAX_CHARS + 1_024;

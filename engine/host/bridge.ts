@@ -18,6 +18,7 @@ const ARGUMENT_KINDS = {
   search: ['string', 'number'],
   closest: ['string'],
   show: ['string'],
+  stripTypes: ['string'],
 } as const satisfies { readonly [K in HostFunctionName]: ArgumentKinds<HostFunctions[K]> };
 
 type Primitive = string | number;

@@ -7,10 +7,17 @@ export class ScriptCatalog {
   private tools: readonly SearchableTool[] = [];
   private names: readonly string[] = [];
 
-  /** The catalog's tools less the denied ones; a later catalog replaces it. */
+  /**
+   * The catalog's tools less the denied ones, and the saved skills, each found as
+   * `skills["<name>"]`, the way a script calls it; a later catalog replaces it. Only tools are
+   * offered as the closest names of a tool.
+   */
   replace(toolsJson: string): void {
-    this.tools = (JSON.parse(toolsJson) as ToolEntry[]).filter((tool) => tool.denied !== true);
-    this.names = this.tools.map((tool) => tool.name);
+    const entries = (JSON.parse(toolsJson) as ToolEntry[]).filter((tool) => tool.denied !== true);
+    this.tools = entries.map((entry) =>
+      entry.skill === true ? { ...entry, name: `skills[${JSON.stringify(entry.name)}]` } : entry,
+    );
+    this.names = entries.filter((entry) => entry.skill !== true).map((tool) => tool.name);
   }
 
   /** The hits as JSON text; for a query past its bounds, what the prelude throws (not JSON). */

@@ -38,6 +38,25 @@ export const UPSTREAM_NOTE_MAX_CHARS = 320;
  */
 export const UPSTREAM_NOTES_MAX_CHARS = 800;
 
+/**
+ * 480 characters: the most the saved skills' list takes of the description. Past it the skills
+ * are named without their descriptions, then as many names as fit and a count of the rest.
+ */
+export const SKILLS_MAX_CHARS = 480;
+
+/** 80 characters: a saved skill's description as the list shows it, cut at a word. */
+export const SKILL_SUMMARY_MAX_CHARS = 80;
+
+/** A saved skill as the description names it. */
+export interface SkillLine {
+  readonly name: string;
+  readonly description: string;
+}
+
+/** The `skills` line, when the server serves skills: how a script calls, saves and finds them. */
+const SKILLS_TEXT =
+  'await skills["name"](input) runs a saved skill in this script; skills.save({name,description,code,inputSchema?}) keeps a script body (input in scope) for later scripts; skills.list(), skills.describe(name).';
+
 export interface DescriptionOptions {
   /** The server's yieldMs: how long a run waits by default, as the description states it. */
   readonly yieldMs: number;
@@ -81,9 +100,15 @@ type Layout =
   | { readonly kind: 'names'; readonly perServer: number }
   | { readonly kind: 'headers'; readonly bare: boolean };
 
-export function describeCodeExecution(catalog: Catalog, options: DescriptionOptions): string {
+/**
+ * `skills`: the saved skills, when the server serves skills to scripts (the list is read again
+ * for each tools/list, so a saved or edited skill shows in the next one); absent, `skills` is
+ * not named.
+ */
+export function describeCodeExecution(catalog: Catalog, options: DescriptionOptions, skills?: readonly SkillLine[]): string {
   const allowed = catalog.tools.filter((t) => t.allowed);
-  const api = `${apiText(options, catalog.resourcesOffered)}${notesText(catalog.upstreamNotes)}`;
+  const skillsPart = skills === undefined ? '' : `\n${SKILLS_TEXT}${skillsText(skills)}`;
+  const api = `${apiText(options, catalog.resourcesOffered)}${skillsPart}${notesText(catalog.upstreamNotes)}`;
   if (allowed.length === 0) return `${api}\nNo tools are available right now.`;
   const groups = groupByServer(allowed);
   const head = `${api}\n${introOf(groups)}`;
@@ -222,4 +247,26 @@ function cutMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const head = Math.floor((max - 1) * 0.4);
   return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
+}
+
+/** `\nSaved skills:` and a line each with its description, within SKILLS_MAX_CHARS; else names, then a count. */
+function skillsText(skills: readonly SkillLine[]): string {
+  if (skills.length === 0) return '';
+  const heading = `\nSaved skills (${skills.length}):`;
+  const lines = skills.map(
+    ({ name, description }) =>
+      `\n- ${name}: ${cutAtWord(summarize(description, Number.POSITIVE_INFINITY), SKILL_SUMMARY_MAX_CHARS)}`,
+  );
+  const full = `${heading}${lines.join('')}`;
+  if (full.length <= SKILLS_MAX_CHARS) return full;
+  const more = (left: number): string => (left > 0 ? `, +${left} more: skills.list()` : '');
+  let text = `${heading} `;
+  let shown = 0;
+  for (const { name } of skills) {
+    const next = `${text}${shown > 0 ? ', ' : ''}${name}`;
+    if (next.length + more(skills.length - shown - 1).length > SKILLS_MAX_CHARS) break;
+    text = next;
+    shown += 1;
+  }
+  return `${text}${more(skills.length - shown)}`;
 }

@@ -5,6 +5,7 @@ import {
   EXPOSE_SETTING,
   LOG_SETTINGS,
   SETTINGS,
+  SKILLS_SAVE_SETTING,
   LOCATION_SETTINGS,
   type LogSettingName,
   type SettingLayer,
@@ -20,6 +21,7 @@ import { isLocationSettingName, readLocationSettingValue } from './location-sett
 const ALL_NAMES = [
   ...Object.keys(SETTINGS),
   EXPOSE_SETTING.name,
+  SKILLS_SAVE_SETTING.name,
   ...Object.keys(LOG_SETTINGS),
   ...Object.keys(LOCATION_SETTINGS),
 ];
@@ -27,19 +29,28 @@ const ALL_NAMES = [
 /**
  * The config file's `settings` object, every field read in one pass, the first bad one throwing
  * `ConfigError`: those named as in `SETTINGS`, each a number or a string with a unit (`"64MiB"`,
- * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `logLevel` and `logFile` (a
+ * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `skillsSaveOverHttp`, true or false; `logLevel` and `logFile` (a
  * relative log file is taken from the config file's directory); `stateDir` and `skillsDir` (likewise)
  * and `stateUrl`.
  */
 export function readFileSettings(raw: unknown, file: string | null): SettingLayer {
-  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<LocationSettingName, string>> =
-    {};
+  const settings: Partial<Record<SettingName, number>> & { expose?: string[]; skillsSaveOverHttp?: boolean } & Partial<
+      Record<LocationSettingName, string>
+    > = {};
   const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
   const baseDir = file === null ? process.cwd() : dirname(file);
   for (const [name, value] of settingEntries(raw, file)) {
     if (name === EXPOSE_SETTING.name) {
       const at = formatConfigPath(['settings', name]);
       settings.expose = readExpose(value, (detail) => new ConfigError(file, `${at} ${detail}`));
+    } else if (name === SKILLS_SAVE_SETTING.name) {
+      if (typeof value !== 'boolean') {
+        throw new ConfigError(
+          file,
+          `${formatConfigPath(['settings', name])} must be true or false (got ${describeValueType(value)})`,
+        );
+      }
+      settings.skillsSaveOverHttp = value;
     } else if (isLogSettingName(name)) {
       const read = readLogSettingValue(name, value, baseDir, homedir());
       if ('error' in read) throw settingError(file, name, read.error);
@@ -80,7 +91,8 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
   }
   const entries = Object.entries(raw);
   for (const [name] of entries) {
-    if (isSettingName(name) || isLogSettingName(name) || isLocationSettingName(name) || name === EXPOSE_SETTING.name) continue;
+    const known = isSettingName(name) || isLogSettingName(name) || isLocationSettingName(name);
+    if (known || name === EXPOSE_SETTING.name || name === SKILLS_SAVE_SETTING.name) continue;
     const guess = closestName(name, ALL_NAMES);
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     throw new ConfigError(

@@ -281,6 +281,16 @@ export const EXPOSE_SETTING = {
   flag: 'expose',
   doc: 'offer the tools whose script names match this glob beside code_execution, callable directly; repeatable',
 } as const;
+/**
+ * false: may a script in an HTTP session save a skill (`skills.save`)? A skill is code every
+ * session's scripts may then run, and the bearer token names no one, so it is off unless the
+ * config file says `"skillsSaveOverHttp": true`. Over stdio and in `run` a script always may.
+ */
+export const SKILLS_SAVE_SETTING = {
+  name: 'skillsSaveOverHttp',
+  doc: "let scripts in HTTP sessions save skills (skills.save), which every session's scripts may then run",
+} as const;
+
 /** A setting whose value is a word or a path rather than a number: a flag and a config field all the same. */
 export interface TextSettingSpec {
   readonly name: string;
@@ -367,6 +377,8 @@ export type SettingName = keyof typeof SETTINGS;
 export type Settings = { readonly [K in SettingName]: number } & {
   /** Globs over script tool names: the tools offered directly beside code_execution (EXPOSE_SETTING). */
   readonly expose: readonly string[];
+  /** Scripts over HTTP may save skills (SKILLS_SAVE_SETTING); config file only. */
+  readonly skillsSaveOverHttp: boolean;
 } & {
   /** Absolute paths, or a URL (LOCATION_SETTINGS); null: the default. */
   readonly [K in LocationSettingName]: string | null;
@@ -383,6 +395,7 @@ export const DEFAULT_SETTINGS: Settings = {
     [K in SettingName]: number;
   }),
   expose: [],
+  skillsSaveOverHttp: false,
   stateDir: null,
   stateUrl: null,
   skillsDir: null,

@@ -10,7 +10,7 @@ import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SETTINGS, formatSettingValue, type Settings } from '../config/settings.js';
 import type { UpstreamHub } from '../upstream/hub.js';
-import { ClientSession } from '../mcp/client-session.js';
+import { ClientSession, type ClientSessionOptions } from '../mcp/client-session.js';
 import { httpRefusal, type HttpRefusal } from './refusal.js';
 import { logFailure, type Log } from '../support/log.js';
 import type { StateStore } from '../state/state-store.js';
@@ -31,6 +31,10 @@ export interface HttpSessionsOptions {
   readonly state: StateStore;
   /** The saved skills, served to every session through the Skills extension. */
   readonly skills?: SkillsExtension;
+  /** The `skills` calls of a session's scripts, given the session's id (src/commands/skills-caller.ts). */
+  readonly callSkills?: (sessionId: string) => NonNullable<ClientSessionOptions['callSkills']>;
+  /** The saved skills, for each session's description. */
+  readonly savedSkills?: ClientSessionOptions['savedSkills'];
 }
 
 export class HttpSession {
@@ -64,6 +68,8 @@ export class HttpSession {
       streamOpen: () => this.getStreams > 0,
       state: { store: options.state, principal: id },
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
+      ...(options.callSkills !== undefined ? { callSkills: options.callSkills(id) } : {}),
+      ...(options.savedSkills !== undefined ? { savedSkills: options.savedSkills } : {}),
     });
   }
 

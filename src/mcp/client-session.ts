@@ -26,6 +26,8 @@ import { refusalAnswer } from '../scripts/answer.js';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SessionScripts } from '../scripts/session-scripts.js';
 import type { Settings } from '../config/settings.js';
+import type { SkillsCaller } from '../script-host/types.js';
+import type { SkillLine } from '../catalog/description.js';
 import type { Principal, StateStore } from '../state/state-store.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
 import { resourceCaller } from './resource-caller.js';
@@ -63,6 +65,10 @@ export interface ClientSessionOptions {
   readonly state: { readonly store: StateStore; readonly principal: Principal };
   /** The saved skills, served through the MCP Skills extension (skills/list, skills/get, skill:// resources). */
   readonly skills?: SkillsExtension;
+  /** How this session's scripts' `skills` calls reach the skills library, saving as this session may (src/commands/skills-caller.ts). */
+  readonly callSkills?: SkillsCaller;
+  /** The saved skills, read again for each tools/list so the description names them as they are now. */
+  readonly savedSkills?: () => Promise<readonly SkillLine[]>;
 }
 
 export class ClientSession {
@@ -71,6 +77,8 @@ export class ClientSession {
   private scripts: SessionScripts | undefined;
   /** The tools the client last listed, as JSON: a catalog change that leaves them as they are needs no list_changed. */
   private listedTools: string | undefined;
+  /** The saved skills as the last tools/list read them: a catalog change compares with what was listed. */
+  private skillLines: readonly SkillLine[] | undefined;
   /** What the upstreams offered when the client initialized: the capabilities it was told of. */
   private readonly declared: Offered;
   /** The `skill://` resources, read beside the upstreams' own. */
@@ -105,6 +113,7 @@ export class ClientSession {
     );
     this.server.setRequestHandler('tools/list', async () => {
       await options.startup();
+      this.skillLines = await this.readSavedSkills();
       const tools = this.listTools();
       this.listedTools = JSON.stringify(tools);
       return { tools };
@@ -138,12 +147,30 @@ export class ClientSession {
     this.unsubscribe.push(hub.events.on('notice', (notice) => this.relayNotice(notice)));
   }
 
+  /** The saved skills for the description; a library that can't be read names none, and says so in the log. */
+  private async readSavedSkills(): Promise<readonly SkillLine[] | undefined> {
+    const savedSkills = this.options.savedSkills;
+    if (savedSkills === undefined) return undefined;
+    try {
+      return await savedSkills();
+    } catch (error) {
+      this.options.log(
+        `codemode-mcp: the saved skills could not be listed for the description: ${(error as Error).message}`,
+        'warn',
+      );
+      return [];
+    }
+  }
+
   /** code_execution, then the exposed tools. */
   private listTools(): Tool[] {
     const { hub, settings } = this.options;
     const catalog = hub.catalog();
     for (const problem of exposeProblems(catalog.tools, settings.expose)) reportOnce(hub, problem, this.options.log);
-    return [codeExecutionTool(catalog, settings), ...exposedTools(catalog.tools, settings.expose).map(listedTool)];
+    return [
+      codeExecutionTool(catalog, settings, this.skillLines),
+      ...exposedTools(catalog.tools, settings.expose).map(listedTool),
+    ];
   }
 
   /** Prompts and completions passed through, for what the upstreams offered at initialize. */
@@ -346,6 +373,8 @@ export class ClientSession {
     await this.options.startup();
     const onProgress = progressSender(ctx);
     if (this.closing !== undefined) return refusalAnswer('the server is shutting down');
+    // Read once before the first script if no tools/list has; then again at each list and save.
+    this.skillLines ??= await this.readSavedSkills();
     if (this.scripts === undefined) {
       const supply = this.options.supply();
       // Only a shutdown that began before `initialize` leaves no supply (RequestGate lets no call come before it).
@@ -356,7 +385,7 @@ export class ClientSession {
   }
 
   private createScripts(supply: ChildSupply): SessionScripts {
-    const { hub, settings } = this.options;
+    const { hub, settings, callSkills } = this.options;
     return new SessionScripts({
       supply: supply.forSession(),
       catalog: () => hub.catalog().tools,
@@ -364,9 +393,27 @@ export class ClientSession {
       callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin: this.origin }),
       callResource: resourceCaller(hub, this.origin),
       callState: stateCaller(this.options.state.store, this.options.state.principal),
+      ...(callSkills !== undefined ? { callSkills: this.skillsSaving(callSkills) } : {}),
+      savedSkills: () => this.skillLines ?? [],
       settings,
       log: (data) => this.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });
+  }
+
+  /**
+   * The scripts' skills calls; once a save is done the saved skills are read again before the
+   * script gets its answer, so the next script's searchTools finds it, and the client is told
+   * its tools changed when the description now differs from the one it listed.
+   */
+  private skillsSaving(callSkills: SkillsCaller): SkillsCaller {
+    return async (request, signal) => {
+      const answer = await callSkills(request, signal);
+      if (request.call === 'skills.save') {
+        this.skillLines = await this.readSavedSkills();
+        this.catalogChanged();
+      }
+      return answer;
+    };
   }
 
   private catalogChanged(): void {

@@ -1,9 +1,9 @@
-import { RefusedError, StateFailedError, ToolRefusedError } from '../support/errors.js';
+import { RefusedError, SkillsFailedError, StateFailedError, ToolRefusedError } from '../support/errors.js';
 import { CallRecord, type OpenCall } from './call-record.js';
 import type { AdmittedCall } from './call-policy.js';
 import type { ScriptChannel } from './channel.js';
 import { failedRead, resultFrame } from './result-frame.js';
-import type { ResourceCaller, StateCaller, StateRequest, ToolCaller } from './types.js';
+import type { ResourceCaller, SkillsCaller, SkillsRequest, StateCaller, StateRequest, ToolCaller } from './types.js';
 
 export interface CallDispatchOptions {
   readonly callTool: ToolCaller;
@@ -11,6 +11,8 @@ export interface CallDispatchOptions {
   readonly callResource?: ResourceCaller;
   /** How `store`/`load` calls reach the principal's state; absent, each is refused (STATE_OFF). */
   readonly callState?: StateCaller;
+  /** How `skills` calls reach the skills library; absent, each is refused (SKILLS_OFF). */
+  readonly callSkills?: SkillsCaller;
   readonly toolCallTimeoutMs: number;
   /** The script's memory: a result past a third of it is too large (protocol/contract.ts). */
   readonly memoryMaxBytes: number;
@@ -41,6 +43,11 @@ export class CallDispatch {
       const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
       return this.answerWith(open, () => this.callState(request));
     }
+    if (call.kind === 'skills') {
+      const { request } = call;
+      const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
+      return this.answerWith(open, () => this.callSkills(request));
+    }
     const { label } = call;
     const open = this.record.opened(call.id, call.call, call.argsJson, label);
     const request = { call: call.call, label, ...(call.uri !== undefined ? { uri: call.uri } : {}) };
@@ -63,6 +70,19 @@ export class CallDispatch {
       return await callState(request, this.record.signal);
     } catch (error) {
       throw error instanceof RefusedError ? error : new StateFailedError(request.label, error);
+    }
+  }
+
+  /** A skills call's answer; the library's failure is the script's ToolRefused too, saying so. */
+  private async callSkills(request: SkillsRequest): Promise<unknown> {
+    const callSkills = this.options.callSkills;
+    if (callSkills === undefined) {
+      throw new ToolRefusedError('SKILLS_OFF', request.label, 'this server was started without skills');
+    }
+    try {
+      return await callSkills(request, this.record.signal);
+    } catch (error) {
+      throw error instanceof RefusedError ? error : new SkillsFailedError(request.label, error);
     }
   }
 

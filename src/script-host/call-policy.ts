@@ -3,6 +3,7 @@ import {
   CALL_ARGS_MAX_BYTES,
   CALL_ARGS_MAX_VALUES,
   RESOURCE_CALLS,
+  SKILL_CALLS,
   STATE_CALLS,
   type Breach,
   type CallMessage,
@@ -10,7 +11,7 @@ import {
 } from '../../protocol/contract.js';
 import { countJsonValues } from '../../protocol/frames.js';
 import { cutText } from './render.js';
-import type { StateRequest } from './types.js';
+import type { SkillsRequest, StateRequest } from './types.js';
 
 /** A call the child may make, its arguments parsed: a tool's, or one of a built-in API's (`resources`, `store`/`load`). */
 export type AdmittedCall =
@@ -31,7 +32,8 @@ export type AdmittedCall =
       readonly label: string;
       readonly argsJson: string;
     }
-  | { readonly kind: 'state'; readonly id: number; readonly request: StateRequest; readonly argsJson: string };
+  | { readonly kind: 'state'; readonly id: number; readonly request: StateRequest; readonly argsJson: string }
+  | { readonly kind: 'skills'; readonly id: number; readonly request: SkillsRequest; readonly argsJson: string };
 
 /**
  * Which of the child's calls are sent on: a tool the script was given, an id above the last,
@@ -69,7 +71,9 @@ const UNKNOWN = { breach: 'API_CALL_UNKNOWN' } as const;
 
 /** A call of a built-in API: its name and arguments are the prelude's, so anything else is a breach. */
 function apiCall(message: CallMessage, args: Record<string, unknown>): AdmittedCall | { readonly breach: Breach } {
-  return message.tool.startsWith('state.') ? stateCall(message, args) : resourceCall(message, args);
+  if (message.tool.startsWith('state.')) return stateCall(message, args);
+  if (message.tool.startsWith('skills.')) return skillsCall(message, args);
+  return resourceCall(message, args);
 }
 
 function resourceCall(message: CallMessage, args: Record<string, unknown>): AdmittedCall | { readonly breach: Breach } {
@@ -119,6 +123,43 @@ function stateRequest(name: string, args: Record<string, unknown>): StateRequest
       return typeof prefix === 'string'
         ? { call, prefix, label: `state.keys(${cutText(JSON.stringify(prefix))})` }
         : { call, label: 'state.keys()' };
+    default:
+      return null;
+  }
+}
+
+/** A `skills` call: `{}`, `{name}` or a save's fields, as skills.ts in the prelude makes them. */
+function skillsCall(message: CallMessage, args: Record<string, unknown>): AdmittedCall | { readonly breach: Breach } {
+  const request = skillsRequest(message.tool, args);
+  return request === null ? UNKNOWN : { kind: 'skills', id: message.id, request, argsJson: message.args };
+}
+
+const SAVE_FIELDS: Readonly<Record<string, (value: unknown) => boolean>> = {
+  name: (value) => typeof value === 'string',
+  description: (value) => typeof value === 'string',
+  code: (value) => typeof value === 'string',
+  inputSchema: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  language: (value) => typeof value === 'string',
+  overwrite: (value) => typeof value === 'boolean',
+};
+
+function skillsRequest(name: string, args: Record<string, unknown>): SkillsRequest | null {
+  const call = SKILL_CALLS.find((known) => known === name);
+  const fields = Object.keys(args);
+  switch (call) {
+    case 'skills.list':
+      return fields.length === 0 ? { call, label: 'skills.list()' } : null;
+    case 'skills.get': {
+      const skill = args.name;
+      if (fields.length !== 1 || typeof skill !== 'string') return null;
+      return { call, name: skill, label: `skills.get(${cutText(JSON.stringify(skill))})` };
+    }
+    case 'skills.save': {
+      const fits = fields.every((field) => Object.hasOwn(SAVE_FIELDS, field) && SAVE_FIELDS[field]!(args[field]));
+      if (!fits || !['name', 'description', 'code'].every((field) => field in args)) return null;
+      const save = args as Omit<Extract<SkillsRequest, { call: 'skills.save' }>, 'call' | 'label'>;
+      return { ...save, call, label: `skills.save(${cutText(JSON.stringify(save.name))})` };
+    }
     default:
       return null;
   }

@@ -16,7 +16,9 @@ const made = new WeakMap<readonly ToolEntry[], ScriptTools>();
 export function scriptTools(tools: readonly ToolEntry[]): ScriptTools {
   let known = made.get(tools);
   if (known === undefined) {
-    known = { names: new Set(tools.map((tool) => tool.name)), json: JSON.stringify(tools) };
+    // A saved skill's entry is for searchTools only: its name is no tool the child may call.
+    const names = new Set(tools.filter((tool) => tool.skill !== true).map((tool) => tool.name));
+    known = { names, json: JSON.stringify(tools) };
     made.set(tools, known);
   }
   return known;

@@ -16,7 +16,7 @@ import { OutputWindow } from './output-window.js';
 import { scriptTools, type ScriptTools } from './script-tools.js';
 import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.js';
 import { StopSequence } from './stop-sequence.js';
-import type { ResourceCaller, StateCaller, ScriptReturn, ScriptStatus, StopReason, ToolCaller } from './types.js';
+import type { ResourceCaller, SkillsCaller, StateCaller, ScriptReturn, ScriptStatus, StopReason, ToolCaller } from './types.js';
 
 export interface ScriptLimits {
   readonly toolCallTimeoutMs: number;
@@ -38,6 +38,8 @@ export interface ScriptOptions {
   readonly callResource?: ResourceCaller;
   /** How `store`/`load` calls reach the principal's state; absent, each is refused (STATE_OFF). */
   readonly callState?: StateCaller;
+  /** How `skills` calls reach the skills library; absent, each is refused (SKILLS_OFF). */
+  readonly callSkills?: SkillsCaller;
   readonly limits: ScriptLimits;
   /** Output as it arrives, for progress notifications while a call watches the script. */
   readonly onOutput?: (text: string) => void;
@@ -81,6 +83,7 @@ export class Script {
       callTool: options.callTool,
       callResource: options.callResource,
       callState: options.callState,
+      callSkills: options.callSkills,
       toolCallTimeoutMs: limits.toolCallTimeoutMs,
       memoryMaxBytes: limits.memoryMaxBytes,
     });

@@ -39,6 +39,29 @@ export type StateRequest = { readonly label: string } & (
  */
 export type StateCaller = (request: StateRequest, signal: AbortSignal) => Promise<unknown>;
 
+/** One `skills` call of a script, its arguments checked (call-policy.ts); `label` names it (`skills.get("triage")`). */
+export type SkillsRequest = { readonly label: string } & (
+  | { readonly call: 'skills.list' }
+  | { readonly call: 'skills.get'; readonly name: string }
+  | {
+      readonly call: 'skills.save';
+      readonly name: string;
+      readonly description: string;
+      readonly code: string;
+      readonly inputSchema?: Readonly<Record<string, unknown>>;
+      readonly language?: string;
+      readonly overwrite?: boolean;
+    }
+);
+
+/**
+ * How a script's `skills` calls reach the skills library. Resolves with what the prelude takes:
+ * `[{name, description}]` for a list, `{name, description, language, code, inputSchema?}` for a
+ * get, `{name, description, digest}` for a save. Throws a RefusedError for a refusal (an unknown
+ * skill, a bad name, a save not allowed); any other throw is the library failing (SkillsFailedError).
+ */
+export type SkillsCaller = (request: SkillsRequest, signal: AbortSignal) => Promise<unknown>;
+
 export type ScriptStatus = 'running' | 'finished' | 'failed' | 'crashed' | 'stopped';
 
 /** Why a script was stopped. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
 import { Script } from '../script-host/script.js';
-import type { ResourceCaller, StateCaller, ToolResult } from '../script-host/types.js';
+import type { ResourceCaller, SkillsCaller, StateCaller, ToolResult } from '../script-host/types.js';
 import type { Settings } from '../config/settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSource } from './child-pool.js';
@@ -10,7 +10,7 @@ import { quoteInput } from '../support/echo.js';
 import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { renderList, type ListedScript } from './list.js';
-import { toolEntries } from './tool-entries.js';
+import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-entries.js';
 
 /** Tags this server process's script ids, so an id from an earlier run is told apart from a typo. */
 export const SERVER_TAG = randomBytes(3).toString('hex');
@@ -40,6 +40,10 @@ export interface SessionScriptsDeps {
   readonly callResource?: ResourceCaller;
   /** The scripts' `store`/`load` calls, bound to the session's principal; absent, each is refused (STATE_OFF). */
   readonly callState?: StateCaller;
+  /** The scripts' `skills` calls, saving as the session may; absent, each is refused (SKILLS_OFF). */
+  readonly callSkills?: SkillsCaller;
+  /** The saved skills as last read, for searchTools to find beside the tools; none when absent. */
+  readonly savedSkills?: () => readonly SkillEntrySource[];
   readonly settings: Settings;
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
@@ -126,13 +130,14 @@ export class SessionScripts {
     const script = new Script(supplied.child, {
       id,
       code,
-      tools: toolEntries(this.deps.catalog()),
+      tools: entriesWithSkills(toolEntries(this.deps.catalog()), this.deps.savedSkills?.() ?? []),
       unlisted: this.deps.unlisted(),
       // An upstream's progress on a script's call goes to the call watching the script.
       callTool: (name, args, signal) =>
         this.deps.callTool(name, args, signal, (progress) => watching()?.progress?.push(describeProgress(name, progress))),
       ...(this.deps.callResource !== undefined ? { callResource: this.deps.callResource } : {}),
       ...(this.deps.callState !== undefined ? { callState: this.deps.callState } : {}),
+      ...(this.deps.callSkills !== undefined ? { callSkills: this.deps.callSkills } : {}),
       limits: settings,
       onOutput: (text) => watching()?.progress?.push(text),
       onNotify: (payload) => {

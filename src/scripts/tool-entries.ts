@@ -34,3 +34,34 @@ function entryOf(tool: CatalogTool): ToolEntry {
   }
   return entry;
 }
+
+/** A saved skill as searchTools finds it: its name, description and input schema. */
+export interface SkillEntrySource {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema?: unknown;
+}
+
+const withSkills = new WeakMap<readonly ToolEntry[], { skills: readonly SkillEntrySource[]; list: readonly ToolEntry[] }>();
+
+/**
+ * The tools, then the saved skills as entries searchTools finds (`skill: true`): the same array
+ * while neither list changes, so scriptTools and a pooled child's catalog are made once for it.
+ */
+export function entriesWithSkills(tools: readonly ToolEntry[], skills: readonly SkillEntrySource[]): readonly ToolEntry[] {
+  if (skills.length === 0) return tools;
+  const known = withSkills.get(tools);
+  if (known !== undefined && known.skills === skills) return known.list;
+  const list = [
+    ...tools,
+    ...skills.map((skill) => ({
+      name: skill.name,
+      description: skill.description,
+      inputSchema: skill.inputSchema ?? { type: 'object' },
+      declaration: '',
+      skill: true,
+    })),
+  ];
+  withSkills.set(tools, { skills, list });
+  return list;
+}

@@ -1,4 +1,4 @@
-import { CodemodeError } from '../support/errors.js';
+import { RefusedError } from '../support/errors.js';
 
 export type SkillErrorCode =
   /** The name breaks the Agent Skills rules (skill-name.ts); nothing was touched. */
@@ -10,10 +10,12 @@ export type SkillErrorCode =
   /** The skill's files are there but can't be used as they are (SkillProblem says what). */
   | 'SKILL_INVALID'
   /** A save's other fields: an empty description, code that isn't a string, a schema that isn't an object. */
-  | 'SKILL_SAVE_INVALID';
+  | 'SKILL_SAVE_INVALID'
+  /** A script's save where saving isn't allowed (over HTTP unless the config allows it). */
+  | 'SKILL_SAVE_REFUSED';
 
-/** A skill operation refused or failed, with what to do in the message. */
-export class SkillError extends CodemodeError {
+/** A skill operation refused or failed, with what to do in the message; a script sees it as ToolRefused, in these words. */
+export class SkillError extends RefusedError {
   override readonly name = 'SkillError';
 
   constructor(

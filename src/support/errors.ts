@@ -25,7 +25,9 @@ export type ToolRefusedCode =
   /** `resources.read(uri)` of a URI the entry's `resources` policy does not allow. */
   | 'RESOURCE_DENIED'
   /** `store`/`load` where the command serves no state (none is wired to the script). */
-  | 'STATE_OFF';
+  | 'STATE_OFF'
+  /** `skills.*` where the command serves no skills (none is wired to the script). */
+  | 'SKILLS_OFF';
 
 /**
  * A script's call that the server refused, or that failed, before it did anything the script
@@ -136,5 +138,19 @@ export class StateFailedError extends RefusedError {
   constructor(label: string, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
     super(`STATE_FAILED: ${label} failed: ${why}. A store may or may not have been kept; load it to see.`, { cause });
+  }
+}
+
+/**
+ * A `skills` call whose library failed (a folder it could not read or write): the script sees it
+ * as ToolRefused. A save may or may not have been kept, as the message says.
+ */
+export class SkillsFailedError extends RefusedError {
+  override readonly name = 'SkillsFailedError';
+  readonly code = 'SKILLS_FAILED';
+
+  constructor(label: string, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`SKILLS_FAILED: ${label} failed: ${why}. A save may or may not have been kept; skills.list() shows.`, { cause });
   }
 }

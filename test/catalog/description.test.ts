@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { SUMMARY_MAX_CHARS, summarize } from '../../common/summary.js';
 import {
   DESCRIPTION_MAX_CHARS,
+  SKILLS_MAX_CHARS,
   SUMMARY_MIN_CHARS,
   UPSTREAM_NOTE_MAX_CHARS,
   UPSTREAM_NOTES_MAX_CHARS,
@@ -84,6 +85,33 @@ describe('describeCodeExecution', () => {
     const text = describeCodeExecution(toolsOf(count));
     expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
     expect(describeCodeExecution(withResources(toolsOf(count))).length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
+  });
+
+  test('names skills, and the saved ones with a line each, only when the server serves skills to scripts', () => {
+    const catalog: Catalog = { tools: toolsOf(3), upstreamNotes: [], resourcesOffered: false };
+    const without = describeWith(catalog, { yieldMs: 30_000 });
+    expect(without).not.toContain('skills');
+    const none = describeWith(catalog, { yieldMs: 30_000 }, []);
+    expect(none).toContain('await skills["name"](input) runs a saved skill in this script; skills.save(');
+    expect(none).not.toContain('Saved skills');
+    const two = describeWith(catalog, { yieldMs: 30_000 }, [
+      { name: 'word-count', description: 'Counts the words of a text. Splits on whitespace.' },
+      { name: 'triage', description: LONG_DESCRIPTION },
+    ]);
+    expect(two).toContain(
+      '\nSaved skills (2):\n- word-count: Counts the words of a text\n- triage: Creates or updates a record in the remote store, validating it against the…',
+    );
+    expect(two.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
+  });
+
+  test('names saved skills without descriptions past their budget, then counts the rest, and stays within 2,048', () => {
+    const catalog: Catalog = { tools: toolsOf(50), upstreamNotes: [], resourcesOffered: false };
+    const skills = Array.from({ length: 60 }, (_, i) => ({ name: `skill-number-${i}`, description: LONG_DESCRIPTION }));
+    const text = describeWith(catalog, { yieldMs: 30_000 }, skills);
+    const part = text.slice(text.indexOf('\nSaved skills (60):'), text.indexOf('\n', text.indexOf('\nSaved skills (60):') + 1));
+    expect(part).toMatch(/^\nSaved skills \(60\): skill-number-0, skill-number-1, .*, \+\d+ more: skills\.list\(\)$/);
+    expect(part.length).toBeLessThanOrEqual(SKILLS_MAX_CHARS);
+    expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
   });
 
   test('names resources, and what each call returns, only when some upstream offers resources', () => {

@@ -313,6 +313,13 @@ describe('setting flags', () => {
     expect(invocation(['--tool-call-timeout-ms', '1500', '--', 'x']).settings.toolCallTimeoutMs).toBe(1_500);
   });
 
+  it('reads skillsSaveOverHttp from the config file, false by default', () => {
+    expect(
+      invocation(['--config', writeConfig({ ...SERVERS, settings: { skillsSaveOverHttp: true } })]).settings.skillsSaveOverHttp,
+    ).toBe(true);
+    expect(invocation(['--', 'x']).settings.skillsSaveOverHttp).toBe(false);
+  });
+
   it("takes --expose more than once, the flags' globs replacing the config file's", () => {
     const file = writeConfig({ ...SERVERS, settings: { expose: ['a*'] } });
     expect(invocation(['--config', file]).settings.expose).toEqual(['a*']);

@@ -342,7 +342,7 @@ describe('config errors: settings', () => {
 
   it('refuses an unknown setting, suggesting the close one and listing them all', () => {
     expect(detailOf(withSettings({ yieldMS: 100 }))).toBe(
-      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${[...Object.keys(SETTINGS), 'expose', ...Object.keys(LOG_SETTINGS), ...Object.keys(LOCATION_SETTINGS)].join(', ')}`,
+      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${[...Object.keys(SETTINGS), 'expose', 'skillsSaveOverHttp', ...Object.keys(LOG_SETTINGS), ...Object.keys(LOCATION_SETTINGS)].join(', ')}`,
     );
     expect(Object.keys(SETTINGS).slice(0, 3)).toEqual(['yieldMs', 'maxYieldMs', 'scriptLifetimeMs']);
   });
@@ -353,6 +353,12 @@ describe('config errors: settings', () => {
     );
     expect(detailOf(withSettings({ expose: ['search', ''] }))).toBe(
       'settings.expose [1] must be a non-empty glob over tool names as scripts see them (got an empty string)',
+    );
+  });
+
+  it('takes skillsSaveOverHttp as true or false only', () => {
+    expect(detailOf(withSettings({ skillsSaveOverHttp: 'yes' }))).toBe(
+      'settings.skillsSaveOverHttp must be true or false (got string)',
     );
   });
 

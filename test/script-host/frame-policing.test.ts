@@ -70,6 +70,15 @@ const MODES: Array<[mode: string, breach: Breach, send: (child: FakeChannel) => 
       ['state-store-ttl-a-string', 'state.store', '{"key":"k","value":1,"ttlMs":"1"}'],
       ['state-keys-prefix-not-a-string', 'state.keys', '{"prefix":null}'],
       ['state-remove-two-fields', 'state.remove', '{"key":"k","prefix":"p"}'],
+      ['skills-call-unknown', 'skills.remove', '{"name":"x"}'],
+      ['skills-list-with-a-field', 'skills.list', '{"prefix":"x"}'],
+      ['skills-get-no-name', 'skills.get', '{}'],
+      ['skills-get-name-not-a-string', 'skills.get', '{"name":["x"]}'],
+      ['skills-save-no-code', 'skills.save', '{"name":"x","description":"d"}'],
+      ['skills-save-code-not-a-string', 'skills.save', '{"name":"x","description":"d","code":5}'],
+      ['skills-save-schema-an-array', 'skills.save', '{"name":"x","description":"d","code":"1","inputSchema":[]}'],
+      ['skills-save-overwrite-a-string', 'skills.save', '{"name":"x","description":"d","code":"1","overwrite":"yes"}'],
+      ['skills-save-unknown-field', 'skills.save', '{"name":"x","description":"d","code":"1","body":"b"}'],
     ] as const
   ).map(([mode, tool, args]): [string, Breach, (child: FakeChannel) => void] => [
     mode,
@@ -77,6 +86,7 @@ const MODES: Array<[mode: string, breach: Breach, send: (child: FakeChannel) => 
     (child) => child.receive({ t: 'call', id: 1, tool, args, api: true }),
   ]),
   ['state-call-as-a-tool', 'TOOL_NOT_GIVEN', (child) => call(child, 1, 'state.load')],
+  ['skills-call-as-a-tool', 'TOOL_NOT_GIVEN', (child) => call(child, 1, 'skills.get')],
   [
     'call-id-reused',
     'CALL_ID_REUSED',

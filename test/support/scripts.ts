@@ -2,7 +2,14 @@ import type { ToolEntry } from '../../protocol/contract.js';
 import { ScriptChild, type ScriptChildOptions } from '../../src/script-host/script-child.js';
 import { Script, type ScriptLimits } from '../../src/script-host/script.js';
 import { ToolRefusedError } from '../../src/support/errors.js';
-import type { ResourceCaller, StateCaller, ResourceRequest, ScriptReturn, ToolCaller } from '../../src/script-host/types.js';
+import type {
+  ResourceCaller,
+  StateCaller,
+  SkillsCaller,
+  ResourceRequest,
+  ScriptReturn,
+  ToolCaller,
+} from '../../src/script-host/types.js';
 
 export const TEST_LIMITS: ScriptLimits = {
   toolCallTimeoutMs: 60_000,
@@ -104,6 +111,7 @@ export interface StartOptions {
   readonly callTool?: ToolCaller;
   readonly callResource?: ResourceCaller;
   readonly callState?: StateCaller;
+  readonly callSkills?: SkillsCaller;
   readonly limits?: Partial<ScriptLimits>;
   readonly entry?: string;
   readonly onNotify?: (payload: string) => void;
@@ -132,6 +140,7 @@ export function startScript(code: string, options: StartOptions = {}): Script {
     callTool: options.callTool ?? echoTool,
     ...(options.callResource ? { callResource: options.callResource } : {}),
     ...(options.callState ? { callState: options.callState } : {}),
+    ...(options.callSkills ? { callSkills: options.callSkills } : {}),
     limits,
     ...(options.onNotify ? { onNotify: options.onNotify } : {}),
     ...(options.onOutput ? { onOutput: options.onOutput } : {}),

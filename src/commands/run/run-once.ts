@@ -8,6 +8,9 @@
  */
 import { resourceCaller } from '../../mcp/resource-caller.js';
 import { stateCaller } from '../../mcp/state-caller.js';
+import { savedSkillsOf, skillsCaller } from '../skills-caller.js';
+import { skillsDirectory } from '../../skills/skills-directory.js';
+import { SkillsLibrary } from '../../skills/skills-library.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { CliInvocation } from '../../cli/parse-cli.js';
@@ -15,7 +18,7 @@ import { ScriptChild } from '../../script-host/script-child.js';
 import { Script } from '../../script-host/script.js';
 import { refusalAnswer, scriptAnswer } from '../../scripts/answer.js';
 import { parseInput } from '../../scripts/input.js';
-import { toolEntries } from '../../scripts/tool-entries.js';
+import { entriesWithSkills, toolEntries } from '../../scripts/tool-entries.js';
 import { startCommandHub } from '../one-shot-hub.js';
 import { closeLeavingNoProcess } from '../../support/process-tree.js';
 import { listenForEndSignals, signalExitCode, type EndSignals } from '../../support/end-signals.js';
@@ -84,6 +87,7 @@ async function startAndRun(
   try {
     // The stdio server's own state (LOCAL_PRINCIPAL): a script run by hand sees what the server's scripts stored.
     state = await openStateStore(settings, io.stderr);
+    const library = new SkillsLibrary(skillsDirectory(settings));
     const script = new Script(
       new ScriptChild({
         memoryMaxBytes: settings.memoryMaxBytes,
@@ -93,11 +97,14 @@ async function startAndRun(
       {
         id: `${randomBytes(3).toString('hex')}-1`,
         code,
-        tools: toolEntries(hub.catalog().tools),
+        // The saved skills beside the tools, for searchTools.
+        tools: entriesWithSkills(toolEntries(hub.catalog().tools), await savedSkillsOf(library)()),
         unlisted: hub.unlistedPrefixes(),
         callTool: (name, args, signal) => hub.callTool(name, args, signal),
         callResource: resourceCaller(hub),
         callState: stateCaller(state, LOCAL_PRINCIPAL),
+        // The stdio server's skills: what a script run by hand saves, the server's scripts call.
+        callSkills: skillsCaller(library, { allowed: true, principal: 'run' }, io.stderr),
         limits: settings,
       },
     );

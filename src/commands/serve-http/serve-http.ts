@@ -23,6 +23,7 @@ import { openStateStore } from '../../state/open-state-store.js';
 import { skillsExtensionOf } from '../../skills/skill-source.js';
 import { skillsDirectory } from '../../skills/skills-directory.js';
 import { SkillsLibrary } from '../../skills/skills-library.js';
+import { httpSaving, savedSkillsOf, skillsCaller } from '../skills-caller.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -59,7 +60,8 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     log,
     () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
   );
-  const skills = skillsExtensionOf(new SkillsLibrary(skillsDirectory(settings)), log);
+  const library = new SkillsLibrary(skillsDirectory(settings));
+  const skills = skillsExtensionOf(library, log);
   const sessions = new HttpSessions({
     hub,
     supply,
@@ -70,6 +72,8 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     instanceId: http.instanceId,
     state,
     skills,
+    callSkills: (id) => skillsCaller(library, httpSaving(settings, id), log),
+    savedSkills: savedSkillsOf(library),
   });
   shutDownOnSignals(shutDown, log);
 

@@ -19,6 +19,7 @@ import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
 import { skillsExtensionOf } from '../../skills/skill-source.js';
 import { skillsDirectory } from '../../skills/skills-directory.js';
 import { SkillsLibrary } from '../../skills/skills-library.js';
+import { savedSkillsOf, skillsCaller } from '../skills-caller.js';
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
 export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
@@ -57,6 +58,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     ));
   };
 
+  const library = new SkillsLibrary(skillsDirectory(invocation.settings));
   const session = new ClientSession({
     hub,
     supply: () => supply,
@@ -68,7 +70,9 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     sole: true,
     label: 'the client',
     state: { store: state, principal: LOCAL_PRINCIPAL },
-    skills: skillsExtensionOf(new SkillsLibrary(skillsDirectory(invocation.settings)), log),
+    skills: skillsExtensionOf(library, log),
+    callSkills: skillsCaller(library, { allowed: true, principal: 'the client (stdio)' }, log),
+    savedSkills: savedSkillsOf(library),
   });
 
   shutDownOnSignals(shutDown, log);

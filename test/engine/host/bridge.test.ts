@@ -32,6 +32,7 @@ function recordingFunctions(): { functions: HostFunctions; given: unknown[][] } 
     search: record('[]'),
     closest: record(''),
     show: record(''),
+    stripTypes: record('{}'),
   };
   return { functions, given };
 }

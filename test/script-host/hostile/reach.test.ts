@@ -66,6 +66,10 @@ const API = new Set([
   'load',
   'state.keys',
   'state.remove',
+  'skills.list',
+  'skills.describe',
+  'skills.save',
+  'skills.call',
   'ToolRefused',
   'TimeoutError',
   'ResultTooLarge',
@@ -177,8 +181,11 @@ describe('a hostile script reaching for prelude and host functions', () => {
     // Promise.prototype that record any receiver the script did not make.
     const { readFileSync } = await import('node:fs');
     const bundle = readFileSync(new URL('../../../dist/prelude.js', import.meta.url), 'utf8');
+    // Not `then` (the prelude names it to capture Promise.prototype.then): the language looks it up
+    // on every object a promise is resolved with, a tool's result included, before the script can
+    // mark it; the prelude's own objects that resolve a promise have no prototype (blank()).
     const names = [...new Set([...bundle.matchAll(/\.([A-Za-z_$][\w$]*)/g)].map((match) => match[1]!))].filter(
-      (name) => !['length', 'prototype', 'constructor', '__proto__'].includes(name),
+      (name) => !['length', 'prototype', 'constructor', '__proto__', 'then'].includes(name),
     );
     expect(names.length).toBeGreaterThan(100);
     const leaks = await valueOf(`

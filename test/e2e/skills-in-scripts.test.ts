@@ -1,0 +1,127 @@
+/**
+ * Skills in scripts, as a client drives them: one run saves a skill, the client is told its tools changed, the next run's searchTools finds it,
+ * the next tools/list names it in code_execution's description, a later run calls it, and so
+ * does a restarted server with the same --skills-dir and a script run by hand; a file edited by
+ * hand is what the next call runs; over HTTP a save is refused unless the config allows it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { connectHttp, startHttpServer } from '../support/http-server.js';
+import { fixturePath, runBin, startServer, stderrLine, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { makeTempDir } from '../support/temp-dirs.js';
+
+const upstream = ['--', process.execPath, fixturePath('upstreams/recorder.mjs')];
+
+const SAVE = `return await skills.save({
+  name: "word-count",
+  description: "Counts the words of a text",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  code: "const words: string[] = input.text.split(/\\\\s+/).filter(Boolean);\\nreturn words.length;",
+});`;
+const CALL = 'return await skills["word-count"]({ text: "one two  three" });';
+
+async function valueOfRun(server: Pick<RunningServer, 'run'>, code: string): Promise<unknown> {
+  const result = await server.run({ code });
+  expect(result.isError, textOf(result)).toBe(false);
+  return valueOf(result);
+}
+
+async function withServer<T>(args: readonly string[], use: (server: RunningServer) => Promise<T>): Promise<T> {
+  const server = await startServer([...args, '--pool', '0', ...upstream]);
+  try {
+    return await use(server);
+  } finally {
+    expect(await server.close()).toEqual([]);
+  }
+}
+
+describe('skills in scripts over stdio', () => {
+  test('one run saves a skill, a later run and a restarted server call it, and so does run; an edit by hand is picked up', async () => {
+    const dir = join(makeTempDir('skills-e2e'), 'skills');
+    await withServer(['--skills-dir', dir], async (server) => {
+      expect((await server.client.listTools()).tools[0]!.description).not.toContain('Saved skills');
+      const listChanged = new Promise<void>((resolve) =>
+        server.client.setNotificationHandler('notifications/tools/list_changed', () => resolve()),
+      );
+      const saved = await valueOfRun(server, SAVE);
+      await listChanged;
+      expect(saved).toMatchObject({ name: 'word-count', digest: expect.stringMatching(/^sha256:/) });
+      const digest = (saved as { digest: string }).digest;
+      expect(await stderrLine(server, /skill "word-count" saved/)).toContain(`saved by the client (stdio) (${digest})`);
+      expect(await valueOfRun(server, CALL)).toBe(3);
+      expect(await valueOfRun(server, 'return searchTools("count the words").map((hit) => hit.name)')).toContain(
+        'skills["word-count"]',
+      );
+      const { tools } = await server.client.listTools();
+      expect(tools[0]!.description).toContain('\nSaved skills (1):\n- word-count: Counts the words of a text\n');
+      expect(
+        await valueOfRun(
+          server,
+          'try { await skills["word-count"]({ text: 5 }) } catch (e) { return e.name + ": " + e.message }',
+        ),
+      ).toBe('TypeError: skills["word-count"](input): input.text must be string, not number; the skill did not run');
+    });
+    expect(readFileSync(join(dir, 'word-count', 'skill.ts'), 'utf8')).toContain('const words: string[]');
+
+    await withServer(['--skills-dir', dir], async (server) => {
+      expect(await valueOfRun(server, CALL)).toBe(3);
+      expect(await valueOfRun(server, 'return await skills.list()')).toEqual([
+        { name: 'word-count', description: 'Counts the words of a text' },
+      ]);
+      writeFileSync(join(dir, 'word-count', 'skill.ts'), 'return input.text.length;');
+      expect(await valueOfRun(server, CALL)).toBe(14);
+    });
+
+    const { stdout, exitCode, left } = await runBin(['run', '-', '--skills-dir', dir, ...upstream], CALL);
+    expect(exitCode).toBe(0);
+    expect(left).toEqual([]);
+    expect(stdout).toContain('value: 14');
+  });
+});
+
+describe('skills in scripts over HTTP', () => {
+  const SAVE_SMALL = `try { await skills.save({ name: "small", description: "d", code: "return 1;" }); return "saved"; }
+    catch (e) { return e.name + ": " + e.message }`;
+
+  test('a save is refused by default, saying which setting allows it; calling a saved skill is open', async () => {
+    const dir = join(makeTempDir('skills-http'), 'skills');
+    await withServer(['--skills-dir', dir], async (server) =>
+      expect(await valueOfRun(server, SAVE)).toMatchObject({ name: 'word-count' }),
+    );
+    const server = await startHttpServer(['--skills-dir', dir, '--pool', '0', ...upstream]);
+    const client = await connectHttp(server.url);
+    try {
+      expect(await valueOfRun(client, SAVE_SMALL)).toBe(
+        'ToolRefused: SKILL_SAVE_REFUSED: skill "small" was not saved: saving skills over HTTP is off (a skill is code every session may then run); the config file\'s setting "skillsSaveOverHttp": true allows it',
+      );
+      expect(await valueOfRun(client, CALL)).toBe(3);
+    } finally {
+      await client.close();
+      expect((await server.stop()).left).toEqual([]);
+    }
+  });
+
+  test('with skillsSaveOverHttp a session saves, and the log names the session', async () => {
+    const base = makeTempDir('skills-http-on');
+    const config = join(base, 'servers.json');
+    const dir = join(base, 'skills');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { recorder: { command: process.execPath, args: [fixturePath('upstreams/recorder.mjs')] } },
+        settings: { skillsSaveOverHttp: true, skillsDir: dir, pool: 0 },
+      }),
+    );
+    const server = await startHttpServer(['--config', config]);
+    const client = await connectHttp(server.url);
+    try {
+      expect(await valueOfRun(client, SAVE_SMALL)).toBe('saved');
+      expect(await server.logged(/skill "small" saved by session \S+ \(sha256:[0-9a-f]{64}\)/)).toBeTruthy();
+      expect(await valueOfRun(client, 'return await skills.small()')).toBe(1);
+    } finally {
+      await client.close();
+      expect((await server.stop()).left).toEqual([]);
+    }
+  });
+});
