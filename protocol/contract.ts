@@ -133,7 +133,6 @@ export type StateCall = (typeof STATE_CALLS)[number];
  * "inputSchema"?: object, "language"?: string, "overwrite"?: boolean}`.
  */
 export const SKILL_CALLS = ['skills.list', 'skills.get', 'skills.save'] as const;
-export type SkillCall = (typeof SKILL_CALLS)[number];
 
 export const API_CALLS = [...RESOURCE_CALLS, ...STATE_CALLS, ...SKILL_CALLS] as const;
 
