@@ -11,6 +11,14 @@ import { poolSettled } from './settle.js';
 const AT_ONCE = 16;
 const ONE_CALL = 'return (await tools.echo({ text: "x" })).content[0].text';
 
+/**
+ * Each round waits for the grown pool to shrink back (POOL_SHRINK_AFTER_MS, 10 s) twice: CI's
+ * quick run, which only checks that the bench still runs, takes one.
+ */
+function burstRounds(ctx: BenchContext): number {
+  return ctx.quick ? 1 : ctx.rounds;
+}
+
 export async function measureBurst(ctx: BenchContext): Promise<Row[]> {
   ctx.log(`${AT_ONCE} runs at once, default settings…`);
   const server = await startServer([]);
@@ -25,7 +33,7 @@ export async function measureBurst(ctx: BenchContext): Promise<Row[]> {
     // Each after the pool has refilled, as a client's next request finds it: back to back, the
     // run alone would wait for the children the burst used up.
     const figures = await interleaved(
-      ctx.quick ? 2 : ctx.rounds,
+      burstRounds(ctx),
       async () => {
         await poolSettled(server.pid, 2);
         return timed(burst);
@@ -35,7 +43,7 @@ export async function measureBurst(ctx: BenchContext): Promise<Row[]> {
         return timed(() => runScript(server, ONE_CALL));
       },
     );
-    const runs = AT_ONCE * ((ctx.quick ? 2 : ctx.rounds) + 1);
+    const runs = AT_ONCE * (burstRounds(ctx) + 1);
     return [
       {
         name: `${AT_ONCE} one-call runs at once, the first burst after start (the pool grows from 2)`,
