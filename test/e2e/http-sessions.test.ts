@@ -37,13 +37,14 @@ afterEach(async () => {
 /**
  * The tests that only need sessions of their own share a server per config: each opens its own
  * sessions (closed after it), so none sees another's scripts, logs or elicitations. Each shared
- * server is stopped at the file's end, and must leave nothing behind then.
+ * server is stopped at the file's end, and must leave nothing behind then. No server here keeps a
+ * pool: what is checked is the sessions'; each run makes its child.
  */
 const shared = new Map<string, Promise<HttpServer>>();
 function sharedServer(name: 'everything' | 'recorders', config: () => string): Promise<HttpServer> {
   let started = shared.get(name);
   if (started === undefined) {
-    started = startHttpServer(['--config', config()]);
+    started = startHttpServer(['--config', config(), '--pool', '0']);
     shared.set(name, started);
   }
   return started;
@@ -74,7 +75,7 @@ const everything = (): string => writeConfig({ everything: nodeEntry(publishedEn
 describe('the cap on sessions open at once (maxHttpSessions)', () => {
   test('an initialize past the cap gets 503 with a JSON-RPC error saying what frees a place; the open sessions keep working, and an ended one frees its place', async () => {
     const cap = 3;
-    server = await startHttpServer(['--config', everything(), '--max-http-sessions', String(cap)]);
+    server = await startHttpServer(['--config', everything(), '--max-http-sessions', String(cap), '--pool', '0']);
     const sessions = await Promise.all(Array.from({ length: cap }, () => open()));
     const initialize = (id: number) =>
       rawRequest(server!.port, { headers: mcpHeaders(), body: JSON.stringify({ ...INITIALIZE, id }) });
