@@ -7,9 +7,14 @@ import { makeTempDir } from '../support/temp-dirs.js';
 
 const UPSTREAM = ['--', process.execPath, fixturePath('upstreams/recorder.mjs')];
 
-/** Serves with the cache under `cacheHome` and the debug log on; waits for the cache's line. */
+/**
+ * Serves with the cache under `cacheHome` and the debug log on; waits for the cache's line. The
+ * cache is the server's bundle's, so no pool: a start makes no script child, and a run makes one.
+ */
 async function serve(cacheHome: string, env: Record<string, string> = {}): Promise<{ server: RunningServer; line: string }> {
-  const server = await startServer(['--log-level', 'debug', ...UPSTREAM], { env: { XDG_CACHE_HOME: cacheHome, ...env } });
+  const server = await startServer(['--log-level', 'debug', '--pool', '0', ...UPSTREAM], {
+    env: { XDG_CACHE_HOME: cacheHome, ...env },
+  });
   return { server, line: await stderrLine(server, /^compile cache: /) };
 }
 

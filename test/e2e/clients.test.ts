@@ -22,7 +22,8 @@ const code = 'return (await tools["echo"]({ text: "hi" })).content[0].text';
 describe('clients of both SDK lines', () => {
   test('a client built on SDK 1.x lists code_execution and runs a script', async () => {
     const { args } = recorderArgs();
-    const transport = new V1StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
+    // No pool: what is checked is the client's; the one run makes its child.
+    const transport = new V1StdioClientTransport({ command: process.execPath, args: [...args, '--pool', '0'], stderr: 'pipe' });
     const client = new V1Client({ name: 'v1-client', version: '1.0.0' });
     await client.connect(transport);
     const tracker = trackDescendants(transport.pid!);
@@ -39,7 +40,19 @@ describe('clients of both SDK lines', () => {
   // wrote it, and this client's listTools() threw, so it couldn't list code_execution either.
   test('a client built on SDK 1.x lists exposed tools whose upstream schemas MCP does not allow, and scripts see the same placeholders', async () => {
     const config = writeConfig({ odd: nodeEntry(fixturePath('upstreams/misbehaving.mjs'), ['--invalid-schemas']) });
-    const args = [BIN, '--config', config, '--expose', '*-input', '--expose', 'array-output', '--expose', 'string-hint'];
+    const args = [
+      BIN,
+      '--config',
+      config,
+      '--pool',
+      '0',
+      '--expose',
+      '*-input',
+      '--expose',
+      'array-output',
+      '--expose',
+      'string-hint',
+    ];
     const transport = new V1StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
     const stderr: string[] = [];
     transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));

@@ -7,6 +7,7 @@ import { rejection } from '../support/rejection.js';
 // Regression: a prompt name that wasn't listed ("P", "p ", "p-anything") was forwarded, and an
 // upstream that matches names loosely answered it, so a `prompts` deny rule was bypassed. Every
 // name or URI our client sends is matched exactly against what is listed and allowed first.
+// No script runs here (a tools/call of a name that isn't listed is refused before one): no pool.
 const LENIENT = fixturePath('upstreams/lenient-names.mjs');
 const config = () =>
   writeConfig({
@@ -83,7 +84,7 @@ function checksNames(client: () => Client) {
 describe('over stdio', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer(['--config', config()]);
+    server = await startServer(['--config', config(), '--pool', '0']);
   });
   afterAll(async () => {
     expect(await server.close()).toEqual([]);
@@ -95,7 +96,7 @@ describe('over HTTP', () => {
   let server: HttpServer;
   let client: Awaited<ReturnType<typeof connectHttp>>;
   beforeAll(async () => {
-    server = await startHttpServer(['--config', config()]);
+    server = await startHttpServer(['--config', config(), '--pool', '0']);
     client = await connectHttp(server.url);
   });
   afterAll(async () => {

@@ -58,18 +58,25 @@ mkdirSync(join(home, 'Documents'));
 writeFileSync(join(home, 'Documents', 'groceries.txt'), 'milk, eggs\n');
 writeFileSync(join(home, 'Documents', 'ideas.txt'), 'a server in front of servers\n');
 
-const servers = new Map<string, RunningServer>();
-async function serverFor(config: string): Promise<RunningServer> {
-  let server = servers.get(config);
+/**
+ * One server per command line, kept to the file's end: the README's blocks reduce to the same
+ * `--config <file>` the examples are run with, so while they do, they share its server (a block
+ * that grows another argument gets a server of its own).
+ */
+const servers = new Map<string, Promise<RunningServer>>();
+function serverWith(args: string[]): Promise<RunningServer> {
+  const key = JSON.stringify(args);
+  let server = servers.get(key);
   if (server === undefined) {
-    server = await startServer(['--config', config], { env: { HOME: home }, cwd: ROOT });
-    servers.set(config, server);
+    server = startServer(args, { env: { HOME: home }, cwd: ROOT });
+    servers.set(key, server);
   }
   return server;
 }
+const serverFor = (config: string): Promise<RunningServer> => serverWith(['--config', config]);
 
 afterAll(async () => {
-  for (const server of servers.values()) expect(await server.close()).toEqual([]);
+  for (const server of servers.values()) expect(await (await server).close()).toEqual([]);
 });
 
 /** The README's Claude Desktop block for a clone: `node /abs/path/codemode-mcp/bin/codemode-mcp.js ...`. */
@@ -92,27 +99,16 @@ describe('the examples', () => {
     const configAt = args.indexOf('--config');
     const script = 'parallel-sums.js';
     // The block's /abs/path/codemode-mcp stands for this checkout.
-    const server = await startServer([...args.slice(1, configAt + 1), configOf(script), ...args.slice(configAt + 2)], {
-      env: { HOME: home },
-      cwd: ROOT,
-    });
-    try {
-      expect(textOf(await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') }))).toMatch(/^Script \S+ finished/);
-    } finally {
-      expect(await server.close()).toEqual([]);
-    }
+    const server = await serverWith([...args.slice(1, configAt + 1), configOf(script), ...args.slice(configAt + 2)]);
+    expect(textOf(await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') }))).toMatch(/^Script \S+ finished/);
   });
 
   test("the README's Claude Desktop block starts a server that runs an example script", async () => {
     expect(readmeEntry()).toMatchObject({ command: 'npx', args: expect.arrayContaining(['-y', 'codemode-mcp', '--config']) });
     const script = 'parallel-sums.js';
-    const server = await startServer(commandLineFor(configOf(script)), { env: { HOME: home }, cwd: ROOT });
-    try {
-      const result = await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') });
-      expect(textOf(result)).toMatch(/^Script \S+ finished/);
-    } finally {
-      expect(await server.close()).toEqual([]);
-    }
+    const server = await serverWith(commandLineFor(configOf(script)));
+    const result = await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') });
+    expect(textOf(result)).toMatch(/^Script \S+ finished/);
   });
 
   test.each(scripts)('examples/scripts/%s runs to its end against the config its header names', async (script) => {

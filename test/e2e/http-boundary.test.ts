@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { INITIALIZE, connectHttp, mcpHeaders, rawRequest, startHttpServer, type HttpServer } from '../support/http-server.js';
 import { BIN, nodeEntry, publishedEntry, structuredOf, writeConfig } from '../support/mcp-client.js';
 
@@ -20,16 +20,26 @@ afterEach(async () => {
 });
 
 const everything = (): string => writeConfig({ everything: nodeEntry(publishedEntry('server-everything')) });
-const initialize = (extra: Record<string, string> = {}) =>
-  rawRequest(server!.port, {
-    headers: mcpHeaders({ Host: `127.0.0.1:${server!.port}`, ...extra }),
+const initialize = (extra: Record<string, string> = {}, on: HttpServer = server!) =>
+  rawRequest(on.port, {
+    headers: mcpHeaders({ Host: `127.0.0.1:${on.port}`, ...extra }),
     body: JSON.stringify(INITIALIZE),
   });
 
+/**
+ * One server with the default settings for the tests that need nothing else: each works in
+ * sessions of its own. No pool: a run makes its child. Stopped at the file's end, leaving nothing.
+ */
+let plain: Promise<HttpServer> | undefined;
+const plainServer = (): Promise<HttpServer> => (plain ??= startHttpServer(['--config', everything(), '--pool', '0']));
+afterAll(async () => {
+  if (plain !== undefined) expect((await (await plain).stop()).left).toEqual([]);
+});
+
 describe('who may reach the server', () => {
   test('a foreign Host gets 403, and so does a foreign Origin; a loopback one is served', async () => {
-    server = await startHttpServer(['--config', everything()]);
-    const host = await initialize({ Host: 'evil.example.com' });
+    const on = await plainServer();
+    const host = await initialize({ Host: 'evil.example.com' }, on);
     expect(host.status).toBe(403);
     expect(host.json()).toEqual({
       jsonrpc: '2.0',
@@ -40,18 +50,18 @@ describe('who may reach the server', () => {
         ),
       },
     });
-    const origin = await initialize({ Origin: 'http://evil.example.com' });
+    const origin = await initialize({ Origin: 'http://evil.example.com' }, on);
     expect(origin.status).toBe(403);
     expect(String(origin.json().error && (origin.json().error as { message: string }).message)).toContain(
       'Invalid Origin: evil.example.com',
     );
-    const fine = await initialize({ Host: `localhost:${server.port}`, Origin: `http://localhost:${server.port}` });
+    const fine = await initialize({ Host: `localhost:${on.port}`, Origin: `http://localhost:${on.port}` }, on);
     expect(fine.status).toBe(200);
     expect(fine.headers['mcp-session-id']).toBeDefined();
   });
 
   test('with a token, a request without it or with a wrong one gets 401 and a Bearer challenge; the right one is served', async () => {
-    server = await startHttpServer(['--config', everything(), '--http-token', TOKEN]);
+    server = await startHttpServer(['--config', everything(), '--http-token', TOKEN, '--pool', '0']);
     const none = await initialize();
     expect(none.status).toBe(401);
     expect(none.headers['www-authenticate']).toBe('Bearer realm="codemode-mcp"');
@@ -75,7 +85,7 @@ describe('who may reach the server', () => {
       version: expect.any(String),
       upstreams: [{ name: 'everything', state: 'ready', tools: expect.any(Number) }],
       sessions: 1,
-      scriptChildren: { running: 0, pooled: expect.any(Number), max: 16 },
+      scriptChildren: { running: 0, pooled: 0, max: 16 },
     });
   });
 
@@ -92,7 +102,7 @@ describe('who may reach the server', () => {
 
 describe('what a request gets', () => {
   test('a body over maxMessageBytes gets 413 and the server keeps serving', async () => {
-    server = await startHttpServer(['--config', everything(), '--max-message-bytes', '1MiB']);
+    server = await startHttpServer(['--config', everything(), '--max-message-bytes', '1MiB', '--pool', '0']);
     const big = JSON.stringify({ ...INITIALIZE, params: { ...INITIALIZE.params, padding: 'x'.repeat(2 * 1024 * 1024) } });
     const refused = await rawRequest(server.port, { headers: mcpHeaders({ Host: 'localhost' }), body: big });
     expect(refused.status).toBe(413);
@@ -101,14 +111,14 @@ describe('what a request gets', () => {
   });
 
   test('an unknown session id gets 404, a request without one 400, an unsupported MCP-Protocol-Version 400, bad JSON 400 and bad params a JSON-RPC error with its id', async () => {
-    server = await startHttpServer(['--config', everything()]);
-    const unknown = await rawRequest(server.port, {
+    const on = await plainServer();
+    const unknown = await rawRequest(on.port, {
       headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': 'no-such-session' }),
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('Session not found: \\"no-such-session\\"');
-    const sessionless = await rawRequest(server.port, {
+    const sessionless = await rawRequest(on.port, {
       headers: mcpHeaders({ Host: 'localhost' }),
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
     });
@@ -119,10 +129,10 @@ describe('what a request gets', () => {
       error: { code: -32600, message: expect.stringContaining('no Mcp-Session-Id header') },
     });
 
-    const session = String((await initialize()).headers['mcp-session-id']);
+    const session = String((await initialize({}, on)).headers['mcp-session-id']);
     const inSession = (body: string) =>
-      rawRequest(server!.port, { headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }), body });
-    const textBody = await rawRequest(server.port, {
+      rawRequest(on.port, { headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }), body });
+    const textBody = await rawRequest(on.port, {
       headers: { ...mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }), 'Content-Type': 'text/plain' },
       body: '{}',
     });
@@ -133,7 +143,7 @@ describe('what a request gets', () => {
       jsonrpc: '2.0',
       error: { code: -32700, message: expect.stringContaining('Parse error: the body is not JSON') },
     });
-    const oldVersion = await rawRequest(server.port, {
+    const oldVersion = await rawRequest(on.port, {
       headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '1999-01-01' }),
       body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }),
     });
@@ -156,8 +166,8 @@ describe('what a request gets', () => {
 
 describe('a cancelled call', () => {
   test('ends the stream of its POST, which would otherwise stay open with no answer to carry', async () => {
-    server = await startHttpServer(['--config', everything()]);
-    const session = String((await initialize()).headers['mcp-session-id']);
+    const on = await plainServer();
+    const session = String((await initialize({}, on)).headers['mcp-session-id']);
     const headers = mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session });
     const call = {
       jsonrpc: '2.0',
@@ -173,7 +183,7 @@ describe('a cancelled call', () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const ended = new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: server!.port, method: 'POST', path: '/mcp', headers }, (res) => {
+      const req = httpRequest({ host: '127.0.0.1', port: on.port, method: 'POST', path: '/mcp', headers }, (res) => {
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           text += chunk;
@@ -192,7 +202,7 @@ describe('a cancelled call', () => {
       method: 'notifications/cancelled',
       params: { requestId: 'run-1', reason: 'the user pressed stop' },
     };
-    expect((await rawRequest(server.port, { headers, body: JSON.stringify(cancel) })).status).toBe(202);
+    expect((await rawRequest(on.port, { headers, body: JSON.stringify(cancel) })).status).toBe(202);
     expect(await ended).toBe(200);
     expect(text).not.toContain('"id":"run-1"');
   });
@@ -200,17 +210,17 @@ describe('a cancelled call', () => {
 
 describe('how a session ends', () => {
   test('DELETE ends the session and stops its running script; its id then gets 404', async () => {
-    server = await startHttpServer(['--config', everything()]);
-    const client = await connectHttp(server.url);
+    const on = await plainServer();
+    const client = await connectHttp(on.url);
     const id = structuredOf(await client.run({ code: 'await sleep(600_000)', yield_ms: 0 })).script as string;
     const session = client.transport.sessionId!;
     await client.transport.terminateSession();
     expect(
-      await server.logged(
+      await on.logged(
         new RegExp(`session ${session} ended \\(the client ended it with DELETE\\); its running scripts: ${id} stopped`),
       ),
     ).toBeTruthy();
-    const after = await rawRequest(server.port, {
+    const after = await rawRequest(on.port, {
       headers: mcpHeaders({ Host: 'localhost', 'Mcp-Session-Id': session }),
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
     });
@@ -219,7 +229,7 @@ describe('how a session ends', () => {
   });
 
   test('a session idle past httpSessionIdleMs ends, its running script stopped and logged', async () => {
-    server = await startHttpServer(['--config', everything(), '--http-session-idle-ms', '1500']);
+    server = await startHttpServer(['--config', everything(), '--http-session-idle-ms', '1500', '--pool', '0']);
     const client = await connectHttp(server.url);
     const id = structuredOf(await client.run({ code: 'await sleep(600_000)', yield_ms: 0 })).script as string;
     const session = client.transport.sessionId!;

@@ -11,7 +11,10 @@ let server: HttpServer;
 const sessions: HttpClient[] = [];
 
 beforeAll(async () => {
+  // No script runs here: no pool.
   server = await startHttpServer([
+    '--pool',
+    '0',
     '--config',
     writeConfig({ conf: nodeEntry(fixturePath('upstreams/conformance-everything.mjs')) }),
   ]);

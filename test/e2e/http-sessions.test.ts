@@ -3,7 +3,7 @@
  * stdio client does, and two sessions at once are worlds apart (scripts, elicitation, logging).
  */
 import type { ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import {
   INITIALIZE,
   connectHttp,
@@ -34,8 +34,38 @@ afterEach(async () => {
   expect(stopped?.left ?? []).toEqual([]);
 });
 
+/**
+ * The tests that only need sessions of their own share a server per config: each opens its own
+ * sessions (closed after it), so none sees another's scripts, logs or elicitations. Each shared
+ * server is stopped at the file's end, and must leave nothing behind then. No server here keeps a
+ * pool: what is checked is the sessions'; each run makes its child.
+ */
+const shared = new Map<string, Promise<HttpServer>>();
+function sharedServer(name: 'everything' | 'recorders', config: () => string): Promise<HttpServer> {
+  let started = shared.get(name);
+  if (started === undefined) {
+    started = startHttpServer(['--config', config(), '--pool', '0']);
+    shared.set(name, started);
+  }
+  return started;
+}
+const sharedEverything = (): Promise<HttpServer> => sharedServer('everything', everything);
+/** Two recorder upstreams, "one" and "two": each offers `ask`, an elicitation. */
+const sharedRecorders = (): Promise<HttpServer> =>
+  sharedServer('recorders', () =>
+    writeConfig({ one: nodeEntry(fixturePath('upstreams/recorder.mjs')), two: nodeEntry(fixturePath('upstreams/recorder.mjs')) }),
+  );
+
+afterAll(async () => {
+  for (const started of shared.values()) expect((await (await started).stop()).left).toEqual([]);
+});
+
 async function open(options: Parameters<typeof connectHttp>[1] = {}): Promise<HttpClient> {
-  const client = await connectHttp(server!.url, options);
+  return openOn(server!, options);
+}
+
+async function openOn(on: HttpServer, options: Parameters<typeof connectHttp>[1] = {}): Promise<HttpClient> {
+  const client = await connectHttp(on.url, options);
   clients.push(client);
   return client;
 }
@@ -45,7 +75,7 @@ const everything = (): string => writeConfig({ everything: nodeEntry(publishedEn
 describe('the cap on sessions open at once (maxHttpSessions)', () => {
   test('an initialize past the cap gets 503 with a JSON-RPC error saying what frees a place; the open sessions keep working, and an ended one frees its place', async () => {
     const cap = 3;
-    server = await startHttpServer(['--config', everything(), '--max-http-sessions', String(cap)]);
+    server = await startHttpServer(['--config', everything(), '--max-http-sessions', String(cap), '--pool', '0']);
     const sessions = await Promise.all(Array.from({ length: cap }, () => open()));
     const initialize = (id: number) =>
       rawRequest(server!.port, { headers: mcpHeaders(), body: JSON.stringify({ ...INITIALIZE, id }) });
@@ -77,8 +107,7 @@ describe('the cap on sessions open at once (maxHttpSessions)', () => {
 
 describe('a session over HTTP', () => {
   test('initializes, lists code_execution, runs a script that calls a real upstream, and waits, stops and lists', async () => {
-    server = await startHttpServer(['--config', everything()]);
-    const session = await open();
+    const session = await openOn(await sharedEverything());
     expect(session.transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const { tools } = await session.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['code_execution']);
@@ -97,8 +126,7 @@ describe('a session over HTTP', () => {
   });
 
   test('a watched run sends progress notifications on its own call', async () => {
-    server = await startHttpServer(['--config', everything()]);
-    const session = await open();
+    const session = await openOn(await sharedEverything());
     const progress: Progress[] = [];
     const result = await session.run(
       { code: 'for (let i = 1; i <= 3; i++) { console.log("step " + i); await sleep(300) } return "done"' },
@@ -113,10 +141,10 @@ describe('a session over HTTP', () => {
 
 describe('a session over HTTP, reached outside a call', () => {
   test("an upstream's elicitation while no call of the session is open reaches the client on its GET stream", async () => {
-    server = await startHttpServer(['--config', writeConfig({ rec: nodeEntry(fixturePath('upstreams/recorder.mjs')) })]);
+    const on = await sharedRecorders();
     let answered!: () => void;
     const asked = new Promise<void>((resolve) => (answered = resolve));
-    const session = await open({
+    const session = await openOn(on, {
       capabilities: { elicitation: { form: {} } },
       onElicit: () => {
         answered();
@@ -125,7 +153,7 @@ describe('a session over HTTP, reached outside a call', () => {
     });
     // The run answers at once; the script asks later, when only the GET stream is open.
     const started = await session.run({
-      code: 'await sleep(500); return JSON.parse((await tools.ask({})).content[0].text).content.name',
+      code: 'await sleep(500); return JSON.parse((await tools.one__ask({})).content[0].text).content.name',
       yield_ms: 0,
     });
     await asked;
@@ -134,8 +162,7 @@ describe('a session over HTTP, reached outside a call', () => {
   });
 
   test('the logging level a session sets filters what it is sent', async () => {
-    server = await startHttpServer(['--config', everything()]);
-    const session = await open();
+    const session = await openOn(await sharedEverything());
     await session.client.setLoggingLevel('error');
     expect(valueOf(await session.run({ code: 'notify({ filtered: true }); return "ok"' }))).toBe('ok');
     await session.client.setLoggingLevel('info');
@@ -149,9 +176,9 @@ describe('a session over HTTP, reached outside a call', () => {
 
 describe('two sessions at once', () => {
   test("each has its own scripts: one's ids are unknown to the other, and list shows only its own", async () => {
-    server = await startHttpServer(['--config', everything()]);
-    const a = await open({ name: 'A' });
-    const b = await open({ name: 'B' });
+    const on = await sharedEverything();
+    const a = await openOn(on, { name: 'A' });
+    const b = await openOn(on, { name: 'B' });
     expect(a.transport.sessionId).not.toBe(b.transport.sessionId);
     const started = await a.run({ code: 'await sleep(60_000)', yield_ms: 0 });
     const id = structuredOf(started).script as string;
@@ -164,11 +191,7 @@ describe('two sessions at once', () => {
   });
 
   test("each session's elicitations go to its own client while both scripts ask at once", async () => {
-    const config = writeConfig({
-      one: nodeEntry(fixturePath('upstreams/recorder.mjs')),
-      two: nodeEntry(fixturePath('upstreams/recorder.mjs')),
-    });
-    server = await startHttpServer(['--config', config]);
+    const on = await sharedRecorders();
     // Neither answers until both have been asked, so the two requests are in flight together.
     const asked: string[] = [];
     let bothAsked!: () => void;
@@ -182,8 +205,8 @@ describe('two sessions at once', () => {
         await together;
         return { action: 'accept', content: { name: who } };
       };
-    const a = await open({ name: 'A', capabilities: { elicitation: { form: {} } }, onElicit: answer('Ada') });
-    const b = await open({ name: 'B', capabilities: { elicitation: { form: {} } }, onElicit: answer('Bob') });
+    const a = await openOn(on, { name: 'A', capabilities: { elicitation: { form: {} } }, onElicit: answer('Ada') });
+    const b = await openOn(on, { name: 'B', capabilities: { elicitation: { form: {} } }, onElicit: answer('Bob') });
     const code = (tool: string) => `return JSON.parse((await tools["${tool}"]({})).content[0].text).content.name`;
     const [fromA, fromB] = await Promise.all([a.run({ code: code('one__ask') }), b.run({ code: code('two__ask') })]);
     expect(valueOf(fromA)).toBe('Ada');
@@ -192,9 +215,9 @@ describe('two sessions at once', () => {
   });
 
   test("a script's notify reaches its own session's client only", async () => {
-    server = await startHttpServer(['--config', everything()]);
-    const a = await open({ name: 'A' });
-    const b = await open({ name: 'B' });
+    const on = await sharedEverything();
+    const a = await openOn(on, { name: 'A' });
+    const b = await openOn(on, { name: 'B' });
     await a.client.setLoggingLevel('info');
     await b.client.setLoggingLevel('info');
     expect(valueOf(await a.run({ code: 'notify({ from: "A" }); return "ok"' }))).toBe('ok');

@@ -9,20 +9,26 @@ import { makeTempDir } from '../support/temp-dirs.js';
 
 const everything = (): Record<string, unknown> => ({ everything: nodeEntry(publishedEntry('server-everything'), ['stdio']) });
 
-/** Serves one client that makes one upstream call, then closes; returns the server's stderr. */
+/**
+ * Serves one client that makes one upstream call, then closes; returns the server's stderr. No
+ * pool (what is logged is not the pool's): the one run makes the one script child.
+ */
 async function serveOneCall(args: string[]): Promise<string> {
-  const server = await startServer(args);
+  const server = await startServer(['--pool', '0', ...args]);
   const result = await server.run({ code: 'return (await tools["get-sum"]({ a: 2, b: 3 })).content[0].text' });
   expect(result.isError).toBeFalsy();
   expect(await server.close()).toEqual([]);
   return server.stderr();
 }
 
+/** The stderr of one call served with the default log settings: the first two tests both read it. */
+let infoRun: Promise<string> | undefined;
+const servedAtInfo = (): Promise<string> => (infoRun ??= serveOneCall(['--config', writeConfig(everything())]));
+
 describe('logs', () => {
   test('--log-level debug adds lines the default (info) leaves out: the start command and each tool call', async () => {
-    const config = writeConfig(everything());
-    const info = await serveOneCall(['--config', config]);
-    const debug = await serveOneCall(['--config', config, '--log-level', 'debug']);
+    const info = await servedAtInfo();
+    const debug = await serveOneCall(['--config', writeConfig(everything()), '--log-level', 'debug']);
     for (const stderr of [info, debug]) expect(stderr).toContain('codemode-mcp: upstream "everything" connected over stdio');
     expect(debug).toContain('codemode-mcp: upstream "everything": starting');
     expect(debug).toMatch(/codemode-mcp: upstream "everything": tools\/call get-sum answered in \d+ ms/);
@@ -31,7 +37,7 @@ describe('logs', () => {
   });
 
   test("settings.logLevel error leaves out the info lines: our own and the upstream's stderr", async () => {
-    const info = await serveOneCall(['--config', writeConfig(everything())]);
+    const info = await servedAtInfo();
     expect(info).toContain('[everything] ');
     expect(info).toContain('codemode-mcp: shutting down');
     const quiet = await serveOneCall(['--config', writeConfig(everything(), { logLevel: 'error' })]);
@@ -101,7 +107,16 @@ describe('logs', () => {
 
   test('a log file whose writes start failing (here: past a file size limit) is given up once, said on stderr, and the server keeps serving', async () => {
     const file = join(makeTempDir('logs'), 'codemode.log');
-    const server = await startServer(['--config', writeConfig(everything()), '--log-file', file, '--log-level', 'debug']);
+    const server = await startServer([
+      '--config',
+      writeConfig(everything()),
+      '--log-file',
+      file,
+      '--log-level',
+      'debug',
+      '--pool',
+      '0',
+    ]);
     const call = { code: 'return (await tools["get-sum"]({ a: 2, b: 3 })).content[0].text' };
     expect((await server.run(call)).isError).toBeFalsy();
     // From here every write to the file fails with EFBIG, as on a full disk with ENOSPC: the limit is

@@ -21,7 +21,17 @@ beforeAll(async () => {
     }),
     conf2: nodeEntry(FIXTURE, ['second']),
   });
-  server = await startServer(['--config', config, '--expose', 'everything__get-structured-*', '--expose', 'everything__echo']);
+  // No pool: what is checked is what passes through; the one run makes its child.
+  server = await startServer([
+    '--config',
+    config,
+    '--pool',
+    '0',
+    '--expose',
+    'everything__get-structured-*',
+    '--expose',
+    'everything__echo',
+  ]);
   server.client.setNotificationHandler(
     'notifications/resources/updated',
     (notification) => void updates.push(notification.params.uri),

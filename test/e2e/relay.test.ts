@@ -17,7 +17,8 @@ import {
 import { makeTempDir } from '../support/temp-dirs.js';
 
 // The recorder's "ask" tool calls elicitInput inside its tool, and "roots" lists the client's roots.
-const recorder = ['--', process.execPath, fixturePath('upstreams/recorder.mjs')];
+// No pool: what is checked is what is relayed; each run makes its child.
+const recorder = ['--pool', '0', '--', process.execPath, fixturePath('upstreams/recorder.mjs')];
 
 describe('an upstream asks the client during a script call', () => {
   let server: RunningServer;
@@ -86,7 +87,9 @@ describe('sampling and roots from npm servers (server-everything is built on SDK
       everything: nodeEntry(publishedEntry('server-everything'), ['stdio']),
       files: nodeEntry(publishedEntry('server-filesystem'), [fromArgs!]),
     });
-    server = await startServer(['--config', config], { capabilities: { sampling: {}, roots: { listChanged: true } } });
+    server = await startServer(['--config', config, '--pool', '0'], {
+      capabilities: { sampling: {}, roots: { listChanged: true } },
+    });
     server.client.setRequestHandler('sampling/createMessage', (request) => {
       sampled.push(request.params);
       return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'a sampled answer' } };

@@ -37,7 +37,8 @@ describe('a config that lists codemode-mcp itself', () => {
   });
 
   test('the server skips it likewise, serves the other upstream, and leaves no process when closed', async () => {
-    const server = await startServer(['--config', configWithSelf()]);
+    // No pool: what is checked is the upstreams it starts and skips; the one run makes its child.
+    const server = await startServer(['--config', configWithSelf(), '--pool', '0']);
     const result = await server.run({ code: 'return typeof (await tools["memory__read_graph"]({})).structuredContent' });
     expect(valueOf(result)).toBe('object');
     expect(server.stderr()).toContain(SKIPPED);

@@ -27,7 +27,10 @@ describe('skills served through the MCP Skills extension, over stdio', () => {
     writeSkill(skillsDir, 'greet', 'Greets someone by name', 'return `hello ${input.name}`;\n');
     mkdirSync(join(skillsDir, 'half-written'));
     writeFileSync(join(skillsDir, 'half-written', 'skill.js'), 'return 1;\n');
+    // No script runs here: no pool.
     server = await startServer([
+      '--pool',
+      '0',
       '--skills-dir',
       skillsDir,
       '--',
@@ -110,6 +113,8 @@ describe('skills served over HTTP when no upstream offers resources', () => {
     const skillsDir = makeTempDir('skills-http');
     writeSkill(skillsDir, 'greet', 'Greets someone by name', 'return `hello ${input.name}`;\n');
     server = await startHttpServer([
+      '--pool',
+      '0',
       '--skills-dir',
       skillsDir,
       '--',

@@ -8,7 +8,8 @@ describe('startup', () => {
       quick: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['ping']),
     });
     const began = Date.now();
-    const server = await startServer(['--config', config]);
+    // No pool: what is checked is the upstreams' start; the one run makes its child.
+    const server = await startServer(['--config', config, '--pool', '0']);
     // Answered before the slow upstream was up: the line saying how each upstream stands isn't out yet.
     expect(server.stderr()).not.toMatch(/upstreams: /);
     const [tool] = (await server.client.listTools()).tools;
@@ -26,7 +27,7 @@ describe('startup', () => {
       broken: nodeEntry(fixturePath('upstreams/exits-at-once.mjs')),
       quick: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['ping']),
     });
-    const server = await startServer(['--config', config]);
+    const server = await startServer(['--config', config, '--pool', '0']);
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description).toContain('quick__ping');
     expect(server.stderr()).toContain(

@@ -21,7 +21,8 @@ describe("an upstream's environment", () => {
         SSL_CERT_DIR: '/etc/ssl/certs',
         CODEMODE_TEST_SECRET: 'not for upstreams',
       };
-      const server = await startServer(args(), { env: ours });
+      // No pool: what is checked is the upstream's environment; the one run makes its child.
+      const server = await startServer(['--pool', '0', ...args()], { env: ours });
       const env = JSON.parse(
         String(valueOf(await server.run({ code: 'return (await tools["env"]({})).content[0].text' }))),
       ) as Record<string, string>;
@@ -38,7 +39,7 @@ describe("an upstream's environment", () => {
   );
 
   test("one that can't start says why in the log and in the tool's description, with the last lines of its stderr", async () => {
-    const server = await startServer(['--config', config()]);
+    const server = await startServer(['--config', config(), '--pool', '0']);
     const [tool] = (await server.client.listTools()).tools;
     await until(() => server.stderr().includes('upstream "proxied" failed to start'));
     const logged = server

@@ -1,24 +1,38 @@
 import { ProtocolError } from '@modelcontextprotocol/client';
+import type { Server } from '@modelcontextprotocol/server';
 import { describe, expect, test } from 'vitest';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import { MERGED_PAGE_SIZE } from '../../src/upstream/merged-pages.js';
-import { fixture, hubPerTest } from './specs.js';
+import type { UpstreamSpec } from '../../src/upstream/spec.js';
+import { lenientNamesServer } from '../fixtures/upstreams/lenient-names-server.mjs';
+import { resourcesServer } from '../fixtures/upstreams/resources-server.mjs';
+import { inMemorySpec, inMemoryUpstreams } from './in-memory.js';
+import { hubPerTest } from './specs.js';
 
 const scratch = hubPerTest();
+
+/**
+ * Merging pages is the hub's work, not a process's: the fixtures' servers (resources.mjs,
+ * lenient-names.mjs) are served in this process. Each entry's server is made by `serve`.
+ */
+function hubOf(entries: UpstreamSpec[], serve: (name: string) => Server): UpstreamHub {
+  return new UpstreamHub(entries, { log: () => {}, connect: inMemoryUpstreams(serve).connect });
+}
 
 // Regression: a merged list gave one upstream page per page, with a cursor to the next, so a
 // client that reads only the first page (several do) saw only the first upstream's items.
 describe('merged lists fill each page across upstreams', () => {
   const start = async (extra: number) => {
-    scratch.hub = new UpstreamHub(
+    scratch.hub = hubOf(
       [
         // Its 4 allowed resources make second's share of the first page fall inside one of its pages.
-        { ...fixture('first', 'resources.mjs', { args: ['first'] }), resourcePolicy: { deny: ['test://fail'] } },
-        fixture('second', 'resources.mjs', { args: ['second', String(extra)] }),
-        fixture('p1', 'lenient-names.mjs'),
-        fixture('p2', 'lenient-names.mjs'),
+        { ...inMemorySpec('first'), resourcePolicy: { deny: ['test://fail'] } },
+        inMemorySpec('second'),
+        inMemorySpec('p1'),
+        inMemorySpec('p2'),
       ],
-      { log: () => {} },
+      (name) =>
+        name === 'first' ? resourcesServer('first') : name === 'second' ? resourcesServer('second', extra) : lenientNamesServer(),
     );
     await scratch.hub.start();
     return scratch.hub;
@@ -70,9 +84,7 @@ describe('merged lists fill each page across upstreams', () => {
   // Regression: a page that filled exactly at the end of an upstream page read one more page with
   // no room left, and gave a cursor with `skip: 0`, which the server then refused as not its own.
   test('a page filled exactly at the end of an upstream page gives a cursor the next request takes', async () => {
-    scratch.hub = new UpstreamHub([fixture('only', 'resources.mjs', { args: ['only', String(MERGED_PAGE_SIZE + 20)] })], {
-      log: () => {},
-    });
+    scratch.hub = hubOf([inMemorySpec('only')], () => resourcesServer('only', MERGED_PAGE_SIZE + 20));
     await scratch.hub.start();
     const first = await scratch.hub.resourcePassthrough.list(undefined);
     expect(first.resources).toHaveLength(MERGED_PAGE_SIZE);

@@ -1,13 +1,25 @@
-import { join } from 'node:path';
 import type { Progress } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { CallOrigin } from '../../src/upstream/call-origins.js';
 import type { RelayedRequest, RequestRelay } from '../../src/upstream/relay.js';
-import { fixture, hubPerTest, readRecord, textOf, until } from './specs.js';
-import { makeTempDir } from '../support/temp-dirs.js';
+import { recorderServer } from '../fixtures/upstreams/recorder-server.mjs';
+import { inMemorySpec, inMemoryUpstreams } from './in-memory.js';
+import { fixture, hubPerTest, textOf, until } from './specs.js';
 
 const scratch = hubPerTest();
+
+/**
+ * A hub of recorder.mjs's servers named `names`, served in this process: relaying and routing are
+ * the hub's work. The entries each server records go to `record`. Progress keeps a real process
+ * (its regression was about what arrives in one read of a pipe).
+ */
+function recorders(names: string[], record: (entry: Record<string, unknown>) => void = () => {}): UpstreamHub {
+  return new UpstreamHub(
+    names.map((name) => inMemorySpec(name)),
+    { log: () => {}, connect: inMemoryUpstreams(() => recorderServer(record)).connect },
+  );
+}
 
 /** A session as the hub sees it, answering with `relay` and keeping the logs it is sent. */
 function origin(label: string, relay: RequestRelay, accepts = true): CallOrigin & { logs: unknown[] } {
@@ -27,18 +39,17 @@ const refuseAll: RequestRelay = async () => {
 
 describe('passing MCP through during a call', () => {
   test('an abort sends notifications/cancelled upstream and the call rejects with the abort reason', async () => {
-    scratch.dir = makeTempDir('cancel');
-    const record = join(scratch.dir, 'calls.jsonl');
-    scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs', { env: { RECORD_FILE: record } })], { log: () => {} });
+    const recorded: Record<string, unknown>[] = [];
+    scratch.hub = recorders(['rec'], (entry) => recorded.push(entry));
     await scratch.hub.start();
     const controller = new AbortController();
     const call = scratch.hub.callTool('hang', {}, controller.signal);
-    await until(() => readRecord(record).some((entry) => entry.event === 'call' && entry.tool === 'hang'));
+    await until(() => recorded.some((entry) => entry.event === 'call' && entry.tool === 'hang'));
     const reason = new Error('the script was stopped');
     controller.abort(reason);
     await expect(call).rejects.toBe(reason);
-    await until(() => readRecord(record).some((entry) => entry.event === 'cancelled'));
-    expect(readRecord(record).find((entry) => entry.event === 'cancelled')).toEqual({
+    await until(() => recorded.some((entry) => entry.event === 'cancelled'));
+    expect(recorded.find((entry) => entry.event === 'cancelled')).toEqual({
       event: 'cancelled',
       tool: 'hang',
       reason: 'Error: the script was stopped',
@@ -69,7 +80,7 @@ describe('passing MCP through during a call', () => {
   });
 
   test('an elicitation goes to the relay, named by its upstream, and its answer goes back', async () => {
-    scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
+    scratch.hub = recorders(['rec']);
     await scratch.hub.start();
     const asked: Array<{ server: string; request: RelayedRequest }> = [];
     scratch.hub.setFallbackOrigin(
@@ -92,7 +103,7 @@ describe('passing MCP through during a call', () => {
   });
 
   test('roots are relayed too', async () => {
-    scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
+    scratch.hub = recorders(['rec']);
     await scratch.hub.start();
     scratch.hub.setFallbackOrigin(
       origin('the client', async (_server, request) => {
@@ -106,7 +117,7 @@ describe('passing MCP through during a call', () => {
   });
 
   test('with no session to ask (no call running, no fallback), the upstream gets a JSON-RPC error that says why', async () => {
-    scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
+    scratch.hub = recorders(['rec']);
     await scratch.hub.start();
     const result = await scratch.hub.callTool('ask', {});
     expect(result.isError).toBe(true);
@@ -122,7 +133,7 @@ describe('routing what an upstream asks to the session whose call it serves', ()
     async () => ({ action: 'accept', content: { name } });
 
   test("a request goes to the one session with a call running on that upstream, not to another session's", async () => {
-    scratch.hub = new UpstreamHub([fixture('one', 'recorder.mjs'), fixture('two', 'recorder.mjs')], { log: () => {} });
+    scratch.hub = recorders(['one', 'two']);
     await scratch.hub.start();
     const a = origin('A', answer('from A'));
     const b = origin('B', refuseAll);
@@ -136,7 +147,7 @@ describe('routing what an upstream asks to the session whose call it serves', ()
   });
 
   test('with calls of two sessions running on the upstream, the one whose client can answer gets it', async () => {
-    scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
+    scratch.hub = recorders(['rec']);
     await scratch.hub.start();
     const a = origin('A', refuseAll, false);
     const b = origin('B', answer('from B'));
@@ -149,7 +160,7 @@ describe('routing what an upstream asks to the session whose call it serves', ()
   });
 
   test('with calls of two sessions that could both answer, the request is refused as ambiguous, naming both', async () => {
-    scratch.hub = new UpstreamHub([fixture('rec', 'recorder.mjs')], { log: () => {} });
+    scratch.hub = recorders(['rec']);
     await scratch.hub.start();
     const a = origin('session A', refuseAll);
     const b = origin('session B', refuseAll);
@@ -165,7 +176,7 @@ describe('routing what an upstream asks to the session whose call it serves', ()
   });
 
   test('a log message goes to the session with a call running, and to no other', async () => {
-    scratch.hub = new UpstreamHub([fixture('one', 'recorder.mjs'), fixture('two', 'recorder.mjs')], { log: () => {} });
+    scratch.hub = recorders(['one', 'two']);
     await scratch.hub.start();
     const a = origin('A', refuseAll);
     const b = origin('B', refuseAll);

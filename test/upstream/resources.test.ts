@@ -1,17 +1,32 @@
 import { ProtocolError, type ReadResourceResult } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
 import { ResultTooLargeError, ToolRefusedError } from '../../src/support/errors.js';
-import { UpstreamHub } from '../../src/upstream/hub.js';
+import { UpstreamHub, type UpstreamHubOptions } from '../../src/upstream/hub.js';
+import type { UpstreamSpec } from '../../src/upstream/spec.js';
+import { resourcesServer } from '../fixtures/upstreams/resources-server.mjs';
+import { inMemorySpec, inMemoryUpstreams } from './in-memory.js';
 import { collectLog, fixture, hubPerTest, published, textOf } from './specs.js';
 
 const scratch = hubPerTest();
+
+/**
+ * A hub whose entries are each served in this process by resources.mjs's server, named after
+ * its entry: for what is the hub's (listing, routing, policy, list_changed). An upstream that
+ * exits, a read past the limit of a message's bytes and server-everything keep real processes.
+ */
+function inProcessHub(specs: UpstreamSpec[], options: UpstreamHubOptions = { log: () => {} }): UpstreamHub {
+  return new UpstreamHub(specs, { ...options, connect: inMemoryUpstreams((name) => resourcesServer(name)).connect });
+}
 
 const textOfRead = (result: ReadResourceResult): string =>
   result.contents.map((part) => ('text' in part ? part.text : `[blob]`)).join('');
 
 describe('an upstream with resources', () => {
   test('every page of its resources and templates is listed, and a read goes to it by URI or by template', async () => {
-    scratch.hub = new UpstreamHub([fixture('res', 'resources.mjs')], { log: () => {} });
+    scratch.hub = new UpstreamHub([inMemorySpec('res')], {
+      log: () => {},
+      connect: inMemoryUpstreams(() => resourcesServer()).connect,
+    });
     await scratch.hub.start();
     expect(scratch.hub.resources().map(({ server, resource }) => `${server} ${resource.uri}`)).toEqual([
       'res test://static/a',
@@ -32,7 +47,7 @@ describe('an upstream with resources', () => {
   });
 
   test('a URI nothing routes is refused unsent, saying where to look; an upstream error on a read is a failure', async () => {
-    scratch.hub = new UpstreamHub([fixture('res', 'resources.mjs')], { log: () => {} });
+    scratch.hub = inProcessHub([inMemorySpec('res')]);
     await scratch.hub.start();
     const refusal = await scratch.hub.readResource('nope://x', 'resources.read("nope://x")').catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ToolRefusedError);
@@ -57,9 +72,7 @@ describe('an upstream with resources', () => {
   });
 
   test('the resources policy hides a denied URI, and a read of it is refused as denied', async () => {
-    scratch.hub = new UpstreamHub([{ ...fixture('res', 'resources.mjs'), resourcePolicy: { deny: ['test://static/*'] } }], {
-      log: () => {},
-    });
+    scratch.hub = inProcessHub([{ ...inMemorySpec('res'), resourcePolicy: { deny: ['test://static/*'] } }]);
     await scratch.hub.start();
     expect(scratch.hub.resources().map(({ resource }) => resource.uri)).toEqual(['test://shared', 'test://fail']);
     await expect(scratch.hub.readResource('test://static/a', 'r')).rejects.toMatchObject({
@@ -89,7 +102,10 @@ describe('an upstream with resources', () => {
   });
 
   test('list_changed re-lists its resources and tells the listeners', async () => {
-    scratch.hub = new UpstreamHub([fixture('res', 'resources.mjs')], { log: () => {} });
+    scratch.hub = new UpstreamHub([inMemorySpec('res')], {
+      log: () => {},
+      connect: inMemoryUpstreams(() => resourcesServer()).connect,
+    });
     await scratch.hub.start();
     const changed = new Promise<void>((resolve) => scratch.hub!.events.on('resources-changed', resolve));
     expect(textOf(await scratch.hub.callTool('add-resource', { uri: 'test://fresh' }))).toBe('added test://fresh');
@@ -100,12 +116,7 @@ describe('an upstream with resources', () => {
 
   test('two upstreams listing one URI: the first in config order serves it, and the log names both', async () => {
     const { lines, log } = collectLog();
-    scratch.hub = new UpstreamHub(
-      [fixture('first', 'resources.mjs', { args: ['first'] }), fixture('second', 'resources.mjs', { args: ['second'] })],
-      {
-        log,
-      },
-    );
+    scratch.hub = inProcessHub([inMemorySpec('first'), inMemorySpec('second')], { log });
     await scratch.hub.start();
     expect(textOfRead(await scratch.hub.readResource('test://shared', 'r'))).toBe('test://shared served by first');
     expect(textOfRead(await scratch.hub.readResource('test://item/1', 'r'))).toBe('item 1 served by first');
