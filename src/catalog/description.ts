@@ -55,7 +55,7 @@ export interface SkillLine {
 
 /** The `skills` line, when the server serves skills: how a script calls, saves and finds them. */
 const SKILLS_TEXT =
-  'await skills["name"](input) runs a saved skill in this script; skills.save({name,description,code,inputSchema?}) keeps a script body (input in scope) for later scripts; skills.list(), skills.describe(name).';
+  'skills.save({name,description,code,inputSchema?}) keeps a script body (input in scope); skills["name"](input) runs it here; skills.list(), .describe(name).';
 
 export interface DescriptionOptions {
   /** The server's yieldMs: how long a run waits by default, as the description states it. */
@@ -76,7 +76,7 @@ function apiText(options: DescriptionOptions, resourcesOffered: boolean): string
     'isError:true: the tool failed (may have taken effect). Thrown: ToolRefused (not sent; retry), TimeoutError (may still take effect), ResultTooLarge (took effect).',
     `searchTools(query, limit=${SEARCH_DEFAULT_LIMIT}) → [{name,description,score}]; console.log(describe(name)) prints one tool's declaration; ALL_TOOLS: [{name,description,inputSchema,outputSchema}] (large: use describe; never return it).`,
     ...(resourcesOffered ? [RESOURCES_TEXT] : []),
-    'await store(key, value, {ttlMs}?), load(key) (undefined if absent): JSON kept between scripts; state.keys(prefix?), state.remove(key).',
+    'store(key,value,{ttlMs}?), load(key): JSON kept between scripts; state.keys(prefix?), state.remove(key).',
     'console.log/text() print; show(block|result) adds images/resources to the answer; notify(x) tells the user; sleep(ms). No files, network, processes.',
   ].join('\n');
 }

@@ -92,7 +92,9 @@ describe('describeCodeExecution', () => {
     const without = describeWith(catalog, { yieldMs: 30_000 });
     expect(without).not.toContain('skills');
     const none = describeWith(catalog, { yieldMs: 30_000 }, []);
-    expect(none).toContain('await skills["name"](input) runs a saved skill in this script; skills.save(');
+    expect(none).toContain(
+      'skills.save({name,description,code,inputSchema?}) keeps a script body (input in scope); skills["name"](input) runs it here',
+    );
     expect(none).not.toContain('Saved skills');
     const two = describeWith(catalog, { yieldMs: 30_000 }, [
       { name: 'word-count', description: 'Counts the words of a text. Splits on whitespace.' },

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { fixturePath, nodeEntry, publishedEntry, startServer, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import {
+  fixturePath,
+  nodeEntry,
+  publishedEntry,
+  startServer,
+  writeConfig,
+  type RunningServer,
+  valueOf,
+} from '../support/mcp-client.js';
 import { rejection } from '../support/rejection.js';
 import { until } from '../upstream/specs.js';
 
@@ -195,8 +203,9 @@ describe('tools offered directly (expose)', () => {
     const exposed = tools[1]!;
     expect(exposed.outputSchema).toMatchObject({ type: 'object' });
     expect(exposed.annotations).toMatchObject({ readOnlyHint: true });
-    // The code_execution description still names it.
-    expect(tools[0]!.description).toContain('get-structured-content');
+    // Scripts still have it.
+    const names = valueOf(await server.run({ code: 'return ALL_TOOLS.map((tool) => tool.name)' })) as string[];
+    expect(names).toContain('everything__get-structured-content');
   });
 
   test('an exposed tool is called directly and answers with its structured output', async () => {
