@@ -22,6 +22,29 @@ export type SkillSaving =
  * prelude is src/script-host/types.ts's SkillsCaller.
  */
 export function skillsCaller(library: SkillsLibrary, saving: SkillSaving, log: Log): SkillsCaller {
+  const answer = answerFrom(library, saving, log);
+  return async (request, signal) => {
+    try {
+      return await answer(request, signal);
+    } catch (error) {
+      throw withoutDirectory(error, library.directory);
+    }
+  };
+}
+
+/**
+ * What a script is told names no path on the server's disk (a script may be an HTTP client's):
+ * the library's own words, with its directory said as "the skills directory". The CLI, for the
+ * person at the machine, keeps the path.
+ */
+function withoutDirectory(error: unknown, directory: string): unknown {
+  if (!(error instanceof Error) || !error.message.includes(directory)) return error;
+  const message = error.message.replaceAll(directory, 'the skills directory');
+  if (error instanceof SkillError) return new SkillError(error.code, message.slice(`${error.code}: `.length));
+  return new Error(message, { cause: error });
+}
+
+function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log): SkillsCaller {
   return async (request) => {
     switch (request.call) {
       case 'skills.list': {
