@@ -24,7 +24,8 @@ export class Notifier {
     if (now - this.lastSentAt < NOTIFY_SPACING_MS) return NOTIFY_SKIPPED;
     this.sent++;
     this.lastSentAt = now;
-    this.outlet.send({ t: 'notify', payload: payloadJson });
+    // Once the script has ended (its ending sent), nothing more goes to the parent, as with calls.
+    if (!this.outlet.ended()) this.outlet.send({ t: 'notify', payload: payloadJson });
     return '';
   }
 }

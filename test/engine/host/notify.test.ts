@@ -40,4 +40,10 @@ describe('notify', () => {
     expect(notifier.notify('1')).toBe('notify is off on this server (its notifyMax setting is 0)');
     expect(sent).toEqual([]);
   });
+
+  it('sends nothing once the script has ended, as a call sends nothing then', () => {
+    const { outlet, sent } = recordingOutlet(true);
+    expect(new Notifier(10, outlet, () => 0).notify('1')).toBe('');
+    expect(sent).toEqual([]);
+  });
 });
