@@ -83,6 +83,10 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
   });
   try {
     await provider.prepare();
+    // Listen at once on the port prepare() chose, rather than when the authorization URL comes
+    // (after discovery and registration): a port found free and left unheld meanwhile can be taken.
+    if (provider.interactive)
+      receiver = await LoopbackRedirect.listen(provider.redirectPort!, (state) => provider.knowsState(state));
     for (let round = 1; ; round++) {
       redirected = false;
       const refusals = new RefusalNotes();
