@@ -3,7 +3,7 @@ import { CallRecord, type OpenCall } from './call-record.js';
 import type { AdmittedCall } from './call-policy.js';
 import type { ScriptChannel } from './channel.js';
 import { failedRead, resultFrame } from './result-frame.js';
-import type { ResourceCaller, SkillsCaller, SkillsRequest, StateCaller, StateRequest, ToolCaller } from './types.js';
+import type { ResourceCaller, SkillsCaller, StateCaller, ToolCaller } from './types.js';
 
 export interface CallDispatchOptions {
   readonly callTool: ToolCaller;
@@ -17,6 +17,25 @@ export interface CallDispatchOptions {
   /** The script's memory: a result past a third of it is too large (protocol/contract.ts). */
   readonly memoryMaxBytes: number;
 }
+
+/** How an API the server answers itself is refused when it is off, and what its backend's failure becomes. */
+interface ServedApi {
+  readonly off: 'STATE_OFF' | 'SKILLS_OFF';
+  readonly offReason: string;
+  readonly failed: (label: string, error: unknown) => RefusedError;
+}
+
+const STATE_API: ServedApi = {
+  off: 'STATE_OFF',
+  offReason: 'this server was started without memory between scripts',
+  failed: (label, error) => new StateFailedError(label, error),
+};
+
+const SKILLS_API: ServedApi = {
+  off: 'SKILLS_OFF',
+  offReason: 'this server was started without skills',
+  failed: (label, error) => new SkillsFailedError(label, error),
+};
 
 /**
  * Runs a script's admitted calls against the tools, resources and state, and sends the child each
@@ -38,15 +57,20 @@ export class CallDispatch {
       const open = this.record.opened(call.id, call.tool, call.argsJson);
       return this.answerWith(open, () => this.options.callTool(call.tool, call.args, this.record.signal));
     }
+    const { callState, callSkills } = this.options;
     if (call.kind === 'state') {
       const { request } = call;
       const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
-      return this.answerWith(open, () => this.callState(request));
+      return this.answerWith(open, () =>
+        this.callServed(request.label, callState && ((signal) => callState(request, signal)), STATE_API),
+      );
     }
     if (call.kind === 'skills') {
       const { request } = call;
       const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
-      return this.answerWith(open, () => this.callSkills(request));
+      return this.answerWith(open, () =>
+        this.callServed(request.label, callSkills && ((signal) => callSkills(request, signal)), SKILLS_API),
+      );
     }
     const { label } = call;
     const open = this.record.opened(call.id, call.call, call.argsJson, label);
@@ -60,29 +84,20 @@ export class CallDispatch {
     );
   }
 
-  /** A state call's answer; a backend's failure is the script's ToolRefused too, saying so. */
-  private async callState(request: StateRequest): Promise<unknown> {
-    const callState = this.options.callState;
-    if (callState === undefined) {
-      throw new ToolRefusedError('STATE_OFF', request.label, 'this server was started without memory between scripts');
-    }
+  /**
+   * A call of an API the server answers itself (state, skills): refused when this server gives
+   * scripts none, and a backend's failure is the script's ToolRefused too, saying so.
+   */
+  private async callServed(
+    label: string,
+    answer: ((signal: AbortSignal) => Promise<unknown>) | undefined,
+    api: ServedApi,
+  ): Promise<unknown> {
+    if (answer === undefined) throw new ToolRefusedError(api.off, label, api.offReason);
     try {
-      return await callState(request, this.record.signal);
+      return await answer(this.record.signal);
     } catch (error) {
-      throw error instanceof RefusedError ? error : new StateFailedError(request.label, error);
-    }
-  }
-
-  /** A skills call's answer; the library's failure is the script's ToolRefused too, saying so. */
-  private async callSkills(request: SkillsRequest): Promise<unknown> {
-    const callSkills = this.options.callSkills;
-    if (callSkills === undefined) {
-      throw new ToolRefusedError('SKILLS_OFF', request.label, 'this server was started without skills');
-    }
-    try {
-      return await callSkills(request, this.record.signal);
-    } catch (error) {
-      throw error instanceof RefusedError ? error : new SkillsFailedError(request.label, error);
+      throw error instanceof RefusedError ? error : api.failed(label, error);
     }
   }
 

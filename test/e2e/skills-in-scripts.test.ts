@@ -8,10 +8,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
-import { fixturePath, runBin, startServer, stderrLine, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { fixturePath, runBin, stderrLine } from '../support/mcp-client.js';
+import { RECORDER_UPSTREAM, valueOfRun, withRecorderServer } from '../support/recorder-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
-const upstream = ['--', process.execPath, fixturePath('upstreams/recorder.mjs')];
+const upstream = RECORDER_UPSTREAM;
 
 const SAVE = `return await skills.save({
   name: "word-count",
@@ -21,25 +22,10 @@ const SAVE = `return await skills.save({
 });`;
 const CALL = 'return await skills["word-count"]({ text: "one two  three" });';
 
-async function valueOfRun(server: Pick<RunningServer, 'run'>, code: string): Promise<unknown> {
-  const result = await server.run({ code });
-  expect(result.isError, textOf(result)).toBe(false);
-  return valueOf(result);
-}
-
-async function withServer<T>(args: readonly string[], use: (server: RunningServer) => Promise<T>): Promise<T> {
-  const server = await startServer([...args, '--pool', '0', ...upstream]);
-  try {
-    return await use(server);
-  } finally {
-    expect(await server.close()).toEqual([]);
-  }
-}
-
 describe('skills in scripts over stdio', () => {
   test('one run saves a skill, a later run and a restarted server call it, and so does run; an edit by hand is picked up', async () => {
     const dir = join(makeTempDir('skills-e2e'), 'skills');
-    await withServer(['--skills-dir', dir], async (server) => {
+    await withRecorderServer(['--skills-dir', dir], async (server) => {
       expect((await server.client.listTools()).tools[0]!.description).not.toContain('Saved skills');
       const listChanged = new Promise<void>((resolve) =>
         server.client.setNotificationHandler('notifications/tools/list_changed', () => resolve()),
@@ -64,7 +50,7 @@ describe('skills in scripts over stdio', () => {
     });
     expect(readFileSync(join(dir, 'word-count', 'skill.ts'), 'utf8')).toContain('const words: string[]');
 
-    await withServer(['--skills-dir', dir], async (server) => {
+    await withRecorderServer(['--skills-dir', dir], async (server) => {
       expect(await valueOfRun(server, CALL)).toBe(3);
       expect(await valueOfRun(server, 'return await skills.list()')).toEqual([
         { name: 'word-count', description: 'Counts the words of a text' },
@@ -86,7 +72,7 @@ describe('skills in scripts over HTTP', () => {
 
   test('a save is refused by default, saying which setting allows it; calling a saved skill is open', async () => {
     const dir = join(makeTempDir('skills-http'), 'skills');
-    await withServer(['--skills-dir', dir], async (server) =>
+    await withRecorderServer(['--skills-dir', dir], async (server) =>
       expect(await valueOfRun(server, SAVE)).toMatchObject({ name: 'word-count' }),
     );
     const server = await startHttpServer(['--skills-dir', dir, '--pool', '0', ...upstream]);

@@ -6,11 +6,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
-import { fixturePath, runBin, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { runBin } from '../support/mcp-client.js';
 import { REDIS_INSTALLED, REDIS_MISSING, redisTestsRun, startRedis, type RunningRedis } from '../support/redis-server.js';
+import { RECORDER_UPSTREAM, valueOfRun, withRecorderServer } from '../support/recorder-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
-const upstream = ['--', process.execPath, fixturePath('upstreams/recorder.mjs')];
+const upstream = RECORDER_UPSTREAM;
 
 const STORE = `await store("plan", { steps: ["fetch", "sum"], done: 1 });
 await store("seen:a", 1); await store("seen:b", 2); await store("other", 3);
@@ -18,24 +19,9 @@ return "stored";`;
 const LOAD = `return { plan: await load("plan"), seen: await state.keys("seen:"), missing: await load("missing") };`;
 const LOADED = { plan: { steps: ['fetch', 'sum'], done: 1 }, seen: ['seen:a', 'seen:b'] };
 
-async function valueOfRun(server: Pick<RunningServer, 'run'>, code: string): Promise<unknown> {
-  const result = await server.run({ code });
-  expect(result.isError, textOf(result)).toBe(false);
-  return valueOf(result);
-}
-
-async function withServer<T>(args: readonly string[], use: (server: RunningServer) => Promise<T>): Promise<T> {
-  const server = await startServer([...args, '--pool', '0', ...upstream]);
-  try {
-    return await use(server);
-  } finally {
-    expect(await server.close()).toEqual([]);
-  }
-}
-
 describe('store and load over stdio', () => {
   test('what one run stores, the next run loads; a removed key is gone; in memory it ends with the server', async () => {
-    await withServer([], async (server) => {
+    await withRecorderServer([], async (server) => {
       expect(await valueOfRun(server, STORE)).toBe('stored');
       expect(await valueOfRun(server, LOAD)).toEqual(LOADED);
       expect(await valueOfRun(server, 'return [await state.remove("plan"), await load("plan"), await state.keys()]')).toEqual([
@@ -44,13 +30,13 @@ describe('store and load over stdio', () => {
         ['other', 'seen:a', 'seen:b'],
       ]);
     });
-    await withServer([], async (server) => expect(await valueOfRun(server, 'return await state.keys()')).toEqual([]));
+    await withRecorderServer([], async (server) => expect(await valueOfRun(server, 'return await state.keys()')).toEqual([]));
   });
 
   test('with --state-dir it survives a restart, and a script run by hand sees it', async () => {
     const dir = join(makeTempDir('state-e2e'), 'state');
-    await withServer(['--state-dir', dir], async (server) => expect(await valueOfRun(server, STORE)).toBe('stored'));
-    await withServer(['--state-dir', dir], async (server) => expect(await valueOfRun(server, LOAD)).toEqual(LOADED));
+    await withRecorderServer(['--state-dir', dir], async (server) => expect(await valueOfRun(server, STORE)).toBe('stored'));
+    await withRecorderServer(['--state-dir', dir], async (server) => expect(await valueOfRun(server, LOAD)).toEqual(LOADED));
     const { stdout, exitCode, left } = await runBin(
       ['run', '-', '--state-dir', dir, ...upstream],
       'return (await load("plan")).steps.join(" then ")',
@@ -61,7 +47,7 @@ describe('store and load over stdio', () => {
   });
 
   test('a value past stateValueMaxBytes is refused in the script, saying which limit, and nothing is kept', async () => {
-    await withServer(['--state-value-max-bytes', '1024'], async (server) => {
+    await withRecorderServer(['--state-value-max-bytes', '1024'], async (server) => {
       const value = await valueOfRun(
         server,
         `let refused;
@@ -102,8 +88,8 @@ describe.runIf(redisTestsRun('state.test.ts'))('store and load with --state-url'
 
   test('two servers sharing one Redis see each other’s stores', async () => {
     const url = redis!.url;
-    await withServer(['--state-url', url], async (first) =>
-      withServer(['--state-url', url], async (second) => {
+    await withRecorderServer(['--state-url', url], async (first) =>
+      withRecorderServer(['--state-url', url], async (second) => {
         expect(await valueOfRun(first, STORE)).toBe('stored');
         expect(await valueOfRun(second, LOAD)).toEqual(LOADED);
         expect(await valueOfRun(second, 'await store("plan", "replaced"); return "ok"')).toBe('ok');
