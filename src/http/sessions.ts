@@ -63,6 +63,7 @@ export class HttpSession {
       version: options.version,
       startup: options.startup,
       log: options.log,
+      era: 'legacy',
       sole: false,
       label: `session ${id}`,
       streamOpen: () => this.getStreams > 0,

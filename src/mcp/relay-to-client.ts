@@ -73,7 +73,7 @@ export function clientCanAnswer(capabilities: ClientCapabilities | undefined, re
 }
 
 /** The capability the request needs and the client did not declare, in words; undefined when it is there. */
-function missingCapability(capabilities: ClientCapabilities | undefined, request: RelayedRequest): string | undefined {
+export function missingCapability(capabilities: ClientCapabilities | undefined, request: RelayedRequest): string | undefined {
   switch (request.method) {
     case 'elicitation/create': {
       const elicitation = capabilities?.elicitation;

@@ -8,8 +8,14 @@
  * first line is `initialize`), not process start: an SDK 2.x client in `versionNegotiation: 'auto'` mode
  * first spawns a throwaway copy of the server to ask `server/discover`, and kills it a second
  * later; that copy should not spawn every upstream only to be killed.
+ *
+ * A message of the 2026-07-28 revision (its `_meta` names the protocol version it speaks) has no
+ * lifecycle to check and is checked by the SDK's own per-request envelope rules: it passes as it
+ * came, and the first such request other than `server/discover` or `ping` starts the upstreams as
+ * `initialize` does.
  */
 import {
+  PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
@@ -26,8 +32,10 @@ import type { Log } from '../support/log.js';
 export interface RequestGateOptions {
   /** Whether the Server has a handler for this request method. */
   readonly serves: (method: string) => boolean;
-  /** Runs once, when the first valid `initialize` goes through. */
+  /** Runs once, when the first valid `initialize` or the first 2026-07-28 request goes through. */
   readonly onInitialize: () => void;
+  /** Runs once the client's connection has closed, after whoever serves it has been told. */
+  readonly onClosed?: () => void;
   /** The transport's limit, for the message that refuses a larger request. */
   readonly maxMessageBytes: number;
   /** Our stderr, a line at a time. */
@@ -50,12 +58,16 @@ export class RequestGate implements Transport {
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
   private initialized = false;
+  private opened = false;
 
   constructor(
     private readonly inner: RejectingTransport,
     private readonly options: RequestGateOptions,
   ) {
-    inner.onclose = () => this.onclose?.();
+    inner.onclose = () => {
+      this.onclose?.();
+      this.options.onClosed?.();
+    };
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message) => this.receive(message);
     inner.onrejected = (rejection) => this.rejected(rejection);
@@ -74,6 +86,12 @@ export class RequestGate implements Transport {
   }
 
   private receive(message: JSONRPCMessage): void {
+    if ('method' in message && claimsModernRevision(message.params)) {
+      // A probe (`server/discover`, an SDK client's throwaway copy may send nothing else) starts nothing.
+      if ('id' in message && message.method !== 'server/discover' && message.method !== 'ping') this.open();
+      this.onmessage?.(message);
+      return;
+    }
     if ('method' in message && 'id' in message) {
       const refusal = checkRequest(message, this.options.serves) ?? this.lifecycleRefusal(message.method);
       if (refusal !== undefined) {
@@ -82,7 +100,7 @@ export class RequestGate implements Transport {
       }
       if (message.method === 'initialize') {
         this.initialized = true;
-        this.options.onInitialize();
+        this.open();
       }
     } else if ('method' in message) {
       const problem = checkNotification(message);
@@ -96,6 +114,12 @@ export class RequestGate implements Transport {
       }
     }
     this.onmessage?.(message);
+  }
+
+  private open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.options.onInitialize();
   }
 
   private lifecycleRefusal(method: string): Refusal | undefined {
@@ -181,4 +205,13 @@ export class RequestGate implements Transport {
   private log(line: string): void {
     this.options.log(`codemode-mcp: ${line}`, 'warn');
   }
+}
+
+/** Whether a message's params claim the 2026-07-28 revision's per-request envelope (`_meta` with a protocol version). */
+function claimsModernRevision(params: unknown): boolean {
+  if (typeof params !== 'object' || params === null) return false;
+  const meta = (params as { _meta?: unknown })._meta;
+  return (
+    typeof meta === 'object' && meta !== null && typeof (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY] === 'string'
+  );
 }

@@ -20,6 +20,21 @@ export interface WatchContext {
   readonly signal: AbortSignal;
   /** Present when the client's call carried a progress token. */
   readonly onProgress?: (message: string) => void;
+  /**
+   * Aborts when the watching call must answer before the script ends or yields: a 2026-07-28
+   * client is asked for input (`input_required`). The watch then takes nothing; what is new waits
+   * for the next watch, which the client's retry makes.
+   */
+  readonly interrupt?: AbortSignal;
+}
+
+/** A watch that `WatchContext.interrupt` ended: the script it watched, still running. */
+export interface Interrupted {
+  readonly interrupted: string;
+}
+
+export function isInterrupted(answer: CallToolResult | Interrupted): answer is Interrupted {
+  return typeof (answer as Partial<Interrupted>).interrupted === 'string';
 }
 
 /** A tool call with a listener for the upstream's progress notifications on it. */
@@ -78,7 +93,9 @@ export class SessionScripts {
   constructor(private readonly deps: SessionScriptsDeps) {}
 
   /** Answers one code_execution call; bad input and full capacity are refusals, never throws. */
-  async handle(raw: unknown, ctx: WatchContext): Promise<CallToolResult> {
+  handle(raw: unknown, ctx: WatchContext & { readonly interrupt?: undefined }): Promise<CallToolResult>;
+  handle(raw: unknown, ctx: WatchContext): Promise<CallToolResult | Interrupted>;
+  async handle(raw: unknown, ctx: WatchContext): Promise<CallToolResult | Interrupted> {
     const parsed = parseInput(raw, this.deps.settings.maxYieldMs);
     if ('refused' in parsed) return refusalAnswer(parsed.refused);
     const input = parsed.input;
@@ -88,13 +105,15 @@ export class SessionScripts {
         return this.run(input.code, yieldMs(input.yield_ms), ctx);
       case 'wait': {
         const entry = this.entries.get(input.script);
-        return entry ? this.watch(entry, yieldMs(input.yield_ms), ctx) : refusalAnswer(this.unknownScript(input.script));
+        return entry
+          ? this.watch(input.script, entry, yieldMs(input.yield_ms), ctx)
+          : refusalAnswer(this.unknownScript(input.script));
       }
       case 'stop': {
         const entry = this.entries.get(input.script);
         if (!entry) return refusalAnswer(this.unknownScript(input.script));
         entry.script.stop('requested');
-        return this.watch(entry, Number.POSITIVE_INFINITY, ctx);
+        return this.watch(input.script, entry, Number.POSITIVE_INFINITY, ctx);
       }
       case 'list':
         return this.list();
@@ -111,7 +130,7 @@ export class SessionScripts {
     return running.map(([id, entry]) => ({ id, status: entry.script.status }));
   }
 
-  private run(code: string, yieldMs: number, ctx: WatchContext): Promise<CallToolResult> | CallToolResult {
+  private run(code: string, yieldMs: number, ctx: WatchContext): Promise<CallToolResult | Interrupted> | CallToolResult {
     if (this.closing) return refusalAnswer('the server is shutting down');
     const running = [...this.entries].filter(([, entry]) => entry.script.status === 'running').map(([id]) => id);
     const { maxRunningScripts } = this.deps.settings;
@@ -158,7 +177,7 @@ export class SessionScripts {
       entry.endedAt = Date.now();
       this.forgetOldEnded();
     });
-    return this.watch(entry, yieldMs, ctx);
+    return this.watch(id, entry, yieldMs, ctx);
   }
 
   /**
@@ -166,7 +185,7 @@ export class SessionScripts {
    * watch takes over: the earlier one answers at once. A cancelled watch takes nothing, so its
    * output waits for the next one; a script that had returned nothing to anyone is stopped.
    */
-  private async watch(entry: Entry, boundMs: number, ctx: WatchContext): Promise<CallToolResult> {
+  private async watch(id: string, entry: Entry, boundMs: number, ctx: WatchContext): Promise<CallToolResult | Interrupted> {
     entry.watch?.release.abort();
     const watch: Watch = {
       release: new AbortController(),
@@ -175,10 +194,13 @@ export class SessionScripts {
     entry.watch = watch;
     const cancel = () => watch.release.abort();
     ctx.signal.addEventListener('abort', cancel, { once: true });
+    ctx.interrupt?.addEventListener('abort', cancel, { once: true });
+    if (ctx.interrupt?.aborted === true) cancel();
     try {
       await entry.script.watch(boundMs, watch.release.signal);
     } finally {
       ctx.signal.removeEventListener('abort', cancel);
+      ctx.interrupt?.removeEventListener('abort', cancel);
       watch.progress?.stop();
       if (entry.watch === watch) entry.watch = null;
     }
@@ -186,6 +208,7 @@ export class SessionScripts {
       if (!entry.returnedAnything) entry.script.stop('watch-cancelled');
       return refusalAnswer('the client cancelled this call');
     }
+    if (ctx.interrupt?.aborted === true && entry.script.status === 'running') return { interrupted: id };
     const ret = entry.script.takeReturn();
     entry.returnedAnything = true;
     if (ret.status !== 'running') entry.endingReturned = true;

@@ -3,13 +3,13 @@ import type { CatalogTool } from '../../src/catalog/types.js';
 import { ScriptChild } from '../../src/script-host/script-child.js';
 import { scriptTools } from '../../src/script-host/script-tools.js';
 import { ChildSupply } from '../../src/scripts/child-supply.js';
-import { SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
+import { SessionScripts } from '../../src/scripts/session-scripts.js';
 import { toolEntries } from '../../src/scripts/tool-entries.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import type { ParentMessage } from '../../protocol/contract.js';
 import { waitForNoChildren } from '../support/processes.js';
 
-const idle: WatchContext = { signal: new AbortController().signal };
+const idle = { signal: new AbortController().signal };
 const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
 
 afterEach(async () => {

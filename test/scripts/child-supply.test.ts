@@ -7,14 +7,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ScriptChild } from '../../src/script-host/script-child.js';
 import { ChildSupply } from '../../src/scripts/child-supply.js';
 import { RETIRED_HOLD_MAX_MS } from '../../src/scripts/retired-hold.js';
-import { SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
+import { SessionScripts } from '../../src/scripts/session-scripts.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import { childPidsOf, statFieldsOf, waitForNoChildren } from '../support/processes.js';
 import { until } from '../support/waiting.js';
 import { FakeClock } from './fake-clock.js';
 
 const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
-const idle: WatchContext = { signal: new AbortController().signal };
+const idle = { signal: new AbortController().signal };
 
 function open(
   settings: Partial<Settings>,

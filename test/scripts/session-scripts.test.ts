@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CatalogTool } from '../../src/catalog/types.js';
 import { ToolRefusedError } from '../../src/support/errors.js';
 import { ChildSupply } from '../../src/scripts/child-supply.js';
-import { SERVER_TAG, SessionScripts, type WatchContext } from '../../src/scripts/session-scripts.js';
+import { SERVER_TAG, SessionScripts } from '../../src/scripts/session-scripts.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import { waitForNoChildren } from '../support/processes.js';
 import { until } from '../support/waiting.js';
@@ -65,7 +65,7 @@ afterEach(async () => {
   expect(await waitForNoChildren(process.pid)).toEqual([]);
 });
 
-const idle: WatchContext = { signal: new AbortController().signal };
+const idle = { signal: new AbortController().signal };
 const text = (answer: CallToolResult) => (answer.content[0] as { text: string }).text;
 const scriptId = (answer: CallToolResult) => /^Script (\S+) /.exec(text(answer))![1]!;
 

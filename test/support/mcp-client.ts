@@ -11,6 +11,7 @@ import {
   Client,
   type CallToolResult,
   type ClientCapabilities,
+  type ClientOptions,
   type ElicitRequest,
   type ElicitResult,
   type LoggingMessageNotification,
@@ -70,6 +71,8 @@ export interface StartOptions {
   readonly cwd?: string;
   /** The executable to run instead of this checkout's bin/codemode-mcp.js (an installed package's, say). */
   readonly bin?: string;
+  /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one. */
+  readonly versionNegotiation?: ClientOptions['versionNegotiation'];
 }
 
 export interface RunningServer {
@@ -108,7 +111,13 @@ export async function startServer(args: readonly string[], options: StartOptions
     stderr += chunk.toString();
     if (process.env.CODEMODE_E2E_STDERR) process.stderr.write(chunk);
   });
-  const client = new Client({ name: 'e2e-client', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  const client = new Client(
+    { name: 'e2e-client', version: '1.0.0' },
+    {
+      capabilities: options.capabilities ?? {},
+      ...(options.versionNegotiation !== undefined ? { versionNegotiation: options.versionNegotiation } : {}),
+    },
+  );
   const logs: LoggingMessageNotification['params'][] = [];
   client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
   if (options.onElicit !== undefined) {

@@ -1,13 +1,16 @@
 /**
  * `codemode-mcp --config ...`: serves one client over stdio until it goes away or a signal comes,
  * then stops every script, the warm pool and every upstream, and exits. Stdout is the protocol;
- * every log line goes to stderr.
+ * every log line goes to stderr. The SDK's serveStdio picks the protocol revision from the
+ * client's first message (`initialize` for 2025, a request with the 2026-07-28 `_meta` envelope,
+ * or `server/discover`) and builds the connection's session from our factory for it.
  */
 import type { CliInvocation } from '../../cli/parse-cli.js';
 import { readPackageVersion } from '../../cli/package-version.js';
 import type { ChildSupply } from '../../scripts/child-supply.js';
 import { UpstreamHub } from '../../upstream/hub.js';
 import { ClientSession } from '../../mcp/client-session.js';
+import { serveStdio as serveStdioConnection } from '@modelcontextprotocol/server/stdio';
 import { StdioServerTransport } from '../../stdio/stdio-server-transport.js';
 import type { EarlyStart } from './early-start.js';
 import { RequestGate } from '../../mcp/request-gate.js';
@@ -39,7 +42,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     () =>
       closeInOrder(hub, async () => {
         shuttingDown = true;
-        await Promise.all([session.close(), supply?.close()]);
+        await Promise.all([session?.close(), supply?.close()]);
         await state.close();
         // Spawned at process start for an `initialize` that never got as far as starting them.
         early?.discard();
@@ -59,31 +62,47 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
   };
 
   const library = new SkillsLibrary(skillsDirectory(invocation.settings));
-  const session = new ClientSession({
-    hub,
-    supply: () => supply,
-    settings: invocation.settings,
-    version,
-    // Before `initialize` nothing has started, so there is nothing to wait for.
-    startup: () => ready ?? Promise.resolve(),
-    log,
-    sole: true,
-    label: 'the client',
-    state: { store: state, principal: LOCAL_PRINCIPAL },
-    skills: skillsExtensionOf(library, log),
-    callSkills: skillsCaller(library, { allowed: true, principal: 'the client (stdio)' }, log),
-    savedSkills: savedSkillsOf(library),
-  });
+  const skills = skillsExtensionOf(library, log);
+  const callSkills = skillsCaller(library, { allowed: true, principal: 'the client (stdio)' }, log);
+  /** The connection's session; a `server/discover` probe's session, discarded when the client goes on with `initialize`, ends before the next. */
+  let session: ClientSession | undefined;
+  const openSession = (era: 'legacy' | 'modern'): ClientSession => {
+    const opened = new ClientSession({
+      hub,
+      supply: () => supply,
+      settings: invocation.settings,
+      version,
+      // Before the first request nothing has started, so there is nothing to wait for.
+      startup: () => ready ?? Promise.resolve(),
+      log,
+      era,
+      sole: true,
+      label: 'the client',
+      state: { store: state, principal: LOCAL_PRINCIPAL },
+      skills,
+      callSkills,
+      savedSkills: savedSkillsOf(library),
+    });
+    // The SDK closes a discarded probe's Server, and the connection's when the connection ends.
+    opened.server.onclose = () => void opened.close();
+    session = opened;
+    return opened;
+  };
 
   shutDownOnSignals(shutDown, log);
 
   const { maxMessageBytes } = invocation.settings;
   const transport = new RequestGate(new StdioServerTransport({ maxMessageBytes }), {
-    serves: (method) => session.serves(method),
+    // Every session serves the same methods; before the first, the lifecycle check says what may come.
+    serves: (method) => session?.serves(method) ?? true,
     onInitialize: startUpstreams,
+    onClosed: () => void shutDown('the client closed the connection'),
     maxMessageBytes,
     log,
   });
   early?.stopWatching();
-  await session.connect(transport, () => void shutDown('the client closed the connection'));
+  serveStdioConnection(({ era }) => openSession(era).server, {
+    transport,
+    onerror: (error) => log(`codemode-mcp: ${error.message}`, 'warn'),
+  });
 }

@@ -1,0 +1,95 @@
+/**
+ * An upstream's request (elicitation, sampling, roots) on its way to a 2026-07-28 client, which
+ * takes no server-to-client requests: it waits here until a call watching one of the owner's
+ * scripts answers with `input_required` carrying it, and the client's retry brings the answer.
+ */
+import { ProtocolError, ProtocolErrorCode, type InputRequests } from '@modelcontextprotocol/server';
+import type { RelayedRequest, RelayedResult } from '../upstream/relay.js';
+
+interface Pending {
+  readonly upstream: string;
+  readonly request: RelayedRequest;
+  readonly resolve: (result: RelayedResult) => void;
+  readonly reject: (reason: unknown) => void;
+}
+
+export class InputQueue {
+  private readonly pending = new Map<string, Pending>();
+  private readonly listeners = new Set<() => void>();
+  private counter = 0;
+
+  /** Asks the client: resolves with its answer, or rejects when `signal` aborts (the upstream cancelled). */
+  ask(upstream: string, request: RelayedRequest, signal: AbortSignal): Promise<RelayedResult> {
+    signal.throwIfAborted();
+    const key = `input-${++this.counter}`;
+    return new Promise<RelayedResult>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.pending.delete(key);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(key, {
+        upstream,
+        request,
+        resolve: (result) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(result);
+        },
+        reject: (reason) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(reason);
+        },
+      });
+      for (const listener of [...this.listeners]) listener();
+    });
+  }
+
+  /** What is waiting for the client, keyed as `input_required` carries it. */
+  requests(): InputRequests {
+    const requests: InputRequests = {};
+    for (const [key, { request }] of this.pending) requests[key] = request;
+    return requests;
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Whether every key is still waiting: a retry that names an answered one is a replay. */
+  waiting(keys: readonly string[]): boolean {
+    return keys.every((key) => this.pending.has(key));
+  }
+
+  /**
+   * The client's answers to what `keys` asked: each goes to its upstream. An answer missing or of
+   * the wrong shape is the upstream's to judge, as over the 2025 revision, so it is passed as given.
+   */
+  answer(keys: readonly string[], responses: Readonly<Record<string, unknown>>): void {
+    for (const key of keys) {
+      const pending = this.pending.get(key);
+      if (pending === undefined) continue;
+      this.pending.delete(key);
+      const response = responses[key];
+      if (response === undefined) {
+        pending.reject(
+          new ProtocolError(
+            ProtocolErrorCode.InvalidRequest,
+            `the MCP client retried without an answer to ${pending.request.method} (inputResponses["${key}"])`,
+          ),
+        );
+      } else pending.resolve(response as RelayedResult);
+    }
+  }
+
+  /** Calls `listener` each time a request starts waiting; returns the unsubscribe. */
+  onAsked(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Every request still waiting fails with `reason` (the owner is going away). */
+  failAll(reason: string): void {
+    for (const pending of this.pending.values()) pending.reject(new ProtocolError(ProtocolErrorCode.InternalError, reason));
+    this.pending.clear();
+  }
+}

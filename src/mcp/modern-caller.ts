@@ -1,0 +1,66 @@
+/**
+ * A 2026-07-28 caller as the upstreams reach it: an upstream's request during one of its scripts'
+ * calls waits in an InputQueue for the next answer to go out as `input_required`, and its logs go
+ * out on the call watching a script, since such a client holds no stream of its own to us. Each
+ * request states the client's capabilities (`_meta`), and the last one seen decides what may be asked.
+ */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ClientCapabilities,
+  type LoggingMessageNotification,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { CallOrigin } from '../upstream/call-origins.js';
+import { logFailure } from '../support/log.js';
+import { InputQueue } from './input-queue.js';
+import { missingCapability } from './relay-to-client.js';
+
+export class ModernCaller {
+  readonly inputs = new InputQueue();
+  readonly origin: CallOrigin;
+  private capabilities: ClientCapabilities | undefined;
+  /** The calls now watching a script, latest last: a log goes out on the latest. */
+  private readonly watchers: ServerContext[] = [];
+
+  constructor(label: string) {
+    this.origin = {
+      label,
+      relay: (upstream, request, { signal }) => {
+        const missing = missingCapability(this.capabilities, request);
+        if (missing !== undefined) {
+          throw new ProtocolError(
+            ProtocolErrorCode.MethodNotFound,
+            `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": the MCP client did not declare ${missing}`,
+          );
+        }
+        return this.inputs.ask(upstream, request, signal);
+      },
+      accepts: (request) => missingCapability(this.capabilities, request) === undefined,
+      log: (upstream, params) =>
+        this.sendLog({ ...params, logger: params.logger === undefined ? upstream : `${upstream}/${params.logger}` }),
+    };
+  }
+
+  /** Runs `call` as a call of this caller: its capabilities are the ones now declared, and logs may go out on it. */
+  async during<T>(ctx: ServerContext, call: () => Promise<T>): Promise<T> {
+    const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
+    const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY]) as
+      ClientCapabilities | undefined;
+    if (declared !== undefined) this.capabilities = declared;
+    this.watchers.push(ctx);
+    try {
+      return await call();
+    } finally {
+      this.watchers.splice(this.watchers.indexOf(ctx), 1);
+    }
+  }
+
+  /** A logging notification on the latest call watching; with none open, there is nothing to carry it. */
+  sendLog(params: LoggingMessageNotification['params']): void {
+    const ctx = this.watchers.at(-1);
+    if (ctx === undefined || ctx.mcpReq.signal.aborted) return;
+    ctx.mcpReq.notify({ method: 'notifications/message', params }).catch(logFailure('a log message to the client'));
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Whose scripts a call reaches: the one connection over stdio, each 2025 session over HTTP, and
+ * over HTTP for 2026-07-28 clients, each principal (the name its bearer token gives; without a
+ * tokens file, one for every caller). It holds the scripts (made at the first code_execution
+ * call, once the child supply exists) and how their tool calls find their way back to the client.
+ */
+import type { LoggingMessageNotification } from '@modelcontextprotocol/server';
+import type { ChildSupply } from '../scripts/child-supply.js';
+import { SessionScripts } from '../scripts/session-scripts.js';
+import type { Settings } from '../config/settings.js';
+import type { SkillsCaller } from '../script-host/types.js';
+import type { SkillLine } from '../catalog/description.js';
+import type { Principal, StateStore } from '../state/state-store.js';
+import type { CallOrigin } from '../upstream/call-origins.js';
+import type { UpstreamHub } from '../upstream/hub.js';
+import { resourceCaller } from './resource-caller.js';
+import { stateCaller } from './state-caller.js';
+
+/** The logger name on our own logging notifications (notify() payloads). */
+export const LOGGER_NAME = 'codemode-mcp';
+
+export interface ScriptOwnerOptions {
+  readonly hub: UpstreamHub;
+  readonly settings: Settings;
+  /** The server's script children, once started; undefined before (stdio's first request) or after shutdown began. */
+  readonly supply: () => ChildSupply | undefined;
+  /** The server's state store, and whose state these scripts read and write in it. */
+  readonly state: { readonly store: StateStore; readonly principal: Principal };
+  /** The scripts' `skills` calls, saving as this owner may (src/commands/skills-caller.ts). */
+  readonly callSkills?: SkillsCaller;
+  /** The saved skills as last read, for searchTools. */
+  readonly savedSkills: () => readonly SkillLine[];
+  readonly origin: CallOrigin;
+  /** A logging notification to the client (a script's notify()). */
+  readonly sendLog: (params: LoggingMessageNotification['params']) => void;
+}
+
+export class ScriptOwner {
+  private scripts: SessionScripts | undefined;
+  private closing: Promise<Array<{ readonly id: string; readonly status: string }>> | undefined;
+
+  constructor(private readonly options: ScriptOwnerOptions) {}
+
+  get origin(): CallOrigin {
+    return this.options.origin;
+  }
+
+  /** The owner's scripts; undefined once closing, or when no supply exists (a shutdown before any start). */
+  scriptsNow(): SessionScripts | undefined {
+    if (this.closing !== undefined) return undefined;
+    if (this.scripts !== undefined) return this.scripts;
+    const supply = this.options.supply();
+    if (supply === undefined) return undefined;
+    const { hub, settings, callSkills, origin } = this.options;
+    this.scripts = new SessionScripts({
+      supply: supply.forSession(),
+      catalog: () => hub.catalog().tools,
+      unlisted: () => hub.unlistedPrefixes(),
+      callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin }),
+      callResource: resourceCaller(hub, origin),
+      callState: stateCaller(this.options.state.store, this.options.state.principal),
+      ...(callSkills !== undefined ? { callSkills } : {}),
+      savedSkills: this.options.savedSkills,
+      settings,
+      log: (data) => this.options.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
+    });
+    return this.scripts;
+  }
+
+  /** Stops every script (cancelling their calls upstream); resolves with how each running one ended. */
+  close(): Promise<Array<{ readonly id: string; readonly status: string }>> {
+    this.closing ??= this.scripts?.close() ?? Promise.resolve([]);
+    return this.closing;
+  }
+}
