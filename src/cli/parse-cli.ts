@@ -14,6 +14,7 @@ import type { LogSettings } from '../support/log.js';
 import { resolveUserPath } from '../config/user-path.js';
 import type { HttpOptions } from '../config/http-options.js';
 import { readHttpFlags } from './http-flags.js';
+import { checkHttpReach } from '../config/http-options.js';
 import { FORMS, PROGRAM_NAME, RUN_FORMS, SKILLS_FORMS, TOOLS_FORMS, formsMessage } from './help-text.js';
 import { readPackageVersion } from './package-version.js';
 import { buildProgram, type CapturedOutput, type RawArgs } from './program.js';
@@ -231,7 +232,7 @@ function invocationFrom(
     }
     const upstreams = [upstreamFromCommand(command, args)];
     const settings = mergeSettings({}, flags);
-    const clash = checkSettingsTogether(settings);
+    const clash = checkSettingsTogether(settings) ?? reachWithoutToken(http, settings);
     if (clash !== null) return usageError(clash);
     return {
       command: raw.command,
@@ -251,7 +252,7 @@ function invocationFrom(
       return { exit: EXIT_CONFIG, stderr: `${[...skipped, new ConfigError(config.path, why).message].join('\n')}\n` };
     }
     const settings = mergeSettings(config.settings, flags);
-    const clash = checkSettingsTogether(settings);
+    const clash = checkSettingsTogether(settings) ?? reachWithoutToken(http, settings);
     if (clash !== null) return usageError(clash);
     return {
       command: raw.command,
@@ -267,6 +268,11 @@ function invocationFrom(
     if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
     throw error;
   }
+}
+
+/** With --http, the refusal for a listener others can reach with no token (http-options.ts), or null. */
+function reachWithoutToken(http: HttpOptions | undefined, settings: Settings): string | null {
+  return http === undefined ? null : (checkHttpReach(http, settings.httpTokensFile) ?? null);
 }
 
 /** The default, then the file, then the flags. `tools`, `run` and `skills` log at warn by default: their output is what was asked for. */

@@ -4,7 +4,7 @@
  * past which it exits anyway, and SIGINT, SIGTERM, SIGHUP or an internal error as reasons.
  */
 import { closeLeavingNoProcess } from '../support/process-tree.js';
-import { listenForEndSignals, markClosing, signalExitCode } from '../support/end-signals.js';
+import { END_SIGNALS, listenForEndSignals, markClosing, signalExitCode, type EndSignal } from '../support/end-signals.js';
 import type { Log } from '../support/log.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 
@@ -59,10 +59,11 @@ export async function closeInOrder(
 
 /**
  * SIGINT, SIGTERM and SIGHUP shut down, exiting 128 + the signal's number, and a second one
- * escalates (end-signals.ts); so does an error nothing caught, after logging it.
+ * escalates (end-signals.ts); so does an error nothing caught, after logging it. `signals` leaves
+ * one out for a server that gives it another use (SIGHUP reloads an HTTP server's tokens file).
  */
-export function shutDownOnSignals(shutDown: ShutDown, log: Log): void {
-  void listenForEndSignals(log).first.then((signal) => shutDown(signal, signalExitCode(signal)));
+export function shutDownOnSignals(shutDown: ShutDown, log: Log, signals: readonly EndSignal[] = END_SIGNALS): void {
+  void listenForEndSignals(log, undefined, signals).first.then((signal) => shutDown(signal, signalExitCode(signal)));
   process.on('uncaughtException', (error) => {
     log(`codemode-mcp: internal error: ${error.stack ?? error.message}`, 'error');
     void shutDown('internal error', EXIT_FAILURE);

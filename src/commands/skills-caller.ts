@@ -94,8 +94,8 @@ function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log): Skil
  * Whether an HTTP session's scripts may save skills: a skill is code every session's scripts may
  * then run, and the bearer token names no one, so only when the config says so.
  */
-export function httpSaving(settings: Pick<Settings, 'skillsSaveOverHttp'>, sessionId: string): SkillSaving {
-  if (settings.skillsSaveOverHttp) return { allowed: true, principal: `session ${sessionId}` };
+export function httpSaving(settings: Pick<Settings, 'skillsSaveOverHttp'>, who: string): SkillSaving {
+  if (settings.skillsSaveOverHttp) return { allowed: true, principal: who };
   return {
     allowed: false,
     why: 'saving skills over HTTP is off (a skill is code every session may then run); the config file\'s setting "skillsSaveOverHttp": true allows it',

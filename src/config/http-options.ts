@@ -54,24 +54,29 @@ export function checkHttpOptions(options: HttpOptions): string | undefined {
       return `--http-allowed-hosts takes hostnames separated by commas, without scheme or port (as in mcp.example.com,10.0.0.5); got ${JSON.stringify(name)}`;
     }
   }
-  if (options.token === undefined) {
-    const reachable = !isLoopback(options.host) ? `binds ${options.host}, which other machines can reach` : undefined;
-    const proxied = options.allowedHosts.find((name) => !isLoopback(name));
-    const why =
-      reachable ??
-      (proxied !== undefined ? `accepts requests for ${proxied} (--http-allowed-hosts), so others can reach it` : undefined);
-    if (why !== undefined) {
-      return (
-        `--http ${why}, and has no token: anyone who can connect could run code against your MCP servers. ` +
-        `Set one with --http-token <token> or the ${HTTP_TOKEN_ENV} environment variable (clients then send "Authorization: Bearer <token>"), ` +
-        'or bind to 127.0.0.1'
-      );
-    }
-  }
   if (options.token !== undefined && options.token.length < 16) {
     return `the HTTP token must be at least 16 characters (got ${options.token.length}); generate one with: openssl rand -hex 32`;
   }
   return undefined;
+}
+
+/**
+ * The refusal for a listener others can reach with no token to ask for, or undefined: a tokens
+ * file (`httpTokensFile`, set on the command line or in the config file) counts as a token.
+ */
+export function checkHttpReach(options: HttpOptions, tokensFile: string | null): string | undefined {
+  if (options.token !== undefined || tokensFile !== null) return undefined;
+  const reachable = !isLoopback(options.host) ? `binds ${options.host}, which other machines can reach` : undefined;
+  const proxied = options.allowedHosts.find((name) => !isLoopback(name));
+  const why =
+    reachable ??
+    (proxied !== undefined ? `accepts requests for ${proxied} (--http-allowed-hosts), so others can reach it` : undefined);
+  if (why === undefined) return undefined;
+  return (
+    `--http ${why}, and has no token: anyone who can connect could run code against your MCP servers. ` +
+    `Set one with --http-token <token> or the ${HTTP_TOKEN_ENV} environment variable (clients then send "Authorization: Bearer <token>"), ` +
+    'give each caller its own with --http-tokens-file <file>, or bind to 127.0.0.1'
+  );
 }
 
 /**

@@ -328,7 +328,7 @@ export type LogSettingName = keyof typeof LOG_SETTINGS;
 
 /** A setting that says where something lives: a directory (`~` expanded, relative paths resolved) or a Redis URL. */
 export interface LocationSettingSpec extends TextSettingSpec {
-  readonly kind: 'directory' | 'redis-url';
+  readonly kind: 'directory' | 'file' | 'redis-url';
   /** What the directory is for, in a refusal: `takes the path of a directory <what>`. */
   readonly what: string;
 }
@@ -369,6 +369,20 @@ export const LOCATION_SETTINGS = {
     defaultText: '~/.local/share/codemode-mcp/skills on Linux, by platform: docs/config.md',
     doc: 'where skills are kept, a folder each (SKILL.md and skill.ts or skill.js); made on the first save',
   },
+  /**
+   * none: every caller over HTTP is one principal. A JSON file `{"<principal>": "<token>", …}`
+   * (mode 0600, or it is refused; read again on SIGHUP): each token names a principal, whose
+   * 2026-07-28 scripts, state and limits are its own (src/http/tokens-file.ts).
+   */
+  httpTokensFile: {
+    name: 'httpTokensFile',
+    flag: 'http-tokens-file',
+    kind: 'file',
+    what: 'of bearer tokens by principal',
+    placeholder: '<file>',
+    defaultText: 'none (one principal)',
+    doc: 'with --http: a JSON file {"<principal>": "<token>", …} (mode 0600; read again on SIGHUP); each token names a principal, with scripts and state of its own',
+  },
 } as const satisfies Record<string, LocationSettingSpec>;
 
 export type LocationSettingName = keyof typeof LOCATION_SETTINGS;
@@ -399,6 +413,7 @@ export const DEFAULT_SETTINGS: Settings = {
   stateDir: null,
   stateUrl: null,
   skillsDir: null,
+  httpTokensFile: null,
 };
 
 /** `SETTING_INVALID: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 1 MiB`, or null. */

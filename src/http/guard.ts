@@ -8,15 +8,21 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { HTTP_TOKEN_ENV } from '../config/http-options.js';
 import { httpRefusal, type HttpRefusal } from './refusal.js';
+import type { TokenTable } from './tokens-file.js';
 
 export interface GuardOptions {
   /** Hostnames Host and Origin may name (http-options.ts acceptedHostnames). */
   readonly hostnames: readonly string[];
   readonly token: string | undefined;
+  /** The tokens file's tokens, as last read (tokens-file.ts): each names a principal. */
+  readonly tokens?: () => TokenTable | undefined;
 }
 
-/** The refusal for a request that fails a check (403 for Host or Origin, 401 for the token), or undefined. */
-export function guardRequest(headers: IncomingHttpHeaders, options: GuardOptions): HttpRefusal | undefined {
+/** Who passed the guard: the principal its token names (undefined: the one token, or none asked for). */
+export type Admitted = { readonly principal: string | undefined };
+
+/** The refusal for a request that fails a check (403 for Host or Origin, 401 for the token), or who it is. */
+export function guardRequest(headers: IncomingHttpHeaders, options: GuardOptions): HttpRefusal | Admitted {
   const allowed = [...options.hostnames];
   const host = validateHostHeader(headers.host, allowed);
   if (!host.ok) {
@@ -33,19 +39,22 @@ export function guardRequest(headers: IncomingHttpHeaders, options: GuardOptions
       `Forbidden: ${origin.message}. Pages from ${allowed.join(', ')} may call this server; add another with --http-allowed-hosts <name>`,
     );
   }
-  if (options.token === undefined) return undefined;
+  const table = options.tokens?.();
+  if (options.token === undefined && table === undefined) return { principal: undefined };
   const presented = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '')?.[1];
-  if (presented === undefined || !sameToken(presented, options.token)) {
+  const principal = presented === undefined ? undefined : table?.principalOf(presented);
+  if (principal !== undefined) return { principal };
+  if (presented === undefined || options.token === undefined || !sameToken(presented, options.token)) {
     const challenge =
       presented === undefined ? 'Bearer realm="codemode-mcp"' : 'Bearer realm="codemode-mcp", error="invalid_token"';
     const why = presented === undefined ? 'no "Authorization: Bearer <token>" header' : "the bearer token is not this server's";
     return httpRefusal(
       401,
-      `Unauthorized: ${why}. Send the token the server was started with (--http-token or ${HTTP_TOKEN_ENV}) as "Authorization: Bearer <token>"`,
+      `Unauthorized: ${why}. Send a token the server was started with (--http-token or ${HTTP_TOKEN_ENV}, or yours in its --http-tokens-file) as "Authorization: Bearer <token>"`,
       { 'WWW-Authenticate': challenge },
     );
   }
-  return undefined;
+  return { principal: undefined };
 }
 
 /**

@@ -1,13 +1,18 @@
 /**
- * `/mcp`, Streamable HTTP: POST carries one message (its answer comes as JSON or an SSE stream),
- * GET opens the session's own stream, DELETE ends the session. Every request but an `initialize`
- * names its session with `Mcp-Session-Id`; the SDK's transport checks `MCP-Protocol-Version`.
- * Bodies are read within maxMessageBytes and screened (http-screen.ts) before the transport.
+ * `/mcp`, Streamable HTTP, for both protocol revisions. A POST whose message claims the
+ * 2026-07-28 revision (the SDK's `isLegacyRequest` says which) goes to the modern lane
+ * (modern-lane.ts), sessionless. The rest is the 2025 revision: POST carries one message (its
+ * answer comes as JSON or an SSE stream), GET opens the session's own stream, DELETE ends the
+ * session; every request but an `initialize` names its session with `Mcp-Session-Id`, and the
+ * SDK's transport checks `MCP-Protocol-Version`. Bodies are read within maxMessageBytes; a 2025
+ * one is screened (screen.ts) before the transport.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ProtocolErrorCode,
   isInitializeRequest,
+  isLegacyRequest,
+  type AuthInfo,
   isJsonContentType,
   type JSONRPCMessage,
   type RequestId,
@@ -20,12 +25,19 @@ import { SESSION_NOT_FOUND, httpRefusal, sendRefusal, type HttpRefusal } from '.
 import { screenBody } from './screen.js';
 import type { HttpSession, HttpSessions } from './sessions.js';
 import type { Log } from '../support/log.js';
+import type { ModernLane } from './modern-lane.js';
+import { claimsModernRevision } from '../mcp/modern-claim.js';
+import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 
 export interface McpEndpointOptions {
   readonly maxMessageBytes: number;
   readonly log: Log;
   /** False once shutdown has begun: new sessions are refused. */
   readonly accepting: () => boolean;
+  /** Where 2026-07-28 requests go. */
+  readonly modern: ModernLane;
+  /** The principal the caller's bearer token names in the tokens file (guard.ts); undefined: the shared one. */
+  readonly principal: string | undefined;
 }
 
 const METHODS = 'GET, POST, DELETE';
@@ -53,7 +65,7 @@ export async function serveMcp(
     await post(req, res, sessions, typeof sessionId === 'string' ? sessionId : undefined, options);
     return;
   }
-  const found = findSession(sessions, sessionId, method);
+  const found = findSession(sessions, sessionId, method, options.principal);
   if ('refusal' in found) {
     sendRefusal(res, found.refusal);
     return;
@@ -68,7 +80,7 @@ async function post(
   sessionId: string | undefined,
   options: McpEndpointOptions,
 ): Promise<void> {
-  const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+  const session = sessionId === undefined ? undefined : sessionOf(sessions, sessionId, options.principal);
   // Held from before the body is read, so a slow upload does not let the session idle out.
   const done = session?.begin();
   try {
@@ -95,6 +107,7 @@ async function post(
       sendRefusal(res, refusal, true);
       return;
     }
+    if (await servedModern(req, res, body.text, options)) return;
     if (sessionId === undefined) {
       await postWithoutSession(req, res, sessions, body.text, options);
       return;
@@ -133,6 +146,83 @@ async function post(
   }
 }
 
+/** Methods of the 2026-07-28 revision that the 2025 one has not. */
+const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen']);
+
+const MISSING_ENVELOPE =
+  'is a request of MCP 2026-07-28, whose params carry _meta with "io.modelcontextprotocol/protocolVersion" (as "2026-07-28"), ' +
+  '"io.modelcontextprotocol/clientInfo" and "io.modelcontextprotocol/clientCapabilities"; this one names no protocol version';
+
+/** A 2026-07-28 message is answered by the modern lane; returns whether it was one. */
+async function servedModern(
+  req: IncomingMessage,
+  res: ServerResponse,
+  text: string,
+  options: McpEndpointOptions,
+): Promise<boolean> {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    // Not JSON: the 2025 path's screen says what is wrong with it.
+    return false;
+  }
+  // A claim decides, not the SDK's isLegacyRequest alone: that sends a 2025 request whose `_meta` it
+  // can't read (a bad progressToken) to the modern lane, which would refuse it as no session's.
+  const { method, params, id } = (typeof message === 'object' && message !== null ? message : {}) as {
+    method?: unknown;
+    params?: unknown;
+    id?: RequestId;
+  };
+  if (!claimsModernRevision(params)) {
+    if (!MODERN_ONLY_METHODS.has(method as string)) return false;
+    // A method of the 2026-07-28 revision only, without its envelope: the envelope is what is wrong.
+    sendRefusal(
+      res,
+      httpRefusal(400, `Invalid params: ${String(method)} ${MISSING_ENVELOPE}`, {}, ProtocolErrorCode.InvalidParams, id),
+    );
+    return true;
+  }
+  if (await isLegacyRequest(webRequestOf(req), message)) return false;
+  if (!options.accepting()) {
+    sendRefusal(
+      res,
+      httpRefusal(
+        503,
+        'Service Unavailable: the server is shutting down; send the request to another instance',
+        { 'Retry-After': '1' },
+        -32000,
+      ),
+    );
+    return true;
+  }
+  const mismatch = toolHeaderMismatch(req, message, options.modern);
+  if (mismatch !== undefined) {
+    const id = (message as { id?: RequestId }).id;
+    options.log(`codemode-mcp: answered a request with HTTP 400: ${mismatch}`, 'warn');
+    sendRefusal(res, httpRefusal(400, `Bad Request: ${mismatch}`, {}, HEADER_MISMATCH, id));
+    return true;
+  }
+  // Only the principal is read on the way (modern-lane.ts principalOf); the token is not passed on.
+  const authInfo: AuthInfo | undefined =
+    options.principal === undefined ? undefined : { token: '', clientId: options.principal, scopes: [] };
+  await sendResponse(
+    res,
+    await options.modern.handler.fetch(webRequestOf(req), {
+      parsedBody: message,
+      ...(authInfo !== undefined ? { authInfo } : {}),
+    }),
+  );
+  return true;
+}
+
+/** For a tools/call: what is wrong with its tool's parameter headers (param-headers.ts), or undefined. */
+function toolHeaderMismatch(req: IncomingMessage, message: unknown, modern: ModernLane): string | undefined {
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
+  return paramHeaderMismatch(req.headers, modern.inputSchemaOf(params.name), params.arguments);
+}
+
 /** Only `initialize` may come without a session: it starts one. */
 async function postWithoutSession(
   req: IncomingMessage,
@@ -161,7 +251,7 @@ async function postWithoutSession(
       sendRefusal(res, full);
       return;
     }
-    const session = await sessions.open();
+    const session = await sessions.open(options.principal);
     const done = session.begin();
     try {
       await sendResponse(res, await session.transport.handleRequest(webRequestOf(req), { parsedBody: screened.message }));
@@ -224,10 +314,17 @@ function describeRefusal(refusal: HttpRefusal): string {
   return `${refusal.status === 200 ? `error ${code}` : `HTTP ${refusal.status}`}: ${message}`;
 }
 
+/** The session of that id, when the caller is the principal that opened it: another principal's is not found. */
+function sessionOf(sessions: HttpSessions, id: string, principal: string | undefined): HttpSession | undefined {
+  const session = sessions.get(id);
+  return session?.principal === principal ? session : undefined;
+}
+
 function findSession(
   sessions: HttpSessions,
   header: string | string[] | undefined,
   method: string,
+  principal: string | undefined,
 ): { session: HttpSession } | { refusal: HttpRefusal } {
   if (typeof header !== 'string') {
     return {
@@ -237,7 +334,7 @@ function findSession(
       ),
     };
   }
-  const session = sessions.get(header);
+  const session = sessionOf(sessions, header, principal);
   return session === undefined ? { refusal: unknownSession(sessions, header) } : { session };
 }
 

@@ -47,6 +47,8 @@ export class HttpSession {
 
   constructor(
     readonly id: string,
+    /** The principal of the bearer token that opened it (tokens-file.ts); undefined without a tokens file. */
+    readonly principal: string | undefined,
     private readonly options: HttpSessionsOptions,
     private readonly onIdle: () => void,
     onEnd: (why: string) => void,
@@ -67,7 +69,8 @@ export class HttpSession {
       sole: false,
       label: `session ${id}`,
       streamOpen: () => this.getStreams > 0,
-      state: { store: options.state, principal: id },
+      // A named principal keeps its state across sessions; otherwise the session is a principal of its own.
+      state: { store: options.state, principal: principal ?? id },
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
       ...(options.callSkills !== undefined ? { callSkills: options.callSkills(id) } : {}),
       ...(options.savedSkills !== undefined ? { savedSkills: options.savedSkills } : {}),
@@ -151,11 +154,15 @@ export class HttpSessions {
     );
   }
 
-  /** A session for an `initialize` with no session id; it is known by its id once that initialize goes through. */
-  async open(): Promise<HttpSession> {
+  /**
+   * A session for an `initialize` with no session id, opened by `principal` (its bearer token's, or
+   * undefined); it is known by its id once that initialize goes through.
+   */
+  async open(principal: string | undefined): Promise<HttpSession> {
     const id = this.options.instanceId === undefined ? randomUUID() : `${this.options.instanceId}.${randomUUID()}`;
     const session = new HttpSession(
       id,
+      principal,
       this.options,
       () =>
         void this.end(
@@ -178,7 +185,9 @@ export class HttpSessions {
     const ending = (async () => {
       const stopped = await session.client.close();
       // The session id was its principal, and no later request can name it again.
-      await this.options.state.forget(id).catch(logFailure(`forgetting the state of session ${id}`, this.options.log));
+      if (session.principal === undefined) {
+        await this.options.state.forget(id).catch(logFailure(`forgetting the state of session ${id}`, this.options.log));
+      }
       this.options.log(
         `codemode-mcp: session ${id} ended (${why})${stopped.length > 0 ? `; its running scripts: ${stopped.join(', ')}` : ''}`,
       );

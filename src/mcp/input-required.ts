@@ -68,7 +68,7 @@ export async function codeExecutionWithInput(
           `wait on the script instead: {"action": "wait", "script": "${resumed.script}"}`,
       );
     }
-    inputs.answer(resumed.keys, (ctx.mcpReq.inputResponses ?? {}));
+    inputs.answer(resumed.keys, ctx.mcpReq.inputResponses ?? {});
     input = { action: 'wait', script: resumed.script, ...(resumed.yieldMs !== undefined ? { yield_ms: resumed.yieldMs } : {}) };
   }
   let interrupt = new AbortController();

@@ -15,7 +15,6 @@
  * `initialize` does.
  */
 import {
-  PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
@@ -28,6 +27,7 @@ import { SETTINGS, formatSettingValue } from '../config/settings.js';
 import type { Rejection } from '../json-rpc/parse-line.js';
 import { checkNotification, checkRequest, type Refusal } from './method-schema-check.js';
 import type { Log } from '../support/log.js';
+import { claimsModernRevision } from './modern-claim.js';
 
 export interface RequestGateOptions {
   /** Whether the Server has a handler for this request method. */
@@ -205,13 +205,4 @@ export class RequestGate implements Transport {
   private log(line: string): void {
     this.options.log(`codemode-mcp: ${line}`, 'warn');
   }
-}
-
-/** Whether a message's params claim the 2026-07-28 revision's per-request envelope (`_meta` with a protocol version). */
-function claimsModernRevision(params: unknown): boolean {
-  if (typeof params !== 'object' || params === null) return false;
-  const meta = (params as { _meta?: unknown })._meta;
-  return (
-    typeof meta === 'object' && meta !== null && typeof (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY] === 'string'
-  );
 }

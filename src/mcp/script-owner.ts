@@ -31,6 +31,8 @@ export interface ScriptOwnerOptions {
   /** The saved skills as last read, for searchTools. */
   readonly savedSkills: () => readonly SkillLine[];
   readonly origin: CallOrigin;
+  /** Whose scripts, in messages (`principal alice`); unset, this session. */
+  readonly label?: string;
   /** A logging notification to the client (a script's notify()). */
   readonly sendLog: (params: LoggingMessageNotification['params']) => void;
 }
@@ -62,6 +64,7 @@ export class ScriptOwner {
       ...(callSkills !== undefined ? { callSkills } : {}),
       savedSkills: this.options.savedSkills,
       settings,
+      ...(this.options.label !== undefined ? { owner: this.options.label } : {}),
       log: (data) => this.options.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });
     return this.scripts;

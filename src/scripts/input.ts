@@ -83,6 +83,12 @@ const ACCEPTED: string = `code_execution accepts ${Object.entries(actionSchemas(
   .map(([action, schema]) => `${exampleOf(schema.shape as Record<string, z.ZodType>)} ${PURPOSE[action as keyof typeof PURPOSE]}`)
   .join('; ')}`;
 
+/** The JSON Schema keyword that asks a 2026-07-28 client to mirror a parameter in an HTTP header. */
+const MCP_HEADER_KEY = 'x-mcp-header';
+
+/** `script` travels as `Mcp-Param-Script`. */
+const SCRIPT_HEADER = 'Script';
+
 /**
  * The input as `tools/list` shows it: every field of every action, all optional and none
  * forbidden, so that bad input reaches our own refusal (which says what is accepted) rather
@@ -100,6 +106,10 @@ function listedSchema(): { type: 'object'; [key: string]: unknown } {
     .partial()
     .extend({ action: ACTION.optional().describe('run (the default when code is given), wait or stop (with script), list') });
   const { $schema: _dialect, ...schema } = z.toJSONSchema(listed, { io: 'input' });
+  const properties = schema.properties as Record<string, Record<string, unknown>>;
+  // A 2026-07-28 client sends the script's id as the Mcp-Param-Script header too (SEP-2243), so a
+  // proxy can send a wait or stop to the instance that runs the script.
+  properties.script = { ...properties.script, [MCP_HEADER_KEY]: SCRIPT_HEADER };
   return { ...schema, type: 'object' };
 }
 

@@ -60,6 +60,11 @@ export interface SessionScriptsDeps {
   /** The saved skills as last read, for searchTools to find beside the tools; none when absent. */
   readonly savedSkills?: () => readonly SkillEntrySource[];
   readonly settings: Settings;
+  /**
+   * Whose scripts these are, in messages: `this session` (a connection, a 2025 HTTP session) or
+   * `principal alice` (2026-07-28 callers over HTTP). Unset, this session.
+   */
+  readonly owner?: string;
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
 }
@@ -91,6 +96,10 @@ export class SessionScripts {
   private closing = false;
 
   constructor(private readonly deps: SessionScriptsDeps) {}
+
+  private get owner(): string {
+    return this.deps.owner ?? 'this session';
+  }
 
   /** Answers one code_execution call; bad input and full capacity are refusals, never throws. */
   handle(raw: unknown, ctx: WatchContext & { readonly interrupt?: undefined }): Promise<CallToolResult>;
@@ -136,7 +145,7 @@ export class SessionScripts {
     const { maxRunningScripts } = this.deps.settings;
     if (running.length >= maxRunningScripts) {
       return refusalAnswer(
-        `${running.length} scripts are already running in this session, its maxRunningScripts: ${running.join(', ')}. ` +
+        `${running.length} scripts are already running for ${this.owner}, its maxRunningScripts: ${running.join(', ')}. ` +
           'Wait for one ({"action": "wait", "script": "<id>"}) or stop one ({"action": "stop", "script": "<id>"}).',
       );
     }
@@ -244,9 +253,9 @@ export class SessionScripts {
     const known = [...this.entries.keys()];
     const elsewhere = !id.startsWith(`${SERVER_TAG}-`) && /^[0-9a-f]{6}-\d+$/.test(id);
     return (
-      `no script ${quoteInput(id)} in this session` +
+      `no script ${quoteInput(id)} of ${this.owner}` +
       (elsewhere ? ': it was started by an earlier run of the server, and ended with it' : '') +
-      `. ${known.length > 0 ? `This session's scripts: ${known.join(', ')}.` : 'This session has no scripts.'}`
+      `. ${known.length > 0 ? `Its scripts: ${known.join(', ')}.` : 'It has no scripts.'}`
     );
   }
 }

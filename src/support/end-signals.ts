@@ -45,11 +45,15 @@ export interface EndSignals {
  * process group still alive, what the close's own clock (process-tree.ts) would send later, and
  * the close goes on to its end.
  */
-export function listenForEndSignals(log: Log, groups: () => readonly LiveGroup[] = () => liveGroups.list()): EndSignals {
+export function listenForEndSignals(
+  log: Log,
+  groups: () => readonly LiveGroup[] = () => liveGroups.list(),
+  signals: readonly EndSignal[] = END_SIGNALS,
+): EndSignals {
   let received: EndSignal | undefined;
   let settle: (signal: EndSignal) => void = () => {};
   const first = new Promise<EndSignal>((resolve) => (settle = resolve));
-  const handlers = END_SIGNALS.map((signal) => {
+  const handlers = signals.map((signal) => {
     const handler = (): void => {
       const hurry = received !== undefined || closing;
       if (received === undefined) {

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite's server scenarios, all of them (--suite all), in one run of
-# the suite against `codemode-mcp --http --expose '*'` in front of our own fixture upstream
+# The official MCP conformance suite's server scenarios, for both protocol revisions the server
+# speaks: the scenarios each revision requires (--requirements 2025-11-25, then 2026-07-28), against
+# `codemode-mcp --http --expose '*'` in front of our own fixture upstream
 # (test/fixtures/upstreams/conformance-everything.mjs: the tools, resources, prompts and
-# completions the scenarios ask for). Each scenario passes or is listed under `server:` in
-# expected-failures.yml with its reason; the suite fails the run on any other failure and on a
-# listed scenario that passes. The suite needs Node 22; npx brings it. Run from .ci/run after the
-# build; exits non-zero on a failure.
+# completions the scenarios ask for). Each scenario passes or is listed in
+# expected-failures-server-<revision>.yml with its reason; the suite fails the run on any other
+# failure and on a listed scenario that passes. The suite needs Node 22; npx brings it. Run from
+# .ci/run after the build; exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-SUITE='@modelcontextprotocol/conformance@0.1.16'
+SUITE='@modelcontextprotocol/conformance@0.2.0-alpha.12'
 FIXTURE=test/fixtures/upstreams/conformance-everything.mjs
 
 log=$(mktemp)
@@ -27,12 +28,22 @@ for _ in $(seq 1 300); do
 done
 [ -n "$url" ] || { cat "$log"; echo "codemode-mcp --http did not listen within 30 s" >&2; exit 1; }
 
-echo "conformance (server): every scenario against $url"
-started=$(date +%s)
 status=0
-npx -y -p node@22 -p "$SUITE" -c \
-  "conformance server --url '$url' --suite all --expected-failures test/conformance/expected-failures.yml" \
-  2> >(grep -v 'EBADENGINE\|npm warn' >&2) || status=$?
-echo "conformance (server): $(( $(date +%s) - started )) s"
+for revision in 2025-11-25 2026-07-28; do
+  started=$(date +%s)
+  expected=test/conformance/expected-failures-server-$revision.yml
+  baseline=''
+  [ -f "$expected" ] && baseline="--expected-failures $expected"
+  echo "conformance (server, $revision): the scenarios it requires, against $url"
+  out=$(mktemp)
+  suite=0
+  npx -y -p node@22 -p "$SUITE" -c "conformance server --url '$url' --requirements $revision $baseline" \
+    >"$out" 2> >(grep -v 'EBADENGINE\|npm warn' >&2) || suite=$?
+  # The summary: each scenario, the totals, and the baseline's verdict.
+  grep -E '^[✓✗] |^Total: |^  [~✓✗] |^(Baseline|Unexpected|Stale)' "$out" | sed 's/\x1b\[[0-9;]*m//g' || true
+  rm -f "$out"
+  [ "$suite" -eq 0 ] || status=1
+  echo "conformance (server, $revision): $(( $(date +%s) - started )) s"
+done
 [ "$status" -eq 0 ] || { echo "conformance (server): failed; codemode-mcp's log:" >&2; cat "$log" >&2; }
 exit "$status"

@@ -255,7 +255,7 @@ describe('code_execution input', () => {
     const server = await sharedServer();
     const answer = await server.run({ action: 'wait', script: 'i'.repeat(1_000_000) });
     expect(textOf(answer)).toBe(
-      `Refused: no script "${'i'.repeat(200)}…" (1,000,000 characters) in this session. This session has no scripts.`,
+      `Refused: no script "${'i'.repeat(200)}…" (1,000,000 characters) of this session. It has no scripts.`,
     );
   });
 

@@ -85,12 +85,13 @@ describe('clients of both SDK lines', () => {
     expect(await tracker.leftAlive()).toEqual([]);
   });
 
-  test("an SDK 2.x client in 'auto' negotiation falls back to initialize, and its probe copy starts no upstream", async () => {
+  test("an SDK 2.x client in 'auto' negotiation is served 2026-07-28, and its probe copy starts no upstream", async () => {
     const { args, recordFile } = recorderArgs();
     const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
     const client = new Client({ name: 'auto-client', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(transport);
     const tracker = trackDescendants(transport.pid!);
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     const result = await client.callTool({ name: 'code_execution', arguments: { code } });
     expect(valueOf(result)).toBe('hi');
     tracker.sample();

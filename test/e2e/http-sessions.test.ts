@@ -184,8 +184,8 @@ describe('two sessions at once', () => {
     const id = structuredOf(started).script as string;
     const fromB = await b.run({ action: 'wait', script: id });
     expect(fromB.isError).toBe(true);
-    expect(textOf(fromB)).toContain(`no script "${id}" in this session`);
-    expect(textOf(fromB)).toContain('This session has no scripts.');
+    expect(textOf(fromB)).toContain(`no script "${id}" of this session`);
+    expect(textOf(fromB)).toContain('It has no scripts.');
     expect(textOf(await b.run({ action: 'list' }))).not.toContain(id);
     expect(textOf(await a.run({ action: 'list' }))).toContain(id);
   });

@@ -1,9 +1,11 @@
-// The same scripts, relays, resources and prompts for a client of either protocol revision over
-// stdio: a 2025 client (initialize) and an SDK 2.x client pinned to 2026-07-28 (server/discover,
-// the per-request envelope, input_required for an upstream's elicitation).
-import type { CallToolResult, ClientOptions, ElicitRequest } from '@modelcontextprotocol/client';
+// The same scripts, relays, resources and prompts for a client of either protocol revision, over
+// stdio and over HTTP: a 2025 client (initialize; a session over HTTP) and an SDK 2.x client
+// pinned to 2026-07-28 (server/discover, the per-request envelope, no session, input_required
+// for an upstream's elicitation).
+import type { CallToolResult, Client, ClientOptions, ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { fixturePath, startServer, structuredOf, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { fixturePath, startServer, structuredOf, textOf, valueOf } from '../support/mcp-client.js';
 
 const upstream = ['--pool', '0', '--', process.execPath, fixturePath('upstreams/conformance-everything.mjs')];
 
@@ -13,17 +15,55 @@ interface Answer {
 }
 const answerOf = (result: CallToolResult): Answer => structuredOf(result) as unknown as Answer;
 
-const revisions: Array<[string, ClientOptions['versionNegotiation'] | undefined]> = [
-  ['2025-11-25', undefined],
-  ['2026-07-28', { mode: { pin: '2026-07-28' } }],
+type Negotiation = ClientOptions['versionNegotiation'];
+
+interface Connected {
+  readonly client: Client;
+  run(args: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+interface ClientSetup {
+  readonly capabilities: { elicitation: { form: Record<string, never> } };
+  readonly onElicit: (request: ElicitRequest) => ElicitResult;
+  readonly versionNegotiation?: Negotiation;
+}
+
+/** Over stdio: a server process of the client's own, which must leave nothing behind. */
+async function overStdio(setup: ClientSetup): Promise<Connected> {
+  const server = await startServer(upstream, setup);
+  return {
+    client: server.client,
+    run: (args) => server.run(args),
+    close: async () => expect(await server.close()).toEqual([]),
+  };
+}
+
+let httpServer: HttpServer | undefined;
+
+/** Over HTTP: one server for the file's HTTP clients. */
+async function overHttp(setup: ClientSetup): Promise<Connected> {
+  httpServer ??= await startHttpServer(upstream);
+  return connectHttp(httpServer.url, setup);
+}
+
+afterAll(async () => {
+  if (httpServer !== undefined) expect((await httpServer.stop()).left).toEqual([]);
+});
+
+const cases: Array<[string, string, (setup: ClientSetup) => Promise<Connected>, Negotiation | undefined]> = [
+  ['2025-11-25', 'stdio', overStdio, undefined],
+  ['2026-07-28', 'stdio', overStdio, { mode: { pin: '2026-07-28' } }],
+  ['2025-11-25', 'HTTP', overHttp, undefined],
+  ['2026-07-28', 'HTTP', overHttp, { mode: { pin: '2026-07-28' } }],
 ];
 
-describe.each(revisions)('a client speaking %s over stdio', (revision, versionNegotiation) => {
-  let server: RunningServer;
+describe.each(cases)('a client speaking %s over %s', (revision, _transport, connect, versionNegotiation) => {
+  let server: Connected;
   const asked: ElicitRequest['params'][] = [];
 
   beforeAll(async () => {
-    server = await startServer(upstream, {
+    server = await connect({
       capabilities: { elicitation: { form: {} } },
       onElicit: (request) => {
         asked.push(request.params);
@@ -34,14 +74,11 @@ describe.each(revisions)('a client speaking %s over stdio', (revision, versionNe
   });
 
   afterAll(async () => {
-    expect(await server.close()).toEqual([]);
+    await server.close();
   });
 
   test('the connection speaks the revision asked for', () => {
-    const version = (
-      server.client as unknown as { getNegotiatedProtocolVersion?: () => string | undefined }
-    ).getNegotiatedProtocolVersion?.();
-    expect(version).toBe(revision);
+    expect(server.client.getNegotiatedProtocolVersion()).toBe(revision);
   });
 
   test('runs, waits on, stops and lists scripts', async () => {
@@ -85,5 +122,54 @@ describe.each(revisions)('a client speaking %s over stdio', (revision, versionNe
   test('an unknown tool is refused naming what there is', async () => {
     await expect(server.client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Unknown tool "nope"/);
     expect(textOf(await server.run({ code: 'return 1' }))).toContain('finished');
+  });
+});
+
+describe('a 2026-07-28 request over HTTP, by hand', () => {
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'by-hand', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const post = async (body: Record<string, unknown>, headers: Record<string, string>) => {
+    httpServer ??= await startHttpServer(upstream);
+    const response = await fetch(httpServer.url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2026-07-28',
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, ...body }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const call = (args: Record<string, unknown>) => ({
+    method: 'tools/call',
+    params: { name: 'code_execution', arguments: args, _meta: envelope },
+  });
+
+  test("code_execution's script parameter is marked to travel as the Mcp-Param-Script header; lists say how long they keep", async () => {
+    const { body } = await post({ method: 'tools/list', params: { _meta: envelope } }, { 'Mcp-Method': 'tools/list' });
+    const result = body.result as { tools: Array<{ name: string; inputSchema: { properties: Record<string, object> } }> };
+    expect(result).toMatchObject({ ttlMs: 60_000, cacheScope: 'private' });
+    const codeExecution = result.tools.find((tool) => tool.name === 'code_execution')!;
+    expect(codeExecution.inputSchema.properties.script).toMatchObject({ type: 'string', 'x-mcp-header': 'Script' });
+  });
+
+  test('a script id in the header and another in the body is refused with -32020, as one missing from either', async () => {
+    const headers = { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'code_execution' };
+    const mismatched = await post(call({ action: 'wait', script: 'abc-1' }), { ...headers, 'Mcp-Param-Script': 'abc-2' });
+    expect(mismatched.status).toBe(400);
+    expect(mismatched.body).toMatchObject({
+      id: 7,
+      error: { code: -32020, message: expect.stringContaining("the body's script and the Mcp-Param-Script header disagree") },
+    });
+    const missing = await post(call({ action: 'wait', script: 'abc-1' }), headers);
+    expect(missing.body).toMatchObject({ error: { code: -32020, message: expect.stringContaining('header is missing') } });
+    const matching = await post(call({ action: 'wait', script: 'abc-1' }), { ...headers, 'Mcp-Param-Script': 'abc-1' });
+    expect(matching.status).toBe(200);
+    expect(JSON.stringify(matching.body)).toContain('no script \\"abc-1\\" of principal shared');
   });
 });

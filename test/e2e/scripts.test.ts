@@ -66,7 +66,7 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
     ['an empty input', {}, /nothing to do: code_execution accepts \{"code"/],
     ['an unknown action', { action: 'dance' }, /action must be one of "run", "wait", "stop", "list"; got "dance"/],
     ['a wait with no script', { action: 'wait' }, /wait needs the script's id/],
-    ['a wait on an unknown id', { action: 'wait', script: 'nope' }, /no script "nope" in this session/],
+    ['a wait on an unknown id', { action: 'wait', script: 'nope' }, /no script "nope" of this session/],
     ['code that is not a string', { code: 42 }, /code must be a string of JavaScript/],
   ];
   test.each(cases)('%s is refused with isError, saying what is accepted', async (_name, input, message) => {

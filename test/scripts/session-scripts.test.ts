@@ -74,7 +74,7 @@ describe('code_execution in one session', () => {
     [{}, /nothing to do: code_execution accepts \{"code"/],
     [{ action: 'dance' }, /action must be one of "run", "wait", "stop", "list"; got "dance"/],
     [{ action: 'wait' }, /wait needs the script's id/],
-    [{ action: 'wait', script: `${SERVER_TAG}-99` }, /no script "[0-9a-f]+-99" in this session/],
+    [{ action: 'wait', script: `${SERVER_TAG}-99` }, /no script "[0-9a-f]+-99" of this session/],
     [{ code: 42 }, /code must be a string of JavaScript.*got number 42/],
     [{ code: 'return 1', yield_ms: -1 }, /yield_ms must be a whole number of milliseconds from 0 to 600000/],
     [{ code: 'return 1', extra: true }, /run takes "action", "code", "yield_ms"; not "extra"/],
@@ -129,7 +129,7 @@ describe('code_execution in one session', () => {
     const b = scriptId(await session.handle({ code: 'await sleep(600_000)', yield_ms: 0 }, idle));
     const refused = await session.handle({ code: 'return 1' }, idle);
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toContain(`2 scripts are already running in this session, its maxRunningScripts: ${a}, ${b}`);
+    expect(text(refused)).toContain(`2 scripts are already running for this session, its maxRunningScripts: ${a}, ${b}`);
   });
 
   it('refuses a run past the server-wide maxScriptChildren', async () => {

@@ -9,6 +9,7 @@ import {
   StreamableHTTPClientTransport,
   type CallToolResult,
   type ClientCapabilities,
+  type ClientOptions,
   type ElicitRequest,
   type ElicitResult,
   type LoggingMessageNotification,
@@ -105,13 +106,18 @@ export interface ConnectOptions {
   readonly onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
   readonly token?: string;
   readonly name?: string;
+  /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one (no session). */
+  readonly versionNegotiation?: ClientOptions['versionNegotiation'];
 }
 
 /** A client on its own session of the server at `url`. */
 export async function connectHttp(url: string, options: ConnectOptions = {}): Promise<HttpClient> {
   const client = new Client(
     { name: options.name ?? 'e2e-http-client', version: '1.0.0' },
-    { capabilities: options.capabilities ?? {} },
+    {
+      capabilities: options.capabilities ?? {},
+      ...(options.versionNegotiation !== undefined ? { versionNegotiation: options.versionNegotiation } : {}),
+    },
   );
   const logs: LoggingMessageNotification['params'][] = [];
   client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
@@ -129,6 +135,11 @@ export async function connectHttp(url: string, options: ConnectOptions = {}): Pr
     logs,
     run: (args, callOptions) => client.callTool({ name: 'code_execution', arguments: args }, callOptions),
     close: async () => {
+      // A 2026-07-28 client has no session to end.
+      if (transport.sessionId === undefined) {
+        await client.close();
+        return;
+      }
       // A DELETE that fails leaves the session on the server: said, so a test that then counts sessions shows why.
       await transport.terminateSession().catch((error: unknown) => {
         process.stderr.write(`test client: DELETE of session ${transport.sessionId ?? '(none)'} failed: ${String(error)}\n`);

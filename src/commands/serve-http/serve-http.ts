@@ -16,6 +16,8 @@ import { serveMcp } from '../../http/mcp-endpoint.js';
 import { acceptedHostnames, type HttpOptions } from '../../config/http-options.js';
 import { httpRefusal, sendRefusal } from '../../http/refusal.js';
 import { HttpSessions } from '../../http/sessions.js';
+import { ModernLane } from '../../http/modern-lane.js';
+import { TokenTable } from '../../http/tokens-file.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
 import { startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
@@ -46,6 +48,8 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       // No new connection; those open are ended once their sessions have closed their streams.
       listener?.close();
       await sessions.endAll('the server is shutting down');
+      const stopped = await modern.close();
+      if (stopped.length > 0) log(`codemode-mcp: scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
       await supply.close();
       await state.close();
     });
@@ -62,31 +66,52 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   );
   const library = new SkillsLibrary(skillsDirectory(settings));
   const skills = skillsExtensionOf(library, log);
-  const sessions = new HttpSessions({
+  // What 2025 sessions and 2026-07-28 callers both are served with.
+  const served = {
     hub,
     supply,
     settings,
     version,
     startup: () => ready,
     log,
-    instanceId: http.instanceId,
     state,
     skills,
-    callSkills: (id) => skillsCaller(library, httpSaving(settings, id), log),
     savedSkills: savedSkillsOf(library),
+  };
+  const sessions = new HttpSessions({
+    ...served,
+    instanceId: http.instanceId,
+    callSkills: (id) => skillsCaller(library, httpSaving(settings, `session ${id}`), log),
   });
-  shutDownOnSignals(shutDown, log);
+  const modern = new ModernLane({
+    ...served,
+    callSkills: (principal) => skillsCaller(library, httpSaving(settings, `principal ${principal}`), log),
+  });
+  const tokens = await readTokens(settings.httpTokensFile, log);
+  if (tokens === 'refused') return shutDown('its tokens file cannot be used', EXIT_FAILURE);
+  if (tokens !== undefined) {
+    // A server with a tokens file reads it again on SIGHUP, as daemons do, rather than ending.
+    shutDownOnSignals(shutDown, log, ['SIGINT', 'SIGTERM']);
+    process.on('SIGHUP', () => void tokens.reload());
+  } else shutDownOnSignals(shutDown, log);
 
-  const guard = { hostnames: acceptedHostnames(http), token: http.token };
+  const guard = { hostnames: acceptedHostnames(http), token: http.token, tokens: () => tokens?.table };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const refusal = guardRequest(req.headers, guard);
-    if (refusal !== undefined) {
-      sendRefusal(res, refusal, true);
+    const admitted = guardRequest(req.headers, guard);
+    if ('status' in admitted) {
+      sendRefusal(res, admitted, true);
       return;
     }
+    const { principal } = admitted;
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === MCP_PATH) {
-      await serveMcp(req, res, sessions, { maxMessageBytes: settings.maxMessageBytes, log, accepting: () => accepting });
+      await serveMcp(req, res, sessions, {
+        maxMessageBytes: settings.maxMessageBytes,
+        log,
+        accepting: () => accepting,
+        modern,
+        principal,
+      });
     } else if (path === HEALTH_PATH && req.method === 'GET') {
       sendHealth(res, {
         instanceId: http.instanceId,
@@ -136,4 +161,30 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     `codemode-mcp ${version}: serving MCP over HTTP at http://${shownHost}:${address.port}${MCP_PATH}` +
       `${http.instanceId !== undefined ? ` as instance ${http.instanceId}` : ''}${http.token !== undefined ? ', bearer token required' : ''}`,
   );
+}
+
+/** The tokens file as last read, and its reading again; `refused` when the first read fails (said in the log). */
+async function readTokens(
+  path: string | null,
+  log: Log,
+): Promise<{ table: TokenTable; reload(): Promise<void> } | 'refused' | undefined> {
+  if (path === null) return undefined;
+  try {
+    const holder = {
+      table: await TokenTable.read(path),
+      async reload(): Promise<void> {
+        try {
+          holder.table = await TokenTable.read(path);
+          log(`codemode-mcp: read the tokens file again on SIGHUP: ${holder.table.size} principals`);
+        } catch (error) {
+          log(`codemode-mcp: on SIGHUP, kept the tokens read before: ${(error as Error).message}`, 'error');
+        }
+      },
+    };
+    log(`codemode-mcp: ${holder.table.size} principals in the tokens file ${path}`);
+    return holder;
+  } catch (error) {
+    log(`codemode-mcp: ${(error as Error).message}`, 'error');
+    return 'refused';
+  }
 }
