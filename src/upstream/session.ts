@@ -27,6 +27,7 @@ import { watchLiveness, type Liveness } from './liveness.js';
 import { ProgressRouter } from './progress.js';
 import type { PassthroughMethod, PassthroughNotice } from './passthrough.js';
 import { listResourcePages, type ResourceListing } from './resource-routes.js';
+import { revisionOf } from './revision.js';
 import { SessionClients, type ClientListener, type SessionClientsOptions } from './session-clients.js';
 import { prepareSignIn, sendWithSignInRetry, type SignInContext } from './sign-in-retry.js';
 import type { UpstreamSpec } from './spec.js';
@@ -69,6 +70,8 @@ export interface SessionOptions extends SessionClientsOptions {
   readonly closeGraceMs?: number;
   /** How the entry is connected; absent, connectUpstream (its transport as configured). */
   readonly connect?: Connector;
+  /** Opened with the 2025 handshake alone, without the revision probe (revision.ts: skipsProbeNext). */
+  readonly unprobed?: boolean;
 }
 
 export class UpstreamSession {
@@ -122,6 +125,7 @@ export class UpstreamSession {
         maxMessageBytes: options.maxMessageBytes,
         log: options.log,
         ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
+        ...(options.unprobed === true ? { unprobed: true } : {}),
         ...(signIn?.provider !== undefined ? { authProvider: signIn.provider } : {}),
         ...(signIn !== undefined ? { refusals: signIn.refusals } : {}),
       });
@@ -129,6 +133,7 @@ export class UpstreamSession {
       await Promise.all(clients.allEnded().map((ended) => settleWithin(ended, { ms: SESSION_EXIT_WAIT_MS })));
       throw new UpstreamStartError(spec, error, stderr.tail, options, signIn);
     }
+    options.log(`codemode-mcp: upstream "${spec.name}": speaks MCP ${revisionOf(connected.client)}`, 'debug');
     const end = clients.endOf(connected.client);
     const session = new UpstreamSession(spec, connected.client, connected.kind, end.ended, options, signIn);
     clients.listener = session.listener();

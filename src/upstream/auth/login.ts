@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { messageWithCauses } from '../error-text.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { StderrLines } from '../../support/stderr-lines.js';
+import { UPSTREAM_VERSION_NEGOTIATION } from '../revision.js';
 import { connectUpstream, remoteFetch } from '../transport.js';
 import { authDirectory } from './auth-directory.js';
 import { describeAuthFailure } from './describe-auth-failure.js';
@@ -140,7 +141,11 @@ async function connectAndCount(
   signal: AbortSignal,
 ): Promise<number> {
   const connected = await connectUpstream(spec, {
-    createClient: () => new Client({ name: 'codemode-mcp', version: options.version }, { capabilities: {} }),
+    createClient: () =>
+      new Client(
+        { name: 'codemode-mcp', version: options.version },
+        { capabilities: {}, versionNegotiation: UPSTREAM_VERSION_NEGOTIATION },
+      ),
     stderr: new StderrLines('', options.log),
     timeoutMs: options.timeoutMs,
     signal,
