@@ -27,6 +27,7 @@ import { watchLiveness, type Liveness } from './liveness.js';
 import { ProgressRouter } from './progress.js';
 import type { PassthroughMethod, PassthroughNotice } from './passthrough.js';
 import { listResourcePages, type ResourceListing } from './resource-routes.js';
+import { paramHeaderValues, scanParamHeaders } from './param-headers.js';
 import { revisionOf } from './revision.js';
 import { SessionClients, type ClientListener, type SessionClientsOptions } from './session-clients.js';
 import { prepareSignIn, sendWithSignInRetry, type SignInContext } from './sign-in-retry.js';
@@ -143,7 +144,7 @@ export class UpstreamSession {
       session.liveness = watchLiveness(connected.transport, {
         intervalMs: options.pingIntervalMs,
         timeoutMs: options.pingTimeoutMs,
-        ping: (timeout) => session.client.ping({ timeout }),
+        ping: (timeout) => session.ping(timeout),
         // Its calls in flight fail now, as "stopped answering", and its HTTP streams are let go.
         onDead: (reason) => session.giveUp(reason, `closing upstream "${spec.name}", which stopped answering`),
       });
@@ -197,6 +198,7 @@ export class UpstreamSession {
   listTools(signal?: AbortSignal): Promise<ListedTool[]> {
     return listToolPages(this.client, {
       server: this.name,
+      checkParamHeaders: this.mirrorsParamHeaders(),
       timeoutMs: this.options.startTimeoutMs,
       log: this.options.log,
       ...(signal !== undefined ? { signal } : {}),
@@ -281,13 +283,33 @@ export class UpstreamSession {
       arguments: args,
       ...(progress !== undefined ? { _meta: { progressToken: progress.token } } : {}),
     };
+    const headers = this.paramHeadersOf(tool, args);
     try {
       return await this.send(scriptName, signal, (options) =>
-        this.client.request({ method: 'tools/call', params }, ANY_RESULT, options),
+        this.client.request({ method: 'tools/call', params }, ANY_RESULT, { ...options, ...headers }),
       );
     } finally {
       progress?.release();
     }
+  }
+
+  /** Is it still there: `ping`, which 2026-07-28 dropped; there `server/discover`, which needs no session either. */
+  private async ping(timeout: number): Promise<void> {
+    if (this.client.getProtocolEra() === 'modern') await this.client.discover({ timeout });
+    else await this.client.ping({ timeout });
+  }
+
+  /** Over Streamable HTTP in 2026-07-28, tool parameters marked `x-mcp-header` are mirrored in headers (SEP-2243). */
+  private mirrorsParamHeaders(): boolean {
+    return this.kind === 'http' && this.client.getProtocolEra() === 'modern';
+  }
+
+  /** A call's `Mcp-Param-*` headers (param-headers.ts), from the tool's schema as listed. */
+  private paramHeadersOf(tool: string, args: Record<string, unknown>): { headers?: Record<string, string> } {
+    if (!this.mirrorsParamHeaders()) return {};
+    const scan = scanParamHeaders(this.tools.find((listed) => listed.name === tool)?.inputSchema);
+    if (!scan.valid || scan.headers.length === 0) return {};
+    return { headers: paramHeaderValues(scan.headers, args) };
   }
 
   /** One request with no SDK timeout of its own (the caller's signal ends it), its failure named for the script. */
