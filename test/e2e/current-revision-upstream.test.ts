@@ -1,5 +1,6 @@
 import type { ElicitRequest } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ROUTE_SCHEMA } from '../fixtures/upstreams/current-revision-schema.mjs';
 import { fixturePath, startServer, valueOf, type RunningServer } from '../support/mcp-client.js';
 
 // An upstream that serves only MCP 2026-07-28 (its 2025 handshake refused), opened by
@@ -34,5 +35,24 @@ describe('an upstream that speaks only 2026-07-28', () => {
     const result = await server.run({ code: 'return (await tools["ask"]({})).content[0].text' });
     expect(asked).toEqual([expect.objectContaining({ mode: 'form', message: 'Your name?' })]);
     expect(valueOf(result)).toBe('asked, and got Ada');
+  });
+});
+
+describe("its tools' schemas, JSON Schema 2020-12 with an x-mcp-header", () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startServer(['--expose', 'route', ...currentRevision]);
+  });
+
+  afterAll(async () => {
+    expect(await server.close()).toEqual([]);
+  });
+
+  test('reach an exposed tool and a script exactly as the upstream wrote them', async () => {
+    const { tools } = await server.client.listTools();
+    expect(tools.find((tool) => tool.name === 'route')?.inputSchema).toEqual(ROUTE_SCHEMA);
+    const result = await server.run({ code: 'return ALL_TOOLS.find((tool) => tool.name === "route").inputSchema' });
+    expect(valueOf(result)).toEqual(ROUTE_SCHEMA);
   });
 });
