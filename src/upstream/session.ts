@@ -340,7 +340,9 @@ export class UpstreamSession {
     void this.client.close().catch(logFailure(closing, this.options.log));
   }
 
+  /** Tells a 2025 upstream; 2026-07-28 has no such notification (an upstream asks for the roots when it needs them). */
   async notifyRootsListChanged(): Promise<void> {
+    if (this.client.getProtocolEra() === 'modern') return;
     await this.client.sendRootsListChanged();
   }
 

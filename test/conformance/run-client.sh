@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 CONFORMANCE=@modelcontextprotocol/conformance@0.2.0-alpha.12
 REVISION=2026-07-28
 HERE=test/conformance
-# Generous: the suites run up to 14 clients at once, each codemode-mcp and a sign-in.
+# Generous: the set runs 39 clients at once, each codemode-mcp, its script's child and a sign-in.
 TIMEOUT_MS=120000
 
 if [ -z "${CONFORMANCE_INNER:-}" ]; then

@@ -14,7 +14,7 @@ function spawnsIn(file: string): number {
 }
 
 describe('the revision an upstream is opened with', () => {
-  test('a stdio upstream that speaks only 2026-07-28 is opened with it, and its tools are called', async () => {
+  test('a stdio upstream that speaks only 2026-07-28 is opened with it, its tools are called, and a roots change is not sent to it', async () => {
     const { lines, log } = collectLog();
     const debug: string[] = [];
     scratch.hub = new UpstreamHub([fixture('current', 'current-revision.mjs')], {
@@ -23,6 +23,8 @@ describe('the revision an upstream is opened with', () => {
     await scratch.hub.start();
     expect(debug).toContain('codemode-mcp: upstream "current": speaks MCP 2026-07-28');
     expect(textOf(await scratch.hub.callTool('greet', { name: 'Ada' }))).toBe('hello Ada');
+    // 2026-07-28 has no roots/list_changed: it is not sent, rather than failing and logged.
+    await scratch.hub.notifyRootsListChanged();
     expect(lines.filter((line) => !line.includes('connected over stdio'))).toEqual([]);
   });
 
