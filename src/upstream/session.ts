@@ -28,6 +28,7 @@ import { ProgressRouter } from './progress.js';
 import type { PassthroughMethod, PassthroughNotice } from './passthrough.js';
 import { listResourcePages, type ResourceListing } from './resource-routes.js';
 import { paramHeaderValues, scanParamHeaders } from './param-headers.js';
+import { listenForChanges } from './change-listen.js';
 import { revisionOf } from './revision.js';
 import { SessionClients, type ClientListener, type SessionClientsOptions } from './session-clients.js';
 import { prepareSignIn, sendWithSignInRetry, type SignInContext } from './sign-in-retry.js';
@@ -150,6 +151,7 @@ export class UpstreamSession {
       });
     }
     try {
+      session.listenForChanges();
       session.tools = await session.listTools(options.signal);
       if (session.lost) throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
       // Its tools are what it is for: resources it can't list leave it serving them, and say so.
@@ -291,6 +293,23 @@ export class UpstreamSession {
     } finally {
       progress?.release();
     }
+  }
+
+  /**
+   * In 2026-07-28, opens the stream its list changes come on (change-listen.ts), before the
+   * listing so a change made meanwhile is heard. Not waited for: a start doesn't hang on a stream
+   * a proxy holds back; closing the client ends it. Its tools serve without it, and the log says
+   * what is lost.
+   */
+  private listenForChanges(): void {
+    const { startTimeoutMs, signal, log } = this.options;
+    listenForChanges(this.client, { timeoutMs: startTimeoutMs, signal }).catch((error: unknown) => {
+      if (this.lost || this.closing) return;
+      log(
+        `codemode-mcp: upstream "${this.name}": subscriptions/listen failed, so its list changes are not heard until it restarts: ${messageWithCauses(error)}`,
+        'warn',
+      );
+    });
   }
 
   /** Is it still there: `ping`, which 2026-07-28 dropped; there `server/discover`, which needs no session either. */

@@ -28,6 +28,16 @@ describe('the revision an upstream is opened with', () => {
     expect(lines.filter((line) => !line.includes('connected over stdio'))).toEqual([]);
   });
 
+  test("a 2026-07-28 upstream's tool list change is heard on its subscriptions/listen stream, and the catalog re-listed", async () => {
+    scratch.hub = new UpstreamHub([fixture('current', 'current-revision.mjs')], { log: collectLog().log });
+    await scratch.hub.start();
+    let changes = 0;
+    scratch.hub.events.on('catalog-changed', () => changes++);
+    expect(textOf(await scratch.hub.callTool('add-tool', { name: 'fresh' }))).toBe('added fresh');
+    await until(() => changes > 0);
+    expect(textOf(await scratch.hub.callTool('fresh', {}))).toBe('fresh');
+  });
+
   test('a 2025 npm server (server-everything, SDK 1.x) is opened with the 2025 handshake after the probe', async () => {
     const debug: string[] = [];
     scratch.hub = new UpstreamHub([published('everything', 'server-everything')], {
