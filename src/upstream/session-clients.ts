@@ -6,6 +6,7 @@
 import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
 import type { PassthroughNotice } from './passthrough.js';
 import { installRelay, type LogListener, type RequestRelay } from './relay.js';
+import { UPSTREAM_VERSION_NEGOTIATION } from './revision.js';
 
 /** Where a client's news goes once its session exists; before that, nothing listens. */
 export interface ClientListener {
@@ -46,7 +47,7 @@ export class SessionClients {
   /** A new client, its handlers installed (connectUpstream calls this once per transport tried). */
   readonly create = (): Client => {
     const { clientInfo, capabilities, relay, onLog } = this.options;
-    const client = new Client(clientInfo, { capabilities });
+    const client = new Client(clientInfo, { capabilities, versionNegotiation: UPSTREAM_VERSION_NEGOTIATION });
     let markEnded = (): void => {};
     const end = { ended: new Promise<void>((resolve) => (markEnded = resolve)), hasEnded: false };
     this.ends.set(client, end);

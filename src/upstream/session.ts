@@ -27,6 +27,9 @@ import { watchLiveness, type Liveness } from './liveness.js';
 import { ProgressRouter } from './progress.js';
 import type { PassthroughMethod, PassthroughNotice } from './passthrough.js';
 import { listResourcePages, type ResourceListing } from './resource-routes.js';
+import { paramHeaderValues, scanParamHeaders } from './param-headers.js';
+import { listenForChanges } from './change-listen.js';
+import { revisionOf } from './revision.js';
 import { SessionClients, type ClientListener, type SessionClientsOptions } from './session-clients.js';
 import { prepareSignIn, sendWithSignInRetry, type SignInContext } from './sign-in-retry.js';
 import type { UpstreamSpec } from './spec.js';
@@ -69,6 +72,8 @@ export interface SessionOptions extends SessionClientsOptions {
   readonly closeGraceMs?: number;
   /** How the entry is connected; absent, connectUpstream (its transport as configured). */
   readonly connect?: Connector;
+  /** Opened with the 2025 handshake alone, without the revision probe (revision.ts: skipsProbeNext). */
+  readonly unprobed?: boolean;
 }
 
 export class UpstreamSession {
@@ -122,6 +127,7 @@ export class UpstreamSession {
         maxMessageBytes: options.maxMessageBytes,
         log: options.log,
         ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
+        ...(options.unprobed === true ? { unprobed: true } : {}),
         ...(signIn?.provider !== undefined ? { authProvider: signIn.provider } : {}),
         ...(signIn !== undefined ? { refusals: signIn.refusals } : {}),
       });
@@ -129,6 +135,7 @@ export class UpstreamSession {
       await Promise.all(clients.allEnded().map((ended) => settleWithin(ended, { ms: SESSION_EXIT_WAIT_MS })));
       throw new UpstreamStartError(spec, error, stderr.tail, options, signIn);
     }
+    options.log(`codemode-mcp: upstream "${spec.name}": speaks MCP ${revisionOf(connected.client)}`, 'debug');
     const end = clients.endOf(connected.client);
     const session = new UpstreamSession(spec, connected.client, connected.kind, end.ended, options, signIn);
     clients.listener = session.listener();
@@ -138,12 +145,13 @@ export class UpstreamSession {
       session.liveness = watchLiveness(connected.transport, {
         intervalMs: options.pingIntervalMs,
         timeoutMs: options.pingTimeoutMs,
-        ping: (timeout) => session.client.ping({ timeout }),
+        ping: (timeout) => session.ping(timeout),
         // Its calls in flight fail now, as "stopped answering", and its HTTP streams are let go.
         onDead: (reason) => session.giveUp(reason, `closing upstream "${spec.name}", which stopped answering`),
       });
     }
     try {
+      session.listenForChanges();
       session.tools = await session.listTools(options.signal);
       if (session.lost) throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
       // Its tools are what it is for: resources it can't list leave it serving them, and say so.
@@ -192,6 +200,7 @@ export class UpstreamSession {
   listTools(signal?: AbortSignal): Promise<ListedTool[]> {
     return listToolPages(this.client, {
       server: this.name,
+      checkParamHeaders: this.mirrorsParamHeaders(),
       timeoutMs: this.options.startTimeoutMs,
       log: this.options.log,
       ...(signal !== undefined ? { signal } : {}),
@@ -276,13 +285,50 @@ export class UpstreamSession {
       arguments: args,
       ...(progress !== undefined ? { _meta: { progressToken: progress.token } } : {}),
     };
+    const headers = this.paramHeadersOf(tool, args);
     try {
       return await this.send(scriptName, signal, (options) =>
-        this.client.request({ method: 'tools/call', params }, ANY_RESULT, options),
+        this.client.request({ method: 'tools/call', params }, ANY_RESULT, { ...options, ...headers }),
       );
     } finally {
       progress?.release();
     }
+  }
+
+  /**
+   * In 2026-07-28, opens the stream its list changes come on (change-listen.ts), before the
+   * listing so a change made meanwhile is heard. Not waited for: a start doesn't hang on a stream
+   * a proxy holds back; closing the client ends it. Its tools serve without it, and the log says
+   * what is lost.
+   */
+  private listenForChanges(): void {
+    const { startTimeoutMs, signal, log } = this.options;
+    listenForChanges(this.client, { timeoutMs: startTimeoutMs, signal }).catch((error: unknown) => {
+      if (this.lost || this.closing) return;
+      log(
+        `codemode-mcp: upstream "${this.name}": subscriptions/listen failed, so its list changes are not heard until it restarts: ${messageWithCauses(error)}`,
+        'warn',
+      );
+    });
+  }
+
+  /** Is it still there: `ping`, which 2026-07-28 dropped; there `server/discover`, which needs no session either. */
+  private async ping(timeout: number): Promise<void> {
+    if (this.client.getProtocolEra() === 'modern') await this.client.discover({ timeout });
+    else await this.client.ping({ timeout });
+  }
+
+  /** Over Streamable HTTP in 2026-07-28, tool parameters marked `x-mcp-header` are mirrored in headers (SEP-2243). */
+  private mirrorsParamHeaders(): boolean {
+    return this.kind === 'http' && this.client.getProtocolEra() === 'modern';
+  }
+
+  /** A call's `Mcp-Param-*` headers (param-headers.ts), from the tool's schema as listed. */
+  private paramHeadersOf(tool: string, args: Record<string, unknown>): { headers?: Record<string, string> } {
+    if (!this.mirrorsParamHeaders()) return {};
+    const scan = scanParamHeaders(this.tools.find((listed) => listed.name === tool)?.inputSchema);
+    if (!scan.valid || scan.headers.length === 0) return {};
+    return { headers: paramHeaderValues(scan.headers, args) };
   }
 
   /** One request with no SDK timeout of its own (the caller's signal ends it), its failure named for the script. */
@@ -313,7 +359,9 @@ export class UpstreamSession {
     void this.client.close().catch(logFailure(closing, this.options.log));
   }
 
+  /** Tells a 2025 upstream; 2026-07-28 has no such notification (an upstream asks for the roots when it needs them). */
   async notifyRootsListChanged(): Promise<void> {
+    if (this.client.getProtocolEra() === 'modern') return;
     await this.client.sendRootsListChanged();
   }
 

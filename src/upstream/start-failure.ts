@@ -9,6 +9,7 @@ import { needsSignIn } from './auth/describe-auth-failure.js';
 import type { UpstreamAuth } from './auth/upstream-auth.js';
 import { formatDelay } from './backoff.js';
 import { messageWithCauses } from './error-text.js';
+import { endedInProbe } from './revision.js';
 import { describeRefusal, type SignInContext } from './sign-in-retry.js';
 import type { UpstreamSpec } from './spec.js';
 
@@ -61,6 +62,11 @@ function describeReason(spec: UpstreamSpec, error: unknown, startTimeoutMs: numb
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     return `it did not answer within ${formatDelay(startTimeoutMs)} (upstreamStartTimeoutMs)`;
+  }
+  // The revision probe (revision.ts) was the first request: what broke it is what broke the start.
+  if (endedInProbe(spec, error)) return 'it exited during startup';
+  if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.cause instanceof Error) {
+    return describeReason(spec, error.cause, startTimeoutMs);
   }
   return messageWithCauses(error);
 }

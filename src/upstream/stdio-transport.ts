@@ -6,6 +6,7 @@
  * (answer-check.ts) before the SDK sees it.
  */
 import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { BoundedLineReader } from '../json-rpc/bounded-lines.js';
 import { checkLine, checkOversize, type Checked } from './answer-check.js';
@@ -46,6 +47,15 @@ export class StdioUpstreamTransport implements Transport {
   /** The upstream's process id (also its process group's id); undefined before start. */
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /**
+   * The upstream's stderr (StderrLines reads it). With `pid`, what tells the SDK's version
+   * negotiation that this is a stdio transport: a probe left unanswered then means a 2025 server
+   * rather than an outage (revision.ts).
+   */
+  get stderr(): Readable | null {
+    return this.child?.stderr ?? null;
   }
 
   start(): Promise<void> {

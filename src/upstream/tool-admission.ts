@@ -13,6 +13,7 @@ import { specTypeSchemas } from '@modelcontextprotocol/client';
 import { describeInput } from '../support/echo.js';
 import { depthOf } from '../../common/json-depth.js';
 import { describeIssues } from '../json-rpc/describe-issues.js';
+import { scanParamHeaders } from './param-headers.js';
 
 /** 64 levels of JSON nesting in a tool's inputSchema or outputSchema; deeper is replaced by a placeholder. */
 export const SCHEMA_MAX_DEPTH = 64;
@@ -42,14 +43,27 @@ export interface AdmittedPage {
   readonly problems: string[];
 }
 
+export interface AdmitOptions {
+  /**
+   * Leave out a tool whose `x-mcp-header` marks break SEP-2243 (param-headers.ts): a client of
+   * 2026-07-28 over Streamable HTTP must not call it.
+   */
+  readonly checkParamHeaders?: boolean;
+}
+
 /** Checks each entry of a page's `tools` array; never throws. */
-export function admitTools(entries: readonly unknown[]): AdmittedPage {
+export function admitTools(entries: readonly unknown[], options: AdmitOptions = {}): AdmittedPage {
   const tools: ListedTool[] = [];
   const problems: string[] = [];
   entries.forEach((entry, index) => {
     const name = isObject(entry) ? entry.name : undefined;
     if (!isObject(entry) || typeof name !== 'string' || name === '') {
       problems.push(`tool #${index + 1} of the list has no name, so it can't be called; left out`);
+      return;
+    }
+    const marks = options.checkParamHeaders === true ? scanParamHeaders(entry.inputSchema) : undefined;
+    if (marks !== undefined && !marks.valid) {
+      problems.push(`tool "${name}" is left out: its inputSchema's ${marks.reason} (SEP-2243), so it must not be called`);
       return;
     }
     const notes: string[] = [];

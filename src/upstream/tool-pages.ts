@@ -26,6 +26,8 @@ export interface ToolPagesOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
   readonly log: Log;
+  /** Tools with broken `x-mcp-header` marks are left out (tool-admission.ts). */
+  readonly checkParamHeaders?: boolean;
 }
 
 /** Every tool the upstream lists; none when it declared no tools capability. */
@@ -46,7 +48,7 @@ export async function listToolPages(client: Client, options: ToolPagesOptions): 
       if (fault === undefined) throw error;
       throw new Error(`it answered tools/list with ${describeFault(fault)}`, { cause: error });
     }
-    const admitted = admitTools(result.tools);
+    const admitted = admitTools(result.tools, { checkParamHeaders: options.checkParamHeaders === true });
     for (const problem of admitted.problems) options.log(`codemode-mcp: upstream "${options.server}": ${problem}`, 'warn');
     tools.push(...admitted.tools);
     if (result.nextCursor === undefined) return tools;

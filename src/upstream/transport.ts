@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { RefusalNotes } from './auth/refusals.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { LEGACY_ONLY } from './revision.js';
 import { upstreamEnvironment } from './environment.js';
 import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from './spec.js';
 import { StderrLines } from '../support/stderr-lines.js';
@@ -44,6 +45,8 @@ export interface ConnectOptions {
   readonly authProvider?: OAuthClientProvider;
   /** Notes what a remote upstream said when it answered 401 or 403 (auth/refusals.ts). */
   readonly refusals?: RefusalNotes;
+  /** Opened with the 2025 handshake alone, without the revision probe (revision.ts: skipsProbeNext). */
+  readonly unprobed?: boolean;
 }
 
 /** How an upstream entry becomes a connected client: connectUpstream, or (in tests) a linked in-memory pair. */
@@ -103,13 +106,16 @@ export function createStdioTransport(
 
 async function connectOver(kind: TransportKind, transport: Transport, options: ConnectOptions): Promise<Connected> {
   const client = options.createClient();
+  const prior = options.unprobed === true ? { prior: LEGACY_ONLY } : {};
   try {
-    await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
+    await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal, ...prior });
     return { client, transport, kind };
   } catch (error) {
     // The connect's own failure is what the caller gets; these are only logged.
     await client.close().catch(logFailure('closing a client whose connect failed', options.log));
     await transport.close().catch(logFailure('closing a transport whose connect failed', options.log));
+    // Failed in the revision probe, before the client took the transport: its onclose would never fire.
+    if (client.transport === undefined) client.onclose?.();
     throw error;
   }
 }

@@ -8,6 +8,7 @@ import { Relist } from './relist.js';
 import type { ResourceListing } from './resource-routes.js';
 import type { UpstreamSpec } from './spec.js';
 import { UpstreamSession, type SessionOptions } from './session.js';
+import { skipsProbeNext } from './revision.js';
 import { UpstreamStartError } from './start-failure.js';
 import { offeredBy, type Offered, type PassthroughNotice } from './passthrough.js';
 import type { ListedTool } from './tool-admission.js';
@@ -61,6 +62,8 @@ export class Upstream {
   private stopAwaitingSignIn: (() => void) | undefined;
   /** A sign-in finished while an attempt was under way: that attempt's failure is retried, not waited on. */
   private signedInDuringAttempt = false;
+  /** Its next start uses the 2025 handshake alone, without the revision probe (revision.ts: skipsProbeNext). */
+  private unprobed = false;
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -171,9 +174,10 @@ export class Upstream {
   private async connect(): Promise<void> {
     let session: UpstreamSession;
     try {
-      session = await UpstreamSession.open(this.spec, { ...this.options, signal: this.aborter.signal });
+      session = await UpstreamSession.open(this.spec, { ...this.options, signal: this.aborter.signal, unprobed: this.unprobed });
     } catch (error) {
       if (this.state === 'closed') return;
+      this.noteProbe(error instanceof UpstreamStartError ? error.cause : error);
       const reason = error instanceof Error ? error.message : String(error);
       if (error instanceof UpstreamStartError && error.signInNeeded) this.awaitSignIn(reason);
       else this.fail(reason);
@@ -202,6 +206,20 @@ export class Upstream {
     this.options.log(`codemode-mcp: upstream "${this.name}" ${how}: ${session.tools.length} tools`);
     this.events.onChange();
     if (session.isLost) this.handleLost(session);
+  }
+
+  /** After a failed start: whether the next one probes (revision.ts), said in the log when that changes. */
+  private noteProbe(error: unknown): void {
+    const unprobed = skipsProbeNext(this.spec, this.unprobed, error);
+    if (unprobed !== this.unprobed) {
+      this.options.log(
+        unprobed
+          ? `codemode-mcp: upstream "${this.name}" ended while asked server/discover (the 2026-07-28 revision's first request): its next start uses the 2025 handshake alone`
+          : `codemode-mcp: upstream "${this.name}" failed to start with the 2025 handshake alone: its next start asks server/discover again`,
+        'debug',
+      );
+    }
+    this.unprobed = unprobed;
   }
 
   private fail(reason: string): void {

@@ -11,7 +11,8 @@
 //   3. starts `codemode-mcp --config ...` over stdio as an MCP client would, answers URL-mode
 //      elicitation (a sign-in link offered at run time, e.g. for more scope) the same way and
 //      form-mode elicitation with an empty form, lists the tools and runs one script that calls
-//      the scenario's tool(s);
+//      the scenario's tool(s): those its context's `toolCalls` name, with their arguments, or
+//      else every tool with none;
 //   4. exits 0 when the script finished, 1 otherwise.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,9 @@ const SCRIPTS = {
   tools_call: 'return (await tools["add_numbers"]({ a: 5, b: 3 })).content;',
   'elicitation-sep1034-client-defaults': 'return (await tools["test_client_elicitation_defaults"]({})).content;',
   'sse-retry': 'return (await tools["test_reconnection"]({})).content;',
+  // The focal tool's inputSchema, as a script sees it in ALL_TOOLS, echoed back: kept exactly as listed.
+  'json-schema-2020-12-preservation':
+    'const focal = ALL_TOOLS.find((tool) => tool.name === "json_schema_2020_12_tool"); return (await tools["json_schema_echo"]({ schema: focal.inputSchema })).content;',
 };
 const CALL_EVERY_TOOL =
   'const answers = []; for (const tool of ALL_TOOLS) answers.push((await tools[tool.name]({})).content); return answers;';
@@ -112,11 +116,21 @@ async function followSignIn(link) {
   process.stderr.write(`client-wrapper: the sign-in redirect answered ${landed.status}\n`);
 }
 
+/** A script making the calls a scenario's context names (`toolCalls`: name and arguments), in order; undefined without any. */
+function callsFrom(toolCalls) {
+  if (!Array.isArray(toolCalls)) return undefined;
+  const calls = toolCalls.map(
+    ({ name, arguments: args }) => `answers.push((await tools[${JSON.stringify(name)}](${JSON.stringify(args ?? {})})).content);`,
+  );
+  return `const answers = []; ${calls.join(' ')} return answers;`;
+}
+
 /** codemode-mcp as an MCP client starts it; 0 when the scenario's script finished. */
 async function runServer() {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, '--config', configFile, '--pool', '0'],
+    // The scenarios run at once on two cores: the upstream's start may take longer than the default 15 s wait.
+    args: [BIN, '--config', configFile, '--pool', '0', '--startup-wait-ms', '120000'],
     env,
     stderr: 'inherit',
   });
@@ -138,8 +152,12 @@ async function runServer() {
   await client.connect(transport);
   try {
     await client.listTools();
-    const code = SCRIPTS[scenario] ?? CALL_EVERY_TOOL;
-    const answer = await client.callTool({ name: 'code_execution', arguments: { code } });
+    const code = SCRIPTS[scenario] ?? callsFrom(context.toolCalls) ?? CALL_EVERY_TOOL;
+    // The longest yield: the call answers when the script ends, however long 39 scenarios at once make it.
+    const answer = await client.callTool(
+      { name: 'code_execution', arguments: { code, yield_ms: 600_000 } },
+      { timeout: 600_000 },
+    );
     const text = answer.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
     process.stdout.write(`${text}\n`);
     return answer.isError ? 1 : 0;

@@ -5,15 +5,15 @@
 # and codemode-mcp run on the Node this script finds first, the project's own. Needs the npm
 # registry (the first run downloads both), and a build (dist/).
 #
-# Scenarios run in parallel within a suite. The four core scenarios (sse-retry measures the
-# client's reconnection delay to the millisecond) run after the suites, one at a time, so they
-# never run on a machine loaded by the others.
+# One run: the scenarios the 2026-07-28 revision requires of a client (`--requirements`, frozen
+# at the revision's release), in parallel.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-CONFORMANCE=@modelcontextprotocol/conformance@0.1.16
+CONFORMANCE=@modelcontextprotocol/conformance@0.2.0-alpha.12
+REVISION=2026-07-28
 HERE=test/conformance
-# Generous: the suites run up to 14 clients at once, each codemode-mcp and a sign-in.
+# Generous: the set runs 39 clients at once, each codemode-mcp, its script's child and a sign-in.
 TIMEOUT_MS=120000
 
 if [ -z "${CONFORMANCE_INNER:-}" ]; then
@@ -34,7 +34,8 @@ run() {
   local name=$1; shift
   local log="$CONFORMANCE_LOGS/$name.log" began
   began=$(date +%s)
-  if conformance client --command "$command" --timeout "$TIMEOUT_MS" --expected-failures "$HERE/expected-failures.yml" "$@" >"$log" 2>&1; then
+  if conformance client --command "$command" --timeout "$TIMEOUT_MS" --expected-failures "$HERE/expected-failures.yml" \
+    --output-dir "$CONFORMANCE_LOGS/$name" "$@" >"$log" 2>&1; then
     echo "conformance $name: ok ($(( $(date +%s) - began )) s)"
   else
     echo "conformance $name: FAILED ($(( $(date +%s) - began )) s)"
@@ -44,6 +45,5 @@ run() {
   grep -E '^[✓✗] |^Passed: |^Total: |^  [~✓✗] |^(Baseline|Unexpected|Stale)' "$log" | sed 's/\x1b\[[0-9;]*m//g; s/^/  /' || true
 }
 
-for suite in auth backcompat draft extensions; do run "$suite" --suite "$suite"; done
-for scenario in initialize tools_call elicitation-sep1034-client-defaults sse-retry; do run "$scenario" --scenario "$scenario"; done
+run "requirements-$REVISION" --requirements "$REVISION"
 exit $failed

@@ -64,7 +64,7 @@ describe('remote upstreams', () => {
     await expect(hub.callTool('anything', {})).rejects.toMatchObject({ code: 'UPSTREAM_DOWN' });
   });
 
-  test('the entry headers go on every request, the Streamable HTTP POST and the SSE GET it falls back to', async () => {
+  test('the entry headers go on every request: the revision probe, the Streamable HTTP POST and the SSE GET it falls back to', async () => {
     const seen: Array<{ method: string; header: string | undefined }> = [];
     const http = createHttpServer((request, response) => {
       seen.push({ method: request.method!, header: request.headers['x-test'] as string | undefined });
@@ -76,7 +76,9 @@ describe('remote upstreams', () => {
       const { port } = http.address() as { port: number };
       const hub = (scratch.hub = new UpstreamHub([remote('http', `http://127.0.0.1:${port}/mcp`)], { log: () => {} }));
       await hub.start();
-      expect(seen.slice(0, 2)).toEqual([
+      // server/discover, answered 404 (no sign of 2026-07-28), then initialize, answered 404 (no Streamable HTTP).
+      expect(seen.slice(0, 3)).toEqual([
+        { method: 'POST', header: 'yes' },
         { method: 'POST', header: 'yes' },
         { method: 'GET', header: 'yes' },
       ]);

@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { messageWithCauses } from '../error-text.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { StderrLines } from '../../support/stderr-lines.js';
+import { UPSTREAM_VERSION_NEGOTIATION } from '../revision.js';
 import { connectUpstream, remoteFetch } from '../transport.js';
 import { authDirectory } from './auth-directory.js';
 import { describeAuthFailure } from './describe-auth-failure.js';
@@ -89,7 +90,7 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
       receiver = await LoopbackRedirect.listen(provider.redirectPort!, (state) => provider.knowsState(state));
     for (let round = 1; ; round++) {
       redirected = false;
-      const refusals = new RefusalNotes();
+      const refusals = new RefusalNotes(() => provider.tokenRefused());
       try {
         const count = await connectAndCount(spec, provider, refusals, options, signal);
         return `codemode-mcp: signed in to "${spec.name}" (${spec.url}): ${count} tools. Kept in ${file.path}`;
@@ -140,7 +141,11 @@ async function connectAndCount(
   signal: AbortSignal,
 ): Promise<number> {
   const connected = await connectUpstream(spec, {
-    createClient: () => new Client({ name: 'codemode-mcp', version: options.version }, { capabilities: {} }),
+    createClient: () =>
+      new Client(
+        { name: 'codemode-mcp', version: options.version },
+        { capabilities: {}, versionNegotiation: UPSTREAM_VERSION_NEGOTIATION },
+      ),
     stderr: new StderrLines('', options.log),
     timeoutMs: options.timeoutMs,
     signal,

@@ -248,6 +248,16 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     }
   }
 
+  /**
+   * A token was refused (401, auth/refusals.ts): the next sign-in finds the server's authorization
+   * server afresh rather than from what was kept, since the server may have moved to another one
+   * (SEP-2352); the registration and tokens the old one issued are then not used there (the SDK
+   * checks the issuer stamped on them).
+   */
+  tokenRefused(): void {
+    this.invalidateCredentials('discovery');
+  }
+
   /** Kept in the file too, so a later process can refresh from a server whose metadata only its 401 names. */
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.discovery = state;

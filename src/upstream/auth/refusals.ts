@@ -20,11 +20,18 @@ export const REFUSAL_BODY_MAX_BYTES = 4096;
 export class RefusalNotes {
   last: Refusal | undefined;
 
+  /**
+   * `onTokenRefused` is told of a 401 to a request that carried a token, before the SDK's sign-in
+   * sees it: the token no longer holds, and where it came from may have moved (SEP-2352).
+   */
+  constructor(private readonly onTokenRefused?: () => void) {}
+
   /** `inner`, noting each 401/403 answer; the response handed on is whole. */
   observe(inner: FetchLike): FetchLike {
     return async (url, init) => {
       const response = await inner(url, init);
       if (response.status === 401 || response.status === 403) this.last = await readRefusal(response);
+      if (response.status === 401 && new Headers(init?.headers).has('authorization')) this.onTokenRefused?.();
       return response;
     };
   }
