@@ -150,6 +150,38 @@ describe('a 2026-07-28 request over HTTP, by hand', () => {
     params: { name: 'code_execution', arguments: args, _meta: envelope },
   });
 
+  test('a requestState tampered with, or sent again once answered, is refused; the answer given once reaches the upstream', async () => {
+    const withElicitation = { ...envelope, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+    const headers = { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'code_execution' };
+    const run = (extra: Record<string, unknown>) =>
+      post(
+        {
+          method: 'tools/call',
+          params: {
+            name: 'code_execution',
+            arguments: { code: 'return (await tools["test_elicitation"]({ message: "Name?" })).content[0].text' },
+            _meta: withElicitation,
+            ...extra,
+          },
+        },
+        headers,
+      );
+    const asked = await run({});
+    const first = asked.body.result as { resultType: string; requestState: string; inputRequests: Record<string, unknown> };
+    expect(first.resultType).toBe('input_required');
+    const [key] = Object.keys(first.inputRequests);
+    expect(first.inputRequests[key!]).toMatchObject({ method: 'elicitation/create', params: { message: 'Name?' } });
+    const answer = { inputResponses: { [key!]: { action: 'accept', content: { username: 'ada', email: 'a@b.c' } } } };
+    const tampered = await run({ ...answer, requestState: `${first.requestState.slice(0, -4)}AAAA` });
+    expect(tampered.body).toMatchObject({ error: { code: -32602, message: 'Invalid or expired requestState' } });
+    const answered = await run({ ...answer, requestState: first.requestState });
+    expect(JSON.stringify(answered.body.result)).toContain('User response: action=accept');
+    const replayed = await run({ ...answer, requestState: first.requestState });
+    expect(replayed.body).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining('requestState names requests already answered') },
+    });
+  });
+
   test("code_execution's script parameter is marked to travel as the Mcp-Param-Script header; lists say how long they keep", async () => {
     const { body } = await post({ method: 'tools/list', params: { _meta: envelope } }, { 'Mcp-Method': 'tools/list' });
     const result = body.result as { tools: Array<{ name: string; inputSchema: { properties: Record<string, object> } }> };
