@@ -37,6 +37,8 @@ import { CODE_EXECUTION_TOOL, codeExecutionTool } from './code-execution-tool.js
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
 import { logFailure, type Log } from '../support/log.js';
 import { serveSkills, type SkillResources } from './serve-skills.js';
+import { traceServerRequest } from '../telemetry/trace-server-request.js';
+import type { TraceContext } from '../telemetry/telemetry.js';
 
 /** The logger name on our own logging notifications (notify() payloads). */
 export const LOGGER_NAME = 'codemode-mcp';
@@ -120,8 +122,17 @@ export class ClientSession {
     });
     this.skillResources = options.skills === undefined ? undefined : serveSkills(this.server, options.skills);
     this.servePassthrough();
-    this.server.setRequestHandler('tools/call', (request, ctx) =>
-      this.callTool(request.params.name, request.params.arguments, ctx),
+    this.server.setRequestHandler('tools/call', ({ params }, ctx) =>
+      traceServerRequest(
+        'tools/call',
+        params.name,
+        params._meta,
+        (trace) => this.callTool(params.name, params.arguments, ctx, trace),
+        {
+          requestId: ctx.mcpReq.id,
+          ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
+        },
+      ),
     );
     if (options.sole) this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
     this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`, 'warn');
@@ -305,8 +316,8 @@ export class ClientSession {
     return this.closing;
   }
 
-  private async callTool(name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
-    if (name !== CODE_EXECUTION_TOOL && this.isExposed(name)) return this.callExposed(name, args, ctx);
+  private async callTool(name: string, args: unknown, ctx: ServerContext, trace?: TraceContext): Promise<CallToolResult> {
+    if (name !== CODE_EXECUTION_TOOL && this.isExposed(name)) return this.callExposed(name, args, ctx, trace);
     if (name !== CODE_EXECUTION_TOOL) {
       // A name too long to quote whole can't be shown as code either.
       const asCode = name.length <= ECHO_MAX_CHARS ? `tools[${JSON.stringify(name)}](args)` : 'tools[name](args)';
@@ -324,7 +335,7 @@ export class ClientSession {
     }
     this.openCalls.add(ctx.mcpReq.id);
     try {
-      return await this.callCodeExecution(args, ctx);
+      return await this.callCodeExecution(args, ctx, trace);
     } finally {
       this.openCalls.delete(ctx.mcpReq.id);
     }
@@ -338,7 +349,7 @@ export class ClientSession {
    * An exposed tool called directly: sent as a script's call would be (same refusals, same
    * toolCallTimeoutMs), its progress passed on under the client's token, its result as it came.
    */
-  private async callExposed(name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
+  private async callExposed(name: string, args: unknown, ctx: ServerContext, trace?: TraceContext): Promise<CallToolResult> {
     await this.options.startup();
     const progressToken = ctx.mcpReq._meta?.progressToken;
     const onProgress =
@@ -353,7 +364,11 @@ export class ClientSession {
     this.openCalls.add(ctx.mcpReq.id);
     try {
       const input = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-      return await this.options.hub.callTool(name, input, signal, { origin: this.origin, ...(onProgress ? { onProgress } : {}) });
+      return await this.options.hub.callTool(name, input, signal, {
+        origin: this.origin,
+        ...(onProgress ? { onProgress } : {}),
+        ...(trace !== undefined ? { caller: { trace } } : {}),
+      });
     } catch (error) {
       if (error instanceof ToolRefusedError || error instanceof SentCallError) return failedCall(error);
       if (timeout.aborted && !ctx.mcpReq.signal.aborted) {
@@ -369,7 +384,7 @@ export class ClientSession {
     }
   }
 
-  private async callCodeExecution(args: unknown, ctx: ServerContext): Promise<CallToolResult> {
+  private async callCodeExecution(args: unknown, ctx: ServerContext, trace?: TraceContext): Promise<CallToolResult> {
     await this.options.startup();
     const onProgress = progressSender(ctx);
     if (this.closing !== undefined) return refusalAnswer('the server is shutting down');
@@ -381,7 +396,11 @@ export class ClientSession {
       if (supply === undefined) return refusalAnswer('the server is shutting down');
       this.scripts = this.createScripts(supply);
     }
-    return this.scripts.handle(args ?? {}, { signal: ctx.mcpReq.signal, ...(onProgress !== undefined ? { onProgress } : {}) });
+    return this.scripts.handle(args ?? {}, {
+      signal: ctx.mcpReq.signal,
+      ...(onProgress !== undefined ? { onProgress } : {}),
+      ...(trace !== undefined ? { trace } : {}),
+    });
   }
 
   private createScripts(supply: ChildSupply): SessionScripts {
@@ -390,12 +409,14 @@ export class ClientSession {
       supply: supply.forSession(),
       catalog: () => hub.catalog().tools,
       unlisted: () => hub.unlistedPrefixes(),
-      callTool: (name, args, signal, onProgress) => hub.callTool(name, args, signal, { onProgress, origin: this.origin }),
+      callTool: (name, args, signal, onProgress, caller) =>
+        hub.callTool(name, args, signal, { onProgress, origin: this.origin, caller }),
       callResource: resourceCaller(hub, this.origin),
       callState: stateCaller(this.options.state.store, this.options.state.principal),
       ...(callSkills !== undefined ? { callSkills: this.skillsSaving(callSkills) } : {}),
       savedSkills: () => this.skillLines ?? [],
       settings,
+      identity: { principal: this.options.state.principal, session: this.options.label },
       log: (data) => this.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });
   }
