@@ -22,6 +22,8 @@ export interface OtelOptions {
   readonly version: string;
   /** Put each script's code on its span (otelScriptCode). */
   readonly scriptCode: boolean;
+  /** Which signals are exported (OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER: otlp or none). */
+  readonly exporters: { readonly traces: boolean; readonly metrics: boolean };
   /** How often metrics are exported, in ms (OTEL_METRIC_EXPORT_INTERVAL). */
   readonly metricIntervalMs: number;
   /** Where the SDK's own warnings go (an export that failed). */
@@ -56,17 +58,19 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
     .merge(detectResources({ detectors: [envDetector] }));
   const tracerProvider = new BasicTracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: options.exporters.traces ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
   });
   const meterProvider = new MeterProvider({
     resource,
-    readers: [
-      new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter(),
-        exportIntervalMillis: options.metricIntervalMs,
-        exportTimeoutMillis: Math.min(30 * SECOND_MS, options.metricIntervalMs),
-      }),
-    ],
+    readers: options.exporters.metrics
+      ? [
+          new PeriodicExportingMetricReader({
+            exporter: new OTLPMetricExporter(),
+            exportIntervalMillis: options.metricIntervalMs,
+            exportTimeoutMillis: Math.min(30 * SECOND_MS, options.metricIntervalMs),
+          }),
+        ]
+      : [],
   });
   const tracer = tracerProvider.getTracer('codemode-mcp', options.version);
   const meter = meterProvider.getMeter('codemode-mcp', options.version);

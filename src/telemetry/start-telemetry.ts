@@ -52,8 +52,9 @@ export async function startObservability(
   let telemetry = TELEMETRY_OFF;
   if (telemetryWanted(settings, env)) {
     const metricIntervalMs = readMetricInterval(env);
+    const exporters = { traces: readExporter(env, 'OTEL_TRACES_EXPORTER'), metrics: readExporter(env, 'OTEL_METRICS_EXPORTER') };
     const { createOtelTelemetry } = await import('./otel-telemetry.js');
-    telemetry = createOtelTelemetry({ version, scriptCode: settings.otelScriptCode, metricIntervalMs, log });
+    telemetry = createOtelTelemetry({ version, scriptCode: settings.otelScriptCode, metricIntervalMs, exporters, log });
     const endpoint = OTLP_ENDPOINT_VARIABLES.map((name) => env[name]).find((value) => (value ?? '').trim() !== '');
     log(`codemode-mcp: OpenTelemetry traces and metrics go to ${endpoint ?? 'http://localhost:4318 (the OTLP/HTTP default)'}`);
   }
@@ -79,4 +80,14 @@ function readMetricInterval(env: NodeJS.ProcessEnv): number {
     );
   }
   return ms;
+}
+
+/** OTEL_TRACES_EXPORTER or OTEL_METRICS_EXPORTER: `otlp` (the default) exports over OTLP/HTTP, `none` not at all. */
+function readExporter(env: NodeJS.ProcessEnv, name: 'OTEL_TRACES_EXPORTER' | 'OTEL_METRICS_EXPORTER'): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'otlp') return true;
+  if (raw === 'none') return false;
+  throw new TelemetrySettingError(
+    `TELEMETRY_INVALID: ${name} may be otlp (over OTLP/HTTP, the default) or none; got ${JSON.stringify(env[name])}`,
+  );
 }
