@@ -47,7 +47,7 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
   const { SpanKind, SpanStatusCode, ROOT_CONTEXT, trace, defaultTextMapGetter, defaultTextMapSetter } = api;
 
   // An export that fails is said once in our log, not lost.
-  const warn = (message: string): void => options.log(`codemode-mcp: OpenTelemetry: ${message}`, 'warn');
+  const warn = (message: string): void => options.log(`codemode-mcp: OpenTelemetry: ${readableMessage(message)}`, 'warn');
   api.diag.setLogger(
     { error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} },
     { logLevel: api.DiagLogLevel.WARN, suppressOverrideMessage: true },
@@ -242,7 +242,13 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
     },
 
     async shutdown() {
-      await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      // A collector that can't be reached costs the spans buffered, not the shutdown: said, and the exit is as ever.
+      const settled = await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      for (const [i, outcome] of settled.entries()) {
+        if (outcome.status === 'fulfilled') continue;
+        const reason = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
+        warn(`exporting the last ${i === 0 ? 'spans' : 'metrics'} at shutdown failed (${reason}); they are lost`);
+      }
     },
   };
 }
@@ -250,4 +256,15 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
 /** A tool result with `isError: true`; any other answer is not one. */
 function isToolError(result: unknown): boolean {
   return result !== null && typeof result === 'object' && (result as { isError?: unknown }).isError === true;
+}
+
+/** The SDK's error handler logs an error as its JSON, stack and all: its message is the line. */
+function readableMessage(message: string): string {
+  if (!message.startsWith('{')) return message;
+  try {
+    const parsed = JSON.parse(message) as { message?: unknown };
+    return typeof parsed.message === 'string' ? parsed.message : message;
+  } catch {
+    return message; // not JSON after all: as it came
+  }
 }

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { runBin, startServer, stderrLine, textOf } from '../support/mcp-client.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { recorderConfig } from '../support/recorder.js';
+import { freePort } from '../support/ports.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { readRecord } from '../upstream/specs.js';
 
@@ -212,5 +213,24 @@ describe('the audit log', () => {
     expect(stderr).toMatch(
       /LOG_FILE_INVALID: cannot append to the log file .*audit\.jsonl \(--audit-log, settings\.auditLog\): its directory .* does not exist/,
     );
+  });
+});
+
+describe('a collector that cannot be reached', () => {
+  test('the server serves as ever, says the export failed, and exits 0', async () => {
+    const { config } = recorderConfig('otel-down');
+    const server = await startServer(['--config', config, '--pool', '0'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`, OTEL_EXPORTER_OTLP_TIMEOUT: '2000' },
+    });
+    expect((await server.run({ code: 'return await tools.echo({ text: "one" })' })).isError).toBe(false);
+    expect(await server.close()).toEqual([]);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.stderr()).toMatch(
+      /codemode-mcp: OpenTelemetry: exporting the last spans at shutdown failed \(connect ECONNREFUSED [\d.:]+\); they are lost/,
+    );
+    expect(server.stderr()).toMatch(
+      /codemode-mcp: OpenTelemetry: PeriodicExportingMetricReader: metrics export failed .*ECONNREFUSED.*\n/,
+    );
+    expect(server.stderr()).not.toContain('"stack"');
   });
 });
