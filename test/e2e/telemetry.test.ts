@@ -204,6 +204,20 @@ describe('the audit log', () => {
     expect(readAudit(audit).map((line) => (line.args as { value: unknown }).value)).toEqual([{ text: 'after' }]);
   });
 
+  test('has the calls of a script run by hand with `run`, as session "run"', async () => {
+    const { config } = recorderConfig('audit-run');
+    const audit = join(makeTempDir('audit-run'), 'audit.jsonl');
+    const { exitCode, left } = await runBin(
+      ['run', '-', '--config', config, '--audit-log', audit],
+      'return await tools.echo({ text: "hand" })',
+    );
+    expect(exitCode).toBe(0);
+    expect(left).toEqual([]);
+    expect(readAudit(audit)).toEqual([
+      expect.objectContaining({ principal: 'local', session: 'run', upstream: 'recorder', tool: 'echo', outcome: 'answered' }),
+    ]);
+  });
+
   test('a path whose directory does not exist stops the server at start, saying so', async () => {
     const { config } = recorderConfig('audit-bad');
     const audit = join(makeTempDir('audit-bad'), 'missing', 'audit.jsonl');
