@@ -94,15 +94,16 @@ async function startAndRun(
   }
   let state: StateStore | undefined;
   try {
+    // The stdio server's own state (LOCAL_PRINCIPAL): a script run by hand sees what the server's scripts stored.
+    state = await openStateStore(settings, io.stderr);
+    const library = new SkillsLibrary(skillsDirectory(settings));
+    const tools = entriesWithSkills(toolEntries(hub.catalog().tools), await savedSkillsOf(library)());
     const id = `${randomBytes(3).toString('hex')}-1`;
     const trace = activeTelemetry().startScript({ id, code }, undefined);
     const caller = {
       ...(trace.context !== undefined ? { trace: trace.context } : {}),
       script: { id, principal: LOCAL_PRINCIPAL, session: 'run' },
     };
-    // The stdio server's own state (LOCAL_PRINCIPAL): a script run by hand sees what the server's scripts stored.
-    state = await openStateStore(settings, io.stderr);
-    const library = new SkillsLibrary(skillsDirectory(settings));
     const script = new Script(
       new ScriptChild({
         memoryMaxBytes: settings.memoryMaxBytes,
@@ -113,7 +114,7 @@ async function startAndRun(
         id,
         code,
         // The saved skills beside the tools, for searchTools.
-        tools: entriesWithSkills(toolEntries(hub.catalog().tools), await savedSkillsOf(library)()),
+        tools,
         unlisted: hub.unlistedPrefixes(),
         callTool: (name, args, signal) => {
           const answer = hub.callTool(name, args, signal, { caller });
