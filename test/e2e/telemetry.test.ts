@@ -8,7 +8,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { connectHttp, startHttpServer } from '../support/http-server.js';
 import { runBin, startServer, stderrLine, textOf } from '../support/mcp-client.js';
+import { RECORDER_UPSTREAM } from '../support/recorder-server.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { recorderConfig } from '../support/recorder.js';
 import { freePort } from '../support/ports.js';
@@ -227,6 +229,35 @@ describe('the audit log', () => {
     expect(stderr).toMatch(
       /LOG_FILE_INVALID: cannot append to the log file .*audit\.jsonl \(--audit-log, settings\.auditLog\): its directory .* does not exist/,
     );
+  });
+});
+
+describe('over HTTP', () => {
+  test("each session's request spans carry its id, and the audit log names the session and its principal", async () => {
+    receiver = await startOtlpReceiver();
+    const audit = join(makeTempDir('otel-http'), 'audit.jsonl');
+    const server = await startHttpServer(['--pool', '0', '--audit-log', audit, ...RECORDER_UPSTREAM], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' },
+    });
+    const session = await connectHttp(server.url);
+    const sessionId = session.transport.sessionId!;
+    try {
+      expect((await session.run({ code: 'return await tools.echo({ text: "web" })' })).isError).toBe(false);
+    } finally {
+      await session.close();
+    }
+    // SIGTERM: the shutdown exports what is buffered before the exit.
+    expect(await server.stop()).toMatchObject({ code: 143, left: [] });
+    expect(only(receiver.spans, 'tools/call code_execution').attributes).toMatchObject({ 'mcp.session.id': sessionId });
+    expect(only(receiver.spans, 'tools/call echo').parentSpanId).toBe(only(receiver.spans, 'code_execution script').spanId);
+    expect(readAudit(audit)).toEqual([
+      expect.objectContaining({
+        session: `session ${sessionId}`,
+        principal: sessionId,
+        tool: 'echo',
+        outcome: 'answered',
+      }),
+    ]);
   });
 });
 
