@@ -19,6 +19,7 @@ import { renderRows, type BenchContext, type Row } from './report.js';
 import { measureStack } from './stack-depth.js';
 import { measureStartup } from './startup.js';
 import { measureStops } from './stops.js';
+import { measureTelemetry } from './telemetry.js';
 
 const quick = process.argv.includes('--quick');
 const ctx: BenchContext = { quick, rounds: quick ? 3 : 15, log: (line) => process.stderr.write(`${line}\n`) };
@@ -34,6 +35,7 @@ const rows: Row[] = [
   ...(await measureBurst(ctx)),
   ...(await measureStartup(ctx)),
   ...(await measureHttp(ctx)),
+  ...(await measureTelemetry(ctx)),
   ...(await measureMemory(ctx)),
   ...(await measureStops(ctx)),
   ...measureStack(ctx),

@@ -4,12 +4,14 @@ import {
   LOG_SETTINGS,
   SETTINGS,
   LOCATION_SETTINGS,
+  SWITCH_SETTINGS,
   formatSettingValue,
   type LogSettingName,
   type SettingName,
   type SettingSpec,
   type SettingUnit,
   type LocationSettingName,
+  type SwitchSettingName,
   type TextSettingSpec,
 } from '../config/settings.js';
 import {
@@ -65,7 +67,7 @@ export interface RawHttpArgs {
 }
 
 /** Every setting read from a flag's text: the numbers, the log's, where state is kept. */
-type TextFlagName = SettingName | LogSettingName | LocationSettingName;
+type TextFlagName = SettingName | LogSettingName | LocationSettingName | SwitchSettingName;
 
 export interface CapturedOutput {
   stdout: string;
@@ -257,6 +259,7 @@ function addServeOptions(command: Command, passThrough = true): Command {
   for (const spec of [...Object.values(LOG_SETTINGS), ...Object.values(LOCATION_SETTINGS)] as TextSettingSpec[]) {
     command.addOption(new Option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`));
   }
+  for (const spec of Object.values(SWITCH_SETTINGS)) command.addOption(new Option(`--${spec.flag}`, `${spec.doc} (default off)`));
   return command;
 }
 
@@ -272,14 +275,18 @@ function describeSetting(spec: SettingSpec): string {
 
 function readSettingFlags(command: Command): Partial<Record<TextFlagName, string>> {
   const flags: Partial<Record<TextFlagName, string>> = {};
-  const specs = [...Object.entries(SETTINGS), ...Object.entries(LOG_SETTINGS), ...Object.entries(LOCATION_SETTINGS)] as [
-    TextFlagName,
-    { flag: string },
-  ][];
+  const specs = [
+    ...Object.entries(SETTINGS),
+    ...Object.entries(LOG_SETTINGS),
+    ...Object.entries(LOCATION_SETTINGS),
+    ...Object.entries(SWITCH_SETTINGS),
+  ] as [TextFlagName, { flag: string }][];
   for (const [name, spec] of specs) {
     const option = command.options.find((candidate) => candidate.long === `--${spec.flag}`);
     const value: unknown = option === undefined ? undefined : command.getOptionValue(option.attributeName());
     if (typeof value === 'string') flags[name] = value;
+    // A switch given is on: `true`, as flag-settings.ts reads it.
+    if (value === true) flags[name] = 'true';
   }
   return flags;
 }

@@ -15,6 +15,8 @@ import type { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/upstream.js';
 import type { Log } from '../support/log.js';
 import { settleWithin } from '../support/settle.js';
+import { CodemodeError } from '../support/errors.js';
+import { startObservability, type Observability } from '../telemetry/start-telemetry.js';
 
 /**
  * Starts the upstreams and the warm pool. `ready` settles when requests may be answered (startupWait);
@@ -76,5 +78,20 @@ export async function startupWait(
         `${starting.map((status) => status.name).join(', ')}; tools/list answers without their tools until they are up`,
       'warn',
     );
+  }
+}
+
+/**
+ * Telemetry and the audit log as the settings ask (src/telemetry/), or undefined after logging
+ * why they can't start (an audit log that can't be opened, a bad OTEL_* variable): the server
+ * then does not serve, rather than serve unobserved.
+ */
+export async function startObserving(settings: Settings, version: string, log: Log): Promise<Observability | undefined> {
+  try {
+    return await startObservability(settings, version, log);
+  } catch (error) {
+    if (!(error instanceof CodemodeError)) throw error;
+    log(`codemode-mcp: ${error.message}`, 'error');
+    return undefined;
   }
 }

@@ -6,7 +6,9 @@ import {
   LOG_SETTINGS,
   SETTINGS,
   SKILLS_SAVE_SETTING,
+  SWITCH_SETTINGS,
   LOCATION_SETTINGS,
+  type SwitchSettingName,
   type LogSettingName,
   type SettingLayer,
   type SettingName,
@@ -22,6 +24,7 @@ const ALL_NAMES = [
   ...Object.keys(SETTINGS),
   EXPOSE_SETTING.name,
   SKILLS_SAVE_SETTING.name,
+  ...Object.keys(SWITCH_SETTINGS),
   ...Object.keys(LOG_SETTINGS),
   ...Object.keys(LOCATION_SETTINGS),
 ];
@@ -29,28 +32,29 @@ const ALL_NAMES = [
 /**
  * The config file's `settings` object, every field read in one pass, the first bad one throwing
  * `ConfigError`: those named as in `SETTINGS`, each a number or a string with a unit (`"64MiB"`,
- * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `skillsSaveOverHttp`, true or false; `logLevel` and `logFile` (a
+ * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `skillsSaveOverHttp` and the switches (`otel`, ...), true or false; `logLevel` and `logFile` (a
  * relative log file is taken from the config file's directory); `stateDir` and `skillsDir` (likewise)
  * and `stateUrl`.
  */
 export function readFileSettings(raw: unknown, file: string | null): SettingLayer {
   const settings: Partial<Record<SettingName, number>> & { expose?: string[]; skillsSaveOverHttp?: boolean } & Partial<
-      Record<LocationSettingName, string>
-    > = {};
+      Record<SwitchSettingName, boolean>
+    > &
+    Partial<Record<LocationSettingName, string>> = {};
   const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
   const baseDir = file === null ? process.cwd() : dirname(file);
   for (const [name, value] of settingEntries(raw, file)) {
     if (name === EXPOSE_SETTING.name) {
       const at = formatConfigPath(['settings', name]);
       settings.expose = readExpose(value, (detail) => new ConfigError(file, `${at} ${detail}`));
-    } else if (name === SKILLS_SAVE_SETTING.name) {
+    } else if (name === SKILLS_SAVE_SETTING.name || isSwitchSettingName(name)) {
       if (typeof value !== 'boolean') {
         throw new ConfigError(
           file,
           `${formatConfigPath(['settings', name])} must be true or false (got ${describeValueType(value)})`,
         );
       }
-      settings.skillsSaveOverHttp = value;
+      settings[name] = value;
     } else if (isLogSettingName(name)) {
       const read = readLogSettingValue(name, value, baseDir, homedir());
       if ('error' in read) throw settingError(file, name, read.error);
@@ -91,7 +95,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
   }
   const entries = Object.entries(raw);
   for (const [name] of entries) {
-    const known = isSettingName(name) || isLogSettingName(name) || isLocationSettingName(name);
+    const known = isSettingName(name) || isLogSettingName(name) || isLocationSettingName(name) || isSwitchSettingName(name);
     if (known || name === EXPOSE_SETTING.name || name === SKILLS_SAVE_SETTING.name) continue;
     const guess = closestName(name, ALL_NAMES);
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
@@ -106,4 +110,8 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
 /** The code prefix is dropped: the message already starts with this error's own. */
 function settingError(file: string | null, name: string, error: string): ConfigError {
   return new ConfigError(file, `${formatConfigPath(['settings', name])}: ${error.replace(/^SETTING_INVALID: /, '')}`);
+}
+
+export function isSwitchSettingName(name: string): name is SwitchSettingName {
+  return Object.hasOwn(SWITCH_SETTINGS, name);
 }

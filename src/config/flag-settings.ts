@@ -7,12 +7,14 @@ import {
   type SettingLayer,
   type SettingName,
   type LocationSettingName,
+  type SwitchSettingName,
 } from './settings.js';
+import { isSwitchSettingName } from './file-settings.js';
 import { isLocationSettingName, readLocationSettingValue } from './location-setting-value.js';
 
-/** The setting flags as typed: each by its setting's name, and each `--expose` in order. */
+/** The setting flags as typed: each by its setting's name (a switch given: `true`), and each `--expose` in order. */
 export interface SettingFlags {
-  readonly texts: Partial<Record<SettingName | LogSettingName | LocationSettingName, string>>;
+  readonly texts: Partial<Record<SettingName | LogSettingName | LocationSettingName | SwitchSettingName, string>>;
   readonly expose: readonly string[] | undefined;
 }
 
@@ -22,11 +24,15 @@ export interface SettingFlags {
  * from `home`), a state URL, the `--expose` globs. Returns what they set, or the message refusing the first bad one.
  */
 export function readFlagSettings(flags: SettingFlags, cwd: string, home: string): SettingLayer | { error: string } {
-  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<LocationSettingName, string>> =
-    {};
+  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<LocationSettingName, string>> &
+    Partial<Record<SwitchSettingName, boolean>> = {};
   const logging: { -readonly [K in keyof LogSettings]?: LogSettings[K] } = {};
   for (const [name, text] of Object.entries(flags.texts)) {
     if (text === undefined) continue;
+    if (isSwitchSettingName(name)) {
+      settings[name] = true;
+      continue;
+    }
     const read = isLogSettingName(name)
       ? readLogSettingValue(name, text, cwd, home)
       : isLocationSettingName(name)

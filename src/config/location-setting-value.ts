@@ -9,7 +9,7 @@ export function isLocationSettingName(name: string): name is LocationSettingName
 const REDIS_SCHEMES = ['redis:', 'rediss:'];
 
 /**
- * stateDir, stateUrl, skillsDir or httpTokensFile from a flag or the config file. A directory may start with `~`
+ * stateDir, stateUrl, skillsDir, httpTokensFile or auditLog from a flag or the config file. A path may start with `~`
  * and is taken from `baseDir` when relative (the working directory for a flag, the config file's
  * directory for the file, as a log file is); a URL must be redis:// or rediss://. Returns the
  * value, or the message refusing it (`SETTING_INVALID: ...`).
@@ -22,9 +22,11 @@ export function readLocationSettingValue(
 ): { value: string } | { error: string } {
   const spec = LOCATION_SETTINGS[name];
   const got = typeof raw === 'string' ? JSON.stringify(raw) : `a ${raw === null ? 'null' : typeof raw}`;
-  if (spec.kind === 'directory' || spec.kind === 'file') {
+  if (spec.kind !== 'redis-url') {
     if (typeof raw !== 'string' || raw.trim() === '') {
-      return { error: `SETTING_INVALID: ${name} (--${spec.flag}) takes the path of a ${spec.kind} ${spec.what}; got ${got}` };
+      return {
+        error: `SETTING_INVALID: ${name} (--${spec.flag}) takes the path of a ${spec.kind === 'file' ? 'file' : 'directory'} ${spec.what}; got ${got}`,
+      };
     }
     return { value: resolveUserPath(raw, baseDir, home) };
   }

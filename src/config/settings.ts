@@ -291,6 +291,40 @@ export const SKILLS_SAVE_SETTING = {
   doc: "let scripts in HTTP sessions save skills (skills.save), which every session's scripts may then run",
 } as const;
 
+/** A setting that is on or off: a flag with no value (`--otel`) and a config field that is true or false. */
+export interface SwitchSettingSpec {
+  readonly name: string;
+  readonly flag: string;
+  readonly doc: string;
+}
+
+/** Off by default, each: telemetry (src/telemetry/) and what it and the audit log may record. */
+export const SWITCH_SETTINGS = {
+  /**
+   * false: export traces and metrics over OTLP/HTTP. Also on when OTEL_EXPORTER_OTLP_ENDPOINT (or
+   * its _TRACES_ or _METRICS_ form) is set; the standard OTEL_* variables say where and how.
+   */
+  otel: {
+    name: 'otel',
+    flag: 'otel',
+    doc: 'export OpenTelemetry traces and metrics over OTLP/HTTP (also on when OTEL_EXPORTER_OTLP_ENDPOINT is set); the OTEL_* variables say where',
+  },
+  /** false: a script's span carries its code's size and SHA-256 digest; true adds the code itself. */
+  otelScriptCode: {
+    name: 'otelScriptCode',
+    flag: 'otel-script-code',
+    doc: "put each script's code on its span (by default only its size and SHA-256 digest)",
+  },
+  /** false: an audit log line carries a call's arguments' size and SHA-256 digest; true adds the arguments. */
+  auditArguments: {
+    name: 'auditArguments',
+    flag: 'audit-arguments',
+    doc: "put each call's arguments in its audit log line (by default only their size and SHA-256 digest)",
+  },
+} as const satisfies Record<string, SwitchSettingSpec>;
+
+export type SwitchSettingName = keyof typeof SWITCH_SETTINGS;
+
 /** A setting whose value is a word or a path rather than a number: a flag and a config field all the same. */
 export interface TextSettingSpec {
   readonly name: string;
@@ -329,7 +363,7 @@ export type LogSettingName = keyof typeof LOG_SETTINGS;
 /** A setting that says where something lives: a directory (`~` expanded, relative paths resolved) or a Redis URL. */
 export interface LocationSettingSpec extends TextSettingSpec {
   readonly kind: 'directory' | 'file' | 'redis-url';
-  /** What the directory is for, in a refusal: `takes the path of a directory <what>`. */
+  /** What the directory or file is for, in a refusal: `takes the path of a directory <what>`. */
   readonly what: string;
 }
 
@@ -383,6 +417,19 @@ export const LOCATION_SETTINGS = {
     defaultText: 'none (one principal)',
     doc: 'with --http: a JSON file {"<principal>": "<token>", …} (mode 0600; read again on SIGHUP); each token names a principal, with scripts and state of its own',
   },
+  /**
+   * none: append one JSON line per tool call a script makes to this file (created 0600; its
+   * directory must exist), reopened on SIGUSR2 so it can be rotated.
+   */
+  auditLog: {
+    name: 'auditLog',
+    flag: 'audit-log',
+    kind: 'file',
+    what: 'to append the audit log to',
+    placeholder: '<file>',
+    defaultText: 'none',
+    doc: 'append one JSON line per tool call a script makes (time, principal, script, upstream, tool, outcome, duration) to this file, made 0600; reopened on SIGUSR2',
+  },
 } as const satisfies Record<string, LocationSettingSpec>;
 
 export type LocationSettingName = keyof typeof LOCATION_SETTINGS;
@@ -393,7 +440,7 @@ export type Settings = { readonly [K in SettingName]: number } & {
   readonly expose: readonly string[];
   /** Scripts over HTTP may save skills (SKILLS_SAVE_SETTING); config file only. */
   readonly skillsSaveOverHttp: boolean;
-} & {
+} & { readonly [K in SwitchSettingName]: boolean } & {
   /** Absolute paths, or a URL (LOCATION_SETTINGS); null: the default. */
   readonly [K in LocationSettingName]: string | null;
 };
@@ -410,6 +457,10 @@ export const DEFAULT_SETTINGS: Settings = {
   }),
   expose: [],
   skillsSaveOverHttp: false,
+  otel: false,
+  otelScriptCode: false,
+  auditArguments: false,
+  auditLog: null,
   stateDir: null,
   stateUrl: null,
   skillsDir: null,

@@ -23,6 +23,7 @@ import { ScriptOwner, type ScriptOwnerOptions } from '../mcp/script-owner.js';
 import type { HttpSessionsOptions } from './sessions.js';
 import { buildSurface } from '../mcp/server-surface.js';
 import { callTool } from '../mcp/tool-calls.js';
+import type { TraceContext } from '../telemetry/telemetry.js';
 
 type SkillsCaller = NonNullable<ScriptOwnerOptions['callSkills']>;
 
@@ -106,7 +107,7 @@ export class ModernLane {
         this.listedTools = JSON.stringify(tools);
         return tools;
       },
-      callTool: (name, args, ctx) => {
+      callTool: (name, args, ctx, trace) => {
         const { owner, modern } = this.callerOf(principal);
         const deps = {
           hub,
@@ -114,19 +115,26 @@ export class ModernLane {
           startup,
           log,
           origin: () => owner.origin,
-          codeExecution: (input: unknown, context: ServerContext) => this.codeExecution(owner, modern, input, context),
+          codeExecution: (input: unknown, context: ServerContext, span?: TraceContext) =>
+            this.codeExecution(owner, modern, input, context, span),
         };
-        return modern.during(ctx, () => callTool(deps, name, args, ctx));
+        return modern.during(ctx, () => callTool(deps, name, args, ctx, trace));
       },
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
     }).server;
   }
 
-  private async codeExecution(owner: ScriptOwner, modern: ModernCaller, args: unknown, ctx: ServerContext) {
+  private async codeExecution(
+    owner: ScriptOwner,
+    modern: ModernCaller,
+    args: unknown,
+    ctx: ServerContext,
+    trace: TraceContext | undefined,
+  ) {
     await this.options.startup();
     const scripts = owner.scriptsNow();
     if (scripts === undefined) return refusalAnswer('the server is shutting down');
-    return codeExecutionWithInput({ scripts, inputs: modern.inputs, codec: this.codec }, args, ctx);
+    return codeExecutionWithInput({ scripts, inputs: modern.inputs, codec: this.codec }, args, ctx, trace);
   }
 
   /** The inputSchema of a tool as listed now, for its parameter headers (param-headers.ts). */

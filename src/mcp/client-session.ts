@@ -34,6 +34,7 @@ import { callTool, progressSender } from './tool-calls.js';
 import { ScriptOwner } from './script-owner.js';
 import { ModernCaller } from './modern-caller.js';
 import { codeExecutionWithInput, requestStateCodec } from './input-required.js';
+import type { TraceContext } from '../telemetry/telemetry.js';
 import { LOCAL_PRINCIPAL } from '../state/state-store.js';
 
 export interface ClientSessionOptions {
@@ -106,7 +107,7 @@ export class ClientSession {
         this.listedTools = JSON.stringify(tools);
         return tools;
       },
-      callTool: (name, args, ctx) => this.callTool(name, args, ctx),
+      callTool: (name, args, ctx, trace) => this.callTool(name, args, ctx, trace),
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
     });
     this.server = surface.server;
@@ -257,21 +258,31 @@ export class ClientSession {
     return this.closing;
   }
 
-  private callTool(name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  private callTool(
+    name: string,
+    args: unknown,
+    ctx: ServerContext,
+    trace: TraceContext | undefined,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const deps = {
       hub: this.options.hub,
       settings: this.options.settings,
       startup: this.options.startup,
       log: this.options.log,
       origin: () => this.origin,
-      codeExecution: (input: unknown, context: ServerContext) => this.callCodeExecution(input, context),
+      codeExecution: (input: unknown, context: ServerContext, span?: TraceContext) =>
+        this.callCodeExecution(input, context, span),
       openCalls: this.openCalls,
     };
-    const call = () => callTool(deps, name, args, ctx);
+    const call = () => callTool(deps, name, args, ctx, trace);
     return this.modern === undefined ? call() : this.modern.during(ctx, call);
   }
 
-  private async callCodeExecution(args: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  private async callCodeExecution(
+    args: unknown,
+    ctx: ServerContext,
+    trace: TraceContext | undefined,
+  ): Promise<CallToolResult | InputRequiredResult> {
     await this.options.startup();
     if (this.closing !== undefined) return refusalAnswer('the server is shutting down');
     // Read once before the first script if no tools/list has; then again at each list and save.
@@ -280,9 +291,13 @@ export class ClientSession {
     // Only a shutdown that began before the first request leaves no supply (RequestGate lets no call come before it).
     if (scripts === undefined) return refusalAnswer('the server is shutting down');
     if (this.modern !== undefined)
-      return codeExecutionWithInput({ scripts, inputs: this.modern.inputs, codec: this.codec }, args, ctx);
+      return codeExecutionWithInput({ scripts, inputs: this.modern.inputs, codec: this.codec }, args, ctx, trace);
     const onProgress = progressSender(ctx);
-    return scripts.handle(args ?? {}, { signal: ctx.mcpReq.signal, ...(onProgress !== undefined ? { onProgress } : {}) });
+    return scripts.handle(args ?? {}, {
+      signal: ctx.mcpReq.signal,
+      ...(onProgress !== undefined ? { onProgress } : {}),
+      ...(trace !== undefined ? { trace } : {}),
+    });
   }
 
   /**

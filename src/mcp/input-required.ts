@@ -19,6 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { isInterrupted, type SessionScripts, type WatchContext } from '../scripts/session-scripts.js';
 import type { InputQueue } from './input-queue.js';
+import type { TraceContext } from '../telemetry/telemetry.js';
 import { progressSender } from './tool-calls.js';
 
 /** What a `requestState` of ours carries: the script the retry watches, the requests it answers. */
@@ -57,6 +58,7 @@ export async function codeExecutionWithInput(
   { scripts, inputs, codec }: InputWatchDeps,
   args: unknown,
   ctx: ServerContext,
+  trace?: TraceContext,
 ): Promise<CallToolResult | InputRequiredResult> {
   const resumed = ctx.mcpReq.requestState<ResumeState>();
   let input = args ?? {};
@@ -79,6 +81,7 @@ export async function codeExecutionWithInput(
     signal: ctx.mcpReq.signal,
     interrupt: interrupt.signal,
     ...(onProgress !== undefined ? { onProgress } : {}),
+    ...(trace !== undefined ? { trace } : {}),
   };
   try {
     for (;;) {

@@ -19,6 +19,8 @@ import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { passthroughCapabilities, type Offered } from '../upstream/passthrough.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { serveSkills, type SkillResources } from './serve-skills.js';
+import { traceServerRequest } from '../telemetry/trace-server-request.js';
+import type { TraceContext } from '../telemetry/telemetry.js';
 
 export interface SurfaceDeps {
   readonly hub: UpstreamHub;
@@ -30,7 +32,13 @@ export interface SurfaceDeps {
   /** The saved skills, served through the MCP Skills extension (skills/list, skills/get, skill:// resources). */
   readonly skills?: SkillsExtension;
   readonly listTools: () => Promise<Tool[]>;
-  readonly callTool: (name: string, args: unknown, ctx: ServerContext) => Promise<CallToolResult | InputRequiredResult>;
+  /** `trace`: the request's span (telemetry), whose child a script or an upstream call is. */
+  readonly callTool: (
+    name: string,
+    args: unknown,
+    ctx: ServerContext,
+    trace?: TraceContext,
+  ) => Promise<CallToolResult | InputRequiredResult>;
   /** Checks and decodes a 2026-07-28 client's echoed `requestState` (input-required.ts). */
   readonly requestState?: ServerOptions['requestState'];
 }
@@ -79,7 +87,18 @@ export function buildSurface(deps: SurfaceDeps): Surface {
     await deps.startup();
     return { tools: await deps.listTools() };
   });
-  server.setRequestHandler('tools/call', (request, ctx) => deps.callTool(request.params.name, request.params.arguments, ctx));
+  server.setRequestHandler('tools/call', ({ params }, ctx) =>
+    traceServerRequest(
+      'tools/call',
+      params.name,
+      params._meta,
+      (trace) => deps.callTool(params.name, params.arguments, ctx, trace),
+      {
+        requestId: ctx.mcpReq.id,
+        ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
+      },
+    ),
+  );
   const skillResources = deps.skills === undefined ? undefined : serveSkills(server, deps.skills);
   servePassthrough(server, deps);
   serveResources(server, deps, skillResources);

@@ -19,6 +19,7 @@ import type { CallOrigin } from '../upstream/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { exposedTools, failedCall } from './exposed-tools.js';
 import { CODE_EXECUTION_TOOL } from './code-execution-tool.js';
+import type { TraceContext } from '../telemetry/telemetry.js';
 
 export interface ToolCallsDeps {
   readonly hub: UpstreamHub;
@@ -27,7 +28,11 @@ export interface ToolCallsDeps {
   readonly log: Log;
   /** Whose call an exposed tool's upstream requests and logs go back to. */
   readonly origin: () => CallOrigin;
-  readonly codeExecution: (args: unknown, ctx: ServerContext) => Promise<CallToolResult | InputRequiredResult>;
+  readonly codeExecution: (
+    args: unknown,
+    ctx: ServerContext,
+    trace?: TraceContext,
+  ) => Promise<CallToolResult | InputRequiredResult>;
   /** Ids of the caller's calls not yet answered, oldest first (a 2025 session relays on the latest's stream). */
   readonly openCalls?: Set<RequestId>;
 }
@@ -37,11 +42,12 @@ export function callTool(
   name: string,
   args: unknown,
   ctx: ServerContext,
+  trace?: TraceContext,
 ): Promise<CallToolResult | InputRequiredResult> {
   const exposed = exposedTools(deps.hub.catalog().tools, deps.settings.expose).map((tool) => tool.name);
   if (name !== CODE_EXECUTION_TOOL && !exposed.includes(name)) throw unknownTool(name, exposed);
   return whileOpen(deps.openCalls, ctx.mcpReq.id, () =>
-    name === CODE_EXECUTION_TOOL ? deps.codeExecution(args, ctx) : callExposed(deps, name, args, ctx),
+    name === CODE_EXECUTION_TOOL ? deps.codeExecution(args, ctx, trace) : callExposed(deps, name, args, ctx, trace),
   );
 }
 
@@ -73,7 +79,13 @@ async function whileOpen<T>(openCalls: Set<RequestId> | undefined, id: RequestId
  * An exposed tool called directly: sent as a script's call would be (same refusals, same
  * toolCallTimeoutMs), its progress passed on under the client's token, its result as it came.
  */
-async function callExposed(deps: ToolCallsDeps, name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
+async function callExposed(
+  deps: ToolCallsDeps,
+  name: string,
+  args: unknown,
+  ctx: ServerContext,
+  trace: TraceContext | undefined,
+): Promise<CallToolResult> {
   const { hub, settings, log } = deps;
   await deps.startup();
   const progressToken = ctx.mcpReq._meta?.progressToken;
@@ -88,7 +100,11 @@ async function callExposed(deps: ToolCallsDeps, name: string, args: unknown, ctx
   const signal = AbortSignal.any([ctx.mcpReq.signal, timeout]);
   try {
     const input = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-    return await hub.callTool(name, input, signal, { origin: deps.origin(), ...(onProgress ? { onProgress } : {}) });
+    return await hub.callTool(name, input, signal, {
+      origin: deps.origin(),
+      ...(onProgress ? { onProgress } : {}),
+      ...(trace !== undefined ? { caller: { trace } } : {}),
+    });
   } catch (error) {
     if (error instanceof ToolRefusedError || error instanceof SentCallError) return failedCall(error);
     if (timeout.aborted && !ctx.mcpReq.signal.aborted) {

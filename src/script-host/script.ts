@@ -105,6 +105,12 @@ export class Script {
     return this.ending?.status ?? 'running';
   }
 
+  /** UTF-8 bytes of the value the script returned (its JSON text); undefined while running or when it returned none. */
+  get valueBytes(): number | undefined {
+    const value = this.ending?.value;
+    return value === undefined ? undefined : Buffer.byteLength(value, 'utf8');
+  }
+
   /** Watches the script until it ends, `boundMs` passes or `signal` aborts; then returns what is new. */
   async observe(boundMs: number, signal?: AbortSignal): Promise<ScriptReturn> {
     await this.watch(boundMs, signal);

@@ -11,6 +11,8 @@ import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { renderList, type ListedScript } from './list.js';
 import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-entries.js';
+import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
+import type { CallCaller } from '../telemetry/observe-call.js';
 
 /** Tags this server process's script ids, so an id from an earlier run is told apart from a typo. */
 export const SERVER_TAG = randomBytes(3).toString('hex');
@@ -26,6 +28,8 @@ export interface WatchContext {
    * for the next watch, which the client's retry makes.
    */
   readonly interrupt?: AbortSignal;
+  /** The client request's span: a script it runs is its child. */
+  readonly trace?: TraceContext;
 }
 
 /** A watch that `WatchContext.interrupt` ended: the script it watched, still running. */
@@ -43,6 +47,7 @@ export type ProgressingToolCaller = (
   args: Record<string, unknown>,
   signal: AbortSignal,
   onProgress: (progress: Progress) => void,
+  caller: CallCaller,
 ) => Promise<ToolResult>;
 
 export interface SessionScriptsDeps {
@@ -65,6 +70,8 @@ export interface SessionScriptsDeps {
    * `principal alice` (2026-07-28 callers over HTTP). Unset, this session.
    */
   readonly owner?: string;
+  /** Who runs the scripts, as the audit log names them: the state's principal, and the session's label. */
+  readonly identity: { readonly principal: string; readonly session: string };
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
 }
@@ -155,14 +162,24 @@ export class SessionScripts {
     const id = `${SERVER_TAG}-${++this.counter}`;
     const { settings } = this.deps;
     const watching = (): Watch | null => this.entries.get(id)?.watch ?? null;
+    // The script's span, a child of the request that runs it; its calls' spans are its children.
+    const trace = activeTelemetry().startScript({ id, code }, ctx.trace);
+    const caller: CallCaller = {
+      ...(trace.context !== undefined ? { trace: trace.context } : {}),
+      script: { id, ...this.deps.identity },
+    };
     const script = new Script(supplied.child, {
       id,
       code,
       tools: entriesWithSkills(toolEntries(this.deps.catalog()), this.deps.savedSkills?.() ?? []),
       unlisted: this.deps.unlisted(),
       // An upstream's progress on a script's call goes to the call watching the script.
-      callTool: (name, args, signal) =>
-        this.deps.callTool(name, args, signal, (progress) => watching()?.progress?.push(describeProgress(name, progress))),
+      callTool: (name, args, signal) => {
+        const onProgress = (progress: Progress) => watching()?.progress?.push(describeProgress(name, progress));
+        const answer = this.deps.callTool(name, args, signal, onProgress, caller);
+        trace.countCall(answer);
+        return answer;
+      },
       ...(this.deps.callResource !== undefined ? { callResource: this.deps.callResource } : {}),
       ...(this.deps.callState !== undefined ? { callState: this.deps.callState } : {}),
       ...(this.deps.callSkills !== undefined ? { callSkills: this.deps.callSkills } : {}),
@@ -183,6 +200,7 @@ export class SessionScripts {
     };
     this.entries.set(id, entry);
     void script.ended.then(() => {
+      trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
       entry.endedAt = Date.now();
       this.forgetOldEnded();
     });

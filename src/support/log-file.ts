@@ -24,14 +24,14 @@ export class LogFileError extends CodemodeError {
 }
 
 /**
- * Opens `path` for appending (created if missing; its directory is not, so a mistyped directory is
- * caught here rather than silently made) and returns its descriptor. Throws LogFileError, naming
- * `source` as where the path was given.
+ * Opens `path` for appending (created if missing, with `mode` less the umask; its directory is
+ * not, so a mistyped directory is caught here rather than silently made) and returns its
+ * descriptor. Throws LogFileError, naming `source` as where the path was given.
  */
-export function openLogFile(path: string, source: string): number {
+export function openLogFile(path: string, source: string, mode = 0o666): number {
   let fd: number;
   try {
-    fd = openSync(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK);
+    fd = openSync(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, mode);
   } catch (error) {
     // A FIFO with no reader, or a socket, refuses a non-blocking open (ENXIO): say what it is.
     const why = refusedKind(statOrUndefined(path)) ?? openFailure(path, error as NodeJS.ErrnoException);

@@ -10,12 +10,18 @@ import type { CallOrigin, CallOrigins } from './call-origins.js';
 import type { ResourceRoutes } from './resource-routes.js';
 import { serverForName, TOOL_NAME_SEPARATOR } from './tool-names.js';
 import type { Upstream } from './upstream.js';
+import type { CallCaller } from '../telemetry/observe-call.js';
+import type { TraceMeta } from '../telemetry/telemetry.js';
 
 /** Per call: where the upstream's `notifications/progress` for this call go, and whose call it is. */
 export interface CallContext {
   readonly onProgress?: (progress: Progress) => void;
   /** The session making the call: what the upstream asks or logs while it runs goes there (call-origins.ts). */
   readonly origin?: CallOrigin;
+  /** Who makes the call, for its span and audit line (src/telemetry/); absent: no script, no parent span. */
+  readonly caller?: CallCaller;
+  /** Sent in the request's `_meta` (the call's `traceparent`). */
+  readonly meta?: TraceMeta;
 }
 
 export class CallRoutes {
@@ -47,6 +53,11 @@ export class CallRoutes {
       .map((upstream) => (prefixed ? `${upstream.name}${TOOL_NAME_SEPARATOR}` : ''));
   }
 
+  /** The listed tool of this name, denied ones included. */
+  toolNamed(name: string): CatalogTool | undefined {
+    return this.byName.get(name);
+  }
+
   /** As UpstreamHub.callTool. */
   async callTool(
     name: string,
@@ -68,7 +79,7 @@ export class CallRoutes {
     if (session === undefined) throw refuseNotReady(name, upstream);
     const started = Date.now();
     const call = this.origins.track(upstream.name, context.origin, () =>
-      session.callTool(tool.upstreamName, name, args, signal, context.onProgress),
+      session.callTool(tool.upstreamName, name, args, signal, context.onProgress, context.meta),
     );
     const debug = (how: string): void =>
       this.log(

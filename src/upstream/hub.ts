@@ -33,6 +33,7 @@ import { PromptRoutes } from './prompt-routes.js';
 import { CompletionRoutes } from './completion-routes.js';
 import { ResourcePassthrough } from './resource-passthrough.js';
 import { logFailure, processLog, type Log } from '../support/log.js';
+import { observeUpstreamCall } from '../telemetry/observe-call.js';
 
 export type { HubNotice } from './hub-events.js';
 
@@ -214,7 +215,8 @@ export class UpstreamHub {
    * Calls a tool by its script name and returns its result exactly as sent. Rejects with
    * ToolRefusedError when nothing was sent (unknown, denied, upstream not ready), with
    * UpstreamLostError when the upstream went away mid-call, with `signal.reason` on abort, and
-   * otherwise with the SDK's error (a JSON-RPC error from the upstream).
+   * otherwise with the SDK's error (a JSON-RPC error from the upstream). Each call is a client
+   * span when telemetry is on, and a line of the audit log when it is a script's (src/telemetry/).
    */
   async callTool(
     name: string,
@@ -223,7 +225,11 @@ export class UpstreamHub {
     context: CallContext = {},
   ): Promise<CallToolResult> {
     this.applyChanges();
-    return this.calls.callTool(name, args, signal, context);
+    const tool = this.calls.toolNamed(name);
+    const call = { scriptName: name, tool: tool?.upstreamName ?? name, ...(tool !== undefined ? { upstream: tool.server } : {}) };
+    return observeUpstreamCall(call, args, context.caller, (meta) =>
+      this.calls.callTool(name, args, signal, meta === undefined ? context : { ...context, meta }),
+    );
   }
 
   /**

@@ -243,9 +243,10 @@ export class UpstreamSession {
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
     onProgress: ((progress: Progress) => void) | undefined,
+    meta?: Readonly<Record<string, string>>,
   ): Promise<CallToolResult> {
     const result = await this.sendChecked(scriptName, signal, () =>
-      this.sendToolCall(tool, scriptName, args, signal, onProgress),
+      this.sendToolCall(tool, scriptName, args, signal, onProgress, meta),
     );
     return checkToolResult(result, this.name, scriptName);
   }
@@ -278,13 +279,12 @@ export class UpstreamSession {
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
     onProgress: ((progress: Progress) => void) | undefined,
+    meta: Readonly<Record<string, string>> | undefined,
   ): Promise<unknown> {
     const progress = onProgress === undefined ? undefined : this.progress.register(onProgress);
-    const params = {
-      name: tool,
-      arguments: args,
-      ...(progress !== undefined ? { _meta: { progressToken: progress.token } } : {}),
-    };
+    // `meta`: the call's trace context (SEP-414's `traceparent`), beside the progress token.
+    const _meta = { ...meta, ...(progress !== undefined ? { progressToken: progress.token } : {}) };
+    const params = { name: tool, arguments: args, ...(Object.keys(_meta).length > 0 ? { _meta } : {}) };
     const headers = this.paramHeadersOf(tool, args);
     try {
       return await this.send(scriptName, signal, (options) =>

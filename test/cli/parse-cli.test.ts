@@ -104,6 +104,30 @@ describe('the two forms', () => {
     });
   });
 
+  it('reads the telemetry switches and --audit-log: a switch flag turns on what the file left off, the path made absolute', () => {
+    const file = writeConfig({ ...SERVERS, settings: { auditLog: 'audit.jsonl', auditArguments: true } });
+    expect(invocation(['--config', file]).settings).toMatchObject({
+      auditLog: join(dir, 'audit.jsonl'),
+      auditArguments: true,
+      otel: false,
+      otelScriptCode: false,
+    });
+    expect(invocation(['--config', file, '--otel', '--otel-script-code']).settings).toMatchObject({
+      otel: true,
+      otelScriptCode: true,
+    });
+    expect(invocation(['--audit-log', '~/a.jsonl', '--', 'npx', 'server']).settings.auditLog).toBe(join(dir, 'a.jsonl'));
+    expect(invocation(['--', 'npx', 'server']).settings).toMatchObject({ otel: false, auditLog: null, auditArguments: false });
+  });
+
+  it('refuses a switch in the config file that is not true or false, and an empty audit log path', () => {
+    const file = writeConfig({ ...SERVERS, settings: { otel: 'yes' } });
+    expect(exitOf(['--config', file]).stderr).toContain('settings.otel must be true or false (got string)');
+    expect(exitOf(['--audit-log', '', '--', 'npx']).stderr).toContain(
+      'SETTING_INVALID: auditLog (--audit-log) takes the path of a file to append the audit log to; got ""',
+    );
+  });
+
   it('refuses state kept both in a directory and in Redis, wherever each was set', () => {
     const both = `codemode-mcp: SETTING_INVALID: stateDir (--state-dir) and stateUrl (--state-url) each say where scripts' state is kept; set one of them: a directory for one server, a Redis URL for several\n`;
     expect(exitOf(['--state-dir', 'x', '--state-url', 'redis://localhost', '--', 'npx']).stderr).toContain(both);

@@ -6,7 +6,7 @@ import { ConfigError } from '../../src/config/config-error.js';
 import { MAX_UPSTREAMS, parseConfig } from '../../src/config/parse-config.js';
 import { parseJsonc } from '../../src/config/parse-jsonc.js';
 import { loadConfigFile } from '../../src/config/load-config-file.js';
-import { LOG_SETTINGS, SETTINGS, LOCATION_SETTINGS } from '../../src/config/settings.js';
+import { LOG_SETTINGS, SETTINGS, LOCATION_SETTINGS, SWITCH_SETTINGS } from '../../src/config/settings.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 let dir: string;
@@ -342,7 +342,7 @@ describe('config errors: settings', () => {
 
   it('refuses an unknown setting, suggesting the close one and listing them all', () => {
     expect(detailOf(withSettings({ yieldMS: 100 }))).toBe(
-      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${[...Object.keys(SETTINGS), 'expose', 'skillsSaveOverHttp', ...Object.keys(LOG_SETTINGS), ...Object.keys(LOCATION_SETTINGS)].join(', ')}`,
+      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${[...Object.keys(SETTINGS), 'expose', 'skillsSaveOverHttp', ...Object.keys(SWITCH_SETTINGS), ...Object.keys(LOG_SETTINGS), ...Object.keys(LOCATION_SETTINGS)].join(', ')}`,
     );
     expect(Object.keys(SETTINGS).slice(0, 3)).toEqual(['yieldMs', 'maxYieldMs', 'scriptLifetimeMs']);
   });

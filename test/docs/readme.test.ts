@@ -15,7 +15,7 @@ import { OUTPUT_KEPT_CHARS } from '../../src/script-host/output-window.js';
 import { STOP_GRACE_MS } from '../../src/script-host/stop-sequence.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';
 import { formatBytes, groupThousands } from '../../common/format-numbers.js';
-import { LOG_SETTINGS, SETTINGS, LOCATION_SETTINGS, formatSettingValue } from '../../src/config/settings.js';
+import { LOG_SETTINGS, SETTINGS, LOCATION_SETTINGS, SWITCH_SETTINGS, formatSettingValue } from '../../src/config/settings.js';
 import { STATE_KEY_MAX_CHARS } from '../../src/state/entry-checks.js';
 import { MAX_SCANNED_ID_BYTES } from '../../src/json-rpc/id-scanner.js';
 import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/support/process-group.js';
@@ -49,6 +49,13 @@ describe('the README', () => {
     'gives $name its flag and its default as src/config/settings.ts defines them',
     (spec) => {
       expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | ${spec.defaultText} |`);
+    },
+  );
+
+  it.each(Object.values(SWITCH_SETTINGS))(
+    'gives $name its flag, off by default, as src/config/settings.ts defines it',
+    (spec) => {
+      expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | off |`);
     },
   );
 

@@ -51,6 +51,7 @@ function open(
     unlisted: () => [],
     callTool: async (name) => ({ content: [{ type: 'text', text: `called ${name}` }] }),
     settings: all,
+    identity: { principal: 'local', session: 'the client' },
     log: () => {},
   });
   opened.push({ session, supply });

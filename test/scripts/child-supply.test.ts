@@ -30,6 +30,7 @@ function open(
     unlisted: () => [],
     callTool: async () => ({ content: [] }),
     settings: all,
+    identity: { principal: 'local', session: 'the client' },
     log: () => {},
   });
   opened.push({ session, supply });

@@ -51,6 +51,7 @@ function open(settings: Partial<Settings> = {}): SessionScripts {
       return { content: [{ type: 'text', text: JSON.stringify(args) }] };
     },
     settings: all,
+    identity: { principal: 'local', session: 'the client' },
     log: () => {},
   });
   opened.push({ session, supply });

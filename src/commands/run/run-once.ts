@@ -25,6 +25,9 @@ import { listenForEndSignals, signalExitCode, type EndSignals } from '../../supp
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { LOCAL_PRINCIPAL, type StateStore } from '../../state/state-store.js';
+import { readPackageVersion } from '../../cli/package-version.js';
+import { activeTelemetry } from '../../telemetry/telemetry.js';
+import { startObserving } from '../serve-startup.js';
 
 /** The exit codes of `run`, by how the script came out. */
 export const RUN_EXIT = { finished: 0, failed: 1, refused: 2 } as const;
@@ -81,13 +84,26 @@ async function startAndRun(
   signals: EndSignals,
 ): Promise<number> {
   const { settings } = invocation;
+  // As a server's script: traced, and audited, when the settings say so.
+  const observability = await startObserving(settings, readPackageVersion(), io.stderr);
+  if (observability === undefined) return RUN_EXIT.failed;
   const hub = await startCommandHub(invocation, io.stderr, signals);
-  if (hub === null) return RUN_EXIT.failed;
+  if (hub === null) {
+    await observability.close();
+    return RUN_EXIT.failed;
+  }
   let state: StateStore | undefined;
   try {
     // The stdio server's own state (LOCAL_PRINCIPAL): a script run by hand sees what the server's scripts stored.
     state = await openStateStore(settings, io.stderr);
     const library = new SkillsLibrary(skillsDirectory(settings));
+    const tools = entriesWithSkills(toolEntries(hub.catalog().tools), await savedSkillsOf(library)());
+    const id = `${randomBytes(3).toString('hex')}-1`;
+    const trace = activeTelemetry().startScript({ id, code }, undefined);
+    const caller = {
+      ...(trace.context !== undefined ? { trace: trace.context } : {}),
+      script: { id, principal: LOCAL_PRINCIPAL, session: 'run' },
+    };
     const script = new Script(
       new ScriptChild({
         memoryMaxBytes: settings.memoryMaxBytes,
@@ -95,12 +111,16 @@ async function startAndRun(
         showMaxBytes: settings.showMaxBytes,
       }),
       {
-        id: `${randomBytes(3).toString('hex')}-1`,
+        id,
         code,
         // The saved skills beside the tools, for searchTools.
-        tools: entriesWithSkills(toolEntries(hub.catalog().tools), await savedSkillsOf(library)()),
+        tools,
         unlisted: hub.unlistedPrefixes(),
-        callTool: (name, args, signal) => hub.callTool(name, args, signal),
+        callTool: (name, args, signal) => {
+          const answer = hub.callTool(name, args, signal, { caller });
+          trace.countCall(answer);
+          return answer;
+        },
         callResource: resourceCaller(hub),
         callState: stateCaller(state, LOCAL_PRINCIPAL),
         // The stdio server's skills: what a script run by hand saves, the server's scripts call.
@@ -111,11 +131,13 @@ async function startAndRun(
     // A signal stops the script, which then ends as stopped and is printed so; what run started is closed.
     void signals.first.then(() => script.stop('requested'));
     await script.ended;
+    trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
     const ret = script.takeReturn();
     print(scriptAnswer(ret));
     return ret.status === 'finished' ? RUN_EXIT.finished : RUN_EXIT.failed;
   } finally {
     await state?.close();
     await closeLeavingNoProcess(() => hub.close(), io.stderr);
+    await observability.close();
   }
 }

@@ -19,7 +19,7 @@ import { HttpSessions } from '../../http/sessions.js';
 import { ModernLane } from '../../http/modern-lane.js';
 import { TokenTable } from '../../http/tokens-file.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
-import { startServing } from '../serve-startup.js';
+import { startObserving, startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { skillsExtensionOf } from '../../skills/skill-source.js';
@@ -38,6 +38,11 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   const version = readPackageVersion();
   const { settings } = invocation;
   const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings });
+  const observability = await startObserving(settings, version, log);
+  if (observability === undefined) {
+    process.exitCode = EXIT_FAILURE;
+    return;
+  }
   const state = await openStateStore(settings, log);
   let accepting = true;
   let listener: NodeHttpServer | undefined;
@@ -54,6 +59,8 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       await state.close();
     });
     listener?.closeAllConnections();
+    // Last, so the spans of the scripts just stopped are exported before the process exits.
+    await observability.close();
   }, log);
 
   // Upstreams and pool start now, not at a first initialize: an HTTP server is started to be used.

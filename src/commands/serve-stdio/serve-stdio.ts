@@ -15,7 +15,7 @@ import { StdioServerTransport } from '../../stdio/stdio-server-transport.js';
 import type { EarlyStart } from './early-start.js';
 import { RequestGate } from '../../mcp/request-gate.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
-import { startServing } from '../serve-startup.js';
+import { startObserving, startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
@@ -32,23 +32,29 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     log,
     settings: invocation.settings,
   });
+  const observability = await startObserving(invocation.settings, version, log);
+  if (observability === undefined) {
+    early?.discard();
+    process.exitCode = EXIT_FAILURE;
+    return;
+  }
   const state = await openStateStore(invocation.settings, log);
   // Both start when the client's first valid `initialize` goes through (see RequestGate).
   let supply: ChildSupply | undefined;
   let ready: Promise<void> | undefined;
 
   let shuttingDown = false;
-  const shutDown = createShutdown(
-    () =>
-      closeInOrder(hub, async () => {
-        shuttingDown = true;
-        await Promise.all([session?.close(), supply?.close()]);
-        await state.close();
-        // Spawned at process start for an `initialize` that never got as far as starting them.
-        early?.discard();
-      }),
-    log,
-  );
+  const shutDown = createShutdown(async () => {
+    await closeInOrder(hub, async () => {
+      shuttingDown = true;
+      await Promise.all([session?.close(), supply?.close()]);
+      await state.close();
+      // Spawned at process start for an `initialize` that never got as far as starting them.
+      early?.discard();
+    });
+    // Last, so the spans of the scripts just stopped are exported before the process exits.
+    await observability.close();
+  }, log);
 
   const startUpstreams = (): void => {
     if (shuttingDown) return;

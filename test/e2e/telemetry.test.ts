@@ -1,0 +1,281 @@
+/**
+ * Observability as a client and a collector see it: with OTEL_EXPORTER_OTLP_ENDPOINT set, a
+ * script is one trace under the client's request (its `_meta.traceparent` continued), each of
+ * its calls a client span beneath it whose traceparent reaches the upstream; metrics flow; the
+ * audit log has a line per call. All of it from a real server process to a real OTLP receiver.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { connectHttp, startHttpServer } from '../support/http-server.js';
+import { runBin, startServer, stderrLine, textOf } from '../support/mcp-client.js';
+import { RECORDER_UPSTREAM } from '../support/recorder-server.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { recorderConfig } from '../support/recorder.js';
+import { freePort } from '../support/ports.js';
+import { makeTempDir } from '../support/temp-dirs.js';
+import { readRecord } from '../upstream/specs.js';
+
+const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
+const CLIENT_SPAN = 'b7ad6b7169203331';
+
+/** Three calls to the recorder, the third with arguments its schema refuses: a tool error. */
+const THREE_CALLS = `
+const one = await tools.echo({ text: "one" });
+const two = await tools.echo({ text: "two" });
+let third;
+try { third = await tools.echo({ text: 3 }); } catch (error) { third = error.name; }
+return { one, two, third };`;
+
+let receiver: OtlpReceiver | undefined;
+afterEach(async () => {
+  await receiver?.close();
+  receiver = undefined;
+});
+
+function only(spans: readonly ReceivedSpan[], name: string): ReceivedSpan {
+  const named = spans.filter((span) => span.name === name);
+  expect(named, `spans named ${name} among ${spans.map((span) => span.name).join(', ')}`).toHaveLength(1);
+  return named[0]!;
+}
+
+function readAudit(file: string): Array<Record<string, unknown>> {
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+describe('telemetry over OTLP/HTTP', () => {
+  test("a script with three calls, one failing, is one trace under the client's request, and the audit log has each call", async () => {
+    receiver = await startOtlpReceiver();
+    const { config, recordFile } = recorderConfig('otel');
+    const audit = join(makeTempDir('otel-audit'), 'audit.jsonl');
+    const server = await startServer(['--config', config, '--pool', '0', '--audit-log', audit], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'codemode-e2e' },
+    });
+    const result = await server.client.callTool({
+      name: 'code_execution',
+      arguments: { code: THREE_CALLS },
+      _meta: { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` },
+    });
+    expect(result.isError, textOf(result)).toBe(false);
+    // The close exports what is buffered before the process exits.
+    expect(await server.close()).toEqual([]);
+
+    const { spans } = receiver;
+    expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([CLIENT_TRACE]));
+    const request = only(spans, 'tools/call code_execution');
+    expect(request).toMatchObject({
+      parentSpanId: CLIENT_SPAN,
+      kind: 2,
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': 'code_execution',
+        'gen_ai.operation.name': 'execute_tool',
+        'jsonrpc.request.id': expect.any(String),
+      },
+      resource: { 'service.name': 'codemode-e2e', 'service.version': expect.any(String) },
+    });
+    const script = only(spans, 'code_execution script');
+    expect(script).toMatchObject({
+      parentSpanId: request.spanId,
+      kind: 1,
+      attributes: {
+        'codemode.script.status': 'finished',
+        'codemode.script.calls.answered': 2,
+        'codemode.script.calls.tool_error': 1,
+        'codemode.script.calls.refused': 0,
+        'codemode.script.calls.failed': 0,
+        'codemode.script.code.size': Buffer.byteLength(THREE_CALLS),
+        'codemode.script.code.sha256': sha256(THREE_CALLS),
+        'codemode.script.value.size': expect.any(Number),
+      },
+    });
+    expect(script.attributes).not.toHaveProperty('codemode.script.code');
+    const calls = spans.filter((span) => span.name === 'tools/call echo');
+    expect(calls).toHaveLength(3);
+    for (const call of calls) {
+      expect(call).toMatchObject({
+        parentSpanId: script.spanId,
+        kind: 3,
+        attributes: {
+          'mcp.method.name': 'tools/call',
+          'gen_ai.tool.name': 'echo',
+          'gen_ai.operation.name': 'execute_tool',
+          'codemode.upstream.name': 'recorder',
+        },
+      });
+    }
+    const failed = calls.filter((call) => call.attributes['error.type'] === 'tool_error');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.statusCode).toBe(2);
+
+    // Each call's own span reached the upstream as its parent, in the request's _meta (the
+    // recorder records the calls its handler ran: not the third, which its schema refused).
+    const sent = readRecord(recordFile)
+      .filter((entry) => entry.event === 'call')
+      .map((entry) => entry.traceparent);
+    const answered = calls.filter((call) => call.attributes['error.type'] === undefined);
+    expect(new Set(sent)).toEqual(new Set(answered.map((call) => `00-${CLIENT_TRACE}-${call.spanId}-01`)));
+
+    expect([...receiver.metrics.keys()]).toEqual(
+      expect.arrayContaining([
+        'mcp.server.operation.duration',
+        'mcp.client.operation.duration',
+        'codemode.scripts.started',
+        'codemode.scripts.ended',
+        'codemode.calls',
+      ]),
+    );
+    expect(receiver.metrics.get('codemode.scripts.ended')).toContainEqual({ 'codemode.script.status': 'finished' });
+    expect(receiver.metrics.get('codemode.calls')).toEqual(
+      expect.arrayContaining([
+        { 'codemode.upstream.name': 'recorder', 'codemode.call.outcome': 'answered' },
+        { 'codemode.upstream.name': 'recorder', 'codemode.call.outcome': 'tool_error' },
+      ]),
+    );
+
+    expect(statSync(audit).mode & 0o777).toBe(0o600);
+    const lines = readAudit(audit);
+    expect(lines).toHaveLength(3);
+    const scriptId = script.attributes['codemode.script.id'];
+    const sentArgs = [{ text: 'one' }, { text: 'two' }, { text: 3 }];
+    for (const [line, args] of lines.map((line, i) => [line, sentArgs[i]!] as const)) {
+      expect(line).toEqual({
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        principal: 'local',
+        session: 'the client',
+        script: scriptId,
+        upstream: 'recorder',
+        tool: 'echo',
+        args: { bytes: JSON.stringify(args).length, sha256: sha256(JSON.stringify(args)) },
+        outcome: args.text === 3 ? 'tool_error' : 'answered',
+        durationMs: expect.any(Number),
+      });
+    }
+  });
+
+  test('off by default: no traceparent is sent upstream and nothing is said of OpenTelemetry', async () => {
+    const { config, recordFile } = recorderConfig('otel-off');
+    const server = await startServer(['--config', config, '--pool', '0']);
+    const result = await server.run({ code: 'return await tools.echo({ text: "one" })' });
+    expect(result.isError, textOf(result)).toBe(false);
+    expect(await server.close()).toEqual([]);
+    const calls = readRecord(recordFile).filter((entry) => entry.event === 'call');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).not.toHaveProperty('traceparent');
+    expect(server.stderr()).not.toContain('OpenTelemetry');
+  });
+
+  test("--otel-script-code puts the script's code on its span", async () => {
+    receiver = await startOtlpReceiver();
+    const { config } = recorderConfig('otel-code');
+    const server = await startServer(['--config', config, '--pool', '0', '--otel-script-code'], {
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_METRICS_EXPORTER: 'none' },
+    });
+    const code = 'return 6 * 7';
+    expect((await server.run({ code })).isError).toBe(false);
+    expect(await server.close()).toEqual([]);
+    const script = only(receiver.spans, 'code_execution script');
+    expect(script.attributes).toMatchObject({ 'codemode.script.code': code, 'codemode.script.value.size': 2 });
+    // With no client traceparent the request's span starts the trace.
+    expect(only(receiver.spans, 'tools/call code_execution').parentSpanId).toBe('');
+  });
+});
+
+describe('the audit log', () => {
+  test('is reopened on SIGUSR2, so a rotation by renaming loses no line; --audit-arguments adds the arguments', async () => {
+    const { config } = recorderConfig('audit-rotate');
+    const dir = makeTempDir('audit-rotate');
+    const audit = join(dir, 'audit.jsonl');
+    const server = await startServer(['--config', config, '--pool', '0', '--audit-log', audit, '--audit-arguments']);
+    expect((await server.run({ code: 'return await tools.echo({ text: "before" })' })).isError).toBe(false);
+    renameSync(audit, join(dir, 'audit.jsonl.1'));
+    process.kill(server.pid, 'SIGUSR2');
+    await stderrLine(server, /audit log reopened/);
+    expect(existsSync(audit)).toBe(true);
+    expect((await server.run({ code: 'return await tools.echo({ text: "after" })' })).isError).toBe(false);
+    expect(await server.close()).toEqual([]);
+    expect(readAudit(join(dir, 'audit.jsonl.1')).map((line) => line.args)).toEqual([
+      { bytes: 17, sha256: sha256('{"text":"before"}'), value: { text: 'before' } },
+    ]);
+    expect(readAudit(audit).map((line) => (line.args as { value: unknown }).value)).toEqual([{ text: 'after' }]);
+  });
+
+  test('has the calls of a script run by hand with `run`, as session "run"', async () => {
+    const { config } = recorderConfig('audit-run');
+    const audit = join(makeTempDir('audit-run'), 'audit.jsonl');
+    const { exitCode, left } = await runBin(
+      ['run', '-', '--config', config, '--audit-log', audit],
+      'return await tools.echo({ text: "hand" })',
+    );
+    expect(exitCode).toBe(0);
+    expect(left).toEqual([]);
+    expect(readAudit(audit)).toEqual([
+      expect.objectContaining({ principal: 'local', session: 'run', upstream: 'recorder', tool: 'echo', outcome: 'answered' }),
+    ]);
+  });
+
+  test('a path whose directory does not exist stops the server at start, saying so', async () => {
+    const { config } = recorderConfig('audit-bad');
+    const audit = join(makeTempDir('audit-bad'), 'missing', 'audit.jsonl');
+    const { stderr, exitCode, left } = await runBin(['--config', config, '--pool', '0', '--audit-log', audit]);
+    expect(exitCode).toBe(1);
+    expect(left).toEqual([]);
+    expect(stderr).toMatch(
+      /LOG_FILE_INVALID: cannot append to the log file .*audit\.jsonl \(--audit-log, settings\.auditLog\): its directory .* does not exist/,
+    );
+  });
+});
+
+describe('over HTTP', () => {
+  test("each session's request spans carry its id, and the audit log names the session and its principal", async () => {
+    receiver = await startOtlpReceiver();
+    const audit = join(makeTempDir('otel-http'), 'audit.jsonl');
+    const server = await startHttpServer(['--pool', '0', '--audit-log', audit, ...RECORDER_UPSTREAM], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' },
+    });
+    const session = await connectHttp(server.url);
+    const sessionId = session.transport.sessionId!;
+    try {
+      expect((await session.run({ code: 'return await tools.echo({ text: "web" })' })).isError).toBe(false);
+    } finally {
+      await session.close();
+    }
+    // SIGTERM: the shutdown exports what is buffered before the exit.
+    expect(await server.stop()).toMatchObject({ code: 143, left: [] });
+    expect(only(receiver.spans, 'tools/call code_execution').attributes).toMatchObject({ 'mcp.session.id': sessionId });
+    expect(only(receiver.spans, 'tools/call echo').parentSpanId).toBe(only(receiver.spans, 'code_execution script').spanId);
+    expect(readAudit(audit)).toEqual([
+      expect.objectContaining({
+        session: `session ${sessionId}`,
+        principal: sessionId,
+        tool: 'echo',
+        outcome: 'answered',
+      }),
+    ]);
+  });
+});
+
+describe('a collector that cannot be reached', () => {
+  test('the server serves as ever, says the export failed, and exits 0', async () => {
+    const { config } = recorderConfig('otel-down');
+    const server = await startServer(['--config', config, '--pool', '0'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`, OTEL_EXPORTER_OTLP_TIMEOUT: '2000' },
+    });
+    expect((await server.run({ code: 'return await tools.echo({ text: "one" })' })).isError).toBe(false);
+    expect(await server.close()).toEqual([]);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.stderr()).toMatch(
+      /codemode-mcp: OpenTelemetry: exporting the last spans at shutdown failed \(connect ECONNREFUSED [\d.:]+\); they are lost/,
+    );
+    expect(server.stderr()).toMatch(
+      /codemode-mcp: OpenTelemetry: PeriodicExportingMetricReader: metrics export failed .*ECONNREFUSED.*\n/,
+    );
+    expect(server.stderr()).not.toContain('"stack"');
+  });
+});
