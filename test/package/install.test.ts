@@ -38,9 +38,9 @@ describe('the packed package, installed', () => {
     ).toEqual([]);
   });
 
-  it('installs two dependencies, the engine and the Redis client (for --state-url): the server and the child are bundles that carry the rest', () => {
+  it('installs three dependencies, the engine, the Redis client (for --state-url) and the OpenTelemetry SDK (for --otel): the server and the child are bundles that carry the rest', () => {
     const installed = readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
-    expect(installed.sort()).toEqual(['@redis', 'codemode-mcp', 'quickjs-wasi']);
+    expect(installed.sort()).toEqual(['@opentelemetry', '@redis', 'codemode-mcp', 'quickjs-wasi']);
   });
 
   it('prints its help from the installed executable', async () => {
