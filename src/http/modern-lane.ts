@@ -20,6 +20,7 @@ import { exposedTools, listedTool } from '../mcp/exposed-tools.js';
 import { codeExecutionWithInput, requestStateCodec } from '../mcp/input-required.js';
 import { ModernCaller } from '../mcp/modern-caller.js';
 import { ScriptOwner, type ScriptOwnerOptions } from '../mcp/script-owner.js';
+import { ScriptTasks } from '../mcp/script-tasks.js';
 import type { HttpSessionsOptions } from './sessions.js';
 import { buildSurface } from '../mcp/server-surface.js';
 import { callTool } from '../mcp/tool-calls.js';
@@ -36,6 +37,7 @@ export type ModernLaneOptions = Omit<HttpSessionsOptions, 'instanceId'>;
 interface Caller {
   readonly owner: ScriptOwner;
   readonly modern: ModernCaller;
+  readonly tasks: ScriptTasks;
 }
 
 export class ModernLane {
@@ -88,7 +90,9 @@ export class ModernLane {
       label: `principal ${principal}`,
       sendLog: (params) => modern.sendLog(params),
     });
-    const caller = { owner, modern };
+    modern.attributeTo(() => owner.soleCallingScript());
+    const tasks = new ScriptTasks({ inputs: modern.inputs, scriptLifetimeMs: settings.scriptLifetimeMs });
+    const caller = { owner, modern, tasks };
     this.callers.set(principal, caller);
     return caller;
   }
@@ -116,17 +120,17 @@ export class ModernLane {
           log,
           origin: () => owner.origin,
           codeExecution: (input: unknown, context: ServerContext, span?: TraceContext) =>
-            this.codeExecution(owner, modern, input, context, span),
+            this.codeExecution(this.callerOf(principal), input, context, span),
         };
         return modern.during(ctx, () => callTool(deps, name, args, ctx, trace));
       },
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
+      tasks: () => (this.closing ? undefined : this.callerOf(principal).tasks),
     }).server;
   }
 
   private async codeExecution(
-    owner: ScriptOwner,
-    modern: ModernCaller,
+    { owner, modern, tasks }: Caller,
     args: unknown,
     ctx: ServerContext,
     trace: TraceContext | undefined,
@@ -134,7 +138,7 @@ export class ModernLane {
     await this.options.startup();
     const scripts = owner.scriptsNow();
     if (scripts === undefined) return refusalAnswer('the server is shutting down');
-    return codeExecutionWithInput({ scripts, inputs: modern.inputs, codec: this.codec }, args, ctx, trace);
+    return codeExecutionWithInput({ scripts, inputs: modern.inputs, codec: this.codec, tasks }, args, ctx, trace);
   }
 
   /** The inputSchema of a tool as listed now, for its parameter headers (param-headers.ts). */

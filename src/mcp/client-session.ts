@@ -5,8 +5,6 @@
  * and the upstreams outside a request: list changes, logging, relayed requests, roots changes.
  */
 import {
-  type CallToolResult,
-  type InputRequiredResult,
   type LoggingMessageNotification,
   type RequestId,
   type Server,
@@ -30,9 +28,10 @@ import { codeExecutionTool } from './code-execution-tool.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
 import { logFailure, type Log } from '../support/log.js';
 import { buildSurface } from './server-surface.js';
-import { callTool, progressSender } from './tool-calls.js';
+import { callTool, progressSender, type ToolCallAnswer } from './tool-calls.js';
 import { ScriptOwner } from './script-owner.js';
 import { ModernCaller } from './modern-caller.js';
+import { ScriptTasks } from './script-tasks.js';
 import { codeExecutionWithInput, requestStateCodec } from './input-required.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import { LOCAL_PRINCIPAL } from '../state/state-store.js';
@@ -78,6 +77,8 @@ export class ClientSession {
   private readonly owner: ScriptOwner;
   /** A 2026-07-28 connection's way back to its client; undefined on a 2025 one. */
   private readonly modern: ModernCaller | undefined;
+  /** A 2026-07-28 connection's scripts as MCP tasks, for a client that declares the extension. */
+  private readonly tasks: ScriptTasks | undefined;
   private readonly codec = requestStateCodec(() => LOCAL_PRINCIPAL);
   /** The tools the client last listed, as JSON: a catalog change that leaves them as they are needs no list_changed. */
   private listedTools: string | undefined;
@@ -95,6 +96,11 @@ export class ClientSession {
   constructor(private readonly options: ClientSessionOptions) {
     const { hub } = options;
     this.declared = hub.offered();
+    this.modern = options.era === 'modern' ? new ModernCaller(options.label) : undefined;
+    this.tasks =
+      this.modern === undefined
+        ? undefined
+        : new ScriptTasks({ inputs: this.modern.inputs, scriptLifetimeMs: options.settings.scriptLifetimeMs });
     const surface = buildSurface({
       hub,
       version: options.version,
@@ -109,13 +115,13 @@ export class ClientSession {
       },
       callTool: (name, args, ctx, trace) => this.callTool(name, args, ctx, trace),
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
+      ...(this.tasks !== undefined ? { tasks: () => (this.closing === undefined ? this.tasks : undefined) } : {}),
     });
     this.server = surface.server;
     this.serveSubscriptions();
     if (options.sole) this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
     this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`, 'warn');
 
-    this.modern = options.era === 'modern' ? new ModernCaller(options.label) : undefined;
     this.origin = this.modern?.origin ?? this.legacyOrigin();
     if (options.sole && this.modern === undefined) {
       hub.setFallbackOrigin(this.origin);
@@ -131,6 +137,7 @@ export class ClientSession {
       origin: this.origin,
       sendLog: (params) => this.sendLog(params),
     });
+    this.modern?.attributeTo(() => this.owner.soleCallingScript());
     this.unsubscribe.push(hub.events.on('catalog-changed', () => this.catalogChanged()));
     this.unsubscribe.push(hub.events.on('notice', (notice) => this.relayNotice(notice)));
     if (this.declared.resources) {
@@ -258,12 +265,7 @@ export class ClientSession {
     return this.closing;
   }
 
-  private callTool(
-    name: string,
-    args: unknown,
-    ctx: ServerContext,
-    trace: TraceContext | undefined,
-  ): Promise<CallToolResult | InputRequiredResult> {
+  private callTool(name: string, args: unknown, ctx: ServerContext, trace: TraceContext | undefined): Promise<ToolCallAnswer> {
     const deps = {
       hub: this.options.hub,
       settings: this.options.settings,
@@ -278,11 +280,7 @@ export class ClientSession {
     return this.modern === undefined ? call() : this.modern.during(ctx, call);
   }
 
-  private async callCodeExecution(
-    args: unknown,
-    ctx: ServerContext,
-    trace: TraceContext | undefined,
-  ): Promise<CallToolResult | InputRequiredResult> {
+  private async callCodeExecution(args: unknown, ctx: ServerContext, trace: TraceContext | undefined): Promise<ToolCallAnswer> {
     await this.options.startup();
     if (this.closing !== undefined) return refusalAnswer('the server is shutting down');
     // Read once before the first script if no tools/list has; then again at each list and save.
@@ -291,7 +289,12 @@ export class ClientSession {
     // Only a shutdown that began before the first request leaves no supply (RequestGate lets no call come before it).
     if (scripts === undefined) return refusalAnswer('the server is shutting down');
     if (this.modern !== undefined)
-      return codeExecutionWithInput({ scripts, inputs: this.modern.inputs, codec: this.codec }, args, ctx, trace);
+      return codeExecutionWithInput(
+        { scripts, inputs: this.modern.inputs, codec: this.codec, ...(this.tasks !== undefined ? { tasks: this.tasks } : {}) },
+        args,
+        ctx,
+        trace,
+      );
     const onProgress = progressSender(ctx);
     return scripts.handle(args ?? {}, {
       signal: ctx.mcpReq.signal,

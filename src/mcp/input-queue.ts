@@ -8,6 +8,8 @@ import type { RelayedRequest, RelayedResult } from '../upstream/relay.js';
 
 interface Pending {
   readonly upstream: string;
+  /** The script whose call the request is for, when that is known (the owner's one script with calls out). */
+  readonly script: string | undefined;
   readonly request: RelayedRequest;
   readonly resolve: (result: RelayedResult) => void;
   readonly reject: (reason: unknown) => void;
@@ -15,11 +17,14 @@ interface Pending {
 
 export class InputQueue {
   private readonly pending = new Map<string, Pending>();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(script: string | undefined) => void>();
   private counter = 0;
 
-  /** Asks the client: resolves with its answer, or rejects when `signal` aborts (the upstream cancelled). */
-  ask(upstream: string, request: RelayedRequest, signal: AbortSignal): Promise<RelayedResult> {
+  /**
+   * Asks the client: resolves with its answer, or rejects when `signal` aborts (the upstream
+   * cancelled). `script`: whose call it is for, when known; unknown, it is every script's.
+   */
+  ask(upstream: string, request: RelayedRequest, signal: AbortSignal, script?: string): Promise<RelayedResult> {
     signal.throwIfAborted();
     const key = `input-${++this.counter}`;
     return new Promise<RelayedResult>((resolve, reject) => {
@@ -30,6 +35,7 @@ export class InputQueue {
       signal.addEventListener('abort', onAbort, { once: true });
       this.pending.set(key, {
         upstream,
+        script,
         request,
         resolve: (result) => {
           signal.removeEventListener('abort', onAbort);
@@ -40,19 +46,25 @@ export class InputQueue {
           reject(reason);
         },
       });
-      for (const listener of [...this.listeners]) listener();
+      for (const listener of [...this.listeners]) listener(script);
     });
   }
 
-  /** What is waiting for the client, keyed as `input_required` carries it. */
-  requests(): InputRequests {
+  /**
+   * What is waiting for the client on behalf of `script` (and what is known to be for no script
+   * in particular), keyed as `input_required` carries it; undefined `script`: all of it.
+   */
+  requests(script?: string): InputRequests {
     const requests: InputRequests = {};
-    for (const [key, { request }] of this.pending) requests[key] = request;
+    for (const [key, pending] of this.pending) {
+      if (concerns(pending, script)) requests[key] = pending.request;
+    }
     return requests;
   }
 
-  get size(): number {
-    return this.pending.size;
+  /** Whether anything waits that concerns `script` (see requests). */
+  asksFor(script: string | undefined): boolean {
+    return [...this.pending.values()].some((pending) => concerns(pending, script));
   }
 
   /** Whether every key is still waiting: a retry that names an answered one is a replay. */
@@ -81,8 +93,8 @@ export class InputQueue {
     }
   }
 
-  /** Calls `listener` each time a request starts waiting; returns the unsubscribe. */
-  onAsked(listener: () => void): () => void {
+  /** Calls `listener` each time a request starts waiting, with whose it is when known; returns the unsubscribe. */
+  onAsked(listener: (script: string | undefined) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -92,4 +104,8 @@ export class InputQueue {
     for (const pending of this.pending.values()) pending.reject(new ProtocolError(ProtocolErrorCode.InternalError, reason));
     this.pending.clear();
   }
+}
+
+function concerns(pending: Pending, script: string | undefined): boolean {
+  return script === undefined || pending.script === undefined || pending.script === script;
 }

@@ -12,15 +12,15 @@ import {
   ProtocolErrorCode,
   createRequestStateCodec,
   inputRequired,
-  type CallToolResult,
-  type InputRequiredResult,
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { isInterrupted, type SessionScripts, type WatchContext } from '../scripts/session-scripts.js';
 import type { InputQueue } from './input-queue.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
-import { progressSender } from './tool-calls.js';
+import { progressSender, type ToolCallAnswer } from './tool-calls.js';
+import type { ScriptTasks } from './script-tasks.js';
+import { declaresTasks } from './tasks-extension.js';
 
 /** What a `requestState` of ours carries: the script the retry watches, the requests it answers. */
 interface ResumeState {
@@ -52,14 +52,16 @@ export interface InputWatchDeps {
   readonly scripts: SessionScripts;
   readonly inputs: InputQueue;
   readonly codec: RequestStateCodec<ResumeState>;
+  /** The owner's tasks: a client that declares the Tasks extension gets a still-running script's run as one. */
+  readonly tasks?: ScriptTasks;
 }
 
 export async function codeExecutionWithInput(
-  { scripts, inputs, codec }: InputWatchDeps,
+  { scripts, inputs, codec, tasks }: InputWatchDeps,
   args: unknown,
   ctx: ServerContext,
   trace?: TraceContext,
-): Promise<CallToolResult | InputRequiredResult> {
+): Promise<ToolCallAnswer> {
   const resumed = ctx.mcpReq.requestState<ResumeState>();
   let input = args ?? {};
   if (resumed !== undefined) {
@@ -73,21 +75,34 @@ export async function codeExecutionWithInput(
     inputs.answer(resumed.keys, ctx.mcpReq.inputResponses ?? {});
     input = { action: 'wait', script: resumed.script, ...(resumed.yieldMs !== undefined ? { yield_ms: resumed.yieldMs } : {}) };
   }
+  // The script watched: known for a wait, told by the run that starts one. What is asked for
+  // another script of the owner is that script's watch's to answer.
+  let watched = scriptOf(input);
   let interrupt = new AbortController();
-  const stopListening = inputs.onAsked(() => interrupt.abort());
-  if (inputs.size > 0) interrupt.abort();
+  const stopListening = inputs.onAsked((script) => {
+    if (script === undefined || watched === undefined || script === watched) interrupt.abort();
+  });
+  if (inputs.asksFor(watched ?? NO_SCRIPT_YET)) interrupt.abort();
   const onProgress = progressSender(ctx);
+  // A run is handed over as a task when the client takes tasks; a wait or stop answers as ever.
+  const asTask = tasks !== undefined && resumed === undefined && isRun(input) && declaresTasks(ctx) && tasks.hasRoom;
   let watch: WatchContext = {
     signal: ctx.mcpReq.signal,
     interrupt: interrupt.signal,
     ...(onProgress !== undefined ? { onProgress } : {}),
     ...(trace !== undefined ? { trace } : {}),
+    ...(asTask ? { handOver: true } : {}),
+    onStarted: (id) => {
+      watched = id;
+    },
   };
   try {
     for (;;) {
       const answer = await scripts.handle(input, watch);
       if (!isInterrupted(answer)) return answer;
-      const requests = inputs.requests();
+      const view = asTask ? scripts.taskView(answer.interrupted) : undefined;
+      if (view !== undefined) return tasks!.create(view);
+      const requests = inputs.requests(answer.interrupted);
       const keys = Object.keys(requests);
       const yieldMs = yieldOf(input);
       if (keys.length > 0) {
@@ -102,6 +117,22 @@ export async function codeExecutionWithInput(
   } finally {
     stopListening();
   }
+}
+
+/** A script id no script has: what is asked for none in particular concerns it, what is asked for another does not. */
+const NO_SCRIPT_YET = '';
+
+/** The script a wait or stop names. */
+function scriptOf(input: unknown): string | undefined {
+  const script = (input as { script?: unknown }).script;
+  return typeof script === 'string' ? script : undefined;
+}
+
+/** Whether the input starts a script (as parseInput reads it: `code` with no action, or action "run"). */
+function isRun(input: unknown): boolean {
+  if (typeof input !== 'object' || input === null) return false;
+  const { action, code } = input as { action?: unknown; code?: unknown };
+  return action === 'run' || (action === undefined && code !== undefined);
 }
 
 function yieldOf(input: unknown): number | undefined {

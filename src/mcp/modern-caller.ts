@@ -23,6 +23,8 @@ export class ModernCaller {
   private capabilities: ClientCapabilities | undefined;
   /** The calls now watching a script, latest last: a log goes out on the latest. */
   private readonly watchers: ServerContext[] = [];
+  /** Whose call an upstream's request is likely for (ScriptOwner.soleCallingScript), once told. */
+  private scriptAsking: () => string | undefined = () => undefined;
 
   constructor(label: string) {
     this.origin = {
@@ -35,12 +37,17 @@ export class ModernCaller {
             `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": the MCP client did not declare ${missing}`,
           );
         }
-        return this.inputs.ask(upstream, request, signal);
+        return this.inputs.ask(upstream, request, signal, this.scriptAsking());
       },
       accepts: (request) => missingCapability(this.capabilities, request) === undefined,
       log: (upstream, params) =>
         this.sendLog({ ...params, logger: params.logger === undefined ? upstream : `${upstream}/${params.logger}` }),
     };
+  }
+
+  /** How to tell which script an upstream's request is for: the owner's one script with calls out, if one. */
+  attributeTo(scriptAsking: () => string | undefined): void {
+    this.scriptAsking = scriptAsking;
   }
 
   /** Runs `call` as a call of this caller: its capabilities are the ones now declared, and logs may go out on it. */

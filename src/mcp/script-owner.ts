@@ -40,6 +40,8 @@ export interface ScriptOwnerOptions {
 export class ScriptOwner {
   private scripts: SessionScripts | undefined;
   private closing: Promise<Array<{ readonly id: string; readonly status: string }>> | undefined;
+  /** Per script, its tool calls now out upstream. */
+  private readonly callsOut = new Map<string, number>();
 
   constructor(private readonly options: ScriptOwnerOptions) {}
 
@@ -58,7 +60,8 @@ export class ScriptOwner {
       supply: supply.forSession(),
       catalog: () => hub.catalog().tools,
       unlisted: () => hub.unlistedPrefixes(),
-      callTool: (name, args, signal, onProgress, caller) => hub.callTool(name, args, signal, { onProgress, origin, caller }),
+      callTool: (name, args, signal, onProgress, caller) =>
+        this.countedOut(caller.script?.id, () => hub.callTool(name, args, signal, { onProgress, origin, caller })),
       callResource: resourceCaller(hub, origin),
       callState: stateCaller(this.options.state.store, this.options.state.principal),
       ...(callSkills !== undefined ? { callSkills } : {}),
@@ -69,6 +72,26 @@ export class ScriptOwner {
       log: (data) => this.options.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });
     return this.scripts;
+  }
+
+  /**
+   * The one script with tool calls out now, or undefined when none or several have: an upstream's
+   * request (elicitation, sampling, roots) comes during one of them, so it is that script's.
+   */
+  soleCallingScript(): string | undefined {
+    return this.callsOut.size === 1 ? [...this.callsOut.keys()][0] : undefined;
+  }
+
+  private async countedOut<T>(script: string | undefined, call: () => Promise<T>): Promise<T> {
+    if (script === undefined) return call();
+    this.callsOut.set(script, (this.callsOut.get(script) ?? 0) + 1);
+    try {
+      return await call();
+    } finally {
+      const left = (this.callsOut.get(script) ?? 1) - 1;
+      if (left > 0) this.callsOut.set(script, left);
+      else this.callsOut.delete(script);
+    }
   }
 
   /** Stops every script (cancelling their calls upstream); resolves with how each running one ended. */

@@ -20,6 +20,9 @@ import { passthroughCapabilities, type Offered } from '../upstream/passthrough.j
 import type { UpstreamHub } from '../upstream/hub.js';
 import { serveSkills, type SkillResources } from './serve-skills.js';
 import { traceServerRequest } from '../telemetry/trace-server-request.js';
+import type { ToolCallAnswer } from './tool-calls.js';
+import type { ScriptTasks } from './script-tasks.js';
+import { TASKS_CAPABILITY, serveTasks } from './tasks-extension.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 
 export interface SurfaceDeps {
@@ -33,14 +36,11 @@ export interface SurfaceDeps {
   readonly skills?: SkillsExtension;
   readonly listTools: () => Promise<Tool[]>;
   /** `trace`: the request's span (telemetry), whose child a script or an upstream call is. */
-  readonly callTool: (
-    name: string,
-    args: unknown,
-    ctx: ServerContext,
-    trace?: TraceContext,
-  ) => Promise<CallToolResult | InputRequiredResult>;
+  readonly callTool: (name: string, args: unknown, ctx: ServerContext, trace?: TraceContext) => Promise<ToolCallAnswer>;
   /** Checks and decodes a 2026-07-28 client's echoed `requestState` (input-required.ts). */
   readonly requestState?: ServerOptions['requestState'];
+  /** The caller's tasks (2026-07-28 only): the Tasks extension is offered and its methods served. */
+  readonly tasks?: (ctx: ServerContext) => ScriptTasks | undefined;
 }
 
 /**
@@ -67,6 +67,7 @@ export function buildSurface(deps: SurfaceDeps): Surface {
         // Skill files are read as resources, so the capability is there even when no upstream offers one.
         ...(deps.skills !== undefined ? { resources: {} } : {}),
         ...passthroughCapabilities(deps.declared),
+        ...(deps.tasks !== undefined ? TASKS_CAPABILITY : {}),
       },
       // Several upstreams changing at once make one notification.
       debouncedNotificationMethods: [
@@ -87,18 +88,20 @@ export function buildSurface(deps: SurfaceDeps): Surface {
     await deps.startup();
     return { tools: await deps.listTools() };
   });
+  // A task (CreateTaskResult) is a tools/call answer the SDK passes through on 2026-07-28 but does not type.
   server.setRequestHandler('tools/call', ({ params }, ctx) =>
     traceServerRequest(
       'tools/call',
       params.name,
       params._meta,
-      (trace) => deps.callTool(params.name, params.arguments, ctx, trace),
+      (trace) => deps.callTool(params.name, params.arguments, ctx, trace) as Promise<CallToolResult | InputRequiredResult>,
       {
         requestId: ctx.mcpReq.id,
         ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
       },
     ),
   );
+  if (deps.tasks !== undefined) serveTasks(server, deps.tasks);
   const skillResources = deps.skills === undefined ? undefined : serveSkills(server, deps.skills);
   servePassthrough(server, deps);
   serveResources(server, deps, skillResources);

@@ -20,6 +20,10 @@ import type { UpstreamHub } from '../upstream/hub.js';
 import { exposedTools, failedCall } from './exposed-tools.js';
 import { CODE_EXECUTION_TOOL } from './code-execution-tool.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
+import type { CreatedTask } from './script-tasks.js';
+
+/** What a `tools/call` answers: a result, a request for the client's input (2026-07-28), or a task (script-tasks.ts). */
+export type ToolCallAnswer = CallToolResult | InputRequiredResult | CreatedTask;
 
 export interface ToolCallsDeps {
   readonly hub: UpstreamHub;
@@ -28,11 +32,7 @@ export interface ToolCallsDeps {
   readonly log: Log;
   /** Whose call an exposed tool's upstream requests and logs go back to. */
   readonly origin: () => CallOrigin;
-  readonly codeExecution: (
-    args: unknown,
-    ctx: ServerContext,
-    trace?: TraceContext,
-  ) => Promise<CallToolResult | InputRequiredResult>;
+  readonly codeExecution: (args: unknown, ctx: ServerContext, trace?: TraceContext) => Promise<ToolCallAnswer>;
   /** Ids of the caller's calls not yet answered, oldest first (a 2025 session relays on the latest's stream). */
   readonly openCalls?: Set<RequestId>;
 }
@@ -43,7 +43,7 @@ export function callTool(
   args: unknown,
   ctx: ServerContext,
   trace?: TraceContext,
-): Promise<CallToolResult | InputRequiredResult> {
+): Promise<ToolCallAnswer> {
   const exposed = exposedTools(deps.hub.catalog().tools, deps.settings.expose).map((tool) => tool.name);
   if (name !== CODE_EXECUTION_TOOL && !exposed.includes(name)) throw unknownTool(name, exposed);
   return whileOpen(deps.openCalls, ctx.mcpReq.id, () =>

@@ -16,7 +16,16 @@ import { OutputWindow } from './output-window.js';
 import { scriptTools, type ScriptTools } from './script-tools.js';
 import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.js';
 import { StopSequence } from './stop-sequence.js';
-import type { ResourceCaller, SkillsCaller, StateCaller, ScriptReturn, ScriptStatus, StopReason, ToolCaller } from './types.js';
+import type {
+  CallSummary,
+  ResourceCaller,
+  SkillsCaller,
+  StateCaller,
+  ScriptReturn,
+  ScriptStatus,
+  StopReason,
+  ToolCaller,
+} from './types.js';
 
 export interface ScriptLimits {
   readonly toolCallTimeoutMs: number;
@@ -67,6 +76,8 @@ export class Script {
   private readonly calls: CallDispatch;
   private readonly stopping: StopSequence;
   private notifies = 0;
+  /** The latest notify() payload (JSON), kept past takeReturn for a task's status line. */
+  private latestNotify: string | undefined;
   private readonly startedAt = performance.now();
 
   constructor(
@@ -128,6 +139,14 @@ export class Script {
     if (this.ending === null) this.stopping.stop(reason);
   }
 
+  /** How far the script has got, taking nothing: its calls so far, and its latest notify() payload (JSON). */
+  progress(): { readonly calls: CallSummary; readonly latestNotify?: string } {
+    return {
+      calls: this.calls.record.summary(),
+      ...(this.latestNotify !== undefined ? { latestNotify: this.latestNotify } : {}),
+    };
+  }
+
   /** What is new since the last return (output, notifications), and the ending once there is one. */
   takeReturn(): ScriptReturn {
     const ending = this.ending;
@@ -180,6 +199,7 @@ export class Script {
     if (this.notifies >= this.options.limits.notifyMax || this.notifies >= budget) return this.breach('TOO_MANY_NOTIFIES');
     this.notifies++;
     this.notifications.push(payload);
+    this.latestNotify = payload;
     this.options.onNotify?.(payload);
   }
 

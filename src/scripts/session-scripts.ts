@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
 import { Script } from '../script-host/script.js';
-import type { ResourceCaller, SkillsCaller, StateCaller, ToolResult } from '../script-host/types.js';
+import type { ResourceCaller, ScriptReturn, SkillsCaller, StateCaller, ToolResult } from '../script-host/types.js';
 import type { Settings } from '../config/settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSource } from './child-pool.js';
@@ -30,9 +30,16 @@ export interface WatchContext {
   readonly interrupt?: AbortSignal;
   /** The client request's span: a script it runs is its child. */
   readonly trace?: TraceContext;
+  /**
+   * The client takes a script still running as an MCP task (script-tasks.ts): a watch that ends
+   * with the script running takes nothing either, and answers `Interrupted`.
+   */
+  readonly handOver?: boolean;
+  /** Told the id of the script a run starts, before the watch begins. */
+  readonly onStarted?: (id: string) => void;
 }
 
-/** A watch that `WatchContext.interrupt` ended: the script it watched, still running. */
+/** A watch that `WatchContext.interrupt` ended, or one handed over: the script it watched, still running. */
 export interface Interrupted {
   readonly interrupted: string;
 }
@@ -76,6 +83,13 @@ export interface SessionScriptsDeps {
   readonly log: (data: unknown) => void;
 }
 
+/** What a task holds of its script: the script itself, and how to take its ending once. */
+export interface TaskView {
+  readonly script: Pick<Script, 'id' | 'status' | 'ended' | 'progress' | 'stop'>;
+  readonly startedAt: number;
+  readonly takeEnding: () => ScriptReturn;
+}
+
 interface Watch {
   readonly release: AbortController;
   /** Present when the watching call has a progress token. */
@@ -109,7 +123,10 @@ export class SessionScripts {
   }
 
   /** Answers one code_execution call; bad input and full capacity are refusals, never throws. */
-  handle(raw: unknown, ctx: WatchContext & { readonly interrupt?: undefined }): Promise<CallToolResult>;
+  handle(
+    raw: unknown,
+    ctx: WatchContext & { readonly interrupt?: undefined; readonly handOver?: undefined },
+  ): Promise<CallToolResult>;
   handle(raw: unknown, ctx: WatchContext): Promise<CallToolResult | Interrupted>;
   async handle(raw: unknown, ctx: WatchContext): Promise<CallToolResult | Interrupted> {
     const parsed = parseInput(raw, this.deps.settings.maxYieldMs);
@@ -199,6 +216,7 @@ export class SessionScripts {
       watch: null,
     };
     this.entries.set(id, entry);
+    ctx.onStarted?.(id);
     void script.ended.then(() => {
       trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
       entry.endedAt = Date.now();
@@ -235,11 +253,32 @@ export class SessionScripts {
       if (!entry.returnedAnything) entry.script.stop('watch-cancelled');
       return refusalAnswer('the client cancelled this call');
     }
-    if (ctx.interrupt?.aborted === true && entry.script.status === 'running') return { interrupted: id };
+    if ((ctx.interrupt?.aborted === true || ctx.handOver === true) && entry.script.status === 'running')
+      return { interrupted: id };
     const ret = entry.script.takeReturn();
     entry.returnedAnything = true;
     if (ret.status !== 'running') entry.endingReturned = true;
     return scriptAnswer(ret);
+  }
+
+  /**
+   * A script as its task sees it (script-tasks.ts), or undefined when this owner has no script
+   * `id`. Taking its ending counts as returning it, as a wait's would.
+   */
+  taskView(id: string): TaskView | undefined {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    const { script } = entry;
+    return {
+      script,
+      startedAt: entry.startedAt,
+      takeEnding: () => {
+        const ret = script.takeReturn();
+        entry.returnedAnything = true;
+        entry.endingReturned = true;
+        return ret;
+      },
+    };
   }
 
   private list(): CallToolResult {
