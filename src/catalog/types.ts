@@ -23,6 +23,8 @@ export interface CatalogTool {
   /** The upstream's title and annotations, for a tool offered directly beside code_execution (`expose`). */
   readonly title?: string;
   readonly annotations?: { readonly [hint: string]: unknown };
+  /** The upstream's `execution.taskSupport` when it offers tasks: an exposed call may (or must) be an MCP task. */
+  readonly taskSupport?: 'optional' | 'required';
   /** Set when the upstream's schema couldn't be used and a placeholder stands in: why, and what is shown. */
   readonly note?: string;
   /** False when the config denies it: then it is neither listed to the model nor callable. */

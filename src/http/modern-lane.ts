@@ -20,7 +20,7 @@ import { exposedTools, listedTool } from '../mcp/exposed-tools.js';
 import { codeExecutionWithInput, requestStateCodec } from '../mcp/input-required.js';
 import { ModernCaller } from '../mcp/modern-caller.js';
 import { ScriptOwner, type ScriptOwnerOptions } from '../mcp/script-owner.js';
-import { ScriptTasks } from '../mcp/script-tasks.js';
+import { CallerTasks } from '../mcp/caller-tasks.js';
 import type { HttpSessionsOptions } from './sessions.js';
 import { buildSurface } from '../mcp/server-surface.js';
 import { callTool } from '../mcp/tool-calls.js';
@@ -37,7 +37,7 @@ export type ModernLaneOptions = Omit<HttpSessionsOptions, 'instanceId'>;
 interface Caller {
   readonly owner: ScriptOwner;
   readonly modern: ModernCaller;
-  readonly tasks: ScriptTasks;
+  readonly tasks: CallerTasks;
 }
 
 export class ModernLane {
@@ -90,8 +90,8 @@ export class ModernLane {
       label: `principal ${principal}`,
       sendLog: (params) => modern.sendLog(params),
     });
-    modern.attributeTo(() => owner.soleCallingScript());
-    const tasks = new ScriptTasks({ inputs: modern.inputs, scriptLifetimeMs: settings.scriptLifetimeMs });
+    modern.attributeTo(() => owner.soleCaller());
+    const tasks = new CallerTasks({ inputs: modern.inputs, scriptLifetimeMs: settings.scriptLifetimeMs });
     const caller = { owner, modern, tasks };
     this.callers.set(principal, caller);
     return caller;
@@ -112,7 +112,8 @@ export class ModernLane {
         return tools;
       },
       callTool: (name, args, ctx, trace) => {
-        const { owner, modern } = this.callerOf(principal);
+        const caller = this.callerOf(principal);
+        const { owner, modern, tasks } = caller;
         const deps = {
           hub,
           settings,
@@ -120,7 +121,8 @@ export class ModernLane {
           log,
           origin: () => owner.origin,
           codeExecution: (input: unknown, context: ServerContext, span?: TraceContext) =>
-            this.codeExecution(this.callerOf(principal), input, context, span),
+            this.codeExecution(caller, input, context, span),
+          tasks: { table: tasks, track: <T>(key: string, call: () => Promise<T>) => owner.track(key, call) },
         };
         return modern.during(ctx, () => callTool(deps, name, args, ctx, trace));
       },

@@ -31,7 +31,7 @@ import { buildSurface } from './server-surface.js';
 import { callTool, progressSender, type ToolCallAnswer } from './tool-calls.js';
 import { ScriptOwner } from './script-owner.js';
 import { ModernCaller } from './modern-caller.js';
-import { ScriptTasks } from './script-tasks.js';
+import { CallerTasks } from './caller-tasks.js';
 import { codeExecutionWithInput, requestStateCodec } from './input-required.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import { LOCAL_PRINCIPAL } from '../state/state-store.js';
@@ -78,7 +78,7 @@ export class ClientSession {
   /** A 2026-07-28 connection's way back to its client; undefined on a 2025 one. */
   private readonly modern: ModernCaller | undefined;
   /** A 2026-07-28 connection's scripts as MCP tasks, for a client that declares the extension. */
-  private readonly tasks: ScriptTasks | undefined;
+  private readonly tasks: CallerTasks | undefined;
   private readonly codec = requestStateCodec(() => LOCAL_PRINCIPAL);
   /** The tools the client last listed, as JSON: a catalog change that leaves them as they are needs no list_changed. */
   private listedTools: string | undefined;
@@ -100,7 +100,7 @@ export class ClientSession {
     this.tasks =
       this.modern === undefined
         ? undefined
-        : new ScriptTasks({ inputs: this.modern.inputs, scriptLifetimeMs: options.settings.scriptLifetimeMs });
+        : new CallerTasks({ inputs: this.modern.inputs, scriptLifetimeMs: options.settings.scriptLifetimeMs });
     const surface = buildSurface({
       hub,
       version: options.version,
@@ -137,7 +137,7 @@ export class ClientSession {
       origin: this.origin,
       sendLog: (params) => this.sendLog(params),
     });
-    this.modern?.attributeTo(() => this.owner.soleCallingScript());
+    this.modern?.attributeTo(() => this.owner.soleCaller());
     this.unsubscribe.push(hub.events.on('catalog-changed', () => this.catalogChanged()));
     this.unsubscribe.push(hub.events.on('notice', (notice) => this.relayNotice(notice)));
     if (this.declared.resources) {
@@ -275,6 +275,9 @@ export class ClientSession {
       codeExecution: (input: unknown, context: ServerContext, span?: TraceContext) =>
         this.callCodeExecution(input, context, span),
       openCalls: this.openCalls,
+      ...(this.tasks !== undefined
+        ? { tasks: { table: this.tasks, track: <T>(key: string, call: () => Promise<T>) => this.owner.track(key, call) } }
+        : {}),
     };
     const call = () => callTool(deps, name, args, ctx, trace);
     return this.modern === undefined ? call() : this.modern.during(ctx, call);

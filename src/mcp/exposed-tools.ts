@@ -37,7 +37,11 @@ export function exposeProblems(catalog: readonly CatalogTool[], globs: readonly 
   return problems;
 }
 
-/** A tool as tools/list shows it, exposed: the upstream's own schemas, title and annotations under the script name. */
+/**
+ * A tool as tools/list shows it, exposed: the upstream's own schemas, title and annotations under
+ * the script name. Not its task support: the 2026-07-28 revision lists none (a client learns a
+ * call is a task from its answer), and a 2025 client would ask for the 2025 tasks, not served here.
+ */
 export function listedTool(tool: CatalogTool): Tool {
   return {
     name: tool.name,

@@ -19,8 +19,9 @@ import { isInterrupted, type SessionScripts, type WatchContext } from '../script
 import type { InputQueue } from './input-queue.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import { progressSender, type ToolCallAnswer } from './tool-calls.js';
-import type { ScriptTasks } from './script-tasks.js';
+import type { CallerTasks } from './caller-tasks.js';
 import { declaresTasks } from './tasks-extension.js';
+import { scriptWork } from './task-work.js';
 
 /** What a `requestState` of ours carries: the script the retry watches, the requests it answers. */
 interface ResumeState {
@@ -53,7 +54,7 @@ export interface InputWatchDeps {
   readonly inputs: InputQueue;
   readonly codec: RequestStateCodec<ResumeState>;
   /** The owner's tasks: a client that declares the Tasks extension gets a still-running script's run as one. */
-  readonly tasks?: ScriptTasks;
+  readonly tasks?: CallerTasks;
 }
 
 export async function codeExecutionWithInput(
@@ -101,7 +102,7 @@ export async function codeExecutionWithInput(
       const answer = await scripts.handle(input, watch);
       if (!isInterrupted(answer)) return answer;
       const view = asTask ? scripts.taskView(answer.interrupted) : undefined;
-      if (view !== undefined) return tasks!.create(view);
+      if (view !== undefined) return tasks!.create(scriptWork(view));
       const requests = inputs.requests(answer.interrupted);
       const keys = Object.keys(requests);
       const yieldMs = yieldOf(input);

@@ -40,7 +40,7 @@ export interface ScriptOwnerOptions {
 export class ScriptOwner {
   private scripts: SessionScripts | undefined;
   private closing: Promise<Array<{ readonly id: string; readonly status: string }>> | undefined;
-  /** Per script, its tool calls now out upstream. */
+  /** Per script (or exposed call made a task), its tool calls now out upstream. */
   private readonly callsOut = new Map<string, number>();
 
   constructor(private readonly options: ScriptOwnerOptions) {}
@@ -61,7 +61,7 @@ export class ScriptOwner {
       catalog: () => hub.catalog().tools,
       unlisted: () => hub.unlistedPrefixes(),
       callTool: (name, args, signal, onProgress, caller) =>
-        this.countedOut(caller.script?.id, () => hub.callTool(name, args, signal, { onProgress, origin, caller })),
+        this.track(caller.script?.id, () => hub.callTool(name, args, signal, { onProgress, origin, caller })),
       callResource: resourceCaller(hub, origin),
       callState: stateCaller(this.options.state.store, this.options.state.principal),
       ...(callSkills !== undefined ? { callSkills } : {}),
@@ -75,14 +75,15 @@ export class ScriptOwner {
   }
 
   /**
-   * The one script with tool calls out now, or undefined when none or several have: an upstream's
-   * request (elicitation, sampling, roots) comes during one of them, so it is that script's.
+   * The one script (or task) with tool calls out now, or undefined when none or several have: an
+   * upstream's request (elicitation, sampling, roots) comes during one of them, so it is that one's.
    */
-  soleCallingScript(): string | undefined {
+  soleCaller(): string | undefined {
     return this.callsOut.size === 1 ? [...this.callsOut.keys()][0] : undefined;
   }
 
-  private async countedOut<T>(script: string | undefined, call: () => Promise<T>): Promise<T> {
+  /** Counts `call` as `script`'s (a script id, or a task's key) while it is out. */
+  async track<T>(script: string | undefined, call: () => Promise<T>): Promise<T> {
     if (script === undefined) return call();
     this.callsOut.set(script, (this.callsOut.get(script) ?? 0) + 1);
     try {

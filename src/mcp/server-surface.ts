@@ -21,7 +21,7 @@ import type { UpstreamHub } from '../upstream/hub.js';
 import { serveSkills, type SkillResources } from './serve-skills.js';
 import { traceServerRequest } from '../telemetry/trace-server-request.js';
 import type { ToolCallAnswer } from './tool-calls.js';
-import type { ScriptTasks } from './script-tasks.js';
+import type { CallerTasks } from './caller-tasks.js';
 import { TASKS_CAPABILITY, serveTasks } from './tasks-extension.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 
@@ -40,7 +40,7 @@ export interface SurfaceDeps {
   /** Checks and decodes a 2026-07-28 client's echoed `requestState` (input-required.ts). */
   readonly requestState?: ServerOptions['requestState'];
   /** The caller's tasks (2026-07-28 only): the Tasks extension is offered and its methods served. */
-  readonly tasks?: (ctx: ServerContext) => ScriptTasks | undefined;
+  readonly tasks?: (ctx: ServerContext) => CallerTasks | undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The MCP Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on a 2026-07-28 server:
  * the capability, and `tasks/get`, `tasks/update` and `tasks/cancel` over the caller's tasks
- * (script-tasks.ts). A request whose client did not declare the extension is refused with
+ * (caller-tasks.ts). A request whose client did not declare the extension is refused with
  * `-32021`, naming it; `tasks/list` and `tasks/result`, gone from the extension, stay unknown
  * methods (-32601).
  */
@@ -15,7 +15,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { ScriptTasks } from './script-tasks.js';
+import type { CallerTasks } from './caller-tasks.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -36,8 +36,8 @@ const TaskRef = z.looseObject({ taskId });
 const TASK_METHOD = { params: TaskRef, result: z.looseObject({}) };
 
 /** Registers the three methods on `server`; `tasksOf` finds the caller's tasks (undefined once it is shutting down). */
-export function serveTasks(server: Server, tasksOf: (ctx: ServerContext) => ScriptTasks | undefined): void {
-  const withTasks = (ctx: ServerContext): ScriptTasks => {
+export function serveTasks(server: Server, tasksOf: (ctx: ServerContext) => CallerTasks | undefined): void {
+  const withTasks = (ctx: ServerContext): CallerTasks => {
     if (!declaresTasks(ctx)) {
       throw new MissingRequiredClientCapabilityError(
         { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },

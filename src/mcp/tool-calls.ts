@@ -3,10 +3,12 @@
  * exposed tool straight to its upstream, and any other name is refused with what there is.
  */
 import {
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
   type InputRequiredResult,
+  type Progress,
   type RequestId,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -20,9 +22,11 @@ import type { UpstreamHub } from '../upstream/hub.js';
 import { exposedTools, failedCall } from './exposed-tools.js';
 import { CODE_EXECUTION_TOOL } from './code-execution-tool.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
-import type { CreatedTask } from './script-tasks.js';
+import type { CallerTasks, CreatedTask } from './caller-tasks.js';
+import { TASKS_EXTENSION, declaresTasks } from './tasks-extension.js';
+import { callWork } from './task-work.js';
 
-/** What a `tools/call` answers: a result, a request for the client's input (2026-07-28), or a task (script-tasks.ts). */
+/** What a `tools/call` answers: a result, a request for the client's input (2026-07-28), or a task (caller-tasks.ts). */
 export type ToolCallAnswer = CallToolResult | InputRequiredResult | CreatedTask;
 
 export interface ToolCallsDeps {
@@ -35,6 +39,15 @@ export interface ToolCallsDeps {
   readonly codeExecution: (args: unknown, ctx: ServerContext, trace?: TraceContext) => Promise<ToolCallAnswer>;
   /** Ids of the caller's calls not yet answered, oldest first (a 2025 session relays on the latest's stream). */
   readonly openCalls?: Set<RequestId>;
+  /**
+   * The caller's MCP tasks (2026-07-28 only): an exposed tool that offers tasks is called as one
+   * for a client that declares the extension. `track` counts a task's call as its work's while it
+   * is out, so what its upstream asks meanwhile is that task's (ScriptOwner.soleCaller).
+   */
+  readonly tasks?: {
+    readonly table: CallerTasks;
+    readonly track: <T>(key: string, call: () => Promise<T>) => Promise<T>;
+  };
 }
 
 export function callTool(
@@ -44,10 +57,43 @@ export function callTool(
   ctx: ServerContext,
   trace?: TraceContext,
 ): Promise<ToolCallAnswer> {
-  const exposed = exposedTools(deps.hub.catalog().tools, deps.settings.expose).map((tool) => tool.name);
-  if (name !== CODE_EXECUTION_TOOL && !exposed.includes(name)) throw unknownTool(name, exposed);
+  if (name === CODE_EXECUTION_TOOL) return whileOpen(deps.openCalls, ctx.mcpReq.id, () => deps.codeExecution(args, ctx, trace));
+  const exposed = exposedTools(deps.hub.catalog().tools, deps.settings.expose);
+  const tool = exposed.find((candidate) => candidate.name === name);
+  if (tool === undefined)
+    throw unknownTool(
+      name,
+      exposed.map((candidate) => candidate.name),
+    );
+  if (tool.taskSupport !== undefined && deps.tasks !== undefined) {
+    if (declaresTasks(ctx) && deps.tasks.table.hasRoom) return exposedTask(deps, deps.tasks, name, args, trace);
+    if (tool.taskSupport === 'required') throw needsTasks(name);
+  }
+  const onProgress = progressOf(ctx, deps.log);
   return whileOpen(deps.openCalls, ctx.mcpReq.id, () =>
-    name === CODE_EXECUTION_TOOL ? deps.codeExecution(args, ctx, trace) : callExposed(deps, name, args, ctx, trace),
+    callExposed(deps, name, args, { signal: ctx.mcpReq.signal, ...(onProgress !== undefined ? { onProgress } : {}) }, trace),
+  );
+}
+
+/** An exposed tool's call made as a task of the caller: the answer is the task, the call goes on. */
+async function exposedTask(
+  deps: ToolCallsDeps,
+  tasks: NonNullable<ToolCallsDeps['tasks']>,
+  name: string,
+  args: unknown,
+  trace: TraceContext | undefined,
+): Promise<CreatedTask> {
+  await deps.startup();
+  const key = tasks.table.newCallKey();
+  return tasks.table.create(
+    callWork(key, name, (signal) => tasks.track(key, () => callExposed(deps, name, args, { signal }, trace))),
+  );
+}
+
+function needsTasks(name: string): MissingRequiredClientCapabilityError {
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    `${name} can only be called as a task: declare the ${TASKS_EXTENSION} extension in the request's client capabilities`,
   );
 }
 
@@ -83,21 +129,14 @@ async function callExposed(
   deps: ToolCallsDeps,
   name: string,
   args: unknown,
-  ctx: ServerContext,
+  call: { readonly signal: AbortSignal; readonly onProgress?: (progress: Progress) => void },
   trace: TraceContext | undefined,
 ): Promise<CallToolResult> {
-  const { hub, settings, log } = deps;
+  const { hub, settings } = deps;
   await deps.startup();
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  const onProgress =
-    progressToken === undefined
-      ? undefined
-      : (progress: { progress: number; total?: number; message?: string }) =>
-          void ctx.mcpReq
-            .notify({ method: 'notifications/progress', params: { ...progress, progressToken } })
-            .catch(logFailure('a progress notification to the client', log));
+  const { onProgress } = call;
   const timeout = AbortSignal.timeout(settings.toolCallTimeoutMs);
-  const signal = AbortSignal.any([ctx.mcpReq.signal, timeout]);
+  const signal = AbortSignal.any([call.signal, timeout]);
   try {
     const input = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
     return await hub.callTool(name, input, signal, {
@@ -107,7 +146,7 @@ async function callExposed(
     });
   } catch (error) {
     if (error instanceof ToolRefusedError || error instanceof SentCallError) return failedCall(error);
-    if (timeout.aborted && !ctx.mcpReq.signal.aborted) {
+    if (timeout.aborted && !call.signal.aborted) {
       return failedCall(
         new Error(
           `TimeoutError: ${name} did not answer within ${settings.toolCallTimeoutMs} ms (toolCallTimeoutMs); it may still take effect`,
@@ -116,6 +155,16 @@ async function callExposed(
     }
     throw error;
   }
+}
+
+/** When the client's call carries a progress token: an upstream's progress passed on under it. */
+function progressOf(ctx: ServerContext, log: Log): ((progress: Progress) => void) | undefined {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  return (progress) =>
+    void ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { ...progress, progressToken } })
+      .catch(logFailure('a progress notification to the client', log));
 }
 
 /**

@@ -31,7 +31,7 @@ export interface WatchContext {
   /** The client request's span: a script it runs is its child. */
   readonly trace?: TraceContext;
   /**
-   * The client takes a script still running as an MCP task (script-tasks.ts): a watch that ends
+   * The client takes a script still running as an MCP task (caller-tasks.ts): a watch that ends
    * with the script running takes nothing either, and answers `Interrupted`.
    */
   readonly handOver?: boolean;
@@ -262,7 +262,7 @@ export class SessionScripts {
   }
 
   /**
-   * A script as its task sees it (script-tasks.ts), or undefined when this owner has no script
+   * A script as its task sees it (caller-tasks.ts), or undefined when this owner has no script
    * `id`. Taking its ending counts as returning it, as a wait's would.
    */
   taskView(id: string): TaskView | undefined {

@@ -78,6 +78,7 @@ function catalogTool(name: string, { server, tool, definition, policy }: Claim):
     ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
     ...(definition.title !== undefined ? { title: definition.title } : {}),
     ...(definition.annotations !== undefined ? { annotations: definition.annotations } : {}),
+    ...(definition.taskSupport !== undefined ? { taskSupport: definition.taskSupport } : {}),
     ...(definition.note !== undefined ? { note: definition.note } : {}),
     allowed: isAllowedBy(policy, tool),
   };

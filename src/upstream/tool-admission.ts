@@ -33,9 +33,13 @@ export interface ListedTool {
   /** As the upstream sent them, for a tool offered directly (`expose`). */
   readonly title?: string;
   readonly annotations?: { readonly [hint: string]: unknown };
+  /** Whether a call may be (`optional`) or must be (`required`) an MCP task, as `execution.taskSupport` said. */
+  readonly taskSupport?: TaskSupport;
   /** Why a schema was replaced, and what is shown instead. */
   readonly note?: string;
 }
+
+export type TaskSupport = 'optional' | 'required';
 
 export interface AdmittedPage {
   readonly tools: ListedTool[];
@@ -83,10 +87,17 @@ export function admitTools(entries: readonly unknown[], options: AdmitOptions = 
       ...('schema' in output && output.schema !== undefined ? { outputSchema: output.schema } : {}),
       ...(typeof entry.title === 'string' ? { title: entry.title } : {}),
       ...('annotations' in annotations && annotations.annotations !== undefined ? { annotations: annotations.annotations } : {}),
+      ...taskSupportOf(entry.execution),
       ...(note !== undefined ? { note } : {}),
     });
   });
   return { tools, problems };
+}
+
+/** `execution.taskSupport` when it offers tasks; `forbidden`, absent or anything else is none. */
+function taskSupportOf(execution: unknown): { taskSupport?: TaskSupport } {
+  const support = isObject(execution) ? execution.taskSupport : undefined;
+  return support === 'optional' || support === 'required' ? { taskSupport: support } : {};
 }
 
 type Checked = { readonly schema: ListedTool['inputSchema'] | undefined } | { readonly problem: string };

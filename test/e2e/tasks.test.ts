@@ -27,6 +27,12 @@ beforeAll(async () => {
     tokens,
     '--pool',
     '0',
+    '--expose',
+    'greet',
+    '--expose',
+    '*_job',
+    '--expose',
+    'confirm_delete',
     '--',
     process.execPath,
     fixturePath('upstreams/conformance-everything.mjs'),
@@ -181,6 +187,53 @@ describe('code_execution as a task', () => {
     for (const method of ['tasks/list', 'tasks/result']) {
       expect((await ada().request(method, { taskId: 'x' })).error).toMatchObject({ code: -32601 });
     }
+  });
+});
+
+describe("an exposed tool that offers tasks (its upstream's execution.taskSupport)", () => {
+  test('is called as a task: its result, its own error, a protocol error, and what its upstream asks', async () => {
+    const client = ada();
+    const call = async (name: string) => resultOf(await client.request('tools/call', { name, arguments: {} }));
+    const terminal = ['completed', 'failed', 'cancelled'];
+
+    expect(resultOf(await client.request('tools/call', { name: 'greet', arguments: { name: 'Ada' } }))).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'Hello, Ada!' }],
+    });
+    const failing = await call('failing_job');
+    expect(failing).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(failing.taskId).toMatch(/^[0-9a-f]{6}-call\d+\.[\w-]{22}$/);
+    expect(await untilStatus(client, failing.taskId as string, terminal)).toMatchObject({
+      status: 'completed',
+      result: { isError: true, content: [{ text: 'The job failed: it was meant to' }] },
+    });
+    const broken = await untilStatus(client, (await call('protocol_error_job')).taskId as string, terminal);
+    expect(broken).toMatchObject({ status: 'failed', error: { code: -32603, message: expect.stringContaining('as meant') } });
+    expect(broken).not.toHaveProperty('result');
+
+    const confirming = await call('confirm_delete');
+    const asked = await untilStatus(client, confirming.taskId as string, ['input_required']);
+    const [key] = Object.keys(asked.inputRequests as object);
+    await client.request('tasks/update', {
+      taskId: confirming.taskId,
+      inputResponses: { [key!]: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(await untilStatus(client, confirming.taskId as string, terminal)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'Delete confirmed' }] },
+    });
+  });
+
+  test('one that requires a task is refused with -32021 to a client without the extension; one that may be one runs as a plain call', async () => {
+    const plain = new TasksClient(server.url, { token: ADA, tasks: false });
+    const required = await plain.request('tools/call', { name: 'failing_job', arguments: {} });
+    expect(required.error).toMatchObject({
+      code: -32021,
+      message: expect.stringContaining('failing_job can only be called as a task'),
+      data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+    });
+    const optional = await plain.request('tools/call', { name: 'protocol_error_job', arguments: {} });
+    expect(optional.error).toMatchObject({ code: -32603, message: expect.stringContaining('as meant') });
   });
 });
 

@@ -1,21 +1,17 @@
 /**
- * One owner's scripts as MCP tasks (the Tasks extension, SEP-2663), for a 2026-07-28 client that
- * declares it: a `run` whose script is still running when its yield passes, or that needs the
- * client's input first, answers with a task instead of the output so far, and the script is the
- * task. `tasks/get` tells its status and, once it has ended, gives the answer a `wait` would have
- * given; `tasks/update` answers what waits for the client (an upstream's elicitation, sampling or
- * roots request); `tasks/cancel` stops it. A task id is its script's id and a random part, so it
- * routes like the script (the instance prefix) and can't be guessed; it is found only among its
- * owner's tasks, so another principal's `tasks/get` is answered as unknown.
+ * One caller's MCP tasks (the Tasks extension, SEP-2663), for a 2026-07-28 client that declares
+ * it: a script whose `run` outlived its yield, or an exposed tool's call that may be a task
+ * (task-work.ts makes either a TaskWork). `tasks/get` tells its status and, once it has ended,
+ * its result; `tasks/update` answers what waits for the client (an upstream's elicitation,
+ * sampling or roots request); `tasks/cancel` stops it. A task id is its work's key (a script's id)
+ * and a random part, so it routes like the script (the instance prefix) and can't be guessed; it
+ * is found only among its caller's tasks, so another principal's `tasks/get` is answered as unknown.
  */
 import { randomBytes } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequests } from '@modelcontextprotocol/server';
-import type { ScriptStatus } from '../script-host/types.js';
-import type { ScriptReturn } from '../script-host/types.js';
-import { scriptAnswer } from '../scripts/answer.js';
-import type { TaskView } from '../scripts/session-scripts.js';
 import { quoteInput } from '../support/echo.js';
 import type { InputQueue } from './input-queue.js';
+import { SERVER_TAG } from '../scripts/session-scripts.js';
 
 /**
  * 1 hour: how long a task's result is kept once its script could have ended. A task's `ttlMs`
@@ -36,19 +32,31 @@ export const TASKS_KEPT_MAX = 1_000;
 
 type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
-interface Ended {
+/** How a task's work ended: its terminal status, with the result or the error. */
+export interface Ended {
   readonly status: 'completed' | 'failed' | 'cancelled';
-  readonly at: number;
   readonly result?: CallToolResult;
   readonly error?: { readonly code: number; readonly message: string };
 }
 
+/** What a task runs (task-work.ts). */
+export interface TaskWork {
+  /** What its task id starts with, and whose an upstream's request is (InputQueue): a script's id, or the call's. */
+  readonly key: string;
+  /** Settles, never rejecting, with how it ended. */
+  readonly ended: Promise<Ended>;
+  /** One line on how far it has got (`statusMessage`). */
+  statusLine(ended: boolean): string;
+  /** Stops it: it ends `cancelled` (or as it was ending anyway). */
+  cancel(): void;
+}
+
 interface TaskRecord {
   readonly taskId: string;
-  readonly view: TaskView;
+  readonly work: TaskWork;
   readonly createdAt: number;
   readonly expiresAt: number;
-  ended?: Ended;
+  ended?: Ended & { readonly at: number };
 }
 
 /** A task as `tools/call` answers it when it makes one (CreateTaskResult, flat). */
@@ -70,17 +78,18 @@ export interface DetailedTask extends Omit<CreatedTask, 'resultType'> {
   readonly inputRequests?: InputRequests;
 }
 
-export interface ScriptTasksDeps {
+export interface CallerTasksDeps {
   /** What waits for this owner's client: asked on tasks/get, answered by tasks/update. */
   readonly inputs: InputQueue;
   /** The scripts' longest life (scriptLifetimeMs), for the tasks' ttlMs. */
   readonly scriptLifetimeMs: number;
 }
 
-export class ScriptTasks {
+export class CallerTasks {
   private readonly tasks = new Map<string, TaskRecord>();
+  private calls = 0;
 
-  constructor(private readonly deps: ScriptTasksDeps) {}
+  constructor(private readonly deps: CallerTasksDeps) {}
 
   /** Whether another task may be made now (TASKS_KEPT_MAX). */
   get hasRoom(): boolean {
@@ -88,18 +97,23 @@ export class ScriptTasks {
     return this.tasks.size < TASKS_KEPT_MAX;
   }
 
-  /** Makes the still-running script `view` a task; its ending is taken and kept when it comes. */
-  create(view: TaskView): CreatedTask {
+  /** A key for an exposed tool's call made as a task: `<server tag>-call<n>`, told apart from script ids. */
+  newCallKey(): string {
+    return `${SERVER_TAG}-call${++this.calls}`;
+  }
+
+  /** Makes `work`, still running, a task; its ending is kept when it comes. */
+  create(work: TaskWork): CreatedTask {
     const now = Date.now();
     const record: TaskRecord = {
-      taskId: `${view.script.id}.${randomBytes(16).toString('base64url')}`,
-      view,
+      taskId: `${work.key}.${randomBytes(16).toString('base64url')}`,
+      work,
       createdAt: now,
       expiresAt: now + this.ttlMs,
     };
     this.tasks.set(record.taskId, record);
-    void view.script.ended.then(() => {
-      record.ended = endedAs(view.takeEnding());
+    void work.ended.then((ended) => {
+      record.ended = { ...ended, at: Date.now() };
     });
     const { result: _result, error: _error, inputRequests: _asked, ...task } = this.describe(record);
     return { resultType: 'task', ...task };
@@ -120,9 +134,9 @@ export class ScriptTasks {
     this.deps.inputs.answer(keys, responses);
   }
 
-  /** tasks/cancel: stops the script (a task already ended stays as it ended). */
+  /** tasks/cancel: stops its work (a task already ended stays as it ended). */
   cancel(taskId: string): void {
-    this.find(taskId).view.script.stop('requested');
+    this.find(taskId).work.cancel();
   }
 
   private get ttlMs(): number {
@@ -143,14 +157,14 @@ export class ScriptTasks {
   }
 
   private describe(record: TaskRecord): DetailedTask {
-    const { ended, view } = record;
-    const asked = ended === undefined ? this.deps.inputs.requests(view.script.id) : {};
+    const { ended, work } = record;
+    const asked = ended === undefined ? this.deps.inputs.requests(work.key) : {};
     const waiting = Object.keys(asked).length > 0;
     const status: TaskStatus = ended?.status ?? (waiting ? 'input_required' : 'working');
     return {
       taskId: record.taskId,
       status,
-      statusMessage: statusLine(view, ended),
+      statusMessage: work.statusLine(ended !== undefined),
       createdAt: new Date(record.createdAt).toISOString(),
       lastUpdatedAt: new Date(ended?.at ?? record.createdAt).toISOString(),
       ttlMs: this.ttlMs,
@@ -167,39 +181,4 @@ export class ScriptTasks {
       if (record.ended !== undefined && record.expiresAt <= now) this.tasks.delete(taskId);
     }
   }
-}
-
-/**
- * A script's ending as a task's terminal status: a script that ended by itself, or was stopped by
- * its lifetime, completed (its error, if any, is the result's `isError`, as SEP-2663 has tool
- * errors); one stopped on request was cancelled; one stopped by the server shutting down failed,
- * since no answer for it could be made.
- */
-function endedAs(ret: ScriptReturn): Ended {
-  const at = Date.now();
-  if (ret.status === 'stopped' && (ret.stopReason === 'requested' || ret.stopReason === 'watch-cancelled')) {
-    return { status: 'cancelled', at };
-  }
-  if (ret.status === 'stopped' && ret.stopReason === 'shutdown') {
-    return {
-      status: 'failed',
-      at,
-      error: { code: ProtocolErrorCode.InternalError, message: 'the server shut down while the script ran' },
-    };
-  }
-  return { status: 'completed', at, result: scriptAnswer(ret) };
-}
-
-/** `script a1b2c3-4 running 12 s: 14 calls answered, 2 in flight; last notify: {"done":3}` */
-function statusLine(view: TaskView, ended: Ended | undefined): string {
-  const { calls, latestNotify } = view.script.progress();
-  const status: ScriptStatus = view.script.status;
-  const seconds = Math.round((Date.now() - view.startedAt) / 1000);
-  const state = ended === undefined ? `running ${seconds} s` : status;
-  const counts = `${calls.answered} call${calls.answered === 1 ? '' : 's'} answered${calls.inFlight > 0 ? `, ${calls.inFlight} in flight` : ''}`;
-  const notify =
-    latestNotify === undefined
-      ? ''
-      : `; last notify: ${latestNotify.length <= 200 ? latestNotify : `${latestNotify.slice(0, 200)}…`}`;
-  return `script ${view.script.id} ${state}: ${counts}${notify}`;
 }
