@@ -122,7 +122,12 @@ export class ModernLane {
           origin: () => owner.origin,
           codeExecution: (input: unknown, context: ServerContext, span?: TraceContext) =>
             this.codeExecution(caller, input, context, span),
-          tasks: { table: tasks, track: <T>(key: string, call: () => Promise<T>) => owner.track(key, call) },
+          modern: {
+            tasks,
+            inputs: modern.inputs,
+            codec: this.codec,
+            track: <T>(key: string, call: () => Promise<T>) => owner.track(key, call),
+          },
         };
         return modern.during(ctx, () => callTool(deps, name, args, ctx, trace));
       },

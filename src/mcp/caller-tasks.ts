@@ -87,6 +87,8 @@ export interface CallerTasksDeps {
 
 export class CallerTasks {
   private readonly tasks = new Map<string, TaskRecord>();
+  /** Exposed calls between `input_required` rounds (exposed-input.ts), by key, till the retry or their time is up. */
+  private readonly held = new Map<string, { readonly work: TaskWork; readonly timer: NodeJS.Timeout }>();
   private calls = 0;
 
   constructor(private readonly deps: CallerTasksDeps) {}
@@ -100,6 +102,28 @@ export class CallerTasks {
   /** A key for an exposed tool's call made as a task: `<server tag>-call<n>`, told apart from script ids. */
   newCallKey(): string {
     return `${SERVER_TAG}-call${++this.calls}`;
+  }
+
+  /**
+   * Keeps an exposed call that asked the client something, for the retry that answers it; after
+   * `forMs` with no retry, it is cancelled (the question went unanswered).
+   */
+  hold(work: TaskWork, forMs: number): void {
+    const timer = setTimeout(() => {
+      this.held.delete(work.key);
+      work.cancel();
+    }, forMs);
+    timer.unref();
+    this.held.set(work.key, { work, timer });
+  }
+
+  /** The held call `key`, taken (a retry sent twice finds it gone). */
+  takeHeld(key: string): TaskWork | undefined {
+    const held = this.held.get(key);
+    if (held === undefined) return undefined;
+    clearTimeout(held.timer);
+    this.held.delete(key);
+    return held.work;
   }
 
   /** Makes `work`, still running, a task; its ending is kept when it comes. */

@@ -28,7 +28,9 @@ import { codeExecutionTool } from './code-execution-tool.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
 import { logFailure, type Log } from '../support/log.js';
 import { buildSurface } from './server-surface.js';
-import { callTool, progressSender, type ToolCallAnswer } from './tool-calls.js';
+import { callTool } from './tool-calls.js';
+import { progressSender } from './progress.js';
+import type { ToolCallAnswer } from './tool-answer.js';
 import { ScriptOwner } from './script-owner.js';
 import { ModernCaller } from './modern-caller.js';
 import { CallerTasks } from './caller-tasks.js';
@@ -275,8 +277,15 @@ export class ClientSession {
       codeExecution: (input: unknown, context: ServerContext, span?: TraceContext) =>
         this.callCodeExecution(input, context, span),
       openCalls: this.openCalls,
-      ...(this.tasks !== undefined
-        ? { tasks: { table: this.tasks, track: <T>(key: string, call: () => Promise<T>) => this.owner.track(key, call) } }
+      ...(this.tasks !== undefined && this.modern !== undefined
+        ? {
+            modern: {
+              tasks: this.tasks,
+              inputs: this.modern.inputs,
+              codec: this.codec,
+              track: <T>(key: string, call: () => Promise<T>) => this.owner.track(key, call),
+            },
+          }
         : {}),
     };
     const call = () => callTool(deps, name, args, ctx, trace);

@@ -18,17 +18,19 @@ import {
 import { isInterrupted, type SessionScripts, type WatchContext } from '../scripts/session-scripts.js';
 import type { InputQueue } from './input-queue.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
-import { progressSender, type ToolCallAnswer } from './tool-calls.js';
+import { progressSender } from './progress.js';
+import type { ToolCallAnswer } from './tool-answer.js';
 import type { CallerTasks } from './caller-tasks.js';
 import { declaresTasks } from './tasks-extension.js';
 import { scriptWork } from './task-work.js';
 
-/** What a `requestState` of ours carries: the script the retry watches, the requests it answers. */
-interface ResumeState {
-  readonly script: string;
-  readonly keys: readonly string[];
-  readonly yieldMs?: number;
-}
+/**
+ * What a `requestState` of ours carries: the requests the retry answers, and what it then waits
+ * on: a script (code_execution), or an exposed tool's call still out (exposed-input.ts).
+ */
+export type ResumeState =
+  | { readonly script: string; readonly keys: readonly string[]; readonly yieldMs?: number }
+  | { readonly call: string; readonly tool: string; readonly keys: readonly string[] };
 
 /**
  * 10 minutes: how long a minted `requestState` is honoured. A person answering an elicitation
@@ -66,6 +68,7 @@ export async function codeExecutionWithInput(
   const resumed = ctx.mcpReq.requestState<ResumeState>();
   let input = args ?? {};
   if (resumed !== undefined) {
+    if (!('script' in resumed)) throw foreignState(resumed.tool);
     if (!inputs.waiting(resumed.keys)) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -118,6 +121,14 @@ export async function codeExecutionWithInput(
   } finally {
     stopListening();
   }
+}
+
+/** A retry whose requestState was minted for another tool's call. */
+export function foreignState(tool: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `requestState was given for a call of ${tool}: send it again with that tool's retry, not another's`,
+  );
 }
 
 /** A script id no script has: what is asked for none in particular concerns it, what is asked for another does not. */

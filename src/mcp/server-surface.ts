@@ -20,7 +20,7 @@ import { passthroughCapabilities, type Offered } from '../upstream/passthrough.j
 import type { UpstreamHub } from '../upstream/hub.js';
 import { serveSkills, type SkillResources } from './serve-skills.js';
 import { traceServerRequest } from '../telemetry/trace-server-request.js';
-import type { ToolCallAnswer } from './tool-calls.js';
+import type { ToolCallAnswer } from './tool-answer.js';
 import type { CallerTasks } from './caller-tasks.js';
 import { TASKS_CAPABILITY, serveTasks } from './tasks-extension.js';
 import type { TraceContext } from '../telemetry/telemetry.js';

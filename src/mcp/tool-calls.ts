@@ -7,7 +7,6 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
-  type InputRequiredResult,
   type Progress,
   type RequestId,
   type ServerContext,
@@ -15,19 +14,19 @@ import {
 import { closestName } from '../../common/closest-names.js';
 import { ToolRefusedError, SentCallError } from '../support/errors.js';
 import { ECHO_MAX_CHARS, quoteInput } from '../support/echo.js';
-import { logFailure, type Log } from '../support/log.js';
+import type { Log } from '../support/log.js';
 import type { Settings } from '../config/settings.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { exposedTools, failedCall } from './exposed-tools.js';
 import { CODE_EXECUTION_TOOL } from './code-execution-tool.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
-import type { CallerTasks, CreatedTask } from './caller-tasks.js';
+import type { TaskWork } from './caller-tasks.js';
+import { progressOf } from './progress.js';
+import type { ToolCallAnswer } from './tool-answer.js';
+import { exposedCallWithInput, type ExposedInputDeps } from './exposed-input.js';
 import { TASKS_EXTENSION, declaresTasks } from './tasks-extension.js';
 import { callWork } from './task-work.js';
-
-/** What a `tools/call` answers: a result, a request for the client's input (2026-07-28), or a task (caller-tasks.ts). */
-export type ToolCallAnswer = CallToolResult | InputRequiredResult | CreatedTask;
 
 export interface ToolCallsDeps {
   readonly hub: UpstreamHub;
@@ -39,18 +38,21 @@ export interface ToolCallsDeps {
   readonly codeExecution: (args: unknown, ctx: ServerContext, trace?: TraceContext) => Promise<ToolCallAnswer>;
   /** Ids of the caller's calls not yet answered, oldest first (a 2025 session relays on the latest's stream). */
   readonly openCalls?: Set<RequestId>;
-  /**
-   * The caller's MCP tasks (2026-07-28 only): an exposed tool that offers tasks is called as one
-   * for a client that declares the extension. `track` counts a task's call as its work's while it
-   * is out, so what its upstream asks meanwhile is that task's (ScriptOwner.soleCaller).
-   */
-  readonly tasks?: {
-    readonly table: CallerTasks;
-    readonly track: <T>(key: string, call: () => Promise<T>) => Promise<T>;
-  };
+  /** A 2026-07-28 caller's ways (absent for a 2025 session): its tasks, and its round trips for input. */
+  readonly modern?: ModernCalls;
 }
 
-export function callTool(
+/**
+ * What a 2026-07-28 caller's exposed calls use: an exposed tool that offers tasks is called as one
+ * for a client that declares the extension; any other's upstream questions go out as
+ * `input_required` (exposed-input.ts). `track` counts a call as its own while it is out, so what
+ * its upstream asks meanwhile is that call's (ScriptOwner.soleCaller).
+ */
+export interface ModernCalls extends ExposedInputDeps {
+  readonly track: <T>(key: string, call: () => Promise<T>) => Promise<T>;
+}
+
+export async function callTool(
   deps: ToolCallsDeps,
   name: string,
   args: unknown,
@@ -58,6 +60,8 @@ export function callTool(
   trace?: TraceContext,
 ): Promise<ToolCallAnswer> {
   if (name === CODE_EXECUTION_TOOL) return whileOpen(deps.openCalls, ctx.mcpReq.id, () => deps.codeExecution(args, ctx, trace));
+  // The upstreams list their tools at startup: a first call may come before (no tools/list first).
+  await deps.startup();
   const exposed = exposedTools(deps.hub.catalog().tools, deps.settings.expose);
   const tool = exposed.find((candidate) => candidate.name === name);
   if (tool === undefined)
@@ -65,29 +69,28 @@ export function callTool(
       name,
       exposed.map((candidate) => candidate.name),
     );
-  if (tool.taskSupport !== undefined && deps.tasks !== undefined) {
-    if (declaresTasks(ctx) && deps.tasks.table.hasRoom) return exposedTask(deps, deps.tasks, name, args, trace);
+  const onProgress = progressOf(ctx, deps.log);
+  const { modern } = deps;
+  if (modern === undefined) {
+    return whileOpen(deps.openCalls, ctx.mcpReq.id, () =>
+      callExposed(deps, name, args, { signal: ctx.mcpReq.signal, ...(onProgress !== undefined ? { onProgress } : {}) }, trace),
+    );
+  }
+  // A 2026-07-28 caller: the call is made as the caller's own work, so its upstream's questions find their way back.
+  const start = (): TaskWork => {
+    const key = modern.tasks.newCallKey();
+    return callWork(key, name, (signal) =>
+      modern.track(key, () =>
+        callExposed(deps, name, args, { signal, ...(onProgress !== undefined ? { onProgress } : {}) }, trace),
+      ),
+    );
+  };
+  const retry = ctx.mcpReq.requestState() !== undefined;
+  if (tool.taskSupport !== undefined && !retry) {
+    if (declaresTasks(ctx) && modern.tasks.hasRoom) return modern.tasks.create(start());
     if (tool.taskSupport === 'required') throw needsTasks(name);
   }
-  const onProgress = progressOf(ctx, deps.log);
-  return whileOpen(deps.openCalls, ctx.mcpReq.id, () =>
-    callExposed(deps, name, args, { signal: ctx.mcpReq.signal, ...(onProgress !== undefined ? { onProgress } : {}) }, trace),
-  );
-}
-
-/** An exposed tool's call made as a task of the caller: the answer is the task, the call goes on. */
-async function exposedTask(
-  deps: ToolCallsDeps,
-  tasks: NonNullable<ToolCallsDeps['tasks']>,
-  name: string,
-  args: unknown,
-  trace: TraceContext | undefined,
-): Promise<CreatedTask> {
-  await deps.startup();
-  const key = tasks.table.newCallKey();
-  return tasks.table.create(
-    callWork(key, name, (signal) => tasks.track(key, () => callExposed(deps, name, args, { signal }, trace))),
-  );
+  return exposedCallWithInput(modern, name, start, ctx);
 }
 
 function needsTasks(name: string): MissingRequiredClientCapabilityError {
@@ -155,31 +158,4 @@ async function callExposed(
     }
     throw error;
   }
-}
-
-/** When the client's call carries a progress token: an upstream's progress passed on under it. */
-function progressOf(ctx: ServerContext, log: Log): ((progress: Progress) => void) | undefined {
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  if (progressToken === undefined) return undefined;
-  return (progress) =>
-    void ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { ...progress, progressToken } })
-      .catch(logFailure('a progress notification to the client', log));
-}
-
-/**
- * When the client's call carries a progress token: a sender of `notifications/progress` for it,
- * `progress` counting the messages so it only ever increases, as MCP requires.
- */
-export function progressSender(ctx: ServerContext): ((message: string) => void) | undefined {
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  if (progressToken === undefined) return undefined;
-  let progress = 0;
-  return (message) => {
-    if (ctx.mcpReq.signal.aborted) return;
-    progress += 1;
-    ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { progressToken, progress, message } })
-      .catch(logFailure('a progress notification to the client'));
-  };
 }
