@@ -57,6 +57,8 @@ interface TaskRecord {
   readonly createdAt: number;
   readonly expiresAt: number;
   ended?: Ended & { readonly at: number };
+  /** The status and the requests waiting as last told, and since when: `lastUpdatedAt` moves when they change. */
+  told: { readonly state: string; readonly since: number };
 }
 
 /** A task as `tools/call` answers it when it makes one (CreateTaskResult, flat). */
@@ -134,6 +136,7 @@ export class CallerTasks {
       work,
       createdAt: now,
       expiresAt: now + this.ttlMs,
+      told: { state: 'working', since: now },
     };
     this.tasks.set(record.taskId, record);
     void work.ended.then((ended) => {
@@ -185,12 +188,15 @@ export class CallerTasks {
     const asked = ended === undefined ? this.deps.inputs.requests(work.key) : {};
     const waiting = Object.keys(asked).length > 0;
     const status: TaskStatus = ended?.status ?? (waiting ? 'input_required' : 'working');
+    const state = `${status} ${Object.keys(asked).join(' ')}`;
+    if (state !== record.told.state) record.told = { state, since: ended?.at ?? Date.now() };
+    const line = work.statusLine(ended !== undefined);
     return {
       taskId: record.taskId,
       status,
-      statusMessage: work.statusLine(ended !== undefined),
+      statusMessage: waiting ? `${line}; waiting for the client: ${describeAsked(asked)}` : line,
       createdAt: new Date(record.createdAt).toISOString(),
-      lastUpdatedAt: new Date(ended?.at ?? record.createdAt).toISOString(),
+      lastUpdatedAt: new Date(record.told.since).toISOString(),
       ttlMs: this.ttlMs,
       pollIntervalMs: TASK_POLL_INTERVAL_MS,
       ...(ended?.result !== undefined ? { result: ended.result } : {}),
@@ -205,4 +211,16 @@ export class CallerTasks {
       if (record.ended !== undefined && record.expiresAt <= now) this.tasks.delete(taskId);
     }
   }
+}
+
+/** `elicitation/create from the upstream ("Name?")`, one per request, for a status line. */
+function describeAsked(asked: InputRequests): string {
+  return Object.values(asked)
+    .map((request) => {
+      const message = (request.params as { message?: unknown } | undefined)?.message;
+      return typeof message === 'string'
+        ? `${request.method} ("${message.length <= 80 ? message : `${message.slice(0, 80)}…`}")`
+        : request.method;
+    })
+    .join(', ');
 }

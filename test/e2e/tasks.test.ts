@@ -85,7 +85,7 @@ describe('code_execution as a task', () => {
     const [key] = Object.keys(requests);
     expect(requests[key!]).toMatchObject({ method: 'elicitation/create', params: { message: 'Name?' } });
     expect(asking.statusMessage).toMatch(
-      /^script [0-9a-f]{6}-\d+ running \d+ s: 0 calls answered, 1 in flight; last notify: \{"phase":"asking"\}$/,
+      /^script [0-9a-f]{6}-\d+ running \d+ s: 0 calls answered, 1 in flight; last notify: \{"phase":"asking"\}; waiting for the client: elicitation\/create \("Name\?"\)$/,
     );
 
     const ack = await client.request('tasks/update', {
@@ -101,6 +101,10 @@ describe('code_execution as a task', () => {
     expect(result.structuredContent.value).toContain('User response: action=accept');
     expect(result.content[0]!.text).toMatch(/finished/);
     expect(done.statusMessage).toMatch(/^script \S+ finished: 1 call answered/);
+    // lastUpdatedAt moves with the status, never back.
+    const times = [created, asking, done].map((task) => Date.parse(task.lastUpdatedAt as string));
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    expect(times[2]).toBeGreaterThan(times[0]!);
     // Kept: asked again, the same ending.
     expect((await client.getTask(taskId)).result).toEqual(done.result);
   });
