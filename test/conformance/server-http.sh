@@ -12,9 +12,11 @@ cd "$(dirname "$0")/../.."
 
 SUITE='@modelcontextprotocol/conformance@0.2.0-alpha.12'
 FIXTURE=test/fixtures/upstreams/conformance-everything.mjs
+# One saved skill, served through the Skills extension (SEP-2640) for the sep-2640-* scenarios.
+SKILLS=test/fixtures/skills
 
 log=$(mktemp)
-node bin/codemode-mcp.js --http 127.0.0.1:0 --expose '*' -- node "$FIXTURE" 2>"$log" &
+node bin/codemode-mcp.js --http 127.0.0.1:0 --expose '*' --skills-dir "$SKILLS" -- node "$FIXTURE" 2>"$log" &
 server=$!
 # The server exits 128 + 15 on the SIGTERM (a shutdown by signal), so wait's status is not a failure here.
 trap 'kill -TERM "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; rm -f "$log"' EXIT
@@ -44,6 +46,17 @@ for revision in 2025-11-25 2026-07-28; do
   rm -f "$out"
   [ "$suite" -eq 0 ] || status=1
   echo "conformance (server, $revision): $(( $(date +%s) - started )) s"
+done
+# The Skills extension's scenarios (SEP-2640), which no requirement set lists yet: each must pass.
+for scenario in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+  out=$(mktemp)
+  suite=0
+  npx -y -p node@22 -p "$SUITE" -c "conformance server --url '$url' --scenario $scenario" \
+    >"$out" 2> >(grep -v 'EBADENGINE\|npm warn' >&2) || suite=$?
+  echo "conformance (server, $scenario): $(sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -E '^Passed: ' || echo 'no summary')"
+  sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -E 'FAILURE|WARNING' || true
+  rm -f "$out"
+  [ "$suite" -eq 0 ] || status=1
 done
 [ "$status" -eq 0 ] || { echo "conformance (server): failed; codemode-mcp's log:" >&2; cat "$log" >&2; }
 exit "$status"
