@@ -4,7 +4,7 @@
  * `skill://<name>/<file>` read gives the file's text, and `resources/list` names each SKILL.md. Folders that are not usable skills are left
  * out, each logged once with what is wrong.
  */
-import { SkillsExtension, type SkillReadResult, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
+import { SkillsExtension, type Skill, type SkillReadResult, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import type { Log } from '../support/log.js';
 import { SkillError } from './skill-error.js';
 import {
@@ -24,13 +24,57 @@ const MIME_TYPES: Readonly<Record<string, string>> = {
 
 const SKILL_URI = /^skill:\/\/([^/?#]+)\/([^/?#]+)$/;
 
-/** The extension serving `library`, once per server (every session attaches it); problems go to `log` at warn. */
-export function skillsExtensionOf(library: SkillsLibrary, log: Log): SkillsExtension {
+/**
+ * The extension serving `library`, and the upstreams' skills after it (`upstreams`), once per
+ * server (every session attaches it); problems go to `log` at warn.
+ */
+export function skillsExtensionOf(library: SkillsLibrary, log: Log, upstreams?: UpstreamSkills): SkillsExtension {
   const warn = (line: string): void => log(line, 'warn');
+  const own = librarySkillSource(library, warn);
   return new SkillsExtension({
-    source: librarySkillSource(library, warn),
+    source: upstreams === undefined ? own : withUpstreamSkills(own, upstreams),
     onWarning: (warning) => warn(`codemode-mcp: skill ${warning.path}: ${warning.message}`),
   });
+}
+
+/**
+ * The upstreams' skills (src/upstream/skill-routes.ts), and when they may be asked: once the
+ * upstreams have started (or the startup wait is over).
+ */
+export interface UpstreamSkills {
+  readonly routes: {
+    /** Their skills whose URIs are not in `taken`. */
+    list(taken: ReadonlySet<string>): Promise<readonly Skill[]>;
+    get(uri: string): Promise<Skill | undefined>;
+    read(uri: string): Promise<SkillReadResult | undefined>;
+  };
+  readonly startup: () => Promise<void>;
+}
+
+/** Our skills first; an upstream's where ours has none at the URI (skill-routes.ts leaves out a URI ours serve). */
+function withUpstreamSkills(own: SkillSource, { routes, startup }: UpstreamSkills): SkillSource {
+  return {
+    async list(params, ctx) {
+      const page = await own.list(params, ctx);
+      if (params.cursor !== undefined || page.nextCursor !== undefined) return page;
+      await startup();
+      const theirs = await routes.list(new Set(page.skills.map((skill) => skill.uri)));
+      return { skills: [...page.skills, ...theirs] };
+    },
+    async get(uri, ctx) {
+      const ours = await own.get(uri, ctx);
+      if (ours !== undefined) return ours;
+      await startup();
+      return await routes.get(uri);
+    },
+    async read(uri, ctx) {
+      const ours = await own.read(uri, ctx);
+      if (ours !== undefined) return ours;
+      await startup();
+      return routes.read(uri);
+    },
+    ...(own.listResources !== undefined ? { listResources: own.listResources.bind(own) } : {}),
+  };
 }
 
 function librarySkillSource(library: SkillsLibrary, log: (line: string) => void): SkillSource {

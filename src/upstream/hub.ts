@@ -29,6 +29,7 @@ import type { Connector } from './transport.js';
 import { describeCollision, type NameCollision } from './tool-names.js';
 import { Upstream, type UpstreamStatus } from './upstream.js';
 import { unionOf, type Offered } from './passthrough.js';
+import { SkillRoutes } from './skill-routes.js';
 import { PromptRoutes } from './prompt-routes.js';
 import { CompletionRoutes } from './completion-routes.js';
 import { ResourcePassthrough } from './resource-passthrough.js';
@@ -63,6 +64,8 @@ export class UpstreamHub {
   readonly events: HubEventSource;
   /** The upstreams' prompts, as our client lists and gets them. */
   readonly prompts: PromptRoutes;
+  /** The upstreams' skills (the MCP Skills extension), passed on beside our own. */
+  readonly skills: SkillRoutes;
   /** completion/complete, routed by the prompt or resource template it names. */
   readonly completions: CompletionRoutes;
   /** The upstreams' resources, as our client lists, reads and subscribes to them. */
@@ -124,6 +127,7 @@ export class UpstreamHub {
     this.byServer = new Map(this.upstreams.map((upstream) => [upstream.name, upstream]));
     this.calls = new CallRoutes(this.upstreams, this.routes, this.origins, this.log);
     this.prompts = new PromptRoutes(this.upstreams);
+    this.skills = new SkillRoutes(this.upstreams, this.log);
     this.resourcePassthrough = new ResourcePassthrough(this.upstreams, this.routes, this.log);
     this.completions = new CompletionRoutes(this.prompts, (uriTemplate) => {
       const server = this.routes.templates().find(({ template }) => template.uriTemplate === uriTemplate)?.server;

@@ -6,6 +6,7 @@
  * (call-failure.ts), the retry after a sign-in (sign-in-retry.ts) and a remote upstream's
  * pings (liveness.ts).
  */
+import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import {
   SdkError,
   SdkErrorCode,
@@ -97,6 +98,7 @@ export class UpstreamSession {
   private unanswered: string | undefined;
   private liveness: Liveness | undefined;
   private readonly progress = new ProgressRouter();
+  private skillsClient: SkillsClient | undefined;
 
   private constructor(
     private readonly spec: UpstreamSpec,
@@ -176,6 +178,15 @@ export class UpstreamSession {
   /** What the upstream said at initialize that it offers. */
   get capabilities(): ServerCapabilities {
     return this.client.getServerCapabilities() ?? {};
+  }
+
+  /** The upstream's skills (the MCP Skills extension), when it declared the extension; made once. */
+  skills(): SkillsClient | undefined {
+    if (this.skillsClient !== undefined) return this.skillsClient;
+    const extensions = (this.capabilities as { extensions?: Record<string, unknown> }).extensions;
+    if (extensions?.[SKILLS_EXTENSION_ID] === undefined) return undefined;
+    this.skillsClient = new SkillsClient(this.client);
+    return this.skillsClient;
   }
 
   /**

@@ -72,7 +72,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
   );
   const library = new SkillsLibrary(skillsDirectory(settings));
-  const skills = skillsExtensionOf(library, log);
+  const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: () => ready });
   // What 2025 sessions and 2026-07-28 callers both are served with.
   const served = {
     hub,

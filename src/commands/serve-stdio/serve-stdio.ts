@@ -68,7 +68,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
   };
 
   const library = new SkillsLibrary(skillsDirectory(invocation.settings));
-  const skills = skillsExtensionOf(library, log);
+  const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: () => ready ?? Promise.resolve() });
   const callSkills = skillsCaller(library, { allowed: true, principal: 'the client (stdio)' }, log);
   /** The connection's session; a `server/discover` probe's session, discarded when the client goes on with `initialize`, ends before the next. */
   let session: ClientSession | undefined;
