@@ -67,7 +67,15 @@ function layerRule(folder, below) {
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', 'coverage/', 'examples/scripts/', 'test/fixtures/skills/', 'test/**/golden/', 'codemode-mcp.mcpb'],
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'examples/scripts/',
+      'test/fixtures/skills/',
+      'test/**/golden/',
+      'codemode-mcp.mcpb',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
