@@ -21,7 +21,7 @@ export interface HttpOptions {
   readonly token: string | undefined;
   /** Hostnames accepted in Host and Origin besides the loopback names (a proxy's public name). */
   readonly allowedHosts: readonly string[];
-  /** Prefixes every session id (`<id>.<uuid>`), so a load balancer can route a session to its instance. */
+  /** Prefixes every session id (`<id>.<uuid>`) and script id (`<id>.<tag>-<n>`), so a load balancer can route them to this instance. */
   readonly instanceId: string | undefined;
 }
 

@@ -71,6 +71,8 @@ export interface ClientSessionOptions {
   readonly callSkills?: SkillsCaller;
   /** The saved skills, read again for each tools/list so the description names them as they are now. */
   readonly savedSkills?: () => Promise<readonly SkillLine[]>;
+  /** Over HTTP: the server's --instance-id, which starts every script id (src/scripts/script-ids.ts). */
+  readonly instance?: string;
 }
 
 export class ClientSession {
@@ -129,6 +131,7 @@ export class ClientSession {
       ...(options.callSkills !== undefined ? { callSkills: this.skillsSaving(options.callSkills) } : {}),
       savedSkills: () => this.skillLines ?? [],
       origin: this.origin,
+      ...(options.instance !== undefined ? { instance: options.instance } : {}),
       sendLog: (params) => this.sendLog(params),
     });
     this.unsubscribe.push(hub.events.on('catalog-changed', () => this.catalogChanged()));

@@ -92,6 +92,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   });
   const modern = new ModernLane({
     ...served,
+    instanceId: http.instanceId,
     callSkills: (principal) => skillsCaller(library, httpSaving(settings, `principal ${principal}`), log),
   });
   const tokens = await readTokens(settings.httpTokensFile, log);
