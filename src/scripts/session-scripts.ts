@@ -10,7 +10,7 @@ import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { renderList, type ListedScript } from './list.js';
 import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-entries.js';
-import { fromEarlierRun, scriptIdPrefix } from './script-ids.js';
+import { foreignInstance, fromEarlierRun, scriptIdPrefix } from './script-ids.js';
 import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
 
@@ -266,7 +266,10 @@ export class SessionScripts {
     }
   }
 
+  /** A script id this session doesn't hold: another instance's, an earlier run's, or one it never had. */
   private unknownScript(id: string): string {
+    const foreign = foreignInstance(id, this.deps.instance);
+    if (foreign !== undefined) return foreign;
     const known = [...this.entries.keys()];
     const elsewhere = fromEarlierRun(id, this.deps.instance);
     return (

@@ -105,6 +105,16 @@ describe('code_execution in one session', () => {
     );
   });
 
+  it("answers a wait or stop for another instance's script as that instance gone, not as an unknown script", async () => {
+    const session = open({}, 'a');
+    for (const action of ['wait', 'stop']) {
+      const answer = await session.handle({ action, script: 'b.abcdef-3' }, idle);
+      expect(answer.isError).toBe(true);
+      expect(text(answer)).toMatch(/^Refused: script "b\.abcdef-3" was started on instance "b", which is gone or unreachable/);
+      expect(text(answer)).toContain('Run the script again.');
+    }
+  });
+
   it('yields a running script, returns only what is new on wait, and lists what ran', async () => {
     const session = open();
     const { reached, open: openGate } = armGate();
