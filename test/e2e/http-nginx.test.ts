@@ -3,15 +3,16 @@
  * ports changed), round-robin: a 2026-07-28 client (no session) starts 20 scripts, which land on
  * every instance, and each wait and stop reaches the script's own instance by Mcp-Param-Script;
  * 2025 clients stay on their sessions' instances; then one instance is killed, and a wait for its
- * scripts is answered that it is gone while the other instances' scripts go on. Skips, saying so,
- * where nginx is missing; .ci/run installs it.
+ * scripts is answered that it is gone while the other instances' scripts go on; and one drains on
+ * SIGTERM, its script answered until it ends while runs go elsewhere. Skips, saying so, where
+ * nginx is missing; .ci/run installs it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
+import { connectHttp, rawRequest, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
 import { nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { accepting, freePort } from '../support/ports.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -91,7 +92,13 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
   beforeAll(async () => {
     const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything')) });
     const started = await Promise.all(
-      INSTANCES.map((id) => startHttpServer(['--config', config, '--instance-id', id, '--http-token', TOKEN, '--pool', '1'])),
+      INSTANCES.map((id) =>
+        startHttpServer([
+          ...['--config', config, '--instance-id', id, '--http-token', TOKEN, '--pool', '1'],
+          // b drains on SIGTERM, as deployed instances do; the others stop at once (the tests' default).
+          ...(id === 'b' ? ['--drain-grace-ms', '600000'] : []),
+        ]),
+      ),
     );
     INSTANCES.forEach((id, i) => {
       instances[id] = started[i]!;
@@ -147,6 +154,11 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
   }, 60_000);
 
   const prefixOf = (id: string) => id.split('.')[0] as Instance;
+  /** The answer to a wait for a script of an instance that is gone. */
+  const gone = (id: string) =>
+    new RegExp(
+      `^Refused: script "${id.replace('.', '\\.')}" was started on instance "${prefixOf(id)}", which is gone or unreachable`,
+    );
   const scriptOf = (answer: CallToolResult) => structuredOf(answer).script as string;
 
   test(
@@ -264,8 +276,6 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
     await direct.client.close();
     expect((await instances.c.stop('SIGKILL')).signal).toBe('SIGKILL');
 
-    const gone = (id: string) =>
-      new RegExp(`^Refused: script "${id.replace('.', '\\.')}" was started on instance "c", which is gone or unreachable`);
     const inFlightAnswer = await inFlight;
     expect(inFlightAnswer.isError).toBe(true);
     expect(textOf(inFlightAnswer)).toMatch(gone(doomed));
@@ -295,5 +305,52 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
     // The session on a is untouched.
     expect(textOf(await onA.run({ action: 'wait', script: legacyOnA, yield_ms: 0 }))).toMatch(/^Script \S+ running/);
     expect(textOf(await onA.run({ action: 'stop', script: legacyOnA }))).toMatch(/^Script \S+ stopped/);
+    // The sessions end now, while their instances are up.
+    for (const client of clients.filter((each) => each.transport.sessionId !== undefined)) {
+      clients.splice(clients.indexOf(client), 1);
+      await client.close();
+    }
   });
+
+  test(
+    'an instance draining on SIGTERM: runs go to the others, its script is answered until it ends, then it is gone',
+    { timeout: 120_000 },
+    async () => {
+      const modern = await connectHttp(url, { token: TOKEN, name: 'modern-3', ...MODERN });
+      clients.push(modern);
+      let onB: string | undefined;
+      while (onB === undefined) {
+        const id = scriptOf(await modern.run({ code: endless(0), yield_ms: 0 }));
+        if (prefixOf(id) === 'b') onB = id;
+        else expect(textOf(await modern.run({ action: 'stop', script: id }))).toMatch(/^Script \S+ stopped/);
+      }
+
+      process.kill(instances.b.pid, 'SIGTERM');
+      await instances.b.logged(/draining \(SIGTERM\): no new sessions or scripts; 1 running script may go on ending/);
+      const health = await rawRequest(instances.b.port, {
+        method: 'GET',
+        path: '/healthz',
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      });
+      expect([health.status, health.json().status]).toEqual([503, 'draining']);
+      // Runs land round-robin: a starts them; b refuses, saying to run again, and starts none.
+      const answers = [];
+      for (let n = 0; n < 4; n++) answers.push(await modern.run({ code: 'return 1' }));
+      for (const answer of answers) {
+        if (answer.isError === true)
+          expect(textOf(answer)).toMatch(/^Refused: instance b is draining before it shuts down.*Run the script again/);
+        else expect(prefixOf(scriptOf(answer))).toBe('a');
+      }
+      expect(answers.some((answer) => answer.isError === true)).toBe(true);
+
+      // Its script is still answered there, through nginx, until it ends; then b shuts down.
+      expect(textOf(await modern.run({ action: 'wait', script: onB, yield_ms: 0 }))).toMatch(/^Script b\.\S+ running/);
+      expect(textOf(await modern.run({ action: 'stop', script: onB }))).toMatch(/^Script b\.\S+ stopped/);
+      expect((await callsNaming(onB, 2)).map(answeredBy)).toEqual(['b', 'b']);
+      await instances.b.logged(/drained: every running script has ended/);
+      expect(await instances.b.exited).toEqual({ code: 143, signal: null });
+      // A later wait for it reaches another instance, which says b is gone.
+      expect(textOf(await modern.run({ action: 'wait', script: onB, yield_ms: 0 }))).toMatch(gone(onB));
+    },
+  );
 });
