@@ -3,7 +3,9 @@
  * `a.<processTag>-<n>`, so a load balancer routes a `wait` or `stop` (the `Mcp-Param-Script`
  * header) to the instance that runs the script by the `a.` prefix, as it routes session ids; without
  * one, `<processTag>-<n>`. The process tag, random per run, tells an id of an earlier run of this
- * instance from a typo. Anything built on a script id (`<script id>.<more>`) keeps its prefix.
+ * instance from a typo. Anything built on a script id (`<script id>.<more>`) keeps its prefix, and
+ * so does another kind of handle made with the same prefix and a word before its number
+ * (`a.3fa9c1-call2`).
  */
 import { randomBytes } from 'node:crypto';
 import { INSTANCE_ID_PATTERN } from '../config/http-options.js';
@@ -17,8 +19,11 @@ export function scriptIdPrefix(instance: string | undefined): string {
   return `${instance !== undefined ? `${instance}.` : ''}${PROCESS_TAG}-`;
 }
 
+/** `<process tag>-<n>` (or `-call<n>`, another kind of handle), alone or with `.<more>` after it. */
+const AFTER_INSTANCE = '[0-9a-f]{6}-[a-z]*\\d+(?:\\.|$)';
+
 /** `a.3fa9c1-4`, or a handle built on one (`a.3fa9c1-4.<more>`): the instance is the first group. */
-const INSTANCE_SCRIPT_ID = new RegExp(`^(${INSTANCE_ID_PATTERN})\\.[0-9a-f]{6}-\\d+(?:\\.|$)`);
+const INSTANCE_SCRIPT_ID = new RegExp(`^(${INSTANCE_ID_PATTERN})\\.${AFTER_INSTANCE}`);
 
 /** `a.3fa9c1-4` → `a`; undefined for any other shape. */
 function instanceOf(id: string): string | undefined {
@@ -46,5 +51,5 @@ export function fromEarlierRun(id: string, self: string | undefined): boolean {
   const own = self !== undefined ? `${self}.` : '';
   if (!id.startsWith(own)) return false;
   const rest = id.slice(own.length);
-  return /^[0-9a-f]{6}-\d+(?:\.|$)/.test(rest) && !rest.startsWith(`${PROCESS_TAG}-`);
+  return new RegExp(`^${AFTER_INSTANCE}`).test(rest) && !rest.startsWith(`${PROCESS_TAG}-`);
 }

@@ -13,6 +13,7 @@ describe('script ids', () => {
     ['b.abcdef-4', 'a'],
     ['b.abcdef-4', undefined],
     ['blue-2.abcdef-4.k3x9', 'a'],
+    ['b.abcdef-call2.k3x9', 'a'],
   ])('answer %s reaching instance %s as another instance gone, its ending unknown, and say to run it again', (id, self) => {
     const answer = foreignInstance(id, self)!;
     expect(answer).toContain(`script "${id}" was started on instance "${id.split('.')[0]}", which is gone or unreachable`);
@@ -33,6 +34,7 @@ describe('script ids', () => {
   it("tell this instance's earlier run from a typo and from this run", () => {
     expect(fromEarlierRun(`a.${other}-4`, 'a')).toBe(true);
     expect(fromEarlierRun(`a.${other}-4.k3x9`, 'a')).toBe(true);
+    expect(fromEarlierRun(`a.${other}-call2.k3x9`, 'a')).toBe(true);
     expect(fromEarlierRun(`${other}-4`, undefined)).toBe(true);
     expect(fromEarlierRun(`a.${PROCESS_TAG}-4`, 'a')).toBe(false);
     expect(fromEarlierRun(`${other}-4`, 'a')).toBe(false);
