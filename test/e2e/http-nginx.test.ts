@@ -12,7 +12,14 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectHttp, rawRequest, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
+import {
+  connectHttp,
+  mcpHeaders,
+  rawRequest,
+  startHttpServer,
+  type HttpClient,
+  type HttpServer,
+} from '../support/http-server.js';
 import { nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { accepting, freePort } from '../support/ports.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -48,10 +55,18 @@ interface Routed {
   readonly method: string;
   readonly session: string;
   readonly script: string;
+  readonly name: string;
   readonly status: string;
 }
 
-const FIELDS = ['$upstream_addr', '$http_mcp_method', '$http_mcp_session_id', '$http_mcp_param_script', '$status'];
+const FIELDS = [
+  '$upstream_addr',
+  '$http_mcp_method',
+  '$http_mcp_session_id',
+  '$http_mcp_param_script',
+  '$http_mcp_name',
+  '$status',
+];
 
 describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin', () => {
   const instances = {} as Record<Instance, HttpServer>;
@@ -67,10 +82,17 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => {
-        const [to, method, session, script, status] = line.split('|');
+        const [to, method, session, script, name, status] = line.split('|');
         // nginx logs an absent header as "-".
         const given = (value: string | undefined) => (value === '-' ? '' : value!);
-        return { to: to!.split(', '), method: given(method), session: given(session), script: given(script), status: status! };
+        return {
+          to: to!.split(', '),
+          method: given(method),
+          session: given(session),
+          script: given(script),
+          name: given(name),
+          status: status!,
+        };
       });
   /** The instance that answered a request (the last nginx tried). */
   const answeredBy = (request: Routed): Instance | undefined => instanceAt.get(request.to.at(-1)!);
@@ -211,6 +233,30 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
       expect(new Set(others.map(answeredBy))).toEqual(new Set(INSTANCES));
     },
   );
+
+  test('tasks/get, tasks/update and tasks/cancel go to the instance their task id names (Mcp-Name)', async () => {
+    const port = Number(new URL(url).port);
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+      for (const instance of INSTANCES) {
+        // A task id is its script's id and a random part; whatever the instance answers, it is the one asked.
+        const taskId = `${instance}.abcdef-1.${method.slice('tasks/'.length)}`;
+        await rawRequest(port, {
+          headers: mcpHeaders({
+            Authorization: `Bearer ${TOKEN}`,
+            'MCP-Protocol-Version': '2026-07-28',
+            'Mcp-Method': method,
+            'Mcp-Name': taskId,
+          }),
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { taskId } }),
+        });
+      }
+    }
+    const tasks = await until('nginx to log the nine task requests', () => {
+      const lines = routed().filter((request) => request.method.startsWith('tasks/'));
+      return lines.length >= 9 && lines;
+    });
+    expect(tasks.map((request) => answeredBy(request))).toEqual(tasks.map((request) => prefixOf(request.name)));
+  });
 
   test("2025 clients stay on their sessions' instances through run, wait and stop", { timeout: 120_000 }, async () => {
     const sessions: HttpClient[] = [];
