@@ -113,7 +113,7 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
     )
     .option(
       '--instance-id <id>',
-      'with --http: prefix every session id with <id>. so a load balancer can route a session to its instance',
+      'with --http: prefix every session id and script id with <id>. so a load balancer can route them to this instance',
     )
     .action((opts: { config?: string; http?: string; httpToken?: string; httpAllowedHosts?: string; instanceId?: string }) => {
       onParsed({

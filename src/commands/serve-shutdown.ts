@@ -58,12 +58,33 @@ export async function closeInOrder(
 }
 
 /**
+ * What a server does between the first signal and its shutdown (an HTTP server's drain on
+ * SIGTERM, drain.ts); `hurry` aborts at a further signal, which ends it at once.
+ */
+export type BeforeShutdown = (signal: EndSignal, hurry: AbortSignal) => Promise<void>;
+
+/**
  * SIGINT, SIGTERM and SIGHUP shut down, exiting 128 + the signal's number, and a second one
  * escalates (end-signals.ts); so does an error nothing caught, after logging it. `signals` leaves
  * one out for a server that gives it another use (SIGHUP reloads an HTTP server's tokens file).
+ * `before` runs first, until done or a second signal.
  */
-export function shutDownOnSignals(shutDown: ShutDown, log: Log, signals: readonly EndSignal[] = END_SIGNALS): void {
-  void listenForEndSignals(log, undefined, signals).first.then((signal) => shutDown(signal, signalExitCode(signal)));
+export function shutDownOnSignals(
+  shutDown: ShutDown,
+  log: Log,
+  signals: readonly EndSignal[] = END_SIGNALS,
+  before?: BeforeShutdown,
+): void {
+  void listenForEndSignals(log, undefined, signals).first.then(async (signal) => {
+    if (before !== undefined) {
+      const hurry = new AbortController();
+      const again = () => hurry.abort();
+      for (const each of signals) process.once(each, again);
+      await before(signal, hurry.signal);
+      for (const each of signals) process.off(each, again);
+    }
+    await shutDown(signal, signalExitCode(signal));
+  });
   process.on('uncaughtException', (error) => {
     log(`codemode-mcp: internal error: ${error.stack ?? error.message}`, 'error');
     void shutDown('internal error', EXIT_FAILURE);

@@ -11,7 +11,8 @@ export const DEFAULT_HTTP_HOST = '127.0.0.1';
 export const HTTP_TOKEN_ENV = 'CODEMODE_HTTP_TOKEN';
 
 /** An instance id: letters, digits, `_` and `-`, up to 32, so it reads plainly in a session id and an nginx map. */
-const INSTANCE_ID = /^[A-Za-z0-9_-]{1,32}$/;
+export const INSTANCE_ID_PATTERN = '[A-Za-z0-9_-]{1,32}';
+const INSTANCE_ID = new RegExp(`^${INSTANCE_ID_PATTERN}$`);
 
 export interface HttpOptions {
   readonly host: string;
@@ -21,7 +22,7 @@ export interface HttpOptions {
   readonly token: string | undefined;
   /** Hostnames accepted in Host and Origin besides the loopback names (a proxy's public name). */
   readonly allowedHosts: readonly string[];
-  /** Prefixes every session id (`<id>.<uuid>`), so a load balancer can route a session to its instance. */
+  /** Prefixes every session id (`<id>.<uuid>`) and script id (`<id>.<tag>-<n>`), so a load balancer can route them to this instance. */
   readonly instanceId: string | undefined;
 }
 

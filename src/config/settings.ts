@@ -232,6 +232,21 @@ export const SETTINGS = {
     doc: 'with --http, the most sessions open at once; a further initialize is refused with 503 until one ends',
   }),
   /**
+   * 30 s: with --http, how long a SIGTERM'd instance drains before it shuts down: it takes no new
+   * session or script (a run is refused saying so, /healthz answers 503 "draining"), answers waits
+   * on its running scripts, and shuts down once they have all ended or this has passed, stopping
+   * those left. 0: SIGTERM shuts down at once, stopping every script. A second SIGTERM ends the drain.
+   */
+  drainGraceMs: setting({
+    name: 'drainGraceMs',
+    flag: 'drain-grace-ms',
+    unit: 'ms',
+    default: 30 * SECOND,
+    min: 0,
+    max: 60 * MINUTE,
+    doc: 'with --http, on SIGTERM: how long running scripts may go on ending while no new one starts, before the shutdown stops those left; 0 shuts down at once',
+  }),
+  /**
    * 1 MiB: the JSON of one value a script stores (`store(key, value)`), in UTF-8 bytes. A larger
    * value is refused (`STATE_VALUE_TOO_LARGE`, naming this setting) and nothing is written.
    */

@@ -1,6 +1,8 @@
 /**
  * `GET /healthz`: how this instance stands, for a load balancer or a person: each upstream up or
- * down, the sessions open, the script processes running scripts and pooled. 200 while serving, 503 once shutting down.
+ * down, the sessions open, the script processes running scripts and pooled. 200 while serving,
+ * 503 once draining (SIGTERM: no new session or script) or shutting down, so a load balancer sends
+ * new work elsewhere.
  */
 import type { ServerResponse } from 'node:http';
 import type { UpstreamStatus } from '../upstream/upstream.js';
@@ -8,7 +10,7 @@ import type { UpstreamStatus } from '../upstream/upstream.js';
 export interface Health {
   readonly instanceId: string | undefined;
   readonly version: string;
-  readonly shuttingDown: boolean;
+  readonly state: 'serving' | 'draining' | 'shutting down';
   readonly upstreams: readonly UpstreamStatus[];
   readonly sessions: number;
   readonly children: { readonly alive: number; readonly pooled: number; readonly max: number };
@@ -16,7 +18,7 @@ export interface Health {
 
 export function sendHealth(res: ServerResponse, health: Health): void {
   const body = JSON.stringify({
-    status: health.shuttingDown ? 'shutting down' : 'serving',
+    status: health.state,
     version: health.version,
     ...(health.instanceId !== undefined ? { instance: health.instanceId } : {}),
     upstreams: health.upstreams.map((status) => ({
@@ -32,7 +34,7 @@ export function sendHealth(res: ServerResponse, health: Health): void {
       max: health.children.max,
     },
   });
-  res.writeHead(health.shuttingDown ? 503 : 200, {
+  res.writeHead(health.state === 'serving' ? 200 : 503, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',

@@ -32,8 +32,10 @@ import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 export interface McpEndpointOptions {
   readonly maxMessageBytes: number;
   readonly log: Log;
-  /** False once shutdown has begun: new sessions are refused. */
+  /** False once shutdown has begun: new sessions and 2026-07-28 requests are refused. */
   readonly accepting: () => boolean;
+  /** True while the instance drains (SIGTERM, drainGraceMs): new sessions are refused, all else is served. */
+  readonly draining: () => boolean;
   /** Where 2026-07-28 requests go. */
   readonly modern: ModernLane;
   /** The principal the caller's bearer token names in the tokens file (guard.ts); undefined: the shared one. */
@@ -233,12 +235,12 @@ async function postWithoutSession(
 ): Promise<void> {
   const screened = screenBody(text, (name) => name === 'initialize');
   if (screened.kind === 'pass' && isInitializeRequest(screened.message)) {
-    if (!options.accepting()) {
+    if (!options.accepting() || options.draining()) {
       sendRefusal(
         res,
         httpRefusal(
           503,
-          'Service Unavailable: the server is shutting down; start a session on another instance',
+          `Service Unavailable: the server is ${options.accepting() ? 'draining before it shuts down' : 'shutting down'}; start a session on another instance`,
           { 'Retry-After': '1' },
           -32000,
         ),

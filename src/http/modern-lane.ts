@@ -31,8 +31,8 @@ type SkillsCaller = NonNullable<ScriptOwnerOptions['callSkills']>;
 /** The principal of a 2026-07-28 caller when no tokens file names one: everyone who holds the one token (or none). */
 export const SHARED_PRINCIPAL = 'shared';
 
-/** What a 2025 session is given, but its instance id: the scripts' skills calls are given the principal. */
-export type ModernLaneOptions = Omit<HttpSessionsOptions, 'instanceId'>;
+/** What a 2025 session is given; the scripts' skills calls are given the principal instead of the session id. */
+export type ModernLaneOptions = HttpSessionsOptions;
 
 interface Caller {
   readonly owner: ScriptOwner;
@@ -88,10 +88,15 @@ export class ModernLane {
       savedSkills: () => this.skillLines,
       origin: modern.origin,
       label: `principal ${principal}`,
+      ...(this.options.instanceId !== undefined ? { instance: this.options.instanceId } : {}),
       sendLog: (params) => modern.sendLog(params),
     });
     modern.attributeTo(() => owner.soleCaller());
-    const tasks = new CallerTasks({ inputs: modern.inputs, scriptLifetimeMs: settings.scriptLifetimeMs });
+    const tasks = new CallerTasks({
+      inputs: modern.inputs,
+      scriptLifetimeMs: settings.scriptLifetimeMs,
+      ...(this.options.instanceId !== undefined ? { instance: this.options.instanceId } : {}),
+    });
     const caller = { owner, modern, tasks };
     this.callers.set(principal, caller);
     return caller;

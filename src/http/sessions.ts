@@ -22,7 +22,7 @@ export interface HttpSessionsOptions {
   readonly version: string;
   readonly startup: () => Promise<void>;
   readonly log: Log;
-  /** Prefixes every session id as `<instanceId>.`. */
+  /** Prefixes every session id and script id as `<instanceId>.`. */
   readonly instanceId: string | undefined;
   /**
    * The server's state store. Each session is a principal of its own, known by its id: the bearer
@@ -74,6 +74,7 @@ export class HttpSession {
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
       ...(options.callSkills !== undefined ? { callSkills: options.callSkills(id) } : {}),
       ...(options.savedSkills !== undefined ? { savedSkills: options.savedSkills } : {}),
+      ...(options.instanceId !== undefined ? { instance: options.instanceId } : {}),
     });
   }
 

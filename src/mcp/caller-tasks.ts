@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequests } from '@modelcontextprotocol/server';
 import { quoteInput } from '../support/echo.js';
 import type { InputQueue } from './input-queue.js';
-import { SERVER_TAG } from '../scripts/session-scripts.js';
+import { foreignInstance, scriptIdPrefix } from '../scripts/script-ids.js';
 
 /**
  * 1 hour: how long a task's result is kept once its script could have ended. A task's `ttlMs`
@@ -85,6 +85,8 @@ export interface CallerTasksDeps {
   readonly inputs: InputQueue;
   /** The scripts' longest life (scriptLifetimeMs), for the tasks' ttlMs. */
   readonly scriptLifetimeMs: number;
+  /** The server's --instance-id, which starts every task id (src/scripts/script-ids.ts). */
+  readonly instance?: string;
 }
 
 export class CallerTasks {
@@ -101,9 +103,9 @@ export class CallerTasks {
     return this.tasks.size < TASKS_KEPT_MAX;
   }
 
-  /** A key for an exposed tool's call made as a task: `<server tag>-call<n>`, told apart from script ids. */
+  /** A key for an exposed tool's call made as a task: `[<instance>.]<process tag>-call<n>`, routed as script ids are. */
   newCallKey(): string {
-    return `${SERVER_TAG}-call${++this.calls}`;
+    return `${scriptIdPrefix(this.deps.instance)}call${++this.calls}`;
   }
 
   /**
@@ -173,6 +175,8 @@ export class CallerTasks {
   private find(taskId: string): TaskRecord {
     this.forgetExpired();
     const record = this.tasks.get(taskId);
+    const gone = record === undefined ? foreignInstance(taskId, this.deps.instance) : undefined;
+    if (gone !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, gone.replace(/^script /, 'task '));
     if (record === undefined) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,

@@ -72,6 +72,8 @@ export interface ClientSessionOptions {
   readonly callSkills?: SkillsCaller;
   /** The saved skills, read again for each tools/list so the description names them as they are now. */
   readonly savedSkills?: () => Promise<readonly SkillLine[]>;
+  /** Over HTTP: the server's --instance-id, which starts every script id (src/scripts/script-ids.ts). */
+  readonly instance?: string;
 }
 
 export class ClientSession {
@@ -102,7 +104,11 @@ export class ClientSession {
     this.tasks =
       this.modern === undefined
         ? undefined
-        : new CallerTasks({ inputs: this.modern.inputs, scriptLifetimeMs: options.settings.scriptLifetimeMs });
+        : new CallerTasks({
+            inputs: this.modern.inputs,
+            scriptLifetimeMs: options.settings.scriptLifetimeMs,
+            ...(options.instance !== undefined ? { instance: options.instance } : {}),
+          });
     const surface = buildSurface({
       hub,
       version: options.version,
@@ -137,6 +143,7 @@ export class ClientSession {
       ...(options.callSkills !== undefined ? { callSkills: this.skillsSaving(options.callSkills) } : {}),
       savedSkills: () => this.skillLines ?? [],
       origin: this.origin,
+      ...(options.instance !== undefined ? { instance: options.instance } : {}),
       sendLog: (params) => this.sendLog(params),
     });
     this.modern?.attributeTo(() => this.owner.soleCaller());

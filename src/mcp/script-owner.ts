@@ -33,6 +33,8 @@ export interface ScriptOwnerOptions {
   readonly origin: CallOrigin;
   /** Whose scripts, in messages (`principal alice`); unset, this session. */
   readonly label?: string;
+  /** The server's --instance-id, which starts every script id (src/scripts/script-ids.ts). */
+  readonly instance?: string;
   /** A logging notification to the client (a script's notify()). */
   readonly sendLog: (params: LoggingMessageNotification['params']) => void;
 }
@@ -69,6 +71,7 @@ export class ScriptOwner {
       settings,
       identity: { principal: this.options.state.principal, session: this.options.origin.label },
       ...(this.options.label !== undefined ? { owner: this.options.label } : {}),
+      ...(this.options.instance !== undefined ? { instance: this.options.instance } : {}),
       log: (data) => this.options.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
     });
     return this.scripts;

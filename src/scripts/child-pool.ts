@@ -57,6 +57,10 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
   private readonly pace: RefillPace;
   private readonly retired: RetiredHold<Child>;
   private closed = false;
+  /** Set by drain(): why every take is refused from then on. */
+  private drainRefusal: string | undefined;
+  /** drain()'s callers, told once no script runs. */
+  private readonly idleWaiters: Array<() => void> = [];
   /** Pooled children that failed to start since one last did. */
   private startFailures = 0;
   /** The catalog pooled children are sent ahead of their scripts (offerCatalog), as JSON text. */
@@ -135,6 +139,18 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
     for (const child of this.pooled) child.offerCatalog(toolsJson);
   }
 
+  /**
+   * Takes no more children (each take is refused with `refusal`, which says what to do) and starts
+   * none ahead; resolves once no script runs, the running ones ending as they would.
+   */
+  drain(refusal: string): Promise<void> {
+    this.drainRefusal = refusal;
+    this.pace.cancel();
+    const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.sayIfIdle();
+    return idle;
+  }
+
   /** Kills the pooled children and waits until every child the supply started has exited. */
   async close(): Promise<void> {
     this.closed = true;
@@ -147,6 +163,7 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
 
   private takeFor(session: object): Supplied<Child> {
     if (this.closed) return { refused: 'the server is shutting down' };
+    if (this.drainRefusal !== undefined) return { refused: this.drainRefusal };
     const refused = this.fairShare.refusal(session);
     if (refused !== undefined) return { refused };
     const supplied = this.takeChild();
@@ -199,6 +216,7 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
       if (index !== -1) this.pooled.splice(index, 1);
       this.retired.forget(child);
       this.refill();
+      this.sayIfIdle();
     });
     return child;
   }
@@ -207,6 +225,7 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
   private retire(child: Child): void {
     if (this.closed) return child.release();
     this.retired.hold(child);
+    this.sayIfIdle();
     // On the next turn, after the write of the last script's answer; unless a script started meanwhile.
     if (this.running() === 0) {
       setImmediate(() => {
@@ -217,7 +236,7 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
 
   /** Starts children until the pool is full, as far as PoolSize and the server's cap allow. */
   private refill(): void {
-    if (this.closed || this.pace.paused) return;
+    if (this.closed || this.drainRefusal !== undefined || this.pace.paused) return;
     const start = childrenToStart({
       pooled: this.pooled.length,
       counted: this.counted(),
@@ -240,6 +259,14 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
         if (!this.closed) this.pace.afterFailure();
       },
     );
+  }
+
+  /** Tells drain()'s callers once no script runs: on the next turn, after the write of the last script's answer. */
+  private sayIfIdle(): void {
+    if (this.idleWaiters.length === 0 || this.running() > 0) return;
+    setImmediate(() => {
+      if (this.running() <= 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    });
   }
 
   private sayGrown(size: number): void {

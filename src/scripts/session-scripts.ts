@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
 import { Script } from '../script-host/script.js';
@@ -11,11 +10,9 @@ import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { renderList, type ListedScript } from './list.js';
 import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-entries.js';
+import { foreignInstance, fromEarlierRun, scriptIdPrefix } from './script-ids.js';
 import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
-
-/** Tags this server process's script ids, so an id from an earlier run is told apart from a typo. */
-export const SERVER_TAG = randomBytes(3).toString('hex');
 
 export interface WatchContext {
   /** Aborts when the client cancels its call: the watch is released. */
@@ -77,6 +74,8 @@ export interface SessionScriptsDeps {
    * `principal alice` (2026-07-28 callers over HTTP). Unset, this session.
    */
   readonly owner?: string;
+  /** This server's --instance-id: script ids start with `<instance>.` (script-ids.ts). */
+  readonly instance?: string;
   /** Who runs the scripts, as the audit log names them: the state's principal, and the session's label. */
   readonly identity: { readonly principal: string; readonly session: string };
   /** An MCP logging notification to this session's client. */
@@ -176,7 +175,7 @@ export class SessionScripts {
     const supplied = this.deps.supply.take();
     if ('refused' in supplied) return refusalAnswer(supplied.refused);
 
-    const id = `${SERVER_TAG}-${++this.counter}`;
+    const id = `${scriptIdPrefix(this.deps.instance)}${++this.counter}`;
     const { settings } = this.deps;
     const watching = (): Watch | null => this.entries.get(id)?.watch ?? null;
     // The script's span, a child of the request that runs it; its calls' spans are its children.
@@ -306,9 +305,12 @@ export class SessionScripts {
     }
   }
 
+  /** A script id this session doesn't hold: another instance's, an earlier run's, or one it never had. */
   private unknownScript(id: string): string {
+    const foreign = foreignInstance(id, this.deps.instance);
+    if (foreign !== undefined) return foreign;
     const known = [...this.entries.keys()];
-    const elsewhere = !id.startsWith(`${SERVER_TAG}-`) && /^[0-9a-f]{6}-\d+$/.test(id);
+    const elsewhere = fromEarlierRun(id, this.deps.instance);
     return (
       `no script ${quoteInput(id)} of ${this.owner}` +
       (elsewhere ? ': it was started by an earlier run of the server, and ended with it' : '') +

@@ -176,6 +176,12 @@ describe('code_execution as a task', () => {
     }
     expect((await ada().getTask(taskId)).status).toBe('working');
     await ada().request('tasks/cancel', { taskId });
+    // Another instance's task (the load balancer sent its tasks/get here: it is gone) is said so.
+    const elsewhere = await ada().request('tasks/get', { taskId: 'b.abcdef-3.AAAAAAAAAAAAAAAAAAAAAA' });
+    expect(elsewhere.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('task "b.abcdef-3.AAAAAAAAAAAAAAAAAAAAAA" was started on instance "b", which is gone'),
+    });
   });
 
   test('without the extension: a run answers as before, and tasks/* are refused with -32021 naming it', async () => {

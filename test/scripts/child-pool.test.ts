@@ -191,6 +191,28 @@ describe('the pool', () => {
     await closing;
     expect(started.every((child) => child.exited)).toBe(true);
   });
+
+  it('draining, refuses runs with the reason given, starts none ahead, and says when the last running script has ended', async () => {
+    const { pool, clock, started } = open({ pool: 1 });
+    const first = takenChild(pool.take());
+    const second = takenChild(pool.take());
+    let idle = false;
+    const draining = pool.drain('instance a is draining').then(() => (idle = true));
+    expect(pool.take()).toEqual({ refused: 'instance a is draining' });
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(started).toHaveLength(2);
+    await endAndExit(first);
+    expect(idle).toBe(false);
+    await endAndExit(second);
+    await draining;
+    expect(started).toHaveLength(2);
+  });
+
+  it('draining with no script running is idle at once', async () => {
+    const { pool } = open({ pool: 1 });
+    await pool.drain('draining');
+    expect(pool.pooledCount).toBe(1);
+  });
 });
 
 describe('the pool under a burst', () => {

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CatalogTool } from '../../src/catalog/types.js';
 import { ToolRefusedError } from '../../src/support/errors.js';
 import { ChildSupply } from '../../src/scripts/child-supply.js';
-import { SERVER_TAG, SessionScripts } from '../../src/scripts/session-scripts.js';
+import { SessionScripts } from '../../src/scripts/session-scripts.js';
+import { PROCESS_TAG } from '../../src/scripts/script-ids.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import { waitForNoChildren } from '../support/processes.js';
 import { until } from '../support/waiting.js';
@@ -33,7 +34,7 @@ function armGate(): { reached: Promise<void>; open: () => void } {
   return { reached: reachedPromise, open };
 }
 
-function open(settings: Partial<Settings> = {}): SessionScripts {
+function open(settings: Partial<Settings> = {}, instance?: string): SessionScripts {
   const all = { ...DEFAULT_SETTINGS, pool: 0, ...settings };
   const supply = new ChildSupply(all);
   const session = new SessionScripts({
@@ -52,6 +53,7 @@ function open(settings: Partial<Settings> = {}): SessionScripts {
     },
     settings: all,
     identity: { principal: 'local', session: 'the client' },
+    ...(instance !== undefined ? { instance } : {}),
     log: () => {},
   });
   opened.push({ session, supply });
@@ -75,7 +77,7 @@ describe('code_execution in one session', () => {
     [{}, /nothing to do: code_execution accepts \{"code"/],
     [{ action: 'dance' }, /action must be one of "run", "wait", "stop", "list"; got "dance"/],
     [{ action: 'wait' }, /wait needs the script's id/],
-    [{ action: 'wait', script: `${SERVER_TAG}-99` }, /no script "[0-9a-f]+-99" of this session/],
+    [{ action: 'wait', script: `${PROCESS_TAG}-99` }, /no script "[0-9a-f]+-99" of this session/],
     [{ code: 42 }, /code must be a string of JavaScript.*got number 42/],
     [{ code: 'return 1', yield_ms: -1 }, /yield_ms must be a whole number of milliseconds from 0 to 600000/],
     [{ code: 'return 1', extra: true }, /run takes "action", "code", "yield_ms"; not "extra"/],
@@ -90,6 +92,27 @@ describe('code_execution in one session', () => {
   it('tells an id from an earlier run of the server from one it never had', async () => {
     const answer = await open().handle({ action: 'wait', script: 'abcdef-1' }, idle);
     expect(text(answer)).toMatch(/started by an earlier run of the server/);
+  });
+
+  it("names its instance in its script ids, and tells that instance's earlier run from a typo", async () => {
+    const session = open({}, 'a');
+    expect(scriptId(await session.handle({ code: 'return 1' }, idle))).toBe(`a.${PROCESS_TAG}-1`);
+    expect(text(await session.handle({ action: 'wait', script: 'a.abcdef-1' }, idle))).toMatch(
+      /started by an earlier run of the server/,
+    );
+    expect(text(await session.handle({ action: 'wait', script: `a.${PROCESS_TAG}-9` }, idle))).toMatch(
+      /^Refused: no script "a\.[0-9a-f]{6}-9" of this session\. Its scripts: a\.[0-9a-f]{6}-1\.$/,
+    );
+  });
+
+  it("answers a wait or stop for another instance's script as that instance gone, not as an unknown script", async () => {
+    const session = open({}, 'a');
+    for (const action of ['wait', 'stop']) {
+      const answer = await session.handle({ action, script: 'b.abcdef-3' }, idle);
+      expect(answer.isError).toBe(true);
+      expect(text(answer)).toMatch(/^Refused: script "b\.abcdef-3" was started on instance "b", which is gone or unreachable/);
+      expect(text(answer)).toContain('Run the script again.');
+    }
   });
 
   it('yields a running script, returns only what is new on wait, and lists what ran', async () => {
@@ -156,7 +179,7 @@ describe('code_execution in one session', () => {
     await pending;
     openGate();
     const list = text(await session.handle({ action: 'list' }, idle));
-    const id = new RegExp(`^(${SERVER_TAG}-\\d+) `, 'm').exec(list)![1]!;
+    const id = new RegExp(`^(${PROCESS_TAG}-\\d+) `, 'm').exec(list)![1]!;
     const ending = await session.handle({ action: 'wait', script: id }, idle);
     expect(text(ending)).toMatch(/^Script \S+ stopped\n/);
     expect(text(ending)).toContain('the client cancelled the call that watched it');

@@ -34,7 +34,9 @@ const LISTENING = /serving MCP over HTTP at (http:\/\/\S+\/mcp)/;
 
 /**
  * `args` go before `--http` (put the upstream after `--` in them); `listen` is `127.0.0.1:0` unless
- * given; `nodeArgs` are the runtime's own, for the server's process only.
+ * given; `nodeArgs` are the runtime's own, for the server's process only. Unless `args` set
+ * `--drain-grace-ms`, SIGTERM shuts down at once (`--drain-grace-ms 0`), as the tests that stop
+ * a server with scripts running expect; http-drain.test.ts tests the drain.
  */
 export async function startHttpServer(
   args: readonly string[],
@@ -42,6 +44,7 @@ export async function startHttpServer(
 ): Promise<HttpServer> {
   const dash = args.indexOf('--');
   const ours = dash === -1 ? [...args] : args.slice(0, dash);
+  if (!ours.includes('--drain-grace-ms')) ours.push('--drain-grace-ms', '0');
   const upstream = dash === -1 ? [] : args.slice(dash);
   const child = spawn(
     SERVER_RUNTIME,

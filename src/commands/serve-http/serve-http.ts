@@ -2,8 +2,9 @@
  * `codemode-mcp --http [host:]port`: Streamable HTTP at `/mcp` on node:http, many sessions at
  * once, each a world of its own (http-sessions.ts), sharing the upstreams and the script
  * children. Every request passes the Host/Origin and token checks first (http-guard.ts);
- * `/healthz` says how the instance stands. On SIGINT or SIGTERM it stops accepting, ends every
- * session (stopping its scripts), closes the pool and the upstreams, and exits.
+ * `/healthz` says how the instance stands. On SIGTERM it first drains (drain.ts); then, or at once
+ * on SIGINT, it stops accepting, ends every session (stopping its scripts), closes the pool and the
+ * upstreams, and exits.
  */
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +19,8 @@ import { httpRefusal, sendRefusal } from '../../http/refusal.js';
 import { HttpSessions } from '../../http/sessions.js';
 import { ModernLane } from '../../http/modern-lane.js';
 import { TokenTable } from '../../http/tokens-file.js';
-import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
+import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals, type BeforeShutdown } from '../serve-shutdown.js';
+import { drainOnSigterm } from './drain.js';
 import { startObserving, startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
@@ -45,6 +47,8 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   }
   const state = await openStateStore(settings, log);
   let accepting = true;
+  /** SIGTERM's drain has begun: no new session or script. */
+  let draining = false;
   let listener: NodeHttpServer | undefined;
 
   const shutDown = createShutdown(async () => {
@@ -92,15 +96,18 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   });
   const modern = new ModernLane({
     ...served,
+    instanceId: http.instanceId,
     callSkills: (principal) => skillsCaller(library, httpSaving(settings, `principal ${principal}`), log),
   });
   const tokens = await readTokens(settings.httpTokensFile, log);
   if (tokens === 'refused') return shutDown('its tokens file cannot be used', EXIT_FAILURE);
+  const drain: BeforeShutdown = (signal, hurry) =>
+    drainOnSigterm({ supply, settings, instanceId: http.instanceId, log, began: () => (draining = true) }, signal, hurry);
   if (tokens !== undefined) {
     // A server with a tokens file reads it again on SIGHUP, as daemons do, rather than ending.
-    shutDownOnSignals(shutDown, log, ['SIGINT', 'SIGTERM']);
+    shutDownOnSignals(shutDown, log, ['SIGINT', 'SIGTERM'], drain);
     process.on('SIGHUP', () => void tokens.reload());
-  } else shutDownOnSignals(shutDown, log);
+  } else shutDownOnSignals(shutDown, log, undefined, drain);
 
   const guard = { hostnames: acceptedHostnames(http), token: http.token, tokens: () => tokens?.table };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -116,6 +123,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
         maxMessageBytes: settings.maxMessageBytes,
         log,
         accepting: () => accepting,
+        draining: () => draining,
         modern,
         principal,
       });
@@ -123,7 +131,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       sendHealth(res, {
         instanceId: http.instanceId,
         version,
-        shuttingDown: !accepting,
+        state: !accepting ? 'shutting down' : draining ? 'draining' : 'serving',
         upstreams: hub.upstreamStatus(),
         sessions: sessions.size,
         children: { alive: supply.size, pooled: supply.pooledCount, max: settings.maxScriptChildren },
