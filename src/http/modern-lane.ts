@@ -150,7 +150,8 @@ export class ModernLane {
     await this.options.startup();
     const scripts = owner.scriptsNow();
     if (scripts === undefined) return refusalAnswer('the server is shutting down');
-    return codeExecutionWithInput({ scripts, inputs: modern.inputs, codec: this.codec, tasks }, args, ctx, trace);
+    const routed = this.options.instanceId !== undefined;
+    return codeExecutionWithInput({ scripts, inputs: modern.inputs, codec: this.codec, tasks, routed }, args, ctx, trace);
   }
 
   /** The inputSchema of a tool as listed now, for its parameter headers (param-headers.ts). */

@@ -57,10 +57,16 @@ export interface InputWatchDeps {
   readonly codec: RequestStateCodec<ResumeState>;
   /** The owner's tasks: a client that declares the Tasks extension gets a still-running script's run as one. */
   readonly tasks?: CallerTasks;
+  /**
+   * Set behind a load balancer (--instance-id): a `run` asked for input before its first answer
+   * answers `running` with the script's id instead, so that the question comes on a `wait`, which
+   * routes to this instance by its script (`Mcp-Param-Script`); a retry of the `run` would not.
+   */
+  readonly routed?: boolean;
 }
 
 export async function codeExecutionWithInput(
-  { scripts, inputs, codec, tasks }: InputWatchDeps,
+  { scripts, inputs, codec, tasks, routed }: InputWatchDeps,
   args: unknown,
   ctx: ServerContext,
   trace?: TraceContext,
@@ -106,6 +112,9 @@ export async function codeExecutionWithInput(
       if (!isInterrupted(answer)) return answer;
       const view = asTask ? scripts.taskView(answer.interrupted) : undefined;
       if (view !== undefined) return tasks!.create(scriptWork(view));
+      if (routed === true && resumed === undefined && isRun(input)) {
+        return scripts.handle({ action: 'wait', script: answer.interrupted, yield_ms: 0 }, { signal: ctx.mcpReq.signal });
+      }
       const requests = inputs.requests(answer.interrupted);
       const keys = Object.keys(requests);
       const yieldMs = yieldOf(input);
