@@ -13,6 +13,8 @@ import { renderList, type ListedScript } from './list.js';
 import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-entries.js';
 import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
+import type { ApprovalGate } from '../approvals/approval-gate.js';
+import { ApprovalTally, sendApproved } from './approved-calls.js';
 
 /** Tags this server process's script ids, so an id from an earlier run is told apart from a typo. */
 export const SERVER_TAG = randomBytes(3).toString('hex');
@@ -74,6 +76,8 @@ export interface SessionScriptsDeps {
   readonly identity: { readonly principal: string; readonly session: string };
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
+  /** Where calls of `ask` tools wait for a person; absent, every allowed call goes straight on. */
+  readonly approvals?: ApprovalGate;
 }
 
 interface Watch {
@@ -90,6 +94,8 @@ interface Entry {
   returnedAnything: boolean;
   endingReturned: boolean;
   watch: Watch | null;
+  /** What the approval gate decided for the script without a person (fallback, timeout). */
+  readonly approvals: ApprovalTally;
 }
 
 /**
@@ -162,6 +168,8 @@ export class SessionScripts {
     const id = `${SERVER_TAG}-${++this.counter}`;
     const { settings } = this.deps;
     const watching = (): Watch | null => this.entries.get(id)?.watch ?? null;
+    const tally = new ApprovalTally(settings.approvalFallback);
+    const gate = this.deps.approvals;
     // The script's span, a child of the request that runs it; its calls' spans are its children.
     const trace = activeTelemetry().startScript({ id, code }, ctx.trace);
     const caller: CallCaller = {
@@ -174,9 +182,26 @@ export class SessionScripts {
       tools: entriesWithSkills(toolEntries(this.deps.catalog()), this.deps.savedSkills?.() ?? []),
       unlisted: this.deps.unlisted(),
       // An upstream's progress on a script's call goes to the call watching the script.
-      callTool: (name, args, signal) => {
+      callTool: (name, args, signal, hold) => {
         const onProgress = (progress: Progress) => watching()?.progress?.push(describeProgress(name, progress));
-        const answer = this.deps.callTool(name, args, signal, onProgress, caller);
+        const send = () => this.deps.callTool(name, args, signal, onProgress, caller);
+        const answer =
+          gate === undefined
+            ? send()
+            : sendApproved(
+                {
+                  gate,
+                  script: id,
+                  tool: this.deps.catalog().find((tool) => tool.name === name),
+                  name,
+                  args,
+                  signal,
+                  hold,
+                  identity: this.deps.identity,
+                  tally,
+                },
+                send,
+              );
         trace.countCall(answer);
         return answer;
       },
@@ -197,9 +222,11 @@ export class SessionScripts {
       returnedAnything: false,
       endingReturned: false,
       watch: null,
+      approvals: tally,
     };
     this.entries.set(id, entry);
     void script.ended.then(() => {
+      gate?.forget(id);
       trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
       entry.endedAt = Date.now();
       this.forgetOldEnded();
@@ -239,7 +266,8 @@ export class SessionScripts {
     const ret = entry.script.takeReturn();
     entry.returnedAnything = true;
     if (ret.status !== 'running') entry.endingReturned = true;
-    return scriptAnswer(ret);
+    const waiting = ret.status === 'running' ? (this.deps.approvals?.waiting(id) ?? []) : [];
+    return scriptAnswer(ret, [...waiting.map((call) => `waiting for approval: ${call}`), ...entry.approvals.lines()]);
   }
 
   private list(): CallToolResult {
