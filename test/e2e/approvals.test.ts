@@ -17,6 +17,7 @@ import {
   type RunningServer,
 } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { connectHttp, startHttpServer } from '../support/http-server.js';
 
 interface Recorded {
   readonly tool: string;
@@ -183,6 +184,58 @@ describe('a 2025 client whose person answers', () => {
     expect(valueOf(x)).toBe('deleted x');
     expect(valueOf(y)).toMatch(/^APPROVAL_DENIED: /);
     expect(setup.deleted()).toEqual(['x']);
+  });
+});
+
+describe('a script stopped while its call waits for approval', () => {
+  test('withdraws the question, and the call is never sent', async () => {
+    const setup = deletableConfig('approvals-stop');
+    let withdrawn!: () => void;
+    const questionWithdrawn = new Promise<void>((resolve) => (withdrawn = resolve));
+    let asked!: () => void;
+    const questioned = new Promise<void>((resolve) => (asked = resolve));
+    const server = await startServer(['--config', setup.config], {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: () => {
+        asked();
+        return new Promise<ElicitResult>(() => {});
+      },
+    });
+    server.client.setNotificationHandler('notifications/cancelled', () => withdrawn());
+    const running = server.run({ code: 'await tools.delete_item({ id: "s" }); return "sent"' });
+    await questioned;
+    const listed = structuredOf(await server.run({ action: 'list' })) as { scripts: Array<{ id: string }> };
+    const stopped = await server.run({ action: 'stop', script: listed.scripts[0]!.id });
+    expect(structuredOf(stopped).status).toBe('stopped');
+    await questionWithdrawn;
+    await running;
+    expect(setup.deleted()).toEqual([]);
+    expect(await server.close()).toEqual([]);
+  });
+});
+
+describe.each([
+  ['2025-11-25', undefined],
+  ['2026-07-28', { mode: { pin: '2026-07-28' as const } }],
+])('a client speaking %s over HTTP', (_revision, versionNegotiation) => {
+  test('is asked, and nothing is sent until its person allows', async () => {
+    const setup = deletableConfig('approvals-http');
+    const server = await startHttpServer(['--config', setup.config]);
+    const at = person();
+    at.answerWith((request) => (request.params.message.includes('"yes"') ? choose('allow') : { action: 'decline' }));
+    const client = await connectHttp(server.url, {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: at.onElicit,
+      ...(versionNegotiation !== undefined ? { versionNegotiation } : {}),
+    });
+    const allowed = await client.run({ code: 'return (await tools.delete_item({ id: "yes" })).content[0].text' });
+    const denied = await client.run({ code: 'try { await tools.delete_item({ id: "no" }) } catch (e) { return e.message }' });
+    expect(valueOf(allowed)).toBe('deleted yes');
+    expect(valueOf(denied)).toMatch(/^APPROVAL_DENIED: /);
+    expect(at.questions).toHaveLength(2);
+    expect(setup.deleted()).toEqual(['yes']);
+    await client.close();
+    expect((await server.stop()).left).toEqual([]);
   });
 });
 
