@@ -241,7 +241,11 @@ export class ApprovalGate {
       if (state.batches.get(tool) === batch) state.batches.delete(tool);
       for (const waiter of waiters) waiter.settle({ allowed: false, by, refusal: new ToolRefusedError(code, tool, reason) });
     };
-    if (scriptEnded) return refuse('unasked', 'APPROVAL_UNAVAILABLE', 'the script ended before a person answered');
+    if (scriptEnded) {
+      this.options.log(`codemode-mcp: approval: question withdrawn, the script ended; ${calls} never sent`, 'info');
+      this.audit(first, 'withdrawn', count);
+      return refuse('unasked', 'APPROVAL_UNAVAILABLE', 'the script ended before a person answered');
+    }
     switch (decision.kind) {
       case 'timeout':
         this.options.log(`codemode-mcp: approval: no answer within approvalTimeoutMs; ${calls} refused`, 'info');

@@ -5,8 +5,12 @@
  */
 import { activeAuditLog } from './audit-log.js';
 
-/** asked; allowed or denied by a person; timed out; not asked (the asking failed); the fallback for a client that can't ask. */
-export type ApprovalOutcome = 'asked' | 'allowed' | 'denied' | 'timed_out' | 'unasked' | 'fallback_allowed' | 'fallback_refused';
+/**
+ * asked; allowed or denied by a person; timed out; withdrawn (the script ended first); not asked
+ * (the asking failed); the fallback for a client that can't ask.
+ */
+export type ApprovalOutcome =
+  'asked' | 'allowed' | 'denied' | 'timed_out' | 'withdrawn' | 'unasked' | 'fallback_allowed' | 'fallback_refused';
 
 export interface ApprovalAuditEntry {
   readonly principal: string;

@@ -10,6 +10,7 @@ import {
   nodeEntry,
   runBin,
   startServer,
+  stderrLine,
   structuredOf,
   textOf,
   valueOf,
@@ -208,6 +209,7 @@ describe('a script stopped while its call waits for approval', () => {
     const stopped = await server.run({ action: 'stop', script: listed.scripts[0]!.id });
     expect(structuredOf(stopped).status).toBe('stopped');
     await questionWithdrawn;
+    await stderrLine(server, /approval: question withdrawn, the script ended; 1 call\(s\) of delete_item by script \S+ never sent/);
     await running;
     expect(setup.deleted()).toEqual([]);
     expect(await server.close()).toEqual([]);
