@@ -86,7 +86,7 @@ export function approvalRequest(question: ApprovalQuestion): ElicitRequest {
             oneOf: [
               { const: 'allow', title: calls.length === 1 ? 'Allow once' : `Allow all ${groupThousands(calls.length)}` },
               { const: 'allow-script', title: `Allow ${tool.name} for the rest of this script` },
-              { const: 'allow-owner', title: `Allow ${tool.name} for ${question.owner} for the minutes below` },
+              { const: 'allow-owner', title: `Allow ${tool.name} for ${question.owner} for some minutes` },
               { const: 'deny', title: calls.length === 1 ? 'Deny' : 'Deny all' },
             ],
           },

@@ -3,9 +3,13 @@
 // every call that reaches it, so each test proves what was sent and what was not.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import {
+  BIN,
+  SERVER_RUNTIME,
+  binArgs,
   fixturePath,
   nodeEntry,
   runBin,
@@ -209,7 +213,10 @@ describe('a script stopped while its call waits for approval', () => {
     const stopped = await server.run({ action: 'stop', script: listed.scripts[0]!.id });
     expect(structuredOf(stopped).status).toBe('stopped');
     await questionWithdrawn;
-    await stderrLine(server, /approval: question withdrawn, the script ended; 1 call\(s\) of delete_item by script \S+ never sent/);
+    await stderrLine(
+      server,
+      /approval: question withdrawn, the script ended; 1 call\(s\) of delete_item by script \S+ never sent/,
+    );
     await running;
     expect(setup.deleted()).toEqual([]);
     expect(await server.close()).toEqual([]);
@@ -301,5 +308,28 @@ describe('codemode-mcp run', () => {
     );
     expect(setup.deleted()).toEqual([]);
     expect(left).toEqual([]);
+  });
+
+  // util-linux's script(1) gives the command a real terminal: the question shows on it, and the answer is typed after it.
+  test.runIf(existsSync('/usr/bin/script'))('on a terminal, asks the person there, and sends the call once allowed', async () => {
+    const setup = deletableConfig('approvals-run-tty');
+    const file = join(makeTempDir('approvals-run-tty-script'), 'script.js');
+    writeFileSync(file, 'return (await tools.delete_item({ id: "t" })).content[0].text');
+    const command = [SERVER_RUNTIME, ...binArgs(BIN, ['run', file, '--config', setup.config])].map((arg) => `'${arg}'`).join(' ');
+    const terminal = execa('/usr/bin/script', ['-qfec', command, '/dev/null'], { reject: false, stdin: 'pipe' });
+    let shown = '';
+    const questionShown = new Promise<void>((resolve) =>
+      terminal.stdout.on('data', (chunk: Buffer) => {
+        shown += chunk.toString();
+        if (shown.includes('Choose 1-4')) resolve();
+      }),
+    );
+    await questionShown;
+    expect(setup.deleted()).toEqual([]);
+    terminal.stdin.write('1\n');
+    await terminal;
+    expect(shown).toContain('  1. Allow once');
+    expect(shown).toContain('value: "deleted t"');
+    expect(setup.deleted()).toEqual(['t']);
   });
 });

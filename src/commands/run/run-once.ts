@@ -99,6 +99,7 @@ async function startAndRun(
     return RUN_EXIT.failed;
   }
   let state: StateStore | undefined;
+  let closeTerminal = (): void => {};
   try {
     // The stdio server's own state (LOCAL_PRINCIPAL): a script run by hand sees what the server's scripts stored.
     state = await openStateStore(settings, io.stderr);
@@ -113,6 +114,7 @@ async function startAndRun(
     // A person at a terminal is asked about the calls that need approval; without one, approvalFallback decides.
     // stdin that carried the script has nothing left to answer with.
     const asking = terminalOrigin(invocation.script?.path === '-' ? undefined : io.terminal);
+    closeTerminal = asking.close;
     const gate = new ApprovalGate({
       person: asking.person,
       timeoutMs: settings.approvalTimeoutMs,
@@ -153,11 +155,11 @@ async function startAndRun(
     void signals.first.then(() => script.stop('requested'));
     await script.ended;
     trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
-    asking.close();
     const ret = script.takeReturn();
     print(scriptAnswer(ret, tally.lines()));
     return ret.status === 'finished' ? RUN_EXIT.finished : RUN_EXIT.failed;
   } finally {
+    closeTerminal();
     await state?.close();
     await closeLeavingNoProcess(() => hub.close(), io.stderr);
     await observability.close();
