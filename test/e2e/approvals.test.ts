@@ -190,6 +190,18 @@ describe('a 2025 client whose person answers', () => {
     expect(valueOf(y)).toMatch(/^APPROVAL_DENIED: /);
     expect(setup.deleted()).toEqual(['x']);
   });
+
+  // Last in this session: its grant would cover the tests after it.
+  test('"for this session" for some minutes covers the later scripts of the session without asking', async () => {
+    at.answerWith(() => ({ action: 'accept', content: { decision: 'allow-owner', minutes: 5 } }));
+    const code = 'return (await tools.delete_item({ id: "o" })).content[0].text';
+    expect(valueOf(await server.run({ code }))).toBe('deleted o');
+    expect(valueOf(await server.run({ code }))).toBe('deleted o');
+    expect(at.questions).toHaveLength(1);
+    expect(setup.audit()).toContainEqual(
+      expect.objectContaining({ tool: 'delete_item', approval: 'allowed', scope: 'this session, for 5 min' }),
+    );
+  });
 });
 
 describe('a script stopped while its call waits for approval', () => {
@@ -245,6 +257,21 @@ describe.each([
     expect(setup.deleted()).toEqual(['yes']);
     await client.close();
     expect((await server.stop()).left).toEqual([]);
+  });
+});
+
+describe('a question no one answers', () => {
+  test('is refused after approvalTimeoutMs, and nothing is sent', async () => {
+    const setup = deletableConfig('approvals-timeout', { approvalTimeoutMs: '1s' });
+    const server = await startServer(['--config', setup.config], {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: () => new Promise<ElicitResult>(() => {}),
+    });
+    const result = await server.run({ code: 'try { await tools.delete_item({ id: "late" }) } catch (e) { return e.message }' });
+    expect(valueOf(result)).toMatch(/^APPROVAL_TIMED_OUT: delete_item was refused: no person answered within 1000 ms/);
+    expect(textOf(result)).toContain('approvals: 1 call refused: no person answered within approvalTimeoutMs');
+    expect(setup.deleted()).toEqual([]);
+    expect(await server.close()).toEqual([]);
   });
 });
 
