@@ -87,6 +87,13 @@ interface ScriptApprovals {
 
 const NO_RELEASE = (): void => {};
 
+/** What asking came to: the person's decision, no answer in time, the asking failed, or the script ended first. */
+type Outcome =
+  | ApprovalDecision
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'failed'; readonly reason: string }
+  | { readonly kind: 'withdrawn' };
+
 export class ApprovalGate {
   private readonly ownerGrants = new Map<string, number>();
   private readonly scripts = new Map<string, ScriptApprovals>();
@@ -203,22 +210,66 @@ export class ApprovalGate {
   }
 
   private async ask(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
-    const tool = first.tool.name;
     const calls = batch.waiters.map((waiter) => waiter.argsJson);
-    const asker = `script ${first.script} of ${this.options.owner}`;
-    const request = approvalRequest({ tool: first.tool, calls, asker, owner: this.options.owner });
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    this.options.log(`codemode-mcp: approval: asking about ${calls.length} call(s) of ${tool} by ${asker}`, 'info');
+    this.options.log(
+      `codemode-mcp: approval: asking about ${calls.length} call(s) of ${first.tool.name} by ${this.asker(first)}`,
+      'info',
+    );
     this.audit(first, 'asked', calls.length);
-    let decision: ApprovalDecision | { readonly kind: 'timeout' } | { readonly kind: 'failed'; readonly reason: string };
-    try {
-      const answer = await this.options.person.ask(request, AbortSignal.any([first.signal, timeout]));
-      decision = readApprovalAnswer(answer);
-    } catch (error) {
-      if (first.signal.aborted) return this.settleAll(state, tool, batch, { kind: 'deny', how: 'dismissed' }, first, true);
-      decision = timeout.aborted ? { kind: 'timeout' } : { kind: 'failed', reason: (error as Error).message };
+    const outcome = await this.askPerson(first, calls);
+    if (outcome.kind === 'review') return this.review(first, state, batch);
+    this.settleAll(state, first.tool.name, batch, outcome, first);
+  }
+
+  /**
+   * "Review them one by one": a question per waiting call, in order (calls that join meanwhile are
+   * reviewed too). Allow and deny decide that call alone; a grant, no answer in time or the
+   * script's end decides it and every call still waiting.
+   */
+  private async review(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
+    const tool = first.tool.name;
+    for (let waiter = batch.waiters.shift(); waiter !== undefined; waiter = batch.waiters.shift()) {
+      const outcome = await this.askPerson(first, [waiter.argsJson]);
+      if (outcome.kind === 'allow-batch' || outcome.kind === 'review') {
+        this.options.log(
+          `codemode-mcp: approval: a call of ${tool} by script ${first.script} allowed by a person (reviewed)`,
+          'info',
+        );
+        this.audit(first, 'allowed', 1, 'this call');
+        waiter.settle({ allowed: true, by: 'person', release: NO_RELEASE });
+      } else if (outcome.kind === 'deny') {
+        this.options.log(
+          `codemode-mcp: approval: a call of ${tool} by script ${first.script} denied by a person (reviewed)`,
+          'info',
+        );
+        this.audit(first, 'denied', 1);
+        waiter.settle({
+          allowed: false,
+          by: 'person',
+          refusal: new ToolRefusedError('APPROVAL_DENIED', tool, 'a person denied it'),
+        });
+      } else {
+        batch.waiters.unshift(waiter);
+        return this.settleAll(state, tool, batch, outcome, first);
+      }
     }
-    this.settleAll(state, tool, batch, decision, first, false);
+    if (state.batches.get(tool) === batch) state.batches.delete(tool);
+  }
+
+  /** Asks about `calls` of the first call's tool, within approvalTimeoutMs and the script's life. */
+  private async askPerson(first: ApprovalCall, calls: readonly string[]): Promise<Outcome> {
+    const request = approvalRequest({ tool: first.tool, calls, asker: this.asker(first), owner: this.options.owner });
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      return readApprovalAnswer(await this.options.person.ask(request, AbortSignal.any([first.signal, timeout])));
+    } catch (error) {
+      if (first.signal.aborted) return { kind: 'withdrawn' };
+      return timeout.aborted ? { kind: 'timeout' } : { kind: 'failed', reason: (error as Error).message };
+    }
+  }
+
+  private asker(call: ApprovalCall): string {
+    return `script ${call.script} of ${this.options.owner}`;
   }
 
   /** Applies the answer to every call that waited on it (more may have joined while it was asked). */
@@ -226,9 +277,8 @@ export class ApprovalGate {
     state: ScriptApprovals,
     tool: string,
     batch: Batch,
-    decision: ApprovalDecision | { readonly kind: 'timeout' } | { readonly kind: 'failed'; readonly reason: string },
+    decision: Exclude<Outcome, { kind: 'review' }>,
     first: ApprovalCall,
-    scriptEnded: boolean,
   ): void {
     const waiters = batch.waiters.splice(0);
     const count = waiters.length;
@@ -241,7 +291,7 @@ export class ApprovalGate {
       if (state.batches.get(tool) === batch) state.batches.delete(tool);
       for (const waiter of waiters) waiter.settle({ allowed: false, by, refusal: new ToolRefusedError(code, tool, reason) });
     };
-    if (scriptEnded) {
+    if (decision.kind === 'withdrawn') {
       this.options.log(`codemode-mcp: approval: question withdrawn, the script ended; ${calls} never sent`, 'info');
       this.audit(first, 'withdrawn', count);
       return refuse('unasked', 'APPROVAL_UNAVAILABLE', 'the script ended before a person answered');

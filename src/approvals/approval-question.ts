@@ -26,7 +26,9 @@ export type ApprovalDecision =
   /** Every call of the tool by the session (or principal) for `minutes`. */
   | { readonly kind: 'allow-owner'; readonly minutes: number }
   /** `declined`: deny chosen, or the form declined; `dismissed`: closed without an answer. */
-  | { readonly kind: 'deny'; readonly how: 'declined' | 'dismissed' };
+  | { readonly kind: 'deny'; readonly how: 'declined' | 'dismissed' }
+  /** Ask about each waiting call on its own (offered when several wait). */
+  | { readonly kind: 'review' };
 
 /** The tool as the question shows it. */
 export interface AskedTool {
@@ -88,6 +90,7 @@ export function approvalRequest(question: ApprovalQuestion): ElicitRequest {
               { const: 'allow-script', title: `Allow ${tool.name} for the rest of this script` },
               { const: 'allow-owner', title: `Allow ${tool.name} for ${question.owner} for some minutes` },
               { const: 'deny', title: calls.length === 1 ? 'Deny' : 'Deny all' },
+              ...(calls.length > 1 ? [{ const: 'review', title: 'Review them one by one' }] : []),
             ],
           },
           minutes: {
@@ -125,6 +128,8 @@ export function readApprovalAnswer(result: ElicitResult): ApprovalDecision {
     }
     case 'deny':
       return { kind: 'deny', how: 'declined' };
+    case 'review':
+      return { kind: 'review' };
     default:
       return { kind: 'deny', how: 'dismissed' };
   }

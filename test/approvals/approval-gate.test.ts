@@ -39,6 +39,7 @@ const call = (script: string, args: Record<string, unknown> = {}, tool = 'fs__de
   signal: scriptEnd.signal,
   identity: { principal: 'local', session: 'stdio' },
 });
+const choose = (decision: string): ElicitResult => ({ action: 'accept', content: { decision } });
 const accept = (decision: string, minutes?: number): ElicitResult => ({
   action: 'accept',
   content: { decision, ...(minutes !== undefined ? { minutes } : {}) },
@@ -155,5 +156,27 @@ describe('the approval gate', () => {
     void gateWith(origin).approve(call('s1', { text: 'x'.repeat(10_000) }));
     await asked;
     expect(questions[0]!.request.params.message).toMatch(/x…\s\(9\.8 KiB in all\)\)/);
+  });
+
+  it('reviews the calls of a batch one by one when the person asks to: each answer decides its own call', async () => {
+    const { origin, questions, nextQuestion } = askingOrigin();
+    const gate = gateWith(origin);
+    let asked = nextQuestion();
+    const verdicts = ['a', 'b', 'c'].map((id) => gate.approve(call('s1', { id })));
+    await asked;
+    expect(questions[0]!.request.params.message).toContain('3 calls of fs__delete_file');
+    for (const [i, answer] of [choose('review'), choose('allow'), { action: 'decline' as const }].entries()) {
+      asked = nextQuestion();
+      questions[i]!.answer(answer);
+      await asked;
+    }
+    expect(questions[3]!.request.params.message).toContain('- fs__delete_file({"id":"c"})');
+    questions[3]!.answer(choose('allow'));
+    expect((await Promise.all(verdicts)).map((verdict) => verdict.allowed)).toEqual([true, false, true]);
+    // A denial in review decides that call alone: the next call of the tool is asked about.
+    asked = nextQuestion();
+    void gate.approve(call('s1', { id: 'd' }));
+    await asked;
+    expect(questions).toHaveLength(5);
   });
 });
