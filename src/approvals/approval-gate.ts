@@ -75,6 +75,8 @@ interface Batch {
   inFlight: number;
   /** The script called another tool since: the batch ends once none of its calls is out. */
   interrupted: boolean;
+  /** In a review: the arguments of the call being asked about now (no longer among the waiters). */
+  reviewing?: string;
 }
 
 interface ScriptApprovals {
@@ -150,9 +152,13 @@ export class ApprovalGate {
     if (state === undefined) return [];
     const lines: string[] = [];
     for (const [tool, batch] of state.batches) {
-      if (batch.state !== 'asking' || batch.waiters.length === 0) continue;
-      const more = batch.waiters.length - 1;
-      lines.push(`${describeCall(tool, batch.waiters[0]!.argsJson)}${more > 0 ? ` and ${more} more calls of it` : ''}`);
+      const calls = [
+        ...(batch.reviewing !== undefined ? [batch.reviewing] : []),
+        ...batch.waiters.map((waiter) => waiter.argsJson),
+      ];
+      if (batch.state !== 'asking' || calls.length === 0) continue;
+      const more = calls.length - 1;
+      lines.push(`${describeCall(tool, calls[0]!)}${more > 0 ? ` and ${more} more calls of it` : ''}`);
     }
     return lines;
   }
@@ -229,7 +235,9 @@ export class ApprovalGate {
   private async review(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
     const tool = first.tool.name;
     for (let waiter = batch.waiters.shift(); waiter !== undefined; waiter = batch.waiters.shift()) {
+      batch.reviewing = waiter.argsJson;
       const outcome = await this.askPerson(first, [waiter.argsJson]);
+      delete batch.reviewing;
       if (outcome.kind === 'allow-batch' || outcome.kind === 'review') {
         this.options.log(
           `codemode-mcp: approval: a call of ${tool} by script ${first.script} allowed by a person (reviewed)`,

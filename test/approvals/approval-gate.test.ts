@@ -171,6 +171,7 @@ describe('the approval gate', () => {
       await asked;
     }
     expect(questions[3]!.request.params.message).toContain('- fs__delete_file({"id":"c"})');
+    expect(gate.waiting('s1')).toEqual(['fs__delete_file({"id":"c"})']);
     questions[3]!.answer(choose('allow'));
     expect((await Promise.all(verdicts)).map((verdict) => verdict.allowed)).toEqual([true, false, true]);
     // A denial in review decides that call alone: the next call of the tool is asked about.
