@@ -39,6 +39,7 @@ const SRC_FOLDERS = [
   'scripts',
   'upstream',
   'skills',
+  'approvals',
   'script-host',
   'telemetry',
   'state',
@@ -119,14 +120,15 @@ export default tseslint.config(
   // The layers inside src/: each folder imports only the folders below it, never one above or beside.
   layerRule('boot', ['support']),
   layerRule('cli', ['config', 'support']),
-  layerRule('commands', [
-    'cli',
-    'mcp',
-    'http',
-    'stdio',
+  // Commands are the top of src/: every folder below them.
+  layerRule(
+    'commands',
+    SRC_FOLDERS.filter((name) => name !== 'boot' && name !== 'commands'),
+  ),
+  layerRule('mcp', [
     'scripts',
     'upstream',
-    'skills',
+    'approvals',
     'script-host',
     'telemetry',
     'state',
@@ -135,11 +137,11 @@ export default tseslint.config(
     'config',
     'support',
   ]),
-  layerRule('mcp', ['scripts', 'upstream', 'script-host', 'telemetry', 'state', 'catalog', 'json-rpc', 'config', 'support']),
   layerRule('http', ['mcp', 'scripts', 'upstream', 'telemetry', 'state', 'catalog', 'json-rpc', 'config', 'support']),
   layerRule('stdio', ['json-rpc', 'config', 'support']),
-  layerRule('scripts', ['script-host', 'telemetry', 'state', 'catalog', 'config', 'support']),
+  layerRule('scripts', ['approvals', 'script-host', 'telemetry', 'state', 'catalog', 'config', 'support']),
   layerRule('upstream', ['telemetry', 'catalog', 'json-rpc', 'config', 'support']),
+  layerRule('approvals', ['telemetry', 'config', 'support']),
   layerRule('script-host', ['state', 'catalog', 'config', 'support']),
   layerRule('telemetry', ['config', 'support']),
   layerRule('state', ['config', 'support']),

@@ -66,6 +66,13 @@ export interface DescriptionOptions {
 const RESOURCES_TEXT =
   'resources.list()|templates() → [{uri|uriTemplate,name}]; resources.read(uri) → {contents:[{uri,text|blob}]}; errors as for tools.';
 
+/** The approvals line, when some tool's calls wait for a person: what `[asks]` means for a script. */
+export const APPROVALS_TEXT =
+  '[asks]: a person approves its calls first; a call waits meanwhile ("waiting for approval"); denied: ToolRefused, not sent.';
+
+/** The marker after a tool's name in the lists when its calls wait for a person. */
+const ASKS_MARKER = ' [asks]';
+
 /** The API: what a model must know to write a first script that works. Each line is one idea. */
 function apiText(options: DescriptionOptions, resourcesOffered: boolean): string {
   const yieldDefault = formatSettingValue(SETTINGS.yieldMs, options.yieldMs);
@@ -108,7 +115,8 @@ type Layout =
 export function describeCodeExecution(catalog: Catalog, options: DescriptionOptions, skills?: readonly SkillLine[]): string {
   const allowed = catalog.tools.filter((t) => t.allowed);
   const skillsPart = skills === undefined ? '' : `\n${SKILLS_TEXT}${skillsText(skills)}`;
-  const api = `${apiText(options, catalog.resourcesOffered)}${skillsPart}${notesText(catalog.upstreamNotes)}`;
+  const approvalsPart = allowed.some((t) => t.approval === 'ask') ? `\n${APPROVALS_TEXT}` : '';
+  const api = `${apiText(options, catalog.resourcesOffered)}${approvalsPart}${skillsPart}${notesText(catalog.upstreamNotes)}`;
   if (allowed.length === 0) return `${api}\nNo tools are available right now.`;
   const groups = groupByServer(allowed);
   const head = `${api}\n${introOf(groups)}`;
@@ -161,7 +169,11 @@ function groupByServer(allowed: readonly CatalogTool[]): ServerGroup[] {
       server,
       header: `${server} (${count}${topics.length > 0 ? `: ${topics.join(', ')}` : ''})`,
       bareHeader: `${server} (${count})`,
-      names: list.map((tool) => (prefixed && tool.name === `${server}__${tool.upstreamName}` ? tool.upstreamName : tool.name)),
+      names: list.map(
+        (tool) =>
+          (prefixed && tool.name === `${server}__${tool.upstreamName}` ? tool.upstreamName : tool.name) +
+          (tool.approval === 'ask' ? ASKS_MARKER : ''),
+      ),
       summaries: list.map((tool) => summarize(tool.description, Number.POSITIVE_INFINITY)),
     };
   });

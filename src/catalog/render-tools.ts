@@ -1,6 +1,6 @@
 /**
  * What `codemode-mcp tools` prints: each tool a script may call, with its summary and
- * declaration, then the tools the config denies.
+ * declaration (and, for a tool whose calls ask a person first, that and why), then the tools the config denies.
  */
 
 import { CONTENT_TYPE } from '../../common/content-blocks.js';
@@ -15,17 +15,22 @@ export function renderTools(tools: readonly CatalogTool[], failed: readonly stri
   const servers = new Set(tools.map((t) => t.server)).size;
   const missing = failed.length > 0 ? `; not from ${failed.map((name) => `"${name}"`).join(', ')}, which could not start` : '';
 
+  const asking = allowed.filter((t) => t.approval === 'ask').length;
   const head = `${count(allowed.length, 'tool')} callable from scripts as tools["name"](args), from ${count(servers, 'server')}${missing}${
-    denied.length > 0 ? `; ${denied.length} denied by the config` : ''
-  }.`;
+    asking > 0 ? `; ${asking} ask${asking === 1 ? 's' : ''} a person before each call` : ''
+  }${denied.length > 0 ? `; ${denied.length} denied by the config` : ''}.`;
   const sections = [allowed.length > 0 ? `${head}\n${CONTENT_TYPE}` : head];
 
   for (const tool of allowed) {
     const summary = summarize(tool.description);
-    sections.push(`== ${tool.name}${summary ? ` — ${summary}` : ''}  ${originOf(tool)}\n${declarationOf(tool)}`);
+    const asks =
+      tool.approval === 'ask' ? `\n// approval: ask, a person approves each call first (${tool.approvalWhy ?? 'config'})` : '';
+    sections.push(`== ${tool.name}${summary ? ` — ${summary}` : ''}  ${originOf(tool)}${asks}\n${declarationOf(tool)}`);
   }
   if (denied.length > 0) {
-    const lines = denied.map((t) => `  ${t.name}  ${originOf(t)}`);
+    const lines = denied.map(
+      (t) => `  ${t.name}  ${originOf(t)}${t.approval === 'deny' ? `  (${t.approvalWhy ?? 'approvals'})` : ''}`,
+    );
     sections.push(`Denied by the config (not callable, and not named to the model):\n${lines.join('\n')}`);
   }
   return `${sections.join('\n\n')}\n`;

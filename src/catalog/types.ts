@@ -3,6 +3,8 @@
  * scripts call it. Everything in src/catalog reads it; nothing here changes it.
  */
 
+import type { Approval } from '../config/approval-policy.js';
+
 /**
  * A JSON Schema as an upstream server sent it. Read defensively: upstreams emit every draft and
  * dialect (zod-to-json-schema, zod 4, hand-written), so no keyword is trusted to be well-formed.
@@ -27,8 +29,12 @@ export interface CatalogTool {
   readonly taskSupport?: 'optional' | 'required';
   /** Set when the upstream's schema couldn't be used and a placeholder stands in: why, and what is shown. */
   readonly note?: string;
-  /** False when the config denies it: then it is neither listed to the model nor callable. */
+  /** False when the config denies it (its allow/deny, or approvals deny): then it is neither listed to the model nor callable. */
   readonly allowed: boolean;
+  /** Whether its calls wait for a person (src/config/approval-policy.ts); `deny` also makes it not allowed. Absent: allow. */
+  readonly approval?: Approval;
+  /** Why, in a phrase: the glob that decided, or the annotation. */
+  readonly approvalWhy?: string;
 }
 
 /**

@@ -25,9 +25,20 @@ const globsOver = (what: string) => ({
   deny: z.array(glob).optional(),
 });
 
-/** `allow`/`deny` for tools at the entry's top level; the same pair under `resources` (URIs) and `prompts`. */
+/** Which tools' calls wait for a person: globs over the tool's own name (src/config/approval-policy.ts). */
+const approvals = z.strictObject({
+  allow: z.array(glob).optional(),
+  ask: z.array(glob).optional(),
+  deny: z.array(glob).optional(),
+});
+
+/**
+ * `allow`/`deny` for tools at the entry's top level; the same pair under `resources` (URIs) and
+ * `prompts`; `approvals` (allow, ask, deny) for the calls a person decides on.
+ */
 const policy = {
   ...globsOver('tool'),
+  approvals: approvals.optional(),
   resources: z.strictObject(globsOver('resource')).optional(),
   prompts: z.strictObject(globsOver('prompt')).optional(),
 };

@@ -2,6 +2,8 @@ import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import type { LogSettings } from '../support/log.js';
 import {
+  APPROVALS_SETTING,
+  APPROVAL_FALLBACK_SETTING,
   EXPOSE_SETTING,
   LOG_SETTINGS,
   SETTINGS,
@@ -13,7 +15,9 @@ import {
   type SettingLayer,
   type SettingName,
   type LocationSettingName,
+  type ApprovalFallback,
 } from './settings.js';
+import type { ApprovalGlobs } from './types.js';
 import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
@@ -24,6 +28,8 @@ const ALL_NAMES = [
   ...Object.keys(SETTINGS),
   EXPOSE_SETTING.name,
   SKILLS_SAVE_SETTING.name,
+  APPROVALS_SETTING.name,
+  APPROVAL_FALLBACK_SETTING.name,
   ...Object.keys(SWITCH_SETTINGS),
   ...Object.keys(LOG_SETTINGS),
   ...Object.keys(LOCATION_SETTINGS),
@@ -32,14 +38,18 @@ const ALL_NAMES = [
 /**
  * The config file's `settings` object, every field read in one pass, the first bad one throwing
  * `ConfigError`: those named as in `SETTINGS`, each a number or a string with a unit (`"64MiB"`,
- * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `skillsSaveOverHttp` and the switches (`otel`, ...), true or false; `logLevel` and `logFile` (a
+ * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `approvals`, lists of globs under
+ * allow, ask and deny; `approvalFallback`, refuse or allow; `skillsSaveOverHttp` and the switches (`otel`, ...), true or false; `logLevel` and `logFile` (a
  * relative log file is taken from the config file's directory); `stateDir` and `skillsDir` (likewise)
  * and `stateUrl`.
  */
 export function readFileSettings(raw: unknown, file: string | null): SettingLayer {
-  const settings: Partial<Record<SettingName, number>> & { expose?: string[]; skillsSaveOverHttp?: boolean } & Partial<
-      Record<SwitchSettingName, boolean>
-    > &
+  const settings: Partial<Record<SettingName, number>> & {
+    expose?: string[];
+    skillsSaveOverHttp?: boolean;
+    approvals?: ApprovalGlobs;
+    approvalFallback?: ApprovalFallback;
+  } & Partial<Record<SwitchSettingName, boolean>> &
     Partial<Record<LocationSettingName, string>> = {};
   const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
   const baseDir = file === null ? process.cwd() : dirname(file);
@@ -47,6 +57,20 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
     if (name === EXPOSE_SETTING.name) {
       const at = formatConfigPath(['settings', name]);
       settings.expose = readExpose(value, (detail) => new ConfigError(file, `${at} ${detail}`));
+    } else if (name === APPROVALS_SETTING.name) {
+      settings.approvals = readApprovals(
+        value,
+        (detail) => new ConfigError(file, `${formatConfigPath(['settings', name])}${detail}`),
+      );
+    } else if (name === APPROVAL_FALLBACK_SETTING.name) {
+      const choices: readonly unknown[] = APPROVAL_FALLBACK_SETTING.choices;
+      if (!choices.includes(value)) {
+        throw new ConfigError(
+          file,
+          `${formatConfigPath(['settings', name])} must be "refuse" or "allow" (got ${typeof value === 'string' ? JSON.stringify(value) : describeValueType(value)})`,
+        );
+      }
+      settings.approvalFallback = value as ApprovalFallback;
     } else if (name === SKILLS_SAVE_SETTING.name || isSwitchSettingName(name)) {
       if (typeof value !== 'boolean') {
         throw new ConfigError(
@@ -87,6 +111,21 @@ function readExpose(value: unknown, invalid: (detail: string) => ConfigError): s
   return [...(value as string[])];
 }
 
+/** `settings.approvals`: `{"allow"|"ask"|"deny": [globs]}`, each glob over tool names as scripts see them. */
+function readApprovals(value: unknown, invalid: (detail: string) => ConfigError): ApprovalGlobs {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid(` must be an object of glob lists, as in {"ask": ["github__delete_*"]} (got ${describeValueType(value)})`);
+  }
+  const approvals: ApprovalGlobs = {};
+  for (const [key, globs] of Object.entries(value)) {
+    if (key !== 'allow' && key !== 'ask' && key !== 'deny') {
+      throw invalid(`.${key} is not a choice; approvals takes "allow", "ask" and "deny", each a list of globs`);
+    }
+    approvals[key] = readExpose(globs, (detail) => invalid(`.${key} ${detail}`));
+  }
+  return approvals;
+}
+
 /** The fields of `settings`, each named as a setting (else ConfigError, with the closest name). */
 function settingEntries(raw: unknown, file: string | null): [string, unknown][] {
   if (raw === undefined) return [];
@@ -96,7 +135,13 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
   const entries = Object.entries(raw);
   for (const [name] of entries) {
     const known = isSettingName(name) || isLogSettingName(name) || isLocationSettingName(name) || isSwitchSettingName(name);
-    if (known || name === EXPOSE_SETTING.name || name === SKILLS_SAVE_SETTING.name) continue;
+    const named: readonly string[] = [
+      EXPOSE_SETTING.name,
+      SKILLS_SAVE_SETTING.name,
+      APPROVALS_SETTING.name,
+      APPROVAL_FALLBACK_SETTING.name,
+    ];
+    if (known || named.includes(name)) continue;
     const guess = closestName(name, ALL_NAMES);
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     throw new ConfigError(

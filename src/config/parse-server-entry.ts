@@ -6,7 +6,7 @@ import { ENTRY_TYPES, keysTakenBy, remoteEntrySchema, stdioEntrySchema } from '.
 import { VariableError, expandVariables } from './expand-variables.js';
 import { formatIssue, pickIssue } from './format-issue.js';
 import { readOAuth } from './read-oauth.js';
-import type { ToolPolicy, UpstreamSpec, VariableSource } from './types.js';
+import type { ApprovalGlobs, ToolPolicy, UpstreamSpec, VariableSource } from './types.js';
 
 export interface EntryContext {
   file: string | null;
@@ -127,15 +127,18 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
 
 type Globs = { allow?: string[] | undefined; deny?: string[] | undefined };
 
-/** The entry's `allow`/`deny` (tools), and its `resources` and `prompts` policies when it has them. */
+type Approvals = { allow?: string[] | undefined; ask?: string[] | undefined; deny?: string[] | undefined };
+
+/** The entry's `allow`/`deny` (tools), its `approvals`, and its `resources` and `prompts` policies when it has them. */
 function readPolicies(
   name: string,
-  data: Globs & { resources?: Globs | undefined; prompts?: Globs | undefined },
+  data: Globs & { approvals?: Approvals | undefined; resources?: Globs | undefined; prompts?: Globs | undefined },
   path: ConfigPath,
   invalid: (detail: string) => ConfigError,
-): { policy: ToolPolicy; resourcePolicy?: ToolPolicy; promptPolicy?: ToolPolicy } {
+): { policy: ToolPolicy; approvals?: ApprovalGlobs; resourcePolicy?: ToolPolicy; promptPolicy?: ToolPolicy } {
   return {
     policy: readPolicy({ name, what: 'tool' }, data, path, invalid),
+    ...(data.approvals !== undefined ? { approvals: readApprovals(name, data.approvals, [...path, 'approvals'], invalid) } : {}),
     // URIs are never prefixed, so any glob may be meant.
     ...(data.resources !== undefined
       ? { resourcePolicy: readPolicy(undefined, data.resources, [...path, 'resources'], invalid) }
@@ -157,18 +160,40 @@ function readPolicy(
   for (const key of ['allow', 'deny'] as const) {
     const globs = data[key];
     if (globs === undefined) continue;
-    globs.forEach((glob, i) => {
-      // A prefixed glob would silently match nothing: policies see the upstream's own tool names.
-      if (prefixed !== undefined && glob.startsWith(`${prefixed.name}__`)) {
-        throw invalid(
-          `${formatConfigPath([...path, key, i])} is "${glob}", but globs match the ${prefixed.what}'s own name: ` +
-            `write "${glob.slice(prefixed.name.length + 2)}"`,
-        );
-      }
-    });
+    checkUnprefixed(prefixed, globs, [...path, key], invalid);
     policy[key] = [...globs];
   }
   return policy;
+}
+
+/** The entry's `approvals`: each list's globs over the tool's own name. */
+function readApprovals(name: string, data: Approvals, path: ConfigPath, invalid: (detail: string) => ConfigError): ApprovalGlobs {
+  const approvals: ApprovalGlobs = {};
+  for (const key of ['allow', 'ask', 'deny'] as const) {
+    const globs = data[key];
+    if (globs === undefined) continue;
+    checkUnprefixed({ name, what: 'tool' }, globs, [...path, key], invalid);
+    approvals[key] = [...globs];
+  }
+  return approvals;
+}
+
+/** A prefixed glob would silently match nothing: an entry's globs see the upstream's own names. */
+function checkUnprefixed(
+  prefixed: { name: string; what: string } | undefined,
+  globs: readonly string[],
+  path: ConfigPath,
+  invalid: (detail: string) => ConfigError,
+): void {
+  if (prefixed === undefined) return;
+  globs.forEach((glob, i) => {
+    if (glob.startsWith(`${prefixed.name}__`)) {
+      throw invalid(
+        `${formatConfigPath([...path, i])} is "${glob}", but globs match the ${prefixed.what}'s own name: ` +
+          `write "${glob.slice(prefixed.name.length + 2)}"`,
+      );
+    }
+  });
 }
 
 function protocolOf(url: string): string {

@@ -7,6 +7,7 @@
 import { formatBytes } from '../../common/format-numbers.js';
 import { SHOW_MAX_BYTES_LIMIT } from '../../protocol/contract.js';
 import { LOG_LEVELS, type LogSettings } from '../support/log.js';
+import type { ApprovalGlobs } from './types.js';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -103,6 +104,19 @@ export const SETTINGS = {
     min: 1,
     max: 3_600 * SECOND,
     doc: 'a call past it rejects with TimeoutError in the script; its place is held until the tool answers',
+  }),
+  /**
+   * 10 min: how long a call that needs approval waits for a person's answer; unanswered by then, it
+   * is refused (ToolRefused, nothing sent). The wait does not count toward toolCallTimeoutMs.
+   */
+  approvalTimeoutMs: setting({
+    name: 'approvalTimeoutMs',
+    flag: 'approval-timeout-ms',
+    unit: 'ms',
+    default: 10 * MINUTE,
+    min: 1 * SECOND,
+    max: 24 * 60 * MINUTE,
+    doc: "how long a call that needs approval waits for a person's answer; then it is refused and nothing is sent",
   }),
   /** 8 per session: ended scripts kept for a later wait or list; the oldest is forgotten first. */
   endedScriptsKept: setting({
@@ -306,6 +320,31 @@ export const SKILLS_SAVE_SETTING = {
   doc: "let scripts in HTTP sessions save skills (skills.save), which every session's scripts may then run",
 } as const;
 
+/**
+ * none: `settings.approvals` (config file only), `{"allow"|"ask"|"deny": [globs]}` over the tool
+ * names scripts see: which tools' calls wait for a person (src/config/approval-policy.ts). A tool
+ * no glob names is decided by its server entry's `approvals`, then by its annotations.
+ */
+export const APPROVALS_SETTING = {
+  name: 'approvals',
+  doc: 'allow, ask or deny by glob over the tool names scripts see: an ask call waits for a person to approve it',
+} as const;
+
+/** What an `ask` call gets when the client can't ask a person (no elicitation capability). */
+export const APPROVAL_FALLBACKS = ['refuse', 'allow'] as const;
+export type ApprovalFallback = (typeof APPROVAL_FALLBACKS)[number];
+
+/**
+ * refuse: `settings.approvalFallback` (config file only). When the client can't ask a person (it
+ * declared no elicitation), an `ask` call is refused; `"allow"` sends it unasked. Either way the
+ * script's answer and the log say so.
+ */
+export const APPROVAL_FALLBACK_SETTING = {
+  name: 'approvalFallback',
+  choices: APPROVAL_FALLBACKS,
+  doc: 'what an ask call gets when the client cannot ask a person (no elicitation): refuse (default) or allow',
+} as const;
+
 /** A setting that is on or off: a flag with no value (`--otel`) and a config field that is true or false. */
 export interface SwitchSettingSpec {
   readonly name: string;
@@ -455,6 +494,10 @@ export type Settings = { readonly [K in SettingName]: number } & {
   readonly expose: readonly string[];
   /** Scripts over HTTP may save skills (SKILLS_SAVE_SETTING); config file only. */
   readonly skillsSaveOverHttp: boolean;
+  /** Which tools' calls wait for a person, by glob over script names (APPROVALS_SETTING); config file only. */
+  readonly approvals: Readonly<ApprovalGlobs>;
+  /** What an ask call gets when the client can't ask (APPROVAL_FALLBACK_SETTING); config file only. */
+  readonly approvalFallback: ApprovalFallback;
 } & { readonly [K in SwitchSettingName]: boolean } & {
   /** Absolute paths, or a URL (LOCATION_SETTINGS); null: the default. */
   readonly [K in LocationSettingName]: string | null;
@@ -472,6 +515,8 @@ export const DEFAULT_SETTINGS: Settings = {
   }),
   expose: [],
   skillsSaveOverHttp: false,
+  approvals: {},
+  approvalFallback: 'refuse',
   otel: false,
   otelScriptCode: false,
   auditArguments: false,

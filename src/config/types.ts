@@ -12,6 +12,16 @@ export interface ToolPolicy {
   deny?: string[];
 }
 
+/**
+ * Which tools' calls wait for a person (src/config/approval-policy.ts): globs over a server
+ * entry's own tool names (its `approvals`), or over the names scripts see (`settings.approvals`).
+ */
+export interface ApprovalGlobs {
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+}
+
 /** One upstream MCP server, as the rest of the server needs it: variables expanded, paths resolved. */
 export type UpstreamSpec =
   | {
@@ -23,6 +33,8 @@ export type UpstreamSpec =
       env: Record<string, string>;
       cwd?: string;
       policy: ToolPolicy;
+      /** The entry's `approvals`: allow, ask or deny by glob over the tool's own name. Absent: the annotations decide. */
+      approvals?: ApprovalGlobs;
       /** The entry's `resources` policy: globs over URIs (a template's listing: its `uriTemplate`). Absent: all. */
       resourcePolicy?: ToolPolicy;
       /** The entry's `prompts` policy: globs over the upstream's own prompt names. Absent: all. */
@@ -34,6 +46,8 @@ export type UpstreamSpec =
       url: string;
       headers: Record<string, string>;
       policy: ToolPolicy;
+      /** The entry's `approvals`: allow, ask or deny by glob over the tool's own name. Absent: the annotations decide. */
+      approvals?: ApprovalGlobs;
       /** The entry's `resources` policy: globs over URIs (a template's listing: its `uriTemplate`). Absent: all. */
       resourcePolicy?: ToolPolicy;
       /** The entry's `prompts` policy: globs over the upstream's own prompt names. Absent: all. */

@@ -29,7 +29,7 @@ export class ModernCaller {
   constructor(label: string) {
     this.origin = {
       label,
-      relay: (upstream, request, { signal }) => {
+      relay: (upstream, request, { signal, script }) => {
         const missing = missingCapability(this.capabilities, request);
         if (missing !== undefined) {
           throw new ProtocolError(
@@ -37,7 +37,7 @@ export class ModernCaller {
             `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": the MCP client did not declare ${missing}`,
           );
         }
-        return this.inputs.ask(upstream, request, signal, this.scriptAsking());
+        return this.inputs.ask(upstream, request, signal, script ?? this.scriptAsking());
       },
       accepts: (request) => missingCapability(this.capabilities, request) === undefined,
       log: (upstream, params) =>

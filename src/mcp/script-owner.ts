@@ -4,7 +4,7 @@
  * tokens file, one for every caller). It holds the scripts (made at the first code_execution
  * call, once the child supply exists) and how their tool calls find their way back to the client.
  */
-import type { LoggingMessageNotification } from '@modelcontextprotocol/server';
+import type { ElicitResult, LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SessionScripts } from '../scripts/session-scripts.js';
 import type { Settings } from '../config/settings.js';
@@ -15,6 +15,8 @@ import type { CallOrigin } from '../upstream/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { resourceCaller } from './resource-caller.js';
 import { stateCaller } from './state-caller.js';
+import { ApprovalGate } from '../approvals/approval-gate.js';
+import { processLog } from '../support/log.js';
 
 /** The logger name on our own logging notifications (notify() payloads). */
 export const LOGGER_NAME = 'codemode-mcp';
@@ -58,6 +60,18 @@ export class ScriptOwner {
     const supply = this.options.supply();
     if (supply === undefined) return undefined;
     const { hub, settings, callSkills, origin } = this.options;
+    const owner = this.options.label ?? 'this session';
+    const approvals = new ApprovalGate({
+      // The question travels as an upstream's request would, under our own name in relay messages.
+      person: {
+        accepts: (request) => origin.accepts(request),
+        ask: async (request, signal, script) => (await origin.relay(LOGGER_NAME, request, { signal, script })) as ElicitResult,
+      },
+      timeoutMs: settings.approvalTimeoutMs,
+      fallback: settings.approvalFallback,
+      owner,
+      log: processLog,
+    });
     this.scripts = new SessionScripts({
       supply: supply.forSession(),
       catalog: () => hub.catalog().tools,
@@ -73,6 +87,7 @@ export class ScriptOwner {
       ...(this.options.label !== undefined ? { owner: this.options.label } : {}),
       ...(this.options.instance !== undefined ? { instance: this.options.instance } : {}),
       log: (data) => this.options.sendLog({ level: 'info', logger: LOGGER_NAME, data }),
+      approvals,
     });
     return this.scripts;
   }

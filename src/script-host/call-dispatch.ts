@@ -55,7 +55,8 @@ export class CallDispatch {
   dispatch(call: AdmittedCall): void {
     if (call.kind === 'tool') {
       const open = this.record.opened(call.id, call.tool, call.argsJson);
-      return this.answerWith(open, () => this.options.callTool(call.tool, call.args, this.record.signal));
+      const hold = { hold: () => this.record.holdTimeout(open), release: () => this.record.releaseTimeout(open) };
+      return this.answerWith(open, () => this.options.callTool(call.tool, call.args, this.record.signal, hold));
     }
     const { callState, callSkills } = this.options;
     if (call.kind === 'state') {
@@ -139,7 +140,8 @@ export class CallDispatch {
       return;
     }
     const frame = resultFrame(call.id, outcome, this.options.memoryMaxBytes, failure);
-    this.record.answerSent(call, frame.message.kind === 'refused');
+    const denied = 'error' in outcome && outcome.error instanceof ToolRefusedError && outcome.error.code === 'APPROVAL_DENIED';
+    this.record.answerSent(call, frame.message.kind === 'refused', denied);
     this.channel.send(frame.message, frame.payload, () => this.record.answerWritten());
   }
 }

@@ -12,8 +12,10 @@ export interface OpenCall {
   /** For a `resources` call: how the record names it (`resources.read("test://a")`). */
   readonly label?: string;
   /** performance.now() past which the call times out. */
-  readonly deadline: number;
+  deadline: number;
   timedOut: boolean;
+  /** Waiting for a person's approval: its timeout is not running (holdTimeout). */
+  held: boolean;
 }
 
 interface Unseen {
@@ -47,6 +49,8 @@ export class CallRecord {
   private readonly lastAnswersSent: Array<{ readonly call: OpenCall; readonly refused: boolean }> = [];
   /** Of the answers sent, the refusals (ToolRefused: the call was never sent upstream). */
   private refusalsSent = 0;
+  /** Of the refusals sent, those a person decided (APPROVAL_DENIED). */
+  private denialsSent = 0;
   /** Answers written into the child's stdin, and, once it ends, how many it says the script read. */
   private answersWritten = 0;
   private answersRead: number | null = null;
@@ -81,10 +85,29 @@ export class CallRecord {
       ...(label !== undefined ? { label } : {}),
       deadline: performance.now() + this.timeoutMs,
       timedOut: false,
+      held: false,
     };
     this.open.set(id, call);
     if (this.timeoutTimer === undefined) this.armTimeout(call.deadline);
     return call;
+  }
+
+  /** The call waits for a person's approval: its timeout stops until releaseTimeout. */
+  holdTimeout(call: OpenCall): void {
+    call.held = true;
+  }
+
+  /**
+   * The approval came: the call's timeout starts afresh. It moves to the end of the open calls, so
+   * they stay in deadline order and the oldest unheld one is still the next due.
+   */
+  releaseTimeout(call: OpenCall): void {
+    if (!call.held || !this.open.has(call.id)) return;
+    call.held = false;
+    call.deadline = performance.now() + this.timeoutMs;
+    this.open.delete(call.id);
+    this.open.set(call.id, call);
+    if (this.timeoutTimer === undefined) this.armTimeout(call.deadline);
   }
 
   /** The tool answered. Returns whether the script is still waiting for this answer. */
@@ -96,10 +119,11 @@ export class CallRecord {
     return false;
   }
 
-  /** The call's answer is on its way to the script's process; `refused` when it is a ToolRefused. */
-  answerSent(call: OpenCall, refused: boolean): void {
+  /** The call's answer is on its way to the script's process; `refused` when it is a ToolRefused, `denied` when a person refused it. */
+  answerSent(call: OpenCall, refused: boolean, denied = false): void {
     this.answersSent++;
     if (refused) this.refusalsSent++;
+    if (denied) this.denialsSent++;
     this.lastAnswersSent.push({ call, refused });
     if (this.lastAnswersSent.length > 2 * CALLS_IN_FLIGHT_MAX) this.lastAnswersSent.shift();
   }
@@ -143,7 +167,7 @@ export class CallRecord {
     this.timeoutTimer = undefined;
     const now = performance.now();
     for (const call of this.open.values()) {
-      if (call.timedOut) continue;
+      if (call.timedOut || call.held) continue;
       if (call.deadline > now) return this.armTimeout(call.deadline);
       call.timedOut = true;
       this.unseen.push({ call, how: 'timed-out', timeoutMs: this.timeoutMs });
@@ -182,6 +206,7 @@ export class CallRecord {
     return {
       answered,
       refused: this.refusalsSent,
+      ...(this.denialsSent > 0 ? { deniedByPerson: this.denialsSent } : {}),
       inFlight: this.open.size,
       unseen: named,
       unseenMore,

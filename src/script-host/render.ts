@@ -7,12 +7,13 @@ import type { CallSummary, OutputSlice, ScriptReturn } from './types.js';
 const ARGS_SHOWN_CHARS = 300;
 
 /**
- * A return as the model reads it: `Script <id> <status>`, then the calls, the value (or the
- * error), the notifications and the output since the last return.
+ * A return as the model reads it: `Script <id> <status>`, then the calls (and `approvals`: what
+ * waits for a person, what the approval fallback did), the value (or the error), the
+ * notifications and the output since the last return.
  */
-export function renderReturn(ret: ScriptReturn): string {
+export function renderReturn(ret: ScriptReturn, approvals: readonly string[] = []): string {
   const lines = [`Script ${ret.script} ${ret.status}`];
-  lines.push(...renderCalls(ret.calls, ret.status === 'running'));
+  lines.push(...renderCalls(ret.calls, ret.status === 'running'), ...approvals);
   if (ret.error !== undefined) lines.push(`error: ${ret.error}`);
   if (ret.value !== undefined) lines.push(`value: ${ret.value}`);
   for (const payload of ret.notifications) lines.push(`notified: ${payload}`);
@@ -25,7 +26,9 @@ export function renderReturn(ret: ScriptReturn): string {
 function renderCalls(calls: CallSummary, running: boolean): string[] {
   const unseenCount = calls.unseen.length + sum(calls.unseenMore);
   const parts = [`${calls.answered} answered`];
-  if (calls.refused > 0) parts.push(`${calls.refused} refused (never sent)`);
+  const denied = calls.deniedByPerson ?? 0;
+  if (calls.refused - denied > 0) parts.push(`${calls.refused - denied} refused (never sent)`);
+  if (denied > 0) parts.push(`${denied} denied by a person`);
   if (running && calls.inFlight > 0) parts.push(`${calls.inFlight} in flight`);
   if (unseenCount > 0) parts.push(`${unseenCount} whose answer the script never saw`);
   const lines = [`calls: ${parts.join(', ')}`];

@@ -9,7 +9,21 @@ export type ToolResult = CallToolResult;
  * How a script's calls reach the tools. Throw ToolRefusedError for a call refused before it was
  * sent; any other throw becomes an `isError` result (the call may have done something).
  */
-export type ToolCaller = (name: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
+export type ToolCaller = (
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  hold?: TimeoutHold,
+) => Promise<ToolResult>;
+
+/**
+ * A call's timeout (toolCallTimeoutMs), stopped while the call waits for a person's approval and
+ * started afresh once it is allowed: a person's minutes don't count against the tool.
+ */
+export interface TimeoutHold {
+  readonly hold: () => void;
+  readonly release: () => void;
+}
 
 /** One `resources` call of a script: `uri` for resources.read; `label` names it (`resources.read("test://a")`). */
 export interface ResourceRequest {
@@ -82,6 +96,8 @@ export interface CallSummary {
   readonly answered: number;
   /** Calls the server refused before sending them (ToolRefused in the script): nothing happened. */
   readonly refused: number;
+  /** Of the refused, those a person denied (approvals); absent when none. */
+  readonly deniedByPerson?: number;
   readonly inFlight: number;
   /** At most CALLS_NAMED_MAX, oldest first. */
   readonly unseen: readonly UnseenCall[];

@@ -11,12 +11,13 @@ export const STRUCTURED_REPEAT_MAX_CHARS = 2_048;
 
 /**
  * A return as the code_execution tool answers it: the rendered text, then the content blocks the
- * script showed; and the same facts as data, without repeating what is large.
+ * script showed; and the same facts as data, without repeating what is large. `approvals`: lines
+ * on the calls that wait for a person, or that the approval fallback decided (approved-calls.ts).
  */
-export function scriptAnswer(ret: ScriptReturn): CallToolResult {
+export function scriptAnswer(ret: ScriptReturn, approvals: readonly string[] = []): CallToolResult {
   return {
-    content: [{ type: 'text', text: renderReturn(ret) }, ...ret.shown.blocks],
-    structuredContent: structuredOf(ret),
+    content: [{ type: 'text', text: renderReturn(ret, approvals) }, ...ret.shown.blocks],
+    structuredContent: { ...structuredOf(ret), ...(approvals.length > 0 ? { approvals: [...approvals] } : {}) },
     isError: ret.isError,
   };
 }

@@ -13,6 +13,8 @@ import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-en
 import { foreignInstance, fromEarlierRun, scriptIdPrefix } from './script-ids.js';
 import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
+import type { ApprovalGate } from '../approvals/approval-gate.js';
+import { ApprovalTally, sendApproved } from './approved-calls.js';
 
 export interface WatchContext {
   /** Aborts when the client cancels its call: the watch is released. */
@@ -80,6 +82,8 @@ export interface SessionScriptsDeps {
   readonly identity: { readonly principal: string; readonly session: string };
   /** An MCP logging notification to this session's client. */
   readonly log: (data: unknown) => void;
+  /** Where calls of `ask` tools wait for a person; absent, every allowed call goes straight on. */
+  readonly approvals?: ApprovalGate;
 }
 
 /** What a task holds of its script: the script itself, and how to take its ending once. */
@@ -103,6 +107,8 @@ interface Entry {
   returnedAnything: boolean;
   endingReturned: boolean;
   watch: Watch | null;
+  /** What the approval gate decided for the script without a person (fallback, timeout). */
+  readonly approvals: ApprovalTally;
 }
 
 /**
@@ -178,6 +184,8 @@ export class SessionScripts {
     const id = `${scriptIdPrefix(this.deps.instance)}${++this.counter}`;
     const { settings } = this.deps;
     const watching = (): Watch | null => this.entries.get(id)?.watch ?? null;
+    const tally = new ApprovalTally(settings.approvalFallback);
+    const gate = this.deps.approvals;
     // The script's span, a child of the request that runs it; its calls' spans are its children.
     const trace = activeTelemetry().startScript({ id, code }, ctx.trace);
     const caller: CallCaller = {
@@ -190,9 +198,26 @@ export class SessionScripts {
       tools: entriesWithSkills(toolEntries(this.deps.catalog()), this.deps.savedSkills?.() ?? []),
       unlisted: this.deps.unlisted(),
       // An upstream's progress on a script's call goes to the call watching the script.
-      callTool: (name, args, signal) => {
+      callTool: (name, args, signal, hold) => {
         const onProgress = (progress: Progress) => watching()?.progress?.push(describeProgress(name, progress));
-        const answer = this.deps.callTool(name, args, signal, onProgress, caller);
+        const send = () => this.deps.callTool(name, args, signal, onProgress, caller);
+        const answer =
+          gate === undefined
+            ? send()
+            : sendApproved(
+                {
+                  gate,
+                  script: id,
+                  tool: this.deps.catalog().find((tool) => tool.name === name),
+                  name,
+                  args,
+                  signal,
+                  hold,
+                  identity: this.deps.identity,
+                  tally,
+                },
+                send,
+              );
         trace.countCall(answer);
         return answer;
       },
@@ -213,10 +238,12 @@ export class SessionScripts {
       returnedAnything: false,
       endingReturned: false,
       watch: null,
+      approvals: tally,
     };
     this.entries.set(id, entry);
     ctx.onStarted?.(id);
     void script.ended.then(() => {
+      gate?.forget(id);
       trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
       entry.endedAt = Date.now();
       this.forgetOldEnded();
@@ -257,7 +284,8 @@ export class SessionScripts {
     const ret = entry.script.takeReturn();
     entry.returnedAnything = true;
     if (ret.status !== 'running') entry.endingReturned = true;
-    return scriptAnswer(ret);
+    const waiting = ret.status === 'running' ? (this.deps.approvals?.waiting(id) ?? []) : [];
+    return scriptAnswer(ret, [...waiting.map((call) => `waiting for approval: ${call}`), ...entry.approvals.lines()]);
   }
 
   /**

@@ -27,7 +27,13 @@ export type ToolRefusedCode =
   /** `store`/`load` where the command serves no state (none is wired to the script). */
   | 'STATE_OFF'
   /** `skills.*` where the command serves no skills (none is wired to the script). */
-  | 'SKILLS_OFF';
+  | 'SKILLS_OFF'
+  /** A call that needs approval (issue 27), denied by a person (or the question dismissed). */
+  | 'APPROVAL_DENIED'
+  /** A call that needs approval, unanswered within approvalTimeoutMs. */
+  | 'APPROVAL_TIMED_OUT'
+  /** A call that needs approval where no person could be asked (no elicitation, and approvalFallback refuses). */
+  | 'APPROVAL_UNAVAILABLE';
 
 /**
  * A script's call that the server refused, or that failed, before it did anything the script

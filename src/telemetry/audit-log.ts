@@ -9,6 +9,7 @@ import { closeSync, writeSync } from 'node:fs';
 import { openLogFile } from '../support/log-file.js';
 import type { Log } from '../support/log.js';
 import type { CallOutcome } from './telemetry.js';
+import type { ApprovalAuditEntry } from './approval-audit.js';
 
 /** The signal that reopens the audit log at its path. */
 export const AUDIT_REOPEN_SIGNAL = 'SIGUSR2';
@@ -46,7 +47,8 @@ export class AuditLog {
     process.on(AUDIT_REOPEN_SIGNAL, this.onReopen);
   }
 
-  write(entry: AuditEntry): void {
+  /** A call's line, or an approval's (approval-audit.ts). */
+  write(entry: AuditEntry | (ApprovalAuditEntry & { readonly time: string })): void {
     // Sync and whole: each line lands in order, and none is left in a buffer at exit.
     writeSync(this.fd, `${JSON.stringify(entry)}\n`);
   }

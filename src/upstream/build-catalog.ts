@@ -6,6 +6,8 @@
  */
 import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { isAllowedBy } from '../config/tool-policy.js';
+import { approvalOf } from '../config/approval-policy.js';
+import type { ApprovalGlobs } from '../config/types.js';
 import type { ToolPolicy } from './spec.js';
 import type { ListedTool } from './tool-admission.js';
 import { assignToolNames, scriptToolName, type NameCollision } from './tool-names.js';
@@ -14,6 +16,8 @@ import { assignToolNames, scriptToolName, type NameCollision } from './tool-name
 export interface UpstreamListing {
   readonly name: string;
   readonly policy: ToolPolicy;
+  /** Its entry's `approvals`; absent, the annotations decide. */
+  readonly approvals?: ApprovalGlobs;
   /** Its last tool list; undefined until it has listed once. */
   readonly tools: readonly ListedTool[] | undefined;
   /** Why it is not serving its tools (`github is down: ...`), for the description; undefined while it serves. */
@@ -30,6 +34,8 @@ export interface CatalogInput {
   readonly established?: Catalog;
   /** True when at least one upstream offers resources a script may read. */
   readonly resourcesOffered: boolean;
+  /** `settings.approvals`, over script names. */
+  readonly approvals?: ApprovalGlobs;
 }
 
 export interface BuiltCatalog {
@@ -43,12 +49,19 @@ interface Claim {
   readonly tool: string;
   readonly definition: ListedTool;
   readonly policy: ToolPolicy;
+  readonly approvals: ApprovalGlobs | undefined;
 }
 
 export function buildCatalog(input: CatalogInput): BuiltCatalog {
   const prefixed = input.upstreams.length > 1;
   const claims: Claim[] = input.upstreams.flatMap((upstream) =>
-    (upstream.tools ?? []).map((tool) => ({ server: upstream.name, tool: tool.name, definition: tool, policy: upstream.policy })),
+    (upstream.tools ?? []).map((tool) => ({
+      server: upstream.name,
+      tool: tool.name,
+      definition: tool,
+      policy: upstream.policy,
+      approvals: upstream.approvals,
+    })),
   );
   const known = new Map((input.established?.tools ?? []).map((tool) => [tool.name, tool]));
   const established = (claim: Claim): boolean => {
@@ -62,13 +75,18 @@ export function buildCatalog(input: CatalogInput): BuiltCatalog {
   const tools: CatalogTool[] = [];
   for (const claim of claims) {
     const name = scriptToolName(prefixed, claim);
-    if (names.get(name) === claim) tools.push(catalogTool(name, claim));
+    if (names.get(name) === claim) tools.push(catalogTool(name, claim, input.approvals));
   }
   const upstreamNotes = input.upstreams.flatMap((upstream) => (upstream.note === undefined ? [] : [upstream.note]));
   return { catalog: { tools, upstreamNotes, resourcesOffered: input.resourcesOffered }, collisions };
 }
 
-function catalogTool(name: string, { server, tool, definition, policy }: Claim): CatalogTool {
+function catalogTool(
+  name: string,
+  { server, tool, definition, policy, approvals }: Claim,
+  settings?: ApprovalGlobs,
+): CatalogTool {
+  const { approval, why } = approvalOf({ ...definition, name, upstreamName: tool }, approvals, settings);
   return {
     name,
     server,
@@ -80,6 +98,8 @@ function catalogTool(name: string, { server, tool, definition, policy }: Claim):
     ...(definition.annotations !== undefined ? { annotations: definition.annotations } : {}),
     ...(definition.taskSupport !== undefined ? { taskSupport: definition.taskSupport } : {}),
     ...(definition.note !== undefined ? { note: definition.note } : {}),
-    allowed: isAllowedBy(policy, tool),
+    allowed: isAllowedBy(policy, tool) && approval !== 'deny',
+    approval,
+    approvalWhy: why,
   };
 }

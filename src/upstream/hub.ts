@@ -57,7 +57,8 @@ export interface UpstreamHubOptions {
 export type UpstreamSettings = Pick<
   Settings,
   'upstreamStartTimeoutMs' | 'upstreamPingIntervalMs' | 'upstreamPingTimeoutMs' | 'memoryMaxBytes'
->;
+> &
+  Partial<Pick<Settings, 'approvals'>>;
 
 export class UpstreamHub {
   /** The catalog changed, the merged resources changed, a notice (hub-events.ts). */
@@ -86,12 +87,15 @@ export class UpstreamHub {
   private started = false;
   private readonly log: Log;
   private readonly auth: UpstreamAuth;
+  /** `settings.approvals`, over script names. */
+  private readonly approvals: Settings['approvals'] | undefined;
 
   constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
     this.log = options.log ?? processLog;
     this.emitter = new HubEvents(this.log);
     this.events = this.emitter;
     const settings = options.settings ?? DEFAULT_SETTINGS;
+    this.approvals = settings.approvals;
     // A sign-in link is offered as an upstream request would be: to the session with calls on that upstream (call-origins.ts).
     this.auth = new UpstreamAuth({ relay: () => this.relayToOrigin, log: this.log });
     const sessionOptions = {
@@ -313,11 +317,13 @@ export class UpstreamHub {
       upstreams: this.upstreams.map((upstream) => ({
         name: upstream.name,
         policy: upstream.spec.policy,
+        ...(upstream.spec.approvals !== undefined ? { approvals: upstream.spec.approvals } : {}),
         tools: upstream.tools,
         note: upstream.note(),
       })),
       ...(this.started ? { established: this.built } : {}),
       resourcesOffered: this.routes.offered,
+      ...(this.approvals !== undefined ? { approvals: this.approvals } : {}),
     });
     // At start a collision is start()'s error; later (a late start, a list_changed) it is logged.
     for (const collision of this.started ? collisions : []) {

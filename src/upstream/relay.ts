@@ -24,7 +24,15 @@ export type RelayedResult = ElicitResult | CreateMessageResult | CreateMessageRe
  * Answers an upstream's request by asking our own client. `server` is the upstream's name in the
  * config; `signal` aborts when the upstream cancels its request or goes away.
  */
-export type RequestRelay = (server: string, request: RelayedRequest, options: { signal: AbortSignal }) => Promise<RelayedResult>;
+/**
+ * Passes a request on to the client. `script`: whose script it is for, when the server knows (its
+ * own question, an approval); an upstream's request names none.
+ */
+export type RequestRelay = (
+  server: string,
+  request: RelayedRequest,
+  options: { signal: AbortSignal; script?: string },
+) => Promise<RelayedResult>;
 
 /** An upstream's `notifications/message`, with the upstream's name. */
 export type LogListener = (server: string, params: LoggingMessageNotification['params']) => void;

@@ -285,4 +285,12 @@ describe('upstream notes in the description', () => {
       expect(text.length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
     }
   });
+
+  test('marks the tools that ask a person, and says once what that means for a script', () => {
+    const tools = toolsOf(3).map((tool, i) => (i === 1 ? { ...tool, approval: 'ask' as const } : tool));
+    const description = describeCodeExecution(tools);
+    expect(description).toContain('tool_1_x [asks]');
+    expect(description).toContain('[asks]: a person approves its calls first;');
+    expect(describeCodeExecution(toolsOf(3))).not.toContain('[asks]');
+  });
 });

@@ -34,3 +34,22 @@ describe('renderTools', () => {
     expect(renderTools([])).toBe('0 tools callable from scripts as tools["name"](args), from 0 servers.\n');
   });
 });
+
+describe('renderTools with approvals', () => {
+  test('says which tools ask a person before each call, and why, and names the approvals that deny', () => {
+    const asks: CatalogTool = { ...toolOf('rm', 'fs', 'rm'), approval: 'ask', approvalWhy: 'destructiveHint' };
+    const denied: CatalogTool = {
+      ...toolOf('wipe', 'fs', 'wipe', false),
+      approval: 'deny',
+      approvalWhy: 'settings.approvals.deny "wipe"',
+    };
+    const text = renderTools([asks, toolOf('ls', 'fs', 'ls'), denied]);
+    expect(text).toContain(
+      '2 tools callable from scripts as tools["name"](args), from 1 server; 1 asks a person before each call; 1 denied by the config.',
+    );
+    expect(text).toContain(
+      '== rm — Does rm  [server "fs", tool "rm"]\n// approval: ask, a person approves each call first (destructiveHint)\n',
+    );
+    expect(text).toContain('  wipe  [server "fs", tool "wipe"]  (settings.approvals.deny "wipe")');
+  });
+});

@@ -222,22 +222,22 @@ describe('config errors: a server entry', () => {
 
   it('names an unknown key and suggests the known one it resembles', () => {
     expect(detailOf(server({ comand: 'npx' }))).toBe(
-      'mcpServers.github has unknown key "comand" (did you mean "command"?); it takes type, command, args, env, cwd, allow, deny, resources, prompts',
+      'mcpServers.github has unknown key "comand" (did you mean "command"?); it takes type, command, args, env, cwd, allow, deny, approvals, resources, prompts',
     );
     expect(detailOf(server({ command: 'npx', arg: ['-y'] }))).toBe(
-      'mcpServers.github has unknown key "arg" (did you mean "args"?); it takes type, command, args, env, cwd, allow, deny, resources, prompts',
+      'mcpServers.github has unknown key "arg" (did you mean "args"?); it takes type, command, args, env, cwd, allow, deny, approvals, resources, prompts',
     );
   });
 
   it("names an unknown key other clients use but this server can't honour", () => {
     expect(detailOf({ servers: { github: { type: 'stdio', command: 'npx', envFile: '.env' } } })).toBe(
-      'servers.github has unknown key "envFile"; it takes type, command, args, env, cwd, allow, deny, resources, prompts',
+      'servers.github has unknown key "envFile"; it takes type, command, args, env, cwd, allow, deny, approvals, resources, prompts',
     );
   });
 
   it('refuses a url on a stdio entry', () => {
     expect(detailOf(server({ type: 'stdio', command: 'x', url: 'https://x.example' }))).toBe(
-      'mcpServers.github has unknown key "url"; it takes type, command, args, env, cwd, allow, deny, resources, prompts',
+      'mcpServers.github has unknown key "url"; it takes type, command, args, env, cwd, allow, deny, approvals, resources, prompts',
     );
   });
 
@@ -342,7 +342,7 @@ describe('config errors: settings', () => {
 
   it('refuses an unknown setting, suggesting the close one and listing them all', () => {
     expect(detailOf(withSettings({ yieldMS: 100 }))).toBe(
-      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${[...Object.keys(SETTINGS), 'expose', 'skillsSaveOverHttp', ...Object.keys(SWITCH_SETTINGS), ...Object.keys(LOG_SETTINGS), ...Object.keys(LOCATION_SETTINGS)].join(', ')}`,
+      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${[...Object.keys(SETTINGS), 'expose', 'skillsSaveOverHttp', 'approvals', 'approvalFallback', ...Object.keys(SWITCH_SETTINGS), ...Object.keys(LOG_SETTINGS), ...Object.keys(LOCATION_SETTINGS)].join(', ')}`,
     );
     expect(Object.keys(SETTINGS).slice(0, 3)).toEqual(['yieldMs', 'maxYieldMs', 'scriptLifetimeMs']);
   });

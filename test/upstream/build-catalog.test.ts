@@ -62,6 +62,8 @@ describe('buildCatalog', () => {
         annotations: { readOnlyHint: true },
         note: 'a placeholder stands in',
         allowed: true,
+        approval: 'allow',
+        approvalWhy: 'readOnlyHint',
       },
     ]);
   });
@@ -169,5 +171,21 @@ describe('buildCatalog', () => {
     });
     expect(JSON.parse(JSON.stringify(catalog))).toEqual(catalog);
     expect({ ...catalog }).toEqual(catalog);
+  });
+});
+
+describe('approvals in the catalog', () => {
+  test('a destructive tool asks, the config allows or denies over it, and a denied one is not callable', () => {
+    const destructive = { ...tool('delete_item'), annotations: { destructiveHint: true } };
+    const { catalog } = buildCatalog({
+      upstreams: [upstream('rec', [destructive, tool('note'), { ...tool('wipe'), annotations: { destructiveHint: true } }], {})],
+      resourcesOffered: false,
+      approvals: { deny: ['wipe'] },
+    });
+    expect(catalog.tools.map((t) => [t.name, t.approval, t.allowed])).toEqual([
+      ['delete_item', 'ask', true],
+      ['note', 'allow', true],
+      ['wipe', 'deny', false],
+    ]);
   });
 });

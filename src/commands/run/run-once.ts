@@ -28,6 +28,9 @@ import { LOCAL_PRINCIPAL, type StateStore } from '../../state/state-store.js';
 import { readPackageVersion } from '../../cli/package-version.js';
 import { activeTelemetry } from '../../telemetry/telemetry.js';
 import { startObserving } from '../serve-startup.js';
+import { ApprovalGate } from '../../approvals/approval-gate.js';
+import { ApprovalTally, sendApproved } from '../../scripts/approved-calls.js';
+import { terminalOrigin, type ApprovalTerminal } from './terminal-approvals.js';
 
 /** The exit codes of `run`, by how the script came out. */
 export const RUN_EXIT = { finished: 0, failed: 1, refused: 2 } as const;
@@ -37,12 +40,15 @@ export interface RunOnceIo {
   readonly stderr: Log;
   /** The script when its path is `-`. */
   readonly readStdin: () => string;
+  /** Where a person answers approval questions; absent, no one is asked (approvalFallback decides). */
+  readonly terminal?: ApprovalTerminal;
 }
 
 const processIo: RunOnceIo = {
   stdout: (text) => void process.stdout.write(text),
   stderr: processLog,
   readStdin: () => readFileSync(0, 'utf8'),
+  ...(process.stdin.isTTY ? { terminal: { input: process.stdin, output: process.stderr } } : {}),
 };
 
 export async function runOnce(invocation: CliInvocation, io: RunOnceIo = processIo): Promise<number> {
@@ -93,6 +99,7 @@ async function startAndRun(
     return RUN_EXIT.failed;
   }
   let state: StateStore | undefined;
+  let closeTerminal = (): void => {};
   try {
     // The stdio server's own state (LOCAL_PRINCIPAL): a script run by hand sees what the server's scripts stored.
     state = await openStateStore(settings, io.stderr);
@@ -104,6 +111,20 @@ async function startAndRun(
       ...(trace.context !== undefined ? { trace: trace.context } : {}),
       script: { id, principal: LOCAL_PRINCIPAL, session: 'run' },
     };
+    // A person at a terminal is asked about the calls that need approval; without one, approvalFallback decides.
+    // stdin that carried the script has nothing left to answer with.
+    const asking = terminalOrigin(invocation.script?.path === '-' ? undefined : io.terminal);
+    closeTerminal = asking.close;
+    const gate = new ApprovalGate({
+      person: asking.person,
+      timeoutMs: settings.approvalTimeoutMs,
+      fallback: settings.approvalFallback,
+      owner: 'this run',
+      cannotAsk: asking.cannotAsk,
+      log: io.stderr,
+    });
+    const tally = new ApprovalTally(settings.approvalFallback, asking.cannotAsk);
+    const identity = { principal: LOCAL_PRINCIPAL, session: 'run' };
     const script = new Script(
       new ScriptChild({
         memoryMaxBytes: settings.memoryMaxBytes,
@@ -116,8 +137,10 @@ async function startAndRun(
         // The saved skills beside the tools, for searchTools.
         tools,
         unlisted: hub.unlistedPrefixes(),
-        callTool: (name, args, signal) => {
-          const answer = hub.callTool(name, args, signal, { caller });
+        callTool: (name, args, signal, hold) => {
+          const tool = hub.catalog().tools.find((entry) => entry.name === name);
+          const call = { gate, script: id, tool, name, args, signal, hold, identity, tally };
+          const answer = sendApproved(call, () => hub.callTool(name, args, signal, { caller }));
           trace.countCall(answer);
           return answer;
         },
@@ -133,9 +156,10 @@ async function startAndRun(
     await script.ended;
     trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
     const ret = script.takeReturn();
-    print(scriptAnswer(ret));
+    print(scriptAnswer(ret, tally.lines()));
     return ret.status === 'finished' ? RUN_EXIT.finished : RUN_EXIT.failed;
   } finally {
+    closeTerminal();
     await state?.close();
     await closeLeavingNoProcess(() => hub.close(), io.stderr);
     await observability.close();

@@ -1,0 +1,371 @@
+/**
+ * The calls that wait for a person (issue 27), for one owner of scripts (a session, or a
+ * 2026-07-28 principal): each `ask` call is held here, nothing sent upstream, while the person at
+ * the client is asked through the owner's origin (elicitation for 2025 clients; the InputQueue and
+ * `input_required` for 2026-07-28 ones), and released or refused by the answer.
+ *
+ * Calls of one tool by one script that wait together make one question (a batch); an allowed
+ * batch goes on covering the script's further calls of that tool while some are still out, or
+ * until the script calls another tool. A denial holds for the rest of the script. Grants for the
+ * rest of a script, or for the owner for some minutes, are kept here.
+ */
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
+import { ToolRefusedError } from '../support/errors.js';
+import type { Log } from '../support/log.js';
+import type { ApprovalFallback } from '../config/settings.js';
+import { auditApproval, type ApprovalOutcome } from '../telemetry/approval-audit.js';
+import { approvalRequest, describeCall, readApprovalAnswer, type ApprovalDecision, type AskedTool } from './approval-question.js';
+
+/**
+ * How a person is reached: the owner's client (src/mcp wires its CallOrigin: elicitation for a 2025
+ * client, the InputQueue for a 2026-07-28 one), or `codemode-mcp run`'s terminal.
+ */
+export interface PersonChannel {
+  /** Whether a person can be asked at all (the client declared elicitation; there is a terminal). */
+  readonly accepts: (request: ElicitRequest) => boolean;
+  /**
+   * Asks on behalf of `script`; rejects when `signal` aborts (the script ended, approvalTimeoutMs
+   * passed) or the asking fails.
+   */
+  readonly ask: (request: ElicitRequest, signal: AbortSignal, script: string) => Promise<ElicitResult>;
+}
+
+const MINUTE_MS = 60_000;
+
+/** Why a client that declared no elicitation can't be asked. */
+export const NO_ELICITATION = "the MCP client can't ask a person (it declared no elicitation)";
+
+/** One call that needs approval. */
+export interface ApprovalCall {
+  readonly script: string;
+  readonly tool: AskedTool;
+  readonly argsJson: string;
+  /** Aborts when the script ends: the question is withdrawn. */
+  readonly signal: AbortSignal;
+  /** Who runs the script, as the audit log names them. */
+  readonly identity: { readonly principal: string; readonly session: string };
+}
+
+/** What the gate decided for one call. `release`: call it once the allowed call has settled (batch bookkeeping). */
+export type Verdict =
+  | { readonly allowed: true; readonly by: 'person' | 'fallback'; readonly release: () => void }
+  | { readonly allowed: false; readonly by: 'person' | 'timeout' | 'fallback' | 'unasked'; readonly refusal: ToolRefusedError };
+
+export interface ApprovalGateOptions {
+  readonly person: PersonChannel;
+  /** approvalTimeoutMs: a question unanswered this long refuses its calls. */
+  readonly timeoutMs: number;
+  readonly fallback: ApprovalFallback;
+  /** Whose scripts, in the question and the log: `this session`, `principal alice`. */
+  readonly owner: string;
+  readonly log: Log;
+  /** Why no person can be asked when the origin can't, in the log and the refusal. Default NO_ELICITATION. */
+  readonly cannotAsk?: string;
+  /** The clock grants for the owner expire by; Date.now unless a test gives its own. */
+  readonly now?: () => number;
+}
+
+interface Waiter {
+  readonly argsJson: string;
+  readonly settle: (verdict: Verdict) => void;
+}
+
+/** Calls of one tool by one script: being asked about, or allowed and going on. */
+interface Batch {
+  state: 'asking' | 'allowed';
+  readonly waiters: Waiter[];
+  /** Allowed calls of the batch not yet settled. */
+  inFlight: number;
+  /** The script called another tool since: the batch ends once none of its calls is out. */
+  interrupted: boolean;
+  /** In a review: the arguments of the call being asked about now (no longer among the waiters). */
+  reviewing?: string;
+}
+
+interface ScriptApprovals {
+  readonly granted: Set<string>;
+  readonly denied: Set<string>;
+  readonly batches: Map<string, Batch>;
+  /** Tools whose fallback has been logged for this script: once each, not once per call. */
+  readonly fallbackLogged: Set<string>;
+}
+
+const NO_RELEASE = (): void => {};
+
+/** What asking came to: the person's decision, no answer in time, the asking failed, or the script ended first. */
+type Outcome =
+  | ApprovalDecision
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'failed'; readonly reason: string }
+  | { readonly kind: 'withdrawn' };
+
+export class ApprovalGate {
+  private readonly ownerGrants = new Map<string, number>();
+  private readonly scripts = new Map<string, ScriptApprovals>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: ApprovalGateOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Any tool call of `script` (asking or not): a batch of another tool is interrupted by it. */
+  noteCall(script: string, tool: string): void {
+    const state = this.scripts.get(script);
+    if (state === undefined) return;
+    for (const [other, batch] of state.batches) {
+      if (other === tool) continue;
+      batch.interrupted = true;
+      if (batch.state === 'allowed' && batch.inFlight === 0) state.batches.delete(other);
+    }
+  }
+
+  /** Decides one `ask` call: at once when a grant, a denial or the fallback covers it, else once a person answers. */
+  approve(call: ApprovalCall): Promise<Verdict> {
+    const tool = call.tool.name;
+    const state = this.scriptState(call.script);
+    if ((this.ownerGrants.get(tool) ?? 0) > this.now() || state.granted.has(tool)) {
+      return Promise.resolve({ allowed: true, by: 'person', release: NO_RELEASE });
+    }
+    if (state.denied.has(tool)) {
+      return Promise.resolve({
+        allowed: false,
+        by: 'person',
+        refusal: new ToolRefusedError('APPROVAL_DENIED', tool, 'a person denied its calls earlier in this script'),
+      });
+    }
+    const batch = state.batches.get(tool);
+    if (batch?.state === 'allowed') {
+      batch.inFlight++;
+      return Promise.resolve({ allowed: true, by: 'person', release: () => this.released(state, tool, batch) });
+    }
+    if (batch !== undefined) return this.join(batch, call.argsJson);
+    const request = approvalRequest({ tool: call.tool, calls: [call.argsJson], asker: 'a script', owner: this.options.owner });
+    if (!this.options.person.accepts(request)) return Promise.resolve(this.fallback(call, state));
+    const asking: Batch = { state: 'asking', waiters: [], inFlight: 0, interrupted: false };
+    state.batches.set(tool, asking);
+    const verdict = this.join(asking, call.argsJson);
+    // The calls a Promise.all sends arrive together: let the rest of them join before asking.
+    setImmediate(() => void this.ask(call, state, asking));
+    return verdict;
+  }
+
+  /** `fs__delete_file({"path":"a.txt"}) and 15 more calls of it`: what `script` waits on, a line per tool. */
+  waiting(script: string): string[] {
+    const state = this.scripts.get(script);
+    if (state === undefined) return [];
+    const lines: string[] = [];
+    for (const [tool, batch] of state.batches) {
+      const calls = [
+        ...(batch.reviewing !== undefined ? [batch.reviewing] : []),
+        ...batch.waiters.map((waiter) => waiter.argsJson),
+      ];
+      if (batch.state !== 'asking' || calls.length === 0) continue;
+      const more = calls.length - 1;
+      lines.push(`${describeCall(tool, calls[0]!)}${more > 0 ? ` and ${more} more calls of it` : ''}`);
+    }
+    return lines;
+  }
+
+  /** The script ended: its grants, denials and batches go with it (its questions were withdrawn by its signal). */
+  forget(script: string): void {
+    this.scripts.delete(script);
+  }
+
+  private get cannotAsk(): string {
+    return this.options.cannotAsk ?? NO_ELICITATION;
+  }
+
+  private scriptState(script: string): ScriptApprovals {
+    let state = this.scripts.get(script);
+    if (state === undefined) {
+      state = { granted: new Set(), denied: new Set(), batches: new Map(), fallbackLogged: new Set() };
+      this.scripts.set(script, state);
+    }
+    return state;
+  }
+
+  private join(batch: Batch, argsJson: string): Promise<Verdict> {
+    return new Promise<Verdict>((settle) => batch.waiters.push({ argsJson, settle }));
+  }
+
+  private released(state: ScriptApprovals, tool: string, batch: Batch): void {
+    batch.inFlight--;
+    if (batch.inFlight === 0 && batch.interrupted && state.batches.get(tool) === batch) state.batches.delete(tool);
+  }
+
+  /** The client can't ask a person: approvalFallback decides, said once per script and tool in the log. */
+  private fallback(call: ApprovalCall, state: ScriptApprovals): Verdict {
+    const tool = call.tool.name;
+    const allow = this.options.fallback === 'allow';
+    if (!state.fallbackLogged.has(tool)) {
+      state.fallbackLogged.add(tool);
+      this.options.log(
+        `codemode-mcp: approval: script ${call.script} called ${tool}, which asks for approval, but ${this.cannotAsk}: ` +
+          `${allow ? 'sent unasked' : 'refused'}, as approvalFallback is "${this.options.fallback}"`,
+        'info',
+      );
+      this.audit(call, allow ? 'fallback_allowed' : 'fallback_refused', 1);
+    }
+    if (allow) return { allowed: true, by: 'fallback', release: NO_RELEASE };
+    return {
+      allowed: false,
+      by: 'fallback',
+      refusal: new ToolRefusedError(
+        'APPROVAL_UNAVAILABLE',
+        tool,
+        `its calls need a person's approval and ${this.cannotAsk}; the server's approvalFallback is "refuse"`,
+      ),
+    };
+  }
+
+  private async ask(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
+    const calls = batch.waiters.map((waiter) => waiter.argsJson);
+    this.options.log(
+      `codemode-mcp: approval: asking about ${calls.length} call(s) of ${first.tool.name} by ${this.asker(first)}`,
+      'info',
+    );
+    this.audit(first, 'asked', calls.length);
+    const outcome = await this.askPerson(first, calls);
+    if (outcome.kind === 'review') return this.review(first, state, batch);
+    this.settleAll(state, first.tool.name, batch, outcome, first);
+  }
+
+  /**
+   * "Review them one by one": a question per waiting call, in order (calls that join meanwhile are
+   * reviewed too). Allow and deny decide that call alone; a grant, no answer in time or the
+   * script's end decides it and every call still waiting.
+   */
+  private async review(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
+    const tool = first.tool.name;
+    for (let waiter = batch.waiters.shift(); waiter !== undefined; waiter = batch.waiters.shift()) {
+      batch.reviewing = waiter.argsJson;
+      const outcome = await this.askPerson(first, [waiter.argsJson]);
+      delete batch.reviewing;
+      if (outcome.kind === 'allow-batch' || outcome.kind === 'review') {
+        this.options.log(
+          `codemode-mcp: approval: a call of ${tool} by script ${first.script} allowed by a person (reviewed)`,
+          'info',
+        );
+        this.audit(first, 'allowed', 1, 'this call');
+        waiter.settle({ allowed: true, by: 'person', release: NO_RELEASE });
+      } else if (outcome.kind === 'deny') {
+        this.options.log(
+          `codemode-mcp: approval: a call of ${tool} by script ${first.script} denied by a person (reviewed)`,
+          'info',
+        );
+        this.audit(first, 'denied', 1);
+        waiter.settle({
+          allowed: false,
+          by: 'person',
+          refusal: new ToolRefusedError('APPROVAL_DENIED', tool, 'a person denied it'),
+        });
+      } else {
+        batch.waiters.unshift(waiter);
+        return this.settleAll(state, tool, batch, outcome, first);
+      }
+    }
+    if (state.batches.get(tool) === batch) state.batches.delete(tool);
+  }
+
+  /** Asks about `calls` of the first call's tool, within approvalTimeoutMs and the script's life. */
+  private async askPerson(first: ApprovalCall, calls: readonly string[]): Promise<Outcome> {
+    const request = approvalRequest({ tool: first.tool, calls, asker: this.asker(first), owner: this.options.owner });
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      return readApprovalAnswer(await this.options.person.ask(request, AbortSignal.any([first.signal, timeout]), first.script));
+    } catch (error) {
+      if (first.signal.aborted) return { kind: 'withdrawn' };
+      return timeout.aborted ? { kind: 'timeout' } : { kind: 'failed', reason: (error as Error).message };
+    }
+  }
+
+  private asker(call: ApprovalCall): string {
+    return `script ${call.script} of ${this.options.owner}`;
+  }
+
+  /** Applies the answer to every call that waited on it (more may have joined while it was asked). */
+  private settleAll(
+    state: ScriptApprovals,
+    tool: string,
+    batch: Batch,
+    decision: Exclude<Outcome, { kind: 'review' }>,
+    first: ApprovalCall,
+  ): void {
+    const waiters = batch.waiters.splice(0);
+    const count = waiters.length;
+    const calls = `${count} call(s) of ${tool} by script ${first.script}`;
+    const refuse = (
+      by: 'person' | 'timeout' | 'unasked',
+      code: 'APPROVAL_DENIED' | 'APPROVAL_TIMED_OUT' | 'APPROVAL_UNAVAILABLE',
+      reason: string,
+    ) => {
+      if (state.batches.get(tool) === batch) state.batches.delete(tool);
+      for (const waiter of waiters) waiter.settle({ allowed: false, by, refusal: new ToolRefusedError(code, tool, reason) });
+    };
+    if (decision.kind === 'withdrawn') {
+      this.options.log(`codemode-mcp: approval: question withdrawn, the script ended; ${calls} never sent`, 'info');
+      this.audit(first, 'withdrawn', count);
+      return refuse('unasked', 'APPROVAL_UNAVAILABLE', 'the script ended before a person answered');
+    }
+    switch (decision.kind) {
+      case 'timeout':
+        this.options.log(`codemode-mcp: approval: no answer within approvalTimeoutMs; ${calls} refused`, 'info');
+        this.audit(first, 'timed_out', count);
+        return refuse(
+          'timeout',
+          'APPROVAL_TIMED_OUT',
+          `no person answered within ${this.options.timeoutMs} ms (the server's approvalTimeoutMs)`,
+        );
+      case 'failed':
+        this.options.log(`codemode-mcp: approval: could not ask (${decision.reason}); ${calls} refused`, 'warn');
+        this.audit(first, 'unasked', count);
+        return refuse('unasked', 'APPROVAL_UNAVAILABLE', `no person could be asked: ${decision.reason}`);
+      case 'deny':
+        state.denied.add(tool);
+        this.options.log(
+          `codemode-mcp: approval: ${calls} ${decision.how === 'declined' ? 'denied' : 'dismissed'} by a person`,
+          'info',
+        );
+        this.audit(first, 'denied', count);
+        return refuse(
+          'person',
+          'APPROVAL_DENIED',
+          decision.how === 'declined' ? 'a person denied it' : 'a person dismissed the question without allowing it',
+        );
+      case 'allow-batch':
+        batch.state = 'allowed';
+        batch.inFlight += count;
+        break;
+      case 'allow-script':
+        state.granted.add(tool);
+        state.batches.delete(tool);
+        break;
+      case 'allow-owner':
+        this.ownerGrants.set(tool, this.now() + decision.minutes * MINUTE_MS);
+        state.batches.delete(tool);
+        break;
+    }
+    const scope =
+      decision.kind === 'allow-batch'
+        ? 'this batch'
+        : decision.kind === 'allow-script'
+          ? 'the rest of the script'
+          : `${this.options.owner}, for ${decision.minutes} min`;
+    this.options.log(`codemode-mcp: approval: ${calls} allowed by a person (${scope})`, 'info');
+    this.audit(first, 'allowed', count, scope);
+    const release = decision.kind === 'allow-batch' ? () => this.released(state, tool, batch) : NO_RELEASE;
+    for (const waiter of waiters) waiter.settle({ allowed: true, by: 'person', release });
+  }
+
+  private audit(call: ApprovalCall, outcome: ApprovalOutcome, calls: number, scope?: string): void {
+    auditApproval({
+      principal: call.identity.principal,
+      session: call.identity.session,
+      script: call.script,
+      tool: call.tool.name,
+      approval: outcome,
+      calls,
+      ...(scope !== undefined ? { scope } : {}),
+    });
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A script's tool calls through the approval gate (src/approvals/): a call of an `ask` tool waits,
+ * its timeout held, until the gate allows or refuses it; every other call goes straight on. What
+ * the gate decided without a person (the fallback, a timeout) is tallied for the script's answers.
+ */
+import { NO_ELICITATION, type ApprovalGate, type Verdict } from '../approvals/approval-gate.js';
+import type { CatalogTool } from '../catalog/types.js';
+import type { ApprovalFallback } from '../config/settings.js';
+import type { TimeoutHold, ToolResult } from '../script-host/types.js';
+
+export interface ApprovedCall {
+  readonly gate: ApprovalGate;
+  readonly script: string;
+  readonly tool: CatalogTool | undefined;
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+  readonly signal: AbortSignal;
+  readonly hold: TimeoutHold | undefined;
+  readonly identity: { readonly principal: string; readonly session: string };
+  readonly tally: ApprovalTally;
+}
+
+/** Sends the call once the gate allows it; rejects with the gate's ToolRefused when it doesn't, nothing sent. */
+export async function sendApproved(call: ApprovedCall, send: () => Promise<ToolResult>): Promise<ToolResult> {
+  const { gate, script, tool } = call;
+  gate.noteCall(script, call.name);
+  if (tool?.approval !== 'ask') return send();
+  call.hold?.hold();
+  const verdict = await gate.approve({
+    script,
+    tool,
+    argsJson: JSON.stringify(call.args),
+    signal: call.signal,
+    identity: call.identity,
+  });
+  call.tally.count(verdict);
+  if (!verdict.allowed) throw verdict.refusal;
+  call.hold?.release();
+  try {
+    return await send();
+  } finally {
+    verdict.release();
+  }
+}
+
+/** The approval outcomes of one script that no person decided, for its answers. */
+export class ApprovalTally {
+  private fallbackAllowed = 0;
+  private fallbackRefused = 0;
+  private timedOut = 0;
+  private unasked = 0;
+
+  constructor(
+    private readonly fallback: ApprovalFallback,
+    /** Why no person can be asked, when the fallback decided: the gate's `cannotAsk`. */
+    private readonly cannotAsk = NO_ELICITATION,
+  ) {}
+
+  count(verdict: Verdict): void {
+    if (verdict.by === 'fallback') {
+      if (verdict.allowed) this.fallbackAllowed++;
+      else this.fallbackRefused++;
+    } else if (verdict.by === 'timeout') this.timedOut++;
+    else if (verdict.by === 'unasked') this.unasked++;
+  }
+
+  /** `approvals: 3 calls sent unasked: …`, a line for each kind there was; none when every call was a person's to decide. */
+  lines(): string[] {
+    const lines: string[] = [];
+    const noAsking = `${this.cannotAsk}, and approvalFallback is "${this.fallback}"`;
+    if (this.fallbackAllowed > 0) lines.push(`approvals: ${calls(this.fallbackAllowed)} sent without asking: ${noAsking}`);
+    if (this.fallbackRefused > 0) lines.push(`approvals: ${calls(this.fallbackRefused)} refused without asking: ${noAsking}`);
+    if (this.timedOut > 0) lines.push(`approvals: ${calls(this.timedOut)} refused: no person answered within approvalTimeoutMs`);
+    if (this.unasked > 0) lines.push(`approvals: ${calls(this.unasked)} refused: no person could be asked (see the log)`);
+    return lines;
+  }
+}
+
+function calls(count: number): string {
+  return `${count} call${count === 1 ? '' : 's'}`;
+}
