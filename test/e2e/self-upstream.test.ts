@@ -30,7 +30,7 @@ describe('a config that lists codemode-mcp itself', () => {
     expect(stderr).toContain(SKIPPED);
     expect(stderr).toContain(REFUSED);
     expect(stderr).toContain('wrapped: it exited during startup; its stderr last said: "codemode-mcp: refused to start nested');
-    expect(stdout).toMatch(/from 1 server; not from "wrapped", which could not start\./);
+    expect(stdout).toMatch(/from 1 server; not from "wrapped", which could not start; 3 ask a person before each call\./);
     expect(stdout).toContain('== memory__read_graph');
     expect(exitCode).toBe(1);
     expect(left).toEqual([]);
