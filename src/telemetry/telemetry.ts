@@ -12,6 +12,14 @@ export type TraceContext = Context;
 /** `_meta` fields to send with an upstream request: `traceparent` (and `tracestate`), as SEP-414 carries them. */
 export type TraceMeta = Readonly<Record<string, string>>;
 
+/** The W3C Trace Context fields of a `TraceMeta`, which an HTTP request also carries as headers of the same names. */
+const TRACE_CONTEXT_FIELDS = ['traceparent', 'tracestate'] as const;
+
+/** The `traceparent` and `tracestate` headers for a request whose `_meta` is `meta` (what of them it has). */
+export function traceHeaders(meta: TraceMeta): Record<string, string> {
+  return Object.fromEntries(TRACE_CONTEXT_FIELDS.flatMap((name) => (meta[name] !== undefined ? [[name, meta[name]]] : [])));
+}
+
 /** How one tool call ended: a result, a result with `isError`, refused before sending, or failed after. */
 export type CallOutcome = 'answered' | 'tool_error' | 'refused' | 'failed';
 

@@ -9,13 +9,13 @@ import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
-import { runBin, startServer, stderrLine, textOf } from '../support/mcp-client.js';
+import { fixturePath, runBin, startServer, stderrLine, textOf, writeConfig } from '../support/mcp-client.js';
 import { RECORDER_UPSTREAM } from '../support/recorder-server.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { recorderConfig } from '../support/recorder.js';
 import { freePort } from '../support/ports.js';
 import { makeTempDir } from '../support/temp-dirs.js';
-import { readRecord } from '../upstream/specs.js';
+import { readRecord, remotePerTest } from '../upstream/specs.js';
 
 const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CLIENT_SPAN = 'b7ad6b7169203331';
@@ -28,6 +28,7 @@ let third;
 try { third = await tools.echo({ text: 3 }); } catch (error) { third = error.name; }
 return { one, two, third };`;
 
+const remote = remotePerTest();
 let receiver: OtlpReceiver | undefined;
 afterEach(async () => {
   await receiver?.close();
@@ -258,6 +259,32 @@ describe('over HTTP', () => {
         outcome: 'answered',
       }),
     ]);
+  });
+});
+
+describe('an upstream over Streamable HTTP', () => {
+  test("gets each call's trace context as the traceparent and tracestate headers too, the same as in its _meta", async () => {
+    receiver = await startOtlpReceiver();
+    const recordFile = join(makeTempDir('otel-remote'), 'record.jsonl');
+    const [, port] = await remote.serve(
+      [fixturePath('upstreams/remote-http.mjs')],
+      { RECORD_FILE: recordFile },
+      /listening on (\d+)/,
+    );
+    const config = writeConfig({ remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } });
+    const server = await startServer(['--config', config, '--pool', '0'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' },
+    });
+    const result = await server.client.callTool({
+      name: 'code_execution',
+      arguments: { code: 'return await tools.hello({})' },
+      _meta: { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`, tracestate: 'client=e2e' },
+    });
+    expect(result.isError, textOf(result)).toBe(false);
+    expect(await server.close()).toEqual([]);
+    const call = only(receiver.spans, 'tools/call hello');
+    const context = { traceparent: `00-${CLIENT_TRACE}-${call.spanId}-01`, tracestate: 'client=e2e' };
+    expect(readRecord(recordFile)).toEqual([{ event: 'call', tool: 'hello', headers: context, meta: context }]);
   });
 });
 
