@@ -34,3 +34,12 @@ export const METRIC_SCRIPTS_STARTED = 'codemode.scripts.started';
 export const METRIC_SCRIPTS_ENDED = 'codemode.scripts.ended';
 export const METRIC_SCRIPTS_RUNNING = 'codemode.scripts.running';
 export const METRIC_CALLS = 'codemode.calls';
+
+/** Script processes spawned, by ATTR_CHILD_WARM. */
+export const METRIC_POOL_SPAWNED = 'codemode.pool.children.spawned';
+/** From a script process's spawn until it is ready for a script, by ATTR_CHILD_WARM. */
+export const METRIC_POOL_SPAWN_DURATION = 'codemode.pool.spawn.duration';
+/** Script processes started ahead and not yet taken by a run. */
+export const METRIC_POOL_SIZE = 'codemode.pool.size';
+/** True for a child started ahead, into the pool; false for one started for a run that found the pool empty. */
+export const ATTR_CHILD_WARM = 'codemode.child.warm';

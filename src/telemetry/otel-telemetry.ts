@@ -91,6 +91,18 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
   const scriptsEnded = meter.createCounter(names.METRIC_SCRIPTS_ENDED, { description: 'Scripts ended, by status' });
   const scriptsRunning = meter.createUpDownCounter(names.METRIC_SCRIPTS_RUNNING, { description: 'Scripts running' });
   const calls = meter.createCounter(names.METRIC_CALLS, { description: 'Tool calls to upstreams, by upstream and outcome' });
+  const childrenSpawned = meter.createCounter(names.METRIC_POOL_SPAWNED, {
+    description: 'Script processes spawned, ahead into the pool (warm) or for a run that found it empty',
+  });
+  const spawnDuration = meter.createHistogram(names.METRIC_POOL_SPAWN_DURATION, {
+    ...seconds,
+    advice: { explicitBucketBoundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5] },
+    description: 'From spawning a script process until it is ready for a script',
+  });
+  const poolSize = meter.createGauge(names.METRIC_POOL_SIZE, {
+    unit: '{process}',
+    description: 'Script processes started ahead and not yet taken by a run',
+  });
 
   /** Marks `span` as the outcome says (a tool error or a failure; a refusal is an event too); returns its error.type. */
   function markEnding(span: Api.Span, ending: { result: unknown } | { error: unknown }): string | undefined {
@@ -239,6 +251,21 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
           calls.add(1, { [names.ATTR_UPSTREAM]: call.upstream ?? '', [names.ATTR_CALL_OUTCOME]: outcome });
         },
       );
+    },
+
+    childSpawned(warm, ready) {
+      const attributes = { [names.ATTR_CHILD_WARM]: warm };
+      childrenSpawned.add(1, attributes);
+      const started = performance.now();
+      // One that could not start is counted, not timed: its failure is in the log.
+      ready.then(
+        () => spawnDuration.record((performance.now() - started) / SECOND_MS, attributes),
+        () => {},
+      );
+    },
+
+    poolSize(idle) {
+      poolSize.record(idle);
     },
 
     async shutdown() {

@@ -75,6 +75,13 @@ export interface Telemetry {
     parent: TraceContext | undefined,
     send: (meta: TraceMeta | undefined) => Promise<T>,
   ): Promise<T>;
+  /**
+   * The pool spawned a script process: `warm`, started ahead for a run to come, or not, for a run
+   * that found the pool empty. `ready` settles once it can take a script (or could not start).
+   */
+  childSpawned(warm: boolean, ready: Promise<void>): void;
+  /** The pool holds `idle` children started ahead and not yet taken by a run; said whenever that changes. */
+  poolSize(idle: number): void;
   /** Exports what is still buffered and stops; the last script's spans leave before the process does. */
   shutdown(): Promise<void>;
 }
@@ -86,6 +93,8 @@ export const TELEMETRY_OFF: Telemetry = {
   serverRequest: (_request, handle) => handle(undefined),
   startScript: () => NO_SCRIPT_TRACE,
   upstreamCall: (_call, _parent, send) => send(undefined),
+  childSpawned: () => {},
+  poolSize: () => {},
   shutdown: async () => {},
 };
 

@@ -11,10 +11,11 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
 import { fixturePath, runBin, startServer, stderrLine, textOf, writeConfig } from '../support/mcp-client.js';
 import { RECORDER_UPSTREAM } from '../support/recorder-server.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, type MetricPoint, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { recorderConfig } from '../support/recorder.js';
 import { freePort } from '../support/ports.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { until } from '../support/waiting.js';
 import { readRecord, remotePerTest } from '../upstream/specs.js';
 
 const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -133,6 +134,14 @@ describe('telemetry over OTLP/HTTP', () => {
       ]),
     );
     expect(receiver.metrics.get('codemode.scripts.ended')).toContainEqual({ 'codemode.script.status': 'finished' });
+    // --pool 0: the run's own child, started for it, and none waiting in the pool.
+    expect(receiver.points.get('codemode.pool.children.spawned')).toEqual([
+      { attributes: { 'codemode.child.warm': false }, value: 1 },
+    ]);
+    expect(receiver.points.get('codemode.pool.spawn.duration')).toEqual([
+      { attributes: { 'codemode.child.warm': false }, value: 1 },
+    ]);
+    expect(receiver.points.get('codemode.pool.size')).toEqual([{ attributes: {}, value: 0 }]);
     expect(receiver.metrics.get('codemode.calls')).toEqual(
       expect.arrayContaining([
         { 'codemode.upstream.name': 'recorder', 'codemode.call.outcome': 'answered' },
@@ -158,6 +167,29 @@ describe('telemetry over OTLP/HTTP', () => {
         durationMs: expect.any(Number),
       });
     }
+  });
+
+  test('the pool reports the children it spawned ahead, their spawn time and how many wait in it', async () => {
+    receiver = await startOtlpReceiver();
+    const { config } = recorderConfig('otel-pool');
+    const server = await startServer(['--config', config, '--pool', '2'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRIC_EXPORT_INTERVAL: '200' },
+    });
+    const warm = { 'codemode.child.warm': true };
+    const last = (name: string): MetricPoint | undefined => receiver!.points.get(name)?.at(-1);
+    // Metrics are exported every 200 ms: the pool, once filled and its children ready, is seen so.
+    await until(
+      'an export that sees the pool full of ready children',
+      () => last('codemode.pool.size')?.value === 2 && last('codemode.pool.spawn.duration')?.value === 2,
+      () => JSON.stringify(Object.fromEntries(receiver!.points)),
+    );
+    expect(last('codemode.pool.children.spawned')).toEqual({ attributes: warm, value: 2 });
+    expect(last('codemode.pool.spawn.duration')).toEqual({ attributes: warm, value: 2 });
+    expect((await server.run({ code: 'return 1' })).isError).toBe(false);
+    expect(await server.close()).toEqual([]);
+    // The run took a pooled child; none was started for it.
+    expect(receiver.metrics.get('codemode.pool.children.spawned')).not.toContainEqual({ 'codemode.child.warm': false });
+    expect(last('codemode.pool.size')).toEqual({ attributes: {}, value: 0 });
   });
 
   test('off by default: no traceparent is sent upstream and nothing is said of OpenTelemetry', async () => {
