@@ -7,6 +7,10 @@ export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
 export const ATTR_MCP_SESSION_ID = 'mcp.session.id';
 export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+export const ATTR_GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name';
+export const ATTR_MCP_RESOURCE_URI = 'mcp.resource.uri';
+/** A JSON-RPC error answer's code, as a string; `error.type` is the same. */
+export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
 export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
 /** `error.type` of a tool result with `isError: true`. */

@@ -151,6 +151,7 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
         ...(method === 'tools/call' && target !== undefined
           ? { [names.ATTR_GEN_AI_TOOL_NAME]: target, [names.ATTR_GEN_AI_OPERATION_NAME]: names.GEN_AI_OPERATION_EXECUTE_TOOL }
           : {}),
+        ...(method === 'prompts/get' && target !== undefined ? { [names.ATTR_GEN_AI_PROMPT_NAME]: target } : {}),
       };
       const span = tracer.startSpan(
         target === undefined ? method : `${method} ${target}`,
@@ -160,6 +161,7 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
             ...attributes,
             ...(request.requestId !== undefined ? { [names.ATTR_JSONRPC_REQUEST_ID]: String(request.requestId) } : {}),
             ...(request.sessionId !== undefined ? { [names.ATTR_MCP_SESSION_ID]: request.sessionId } : {}),
+            ...(request.resourceUri !== undefined ? { [names.ATTR_MCP_RESOURCE_URI]: request.resourceUri } : {}),
           },
         },
         parent,
@@ -169,11 +171,16 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
       return within(
         span,
         () => handle(trace.setSpan(parent, span)),
-        (_ending, type) =>
+        (ending, type) => {
+          // A JSON-RPC error answer (an unknown resource, bad params) is named by its code.
+          const code = 'error' in ending ? jsonRpcCode(ending.error) : undefined;
+          if (code !== undefined) span.setAttributes({ [names.ATTR_RPC_RESPONSE_STATUS_CODE]: code, [ATTR_ERROR_TYPE]: code });
+          const errorType = code ?? type;
           serverDuration.record((performance.now() - started) / SECOND_MS, {
             ...attributes,
-            ...(type !== undefined ? { [ATTR_ERROR_TYPE]: type } : {}),
-          }),
+            ...(errorType !== undefined ? { [ATTR_ERROR_TYPE]: errorType } : {}),
+          });
+        },
       );
     },
 
@@ -278,6 +285,12 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
       }
     },
   };
+}
+
+/** The code of an error the SDK answers as a JSON-RPC error (ProtocolError), as a string; undefined for any other. */
+function jsonRpcCode(error: unknown): string | undefined {
+  const code = error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'number' && Number.isInteger(code) ? String(code) : undefined;
 }
 
 /** A tool result with `isError: true`; any other answer is not one. */

@@ -26,8 +26,10 @@ export type CallOutcome = 'answered' | 'tool_error' | 'refused' | 'failed';
 /** A client request as the server span names it (`tools/call code_execution`). */
 export interface ServerRequestInfo {
   readonly method: string;
-  /** The tool, resource or prompt it names; absent for a method that names none. */
+  /** The tool or prompt it names, for the span's name; absent for a method that names none. */
   readonly target?: string;
+  /** The resource it names (`resources/read`, `resources/subscribe`), an attribute only. */
+  readonly resourceUri?: string;
   /** The request's `_meta`: a `traceparent` in it continues the client's trace. */
   readonly meta: unknown;
   readonly requestId?: string | number;

@@ -68,8 +68,15 @@ describe('telemetry over OTLP/HTTP', () => {
     // The close exports what is buffered before the process exits.
     expect(await server.close()).toEqual([]);
 
-    const { spans } = receiver;
-    expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([CLIENT_TRACE]));
+    // The client's trace holds the run and what it did; the client's other requests (initialize, tools/list) are traces of their own.
+    const spans = receiver.spans.filter((span) => span.traceId === CLIENT_TRACE);
+    expect(spans.map((span) => span.name).sort()).toEqual([
+      'code_execution script',
+      'tools/call code_execution',
+      'tools/call echo',
+      'tools/call echo',
+      'tools/call echo',
+    ]);
     const request = only(spans, 'tools/call code_execution');
     expect(request).toMatchObject({
       parentSpanId: CLIENT_SPAN,
@@ -291,6 +298,52 @@ describe('over HTTP', () => {
         outcome: 'answered',
       }),
     ]);
+  });
+});
+
+describe("the client's other requests", () => {
+  test('each is a server span named per the conventions, continuing its traceparent, an error answer marked with its code', async () => {
+    receiver = await startOtlpReceiver();
+    const server = await startServer(
+      ['--pool', '0', '--', process.execPath, fixturePath('upstreams/conformance-everything.mjs')],
+      {
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' },
+      },
+    );
+    const traceparent = `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`;
+    await server.client.listTools();
+    await server.client.readResource({ uri: 'test://static-text', _meta: { traceparent } });
+    await server.client.getPrompt({ name: 'test_simple_prompt', _meta: { traceparent } });
+    await expect(server.client.readResource({ uri: 'test://no-such-resource' })).rejects.toThrow();
+    expect(await server.close()).toEqual([]);
+
+    const serverKind = 2;
+    expect(only(receiver.spans, 'initialize')).toMatchObject({
+      kind: serverKind,
+      attributes: { 'mcp.method.name': 'initialize' },
+    });
+    expect(receiver.spans.filter((span) => span.name === 'tools/list')[0]).toMatchObject({
+      kind: serverKind,
+      attributes: { 'mcp.method.name': 'tools/list', 'jsonrpc.request.id': expect.any(String) },
+    });
+    const reads = receiver.spans.filter((span) => span.name === 'resources/read');
+    expect(reads).toHaveLength(2);
+    expect(reads.find((span) => span.attributes['mcp.resource.uri'] === 'test://static-text')).toMatchObject({
+      traceId: CLIENT_TRACE,
+      parentSpanId: CLIENT_SPAN,
+      kind: serverKind,
+      statusCode: 0,
+      attributes: { 'mcp.method.name': 'resources/read' },
+    });
+    const failed = reads.find((span) => span.attributes['mcp.resource.uri'] === 'test://no-such-resource');
+    expect(failed).toMatchObject({ statusCode: 2, attributes: { 'error.type': expect.stringMatching(/^-32\d{3}$/) } });
+    expect(failed!.attributes['rpc.response.status_code']).toBe(failed!.attributes['error.type']);
+    expect(only(receiver.spans, 'prompts/get test_simple_prompt')).toMatchObject({
+      traceId: CLIENT_TRACE,
+      parentSpanId: CLIENT_SPAN,
+      kind: serverKind,
+      attributes: { 'mcp.method.name': 'prompts/get', 'gen_ai.prompt.name': 'test_simple_prompt' },
+    });
   });
 });
 
