@@ -7,7 +7,7 @@
  */
 import {
   ResourceNotFoundError,
-  Server,
+  type Server,
   type CallToolResult,
   type CacheHint,
   type InputRequiredResult,
@@ -20,6 +20,7 @@ import { passthroughCapabilities, type Offered } from '../upstream/passthrough.j
 import type { UpstreamHub } from '../upstream/hub.js';
 import { serveSkills, type SkillResources } from './serve-skills.js';
 import { traceServerRequest } from '../telemetry/trace-server-request.js';
+import { TracedServer } from './traced-server.js';
 import type { ToolCallAnswer } from './tool-answer.js';
 import type { CallerTasks } from './caller-tasks.js';
 import { TASKS_CAPABILITY, serveTasks } from './tasks-extension.js';
@@ -58,7 +59,7 @@ export interface Surface {
 }
 
 export function buildSurface(deps: SurfaceDeps): Surface {
-  const server = new Server(
+  const server = new TracedServer(
     { name: 'codemode-mcp', version: deps.version },
     {
       capabilities: {
@@ -92,8 +93,7 @@ export function buildSurface(deps: SurfaceDeps): Surface {
   server.setRequestHandler('tools/call', ({ params }, ctx) =>
     traceServerRequest(
       'tools/call',
-      params.name,
-      params._meta,
+      params,
       (trace) => deps.callTool(params.name, params.arguments, ctx, trace) as Promise<CallToolResult | InputRequiredResult>,
       {
         requestId: ctx.mcpReq.id,

@@ -6,6 +6,7 @@ import { FairShare } from './fair-share.js';
 import { POOL_SHRINK_AFTER_MS, PoolSize, childrenToStart } from './pool-size.js';
 import { REFILL_AFTER_FAILURE_MS, REFILL_AFTER_TAKE_MS, RefillPace } from './refill-pace.js';
 import { RETIRED_HOLD_MAX_MS, RetiredHold } from './retired-hold.js';
+import { activeTelemetry } from '../telemetry/telemetry.js';
 
 export type Supplied<Child = ScriptChild> = { readonly child: Child } | { readonly refused: string };
 
@@ -91,6 +92,7 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
       child.release(),
     );
     this.refill();
+    this.sayPoolSize();
     const fill = (): void => {
       clock.after(REFILL_AFTER_TAKE_MS, () => {
         this.poolSize.started();
@@ -158,6 +160,7 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
     this.poolSize.stop();
     this.retired.releaseAll();
     for (const child of this.pooled.splice(0)) child.kill();
+    this.sayPoolSize();
     await Promise.all([...this.alive].map((child) => child.gone));
   }
 
@@ -174,7 +177,10 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
   private takeChild(): Supplied<Child> {
     const pooled = this.pooled.shift();
     const supplied = pooled ? { child: pooled } : this.startForRun();
-    if (pooled) this.pace.afterTake();
+    if (pooled) {
+      this.pace.afterTake();
+      this.sayPoolSize();
+    }
     this.poolSize.took(pooled === undefined, this.running());
     return supplied;
   }
@@ -209,11 +215,15 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
   private startChild(warm: boolean): Child {
     const child = this.start(warm, (ended) => this.retire(ended));
     this.alive.add(child);
+    activeTelemetry().childSpawned(warm, child.ready);
     void child.gone.then(() => {
       this.alive.delete(child);
       this.fairShare.returned(child);
       const index = this.pooled.indexOf(child);
-      if (index !== -1) this.pooled.splice(index, 1);
+      if (index !== -1) {
+        this.pooled.splice(index, 1);
+        this.sayPoolSize();
+      }
       this.retired.forget(child);
       this.refill();
       this.sayIfIdle();
@@ -244,6 +254,7 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
       maxScriptChildren: this.settings.maxScriptChildren,
     });
     for (let started = 0; started < start; started++) this.startPooled();
+    if (start > 0) this.sayPoolSize();
     this.poolSize.refilled(this.pooled.length);
   }
 
@@ -281,6 +292,12 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
       `codemode-mcp: the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from ${from} to ${to} children`,
     );
     for (const child of this.pooled.splice(to)) child.kill();
+    this.sayPoolSize();
+  }
+
+  /** Tells telemetry how many children wait in the pool (a gauge), at each change. */
+  private sayPoolSize(): void {
+    activeTelemetry().poolSize(this.pooled.length);
   }
 
   /** Said at `warn` the first time since a pooled child last started, then at `debug`: the pool tries again each second. */

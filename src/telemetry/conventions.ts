@@ -7,6 +7,10 @@ export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
 export const ATTR_MCP_SESSION_ID = 'mcp.session.id';
 export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+export const ATTR_GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name';
+export const ATTR_MCP_RESOURCE_URI = 'mcp.resource.uri';
+/** A JSON-RPC error answer's code, as a string; `error.type` is the same. */
+export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
 export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
 /** `error.type` of a tool result with `isError: true`. */
@@ -34,3 +38,12 @@ export const METRIC_SCRIPTS_STARTED = 'codemode.scripts.started';
 export const METRIC_SCRIPTS_ENDED = 'codemode.scripts.ended';
 export const METRIC_SCRIPTS_RUNNING = 'codemode.scripts.running';
 export const METRIC_CALLS = 'codemode.calls';
+
+/** Script processes spawned, by ATTR_CHILD_WARM. */
+export const METRIC_POOL_SPAWNED = 'codemode.pool.children.spawned';
+/** From a script process's spawn until it is ready for a script, by ATTR_CHILD_WARM. */
+export const METRIC_POOL_SPAWN_DURATION = 'codemode.pool.spawn.duration';
+/** Script processes started ahead and not yet taken by a run. */
+export const METRIC_POOL_SIZE = 'codemode.pool.size';
+/** True for a child started ahead, into the pool; false for one started for a run that found the pool empty. */
+export const ATTR_CHILD_WARM = 'codemode.child.warm';

@@ -91,6 +91,18 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
   const scriptsEnded = meter.createCounter(names.METRIC_SCRIPTS_ENDED, { description: 'Scripts ended, by status' });
   const scriptsRunning = meter.createUpDownCounter(names.METRIC_SCRIPTS_RUNNING, { description: 'Scripts running' });
   const calls = meter.createCounter(names.METRIC_CALLS, { description: 'Tool calls to upstreams, by upstream and outcome' });
+  const childrenSpawned = meter.createCounter(names.METRIC_POOL_SPAWNED, {
+    description: 'Script processes spawned, ahead into the pool (warm) or for a run that found it empty',
+  });
+  const spawnDuration = meter.createHistogram(names.METRIC_POOL_SPAWN_DURATION, {
+    ...seconds,
+    advice: { explicitBucketBoundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5] },
+    description: 'From spawning a script process until it is ready for a script',
+  });
+  const poolSize = meter.createGauge(names.METRIC_POOL_SIZE, {
+    unit: '{process}',
+    description: 'Script processes started ahead and not yet taken by a run',
+  });
 
   /** Marks `span` as the outcome says (a tool error or a failure; a refusal is an event too); returns its error.type. */
   function markEnding(span: Api.Span, ending: { result: unknown } | { error: unknown }): string | undefined {
@@ -139,6 +151,7 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
         ...(method === 'tools/call' && target !== undefined
           ? { [names.ATTR_GEN_AI_TOOL_NAME]: target, [names.ATTR_GEN_AI_OPERATION_NAME]: names.GEN_AI_OPERATION_EXECUTE_TOOL }
           : {}),
+        ...(method === 'prompts/get' && target !== undefined ? { [names.ATTR_GEN_AI_PROMPT_NAME]: target } : {}),
       };
       const span = tracer.startSpan(
         target === undefined ? method : `${method} ${target}`,
@@ -148,6 +161,7 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
             ...attributes,
             ...(request.requestId !== undefined ? { [names.ATTR_JSONRPC_REQUEST_ID]: String(request.requestId) } : {}),
             ...(request.sessionId !== undefined ? { [names.ATTR_MCP_SESSION_ID]: request.sessionId } : {}),
+            ...(request.resourceUri !== undefined ? { [names.ATTR_MCP_RESOURCE_URI]: request.resourceUri } : {}),
           },
         },
         parent,
@@ -157,11 +171,16 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
       return within(
         span,
         () => handle(trace.setSpan(parent, span)),
-        (_ending, type) =>
+        (ending, type) => {
+          // A JSON-RPC error answer (an unknown resource, bad params) is named by its code.
+          const code = 'error' in ending ? jsonRpcCode(ending.error) : undefined;
+          if (code !== undefined) span.setAttributes({ [names.ATTR_RPC_RESPONSE_STATUS_CODE]: code, [ATTR_ERROR_TYPE]: code });
+          const errorType = code ?? type;
           serverDuration.record((performance.now() - started) / SECOND_MS, {
             ...attributes,
-            ...(type !== undefined ? { [ATTR_ERROR_TYPE]: type } : {}),
-          }),
+            ...(errorType !== undefined ? { [ATTR_ERROR_TYPE]: errorType } : {}),
+          });
+        },
       );
     },
 
@@ -241,6 +260,21 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
       );
     },
 
+    childSpawned(warm, ready) {
+      const attributes = { [names.ATTR_CHILD_WARM]: warm };
+      childrenSpawned.add(1, attributes);
+      const started = performance.now();
+      // One that could not start is counted, not timed: its failure is in the log.
+      ready.then(
+        () => spawnDuration.record((performance.now() - started) / SECOND_MS, attributes),
+        () => {},
+      );
+    },
+
+    poolSize(idle) {
+      poolSize.record(idle);
+    },
+
     async shutdown() {
       // A collector that can't be reached costs the spans buffered, not the shutdown: said, and the exit is as ever.
       const settled = await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
@@ -251,6 +285,12 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
       }
     },
   };
+}
+
+/** The code of an error the SDK answers as a JSON-RPC error (ProtocolError), as a string; undefined for any other. */
+function jsonRpcCode(error: unknown): string | undefined {
+  const code = error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'number' && Number.isInteger(code) ? String(code) : undefined;
 }
 
 /** A tool result with `isError: true`; any other answer is not one. */

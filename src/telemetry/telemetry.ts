@@ -12,14 +12,24 @@ export type TraceContext = Context;
 /** `_meta` fields to send with an upstream request: `traceparent` (and `tracestate`), as SEP-414 carries them. */
 export type TraceMeta = Readonly<Record<string, string>>;
 
+/** The W3C Trace Context fields of a `TraceMeta`, which an HTTP request also carries as headers of the same names. */
+const TRACE_CONTEXT_FIELDS = ['traceparent', 'tracestate'] as const;
+
+/** The `traceparent` and `tracestate` headers for a request whose `_meta` is `meta` (what of them it has). */
+export function traceHeaders(meta: TraceMeta): Record<string, string> {
+  return Object.fromEntries(TRACE_CONTEXT_FIELDS.flatMap((name) => (meta[name] !== undefined ? [[name, meta[name]]] : [])));
+}
+
 /** How one tool call ended: a result, a result with `isError`, refused before sending, or failed after. */
 export type CallOutcome = 'answered' | 'tool_error' | 'refused' | 'failed';
 
 /** A client request as the server span names it (`tools/call code_execution`). */
 export interface ServerRequestInfo {
   readonly method: string;
-  /** The tool, resource or prompt it names; absent for a method that names none. */
+  /** The tool or prompt it names, for the span's name; absent for a method that names none. */
   readonly target?: string;
+  /** The resource it names (`resources/read`, `resources/subscribe`), an attribute only. */
+  readonly resourceUri?: string;
   /** The request's `_meta`: a `traceparent` in it continues the client's trace. */
   readonly meta: unknown;
   readonly requestId?: string | number;
@@ -67,6 +77,13 @@ export interface Telemetry {
     parent: TraceContext | undefined,
     send: (meta: TraceMeta | undefined) => Promise<T>,
   ): Promise<T>;
+  /**
+   * The pool spawned a script process: `warm`, started ahead for a run to come, or not, for a run
+   * that found the pool empty. `ready` settles once it can take a script (or could not start).
+   */
+  childSpawned(warm: boolean, ready: Promise<void>): void;
+  /** The pool holds `idle` children started ahead and not yet taken by a run; said whenever that changes. */
+  poolSize(idle: number): void;
   /** Exports what is still buffered and stops; the last script's spans leave before the process does. */
   shutdown(): Promise<void>;
 }
@@ -78,6 +95,8 @@ export const TELEMETRY_OFF: Telemetry = {
   serverRequest: (_request, handle) => handle(undefined),
   startScript: () => NO_SCRIPT_TRACE,
   upstreamCall: (_call, _parent, send) => send(undefined),
+  childSpawned: () => {},
+  poolSize: () => {},
   shutdown: async () => {},
 };
 

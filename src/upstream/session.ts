@@ -42,6 +42,7 @@ import { listToolPages } from './tool-pages.js';
 import { checkToolResult } from './tool-result-check.js';
 import { connectUpstream, type Connector, type TransportKind } from './transport.js';
 import { logFailure, type Log } from '../support/log.js';
+import { traceHeaders, type TraceMeta } from '../telemetry/telemetry.js';
 
 /**
  * The SDK's own timeout on a tool call: the largest a Node timer takes (a larger one fires at
@@ -296,10 +297,13 @@ export class UpstreamSession {
     // `meta`: the call's trace context (SEP-414's `traceparent`), beside the progress token.
     const _meta = { ...meta, ...(progress !== undefined ? { progressToken: progress.token } : {}) };
     const params = { name: tool, arguments: args, ...(Object.keys(_meta).length > 0 ? { _meta } : {}) };
-    const headers = this.paramHeadersOf(tool, args);
+    const headers = { ...this.traceHeadersOf(meta), ...this.paramHeadersOf(tool, args) };
     try {
       return await this.send(scriptName, signal, (options) =>
-        this.client.request({ method: 'tools/call', params }, ANY_RESULT, { ...options, ...headers }),
+        this.client.request({ method: 'tools/call', params }, ANY_RESULT, {
+          ...options,
+          ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        }),
       );
     } finally {
       progress?.release();
@@ -335,11 +339,20 @@ export class UpstreamSession {
   }
 
   /** A call's `Mcp-Param-*` headers (param-headers.ts), from the tool's schema as listed. */
-  private paramHeadersOf(tool: string, args: Record<string, unknown>): { headers?: Record<string, string> } {
+  private paramHeadersOf(tool: string, args: Record<string, unknown>): Record<string, string> {
     if (!this.mirrorsParamHeaders()) return {};
     const scan = scanParamHeaders(this.tools.find((listed) => listed.name === tool)?.inputSchema);
     if (!scan.valid || scan.headers.length === 0) return {};
-    return { headers: paramHeaderValues(scan.headers, args) };
+    return paramHeaderValues(scan.headers, args);
+  }
+
+  /**
+   * Over Streamable HTTP, the call's trace context as W3C Trace Context headers too (`traceparent`,
+   * `tracestate`), for proxies and servers that trace by header. The SSE transport sends no
+   * per-request headers: there it travels in `_meta` alone.
+   */
+  private traceHeadersOf(meta: TraceMeta | undefined): Record<string, string> {
+    return meta !== undefined && this.kind === 'http' ? traceHeaders(meta) : {};
   }
 
   /** One request with no SDK timeout of its own (the caller's signal ends it), its failure named for the script. */

@@ -9,13 +9,14 @@ import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
-import { runBin, startServer, stderrLine, textOf } from '../support/mcp-client.js';
+import { fixturePath, runBin, startServer, stderrLine, textOf, writeConfig } from '../support/mcp-client.js';
 import { RECORDER_UPSTREAM } from '../support/recorder-server.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, type MetricPoint, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { recorderConfig } from '../support/recorder.js';
 import { freePort } from '../support/ports.js';
 import { makeTempDir } from '../support/temp-dirs.js';
-import { readRecord } from '../upstream/specs.js';
+import { until } from '../support/waiting.js';
+import { readRecord, remotePerTest } from '../upstream/specs.js';
 
 const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CLIENT_SPAN = 'b7ad6b7169203331';
@@ -28,6 +29,7 @@ let third;
 try { third = await tools.echo({ text: 3 }); } catch (error) { third = error.name; }
 return { one, two, third };`;
 
+const remote = remotePerTest();
 let receiver: OtlpReceiver | undefined;
 afterEach(async () => {
   await receiver?.close();
@@ -66,8 +68,15 @@ describe('telemetry over OTLP/HTTP', () => {
     // The close exports what is buffered before the process exits.
     expect(await server.close()).toEqual([]);
 
-    const { spans } = receiver;
-    expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([CLIENT_TRACE]));
+    // The client's trace holds the run and what it did; the client's other requests (initialize, tools/list) are traces of their own.
+    const spans = receiver.spans.filter((span) => span.traceId === CLIENT_TRACE);
+    expect(spans.map((span) => span.name).sort()).toEqual([
+      'code_execution script',
+      'tools/call code_execution',
+      'tools/call echo',
+      'tools/call echo',
+      'tools/call echo',
+    ]);
     const request = only(spans, 'tools/call code_execution');
     expect(request).toMatchObject({
       parentSpanId: CLIENT_SPAN,
@@ -132,6 +141,14 @@ describe('telemetry over OTLP/HTTP', () => {
       ]),
     );
     expect(receiver.metrics.get('codemode.scripts.ended')).toContainEqual({ 'codemode.script.status': 'finished' });
+    // --pool 0: the run's own child, started for it, and none waiting in the pool.
+    expect(receiver.points.get('codemode.pool.children.spawned')).toEqual([
+      { attributes: { 'codemode.child.warm': false }, value: 1 },
+    ]);
+    expect(receiver.points.get('codemode.pool.spawn.duration')).toEqual([
+      { attributes: { 'codemode.child.warm': false }, value: 1 },
+    ]);
+    expect(receiver.points.get('codemode.pool.size')).toEqual([{ attributes: {}, value: 0 }]);
     expect(receiver.metrics.get('codemode.calls')).toEqual(
       expect.arrayContaining([
         { 'codemode.upstream.name': 'recorder', 'codemode.call.outcome': 'answered' },
@@ -157,6 +174,29 @@ describe('telemetry over OTLP/HTTP', () => {
         durationMs: expect.any(Number),
       });
     }
+  });
+
+  test('the pool reports the children it spawned ahead, their spawn time and how many wait in it', async () => {
+    receiver = await startOtlpReceiver();
+    const { config } = recorderConfig('otel-pool');
+    const server = await startServer(['--config', config, '--pool', '2'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRIC_EXPORT_INTERVAL: '200' },
+    });
+    const warm = { 'codemode.child.warm': true };
+    const last = (name: string): MetricPoint | undefined => receiver!.points.get(name)?.at(-1);
+    // Metrics are exported every 200 ms: the pool, once filled and its children ready, is seen so.
+    await until(
+      'an export that sees the pool full of ready children',
+      () => last('codemode.pool.size')?.value === 2 && last('codemode.pool.spawn.duration')?.value === 2,
+      () => JSON.stringify(Object.fromEntries(receiver!.points)),
+    );
+    expect(last('codemode.pool.children.spawned')).toEqual({ attributes: warm, value: 2 });
+    expect(last('codemode.pool.spawn.duration')).toEqual({ attributes: warm, value: 2 });
+    expect((await server.run({ code: 'return 1' })).isError).toBe(false);
+    expect(await server.close()).toEqual([]);
+    // The run took a pooled child; none was started for it.
+    expect(receiver.metrics.get('codemode.pool.children.spawned')).not.toContainEqual({ 'codemode.child.warm': false });
+    expect(last('codemode.pool.size')).toEqual({ attributes: {}, value: 0 });
   });
 
   test('off by default: no traceparent is sent upstream and nothing is said of OpenTelemetry', async () => {
@@ -258,6 +298,78 @@ describe('over HTTP', () => {
         outcome: 'answered',
       }),
     ]);
+  });
+});
+
+describe("the client's other requests", () => {
+  test('each is a server span named per the conventions, continuing its traceparent, an error answer marked with its code', async () => {
+    receiver = await startOtlpReceiver();
+    const server = await startServer(
+      ['--pool', '0', '--', process.execPath, fixturePath('upstreams/conformance-everything.mjs')],
+      {
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' },
+      },
+    );
+    const traceparent = `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`;
+    await server.client.listTools();
+    await server.client.readResource({ uri: 'test://static-text', _meta: { traceparent } });
+    await server.client.getPrompt({ name: 'test_simple_prompt', _meta: { traceparent } });
+    await expect(server.client.readResource({ uri: 'test://no-such-resource' })).rejects.toThrow();
+    expect(await server.close()).toEqual([]);
+
+    const serverKind = 2;
+    expect(only(receiver.spans, 'initialize')).toMatchObject({
+      kind: serverKind,
+      attributes: { 'mcp.method.name': 'initialize' },
+    });
+    expect(receiver.spans.filter((span) => span.name === 'tools/list')[0]).toMatchObject({
+      kind: serverKind,
+      attributes: { 'mcp.method.name': 'tools/list', 'jsonrpc.request.id': expect.any(String) },
+    });
+    const reads = receiver.spans.filter((span) => span.name === 'resources/read');
+    expect(reads).toHaveLength(2);
+    expect(reads.find((span) => span.attributes['mcp.resource.uri'] === 'test://static-text')).toMatchObject({
+      traceId: CLIENT_TRACE,
+      parentSpanId: CLIENT_SPAN,
+      kind: serverKind,
+      statusCode: 0,
+      attributes: { 'mcp.method.name': 'resources/read' },
+    });
+    const failed = reads.find((span) => span.attributes['mcp.resource.uri'] === 'test://no-such-resource');
+    expect(failed).toMatchObject({ statusCode: 2, attributes: { 'error.type': expect.stringMatching(/^-32\d{3}$/) } });
+    expect(failed!.attributes['rpc.response.status_code']).toBe(failed!.attributes['error.type']);
+    expect(only(receiver.spans, 'prompts/get test_simple_prompt')).toMatchObject({
+      traceId: CLIENT_TRACE,
+      parentSpanId: CLIENT_SPAN,
+      kind: serverKind,
+      attributes: { 'mcp.method.name': 'prompts/get', 'gen_ai.prompt.name': 'test_simple_prompt' },
+    });
+  });
+});
+
+describe('an upstream over Streamable HTTP', () => {
+  test("gets each call's trace context as the traceparent and tracestate headers too, the same as in its _meta", async () => {
+    receiver = await startOtlpReceiver();
+    const recordFile = join(makeTempDir('otel-remote'), 'record.jsonl');
+    const [, port] = await remote.serve(
+      [fixturePath('upstreams/remote-http.mjs')],
+      { RECORD_FILE: recordFile },
+      /listening on (\d+)/,
+    );
+    const config = writeConfig({ remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } });
+    const server = await startServer(['--config', config, '--pool', '0'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' },
+    });
+    const result = await server.client.callTool({
+      name: 'code_execution',
+      arguments: { code: 'return await tools.hello({})' },
+      _meta: { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`, tracestate: 'client=e2e' },
+    });
+    expect(result.isError, textOf(result)).toBe(false);
+    expect(await server.close()).toEqual([]);
+    const call = only(receiver.spans, 'tools/call hello');
+    const context = { traceparent: `00-${CLIENT_TRACE}-${call.spanId}-01`, tracestate: 'client=e2e' };
+    expect(readRecord(recordFile)).toEqual([{ event: 'call', tool: 'hello', headers: context, meta: context }]);
   });
 });
 

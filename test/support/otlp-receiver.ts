@@ -32,7 +32,21 @@ export interface OtlpReceiver {
   readonly spans: readonly ReceivedSpan[];
   /** The names of the metrics received, each with the attribute sets of its data points. */
   readonly metrics: ReadonlyMap<string, Array<Readonly<Record<string, string | number | boolean>>>>;
+  /** The same data points, each with its value: a sum's or gauge's value, a histogram's count. In the order received. */
+  readonly points: ReadonlyMap<string, ReadonlyArray<MetricPoint>>;
   close(): Promise<void>;
+}
+
+export interface MetricPoint {
+  readonly attributes: Readonly<Record<string, string | number | boolean>>;
+  readonly value: number;
+}
+
+interface DataPoint {
+  attributes?: KeyValue[];
+  asInt?: number | string;
+  asDouble?: number;
+  count?: number | string;
 }
 
 function valueOf(value: AnyValue): string | number | boolean {
@@ -70,9 +84,9 @@ interface MetricsBody {
     scopeMetrics: Array<{
       metrics: Array<{
         name: string;
-        sum?: { dataPoints: Array<{ attributes?: KeyValue[] }> };
-        histogram?: { dataPoints: Array<{ attributes?: KeyValue[] }> };
-        gauge?: { dataPoints: Array<{ attributes?: KeyValue[] }> };
+        sum?: { dataPoints: DataPoint[] };
+        histogram?: { dataPoints: DataPoint[] };
+        gauge?: { dataPoints: DataPoint[] };
       }>;
     }>;
   }>;
@@ -81,6 +95,7 @@ interface MetricsBody {
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const metrics = new Map<string, Array<Record<string, string | number | boolean>>>();
+  const points = new Map<string, MetricPoint[]>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -112,10 +127,17 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       } else if (request.url === '/v1/metrics') {
         for (const { scopeMetrics } of (body as MetricsBody).resourceMetrics) {
           for (const metric of scopeMetrics.flatMap((scope) => scope.metrics)) {
-            const points = (metric.sum ?? metric.histogram ?? metric.gauge)?.dataPoints ?? [];
+            const received = (metric.sum ?? metric.histogram ?? metric.gauge)?.dataPoints ?? [];
             metrics.set(metric.name, [
               ...(metrics.get(metric.name) ?? []),
-              ...points.map((point) => attributesOf(point.attributes)),
+              ...received.map((point) => attributesOf(point.attributes)),
+            ]);
+            points.set(metric.name, [
+              ...(points.get(metric.name) ?? []),
+              ...received.map((point) => ({
+                attributes: attributesOf(point.attributes),
+                value: Number(point.asInt ?? point.asDouble ?? point.count ?? Number.NaN),
+              })),
             ]);
           }
         }
@@ -132,6 +154,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
     metrics,
+    points,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
