@@ -23,7 +23,7 @@ export async function measureCalls(ctx: BenchContext): Promise<Row[]> {
   try {
     ctx.log('first run on a fresh server, pool warm…');
     const first = await interleaved(
-      ctx.quick ? 2 : ctx.rounds,
+      ctx.quick ? 1 : ctx.rounds,
       async () => {
         const server = await startServer(['--pool', '2']);
         try {

@@ -34,7 +34,7 @@ export async function measureCpu(ctx: BenchContext): Promise<Row[]> {
       // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the same work run by Node itself, the figure the engine's is compared with
       const inNode = new Function(timedBody(work)) as () => number;
       const figures = await interleaved(
-        ctx.quick ? 2 : ctx.rounds,
+        ctx.quick ? 1 : ctx.rounds,
         async () => Number(await runCode(server, timedBody(work))),
         () => Promise.resolve(inNode()),
         200,

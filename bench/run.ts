@@ -22,7 +22,7 @@ import { measureStops } from './stops.js';
 import { measureTelemetry } from './telemetry.js';
 
 const quick = process.argv.includes('--quick');
-const ctx: BenchContext = { quick, rounds: quick ? 3 : 15, log: (line) => process.stderr.write(`${line}\n`) };
+const ctx: BenchContext = { quick, rounds: quick ? 1 : 15, log: (line) => process.stderr.write(`${line}\n`) };
 
 const cpu = cpus();
 const machine = `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;

@@ -48,7 +48,7 @@ export async function measureStartup(ctx: BenchContext): Promise<Row[]> {
   await new Promise((resolve) => setTimeout(resolve, COMPILE_CACHE_WRITTEN_MS));
   await writer.close();
   const figures = await interleaved(
-    ctx.quick ? 2 : ctx.rounds,
+    ctx.quick ? 1 : ctx.rounds,
     () =>
       spawnToAnswer(
         () => startServer([]),
@@ -58,7 +58,7 @@ export async function measureStartup(ctx: BenchContext): Promise<Row[]> {
     300,
   );
   const cold = await interleaved(
-    ctx.quick ? 2 : ctx.rounds,
+    ctx.quick ? 1 : ctx.rounds,
     () => spawnToAnswer(withoutCompileCache, (server) => runCode(server, ONE_CALL)),
     () => spawnToAnswer(startDirect, (direct) => direct.client.callTool({ name: 'echo', arguments: { text: 'x' } })),
     300,

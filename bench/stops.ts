@@ -17,7 +17,7 @@ export async function measureStops(ctx: BenchContext): Promise<Row[]> {
   const server = await startServer(['--pool', '2']);
   try {
     await poolSettled(server.pid, 2);
-    const rounds = ctx.quick ? 2 : ctx.rounds;
+    const rounds = ctx.quick ? 1 : ctx.rounds;
     const idle = () => stopOnce(server, 'await sleep(600000)');
     const within = { text: '≤ 500 ms', met: (value: number) => value <= 500 };
     const busy = await interleaved(rounds, () => stopOnce(server, 'for (;;) {}'), idle, 300);
