@@ -77,20 +77,22 @@ export async function callTool(
     );
   }
   // A 2026-07-28 caller: the call is made as the caller's own work, so its upstream's questions find their way back.
-  const start = (): TaskWork => {
+  // `progress`: the upstream's progress goes out on this request while it is open; a task's request is
+  // answered at once, so a task's call has none to go out on.
+  const start = (progress: typeof onProgress): TaskWork => {
     const key = modern.tasks.newCallKey();
     return callWork(key, name, (signal) =>
       modern.track(key, () =>
-        callExposed(deps, name, args, { signal, ...(onProgress !== undefined ? { onProgress } : {}) }, trace),
+        callExposed(deps, name, args, { signal, ...(progress !== undefined ? { onProgress: progress } : {}) }, trace),
       ),
     );
   };
   const retry = ctx.mcpReq.requestState() !== undefined;
   if (tool.taskSupport !== undefined && !retry) {
-    if (declaresTasks(ctx) && modern.tasks.hasRoom) return modern.tasks.create(start());
+    if (declaresTasks(ctx) && modern.tasks.hasRoom) return modern.tasks.create(start(undefined));
     if (tool.taskSupport === 'required') throw needsTasks(name);
   }
-  return exposedCallWithInput(modern, name, start, ctx);
+  return exposedCallWithInput(modern, name, () => start(onProgress), ctx);
 }
 
 function needsTasks(name: string): MissingRequiredClientCapabilityError {
