@@ -19,6 +19,8 @@ export class StderrLines {
   private readonly decoder = new StringDecoder('utf8');
   private written = 0;
   private dropped = 0;
+  /** Settles once each attached stream has ended (or failed). */
+  private readonly ends: Array<Promise<void>> = [];
 
   constructor(
     private readonly prefix: string,
@@ -28,8 +30,27 @@ export class StderrLines {
 
   attach(stream: Stream): void {
     stream.on('data', (chunk: Buffer | string) => this.push(typeof chunk === 'string' ? chunk : this.decoder.write(chunk)));
-    stream.on('end', () => this.flush());
-    stream.on('error', () => this.flush());
+    this.ends.push(
+      new Promise((resolve) => {
+        stream.on('end', () => {
+          this.flush();
+          resolve();
+        });
+        stream.on('error', () => {
+          this.flush();
+          resolve();
+        });
+        stream.on('close', () => resolve());
+      }),
+    );
+  }
+
+  /**
+   * Settles once every attached stream has ended: a process's exit can come before the last of
+   * its stderr has been read, and what it last said is what explains its failure.
+   */
+  async ended(): Promise<void> {
+    await Promise.all(this.ends);
   }
 
   private push(text: string): void {

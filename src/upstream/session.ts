@@ -53,6 +53,9 @@ export const SDK_CALL_TIMEOUT_MS = 2_147_483_647;
 /** After close, how long to wait for the upstream's process to be gone (its process group gets SIGKILL by 2.5 s). */
 export const SESSION_EXIT_WAIT_MS = 10_000;
 
+/** 1 s: how long a failed start waits for the rest of the upstream's stderr once its process is gone. */
+const STDERR_END_WAIT_MS = 1_000;
+
 /** A tools/call result as the SDK is asked to check it: not at all, so that what it was can be quoted (checkToolResult). */
 const ANY_RESULT = z.unknown();
 
@@ -136,6 +139,8 @@ export class UpstreamSession {
       });
     } catch (error) {
       await Promise.all(clients.allEnded().map((ended) => settleWithin(ended, { ms: SESSION_EXIT_WAIT_MS })));
+      // Its last words explain the failure: read them to the end (a process's exit can come first).
+      await settleWithin(stderr.ended(), { ms: STDERR_END_WAIT_MS });
       throw new UpstreamStartError(spec, error, stderr.tail, options, signIn);
     }
     options.log(`codemode-mcp: upstream "${spec.name}": speaks MCP ${revisionOf(connected.client)}`, 'debug');
