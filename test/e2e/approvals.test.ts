@@ -125,21 +125,18 @@ describe('a 2025 client whose person answers', () => {
     expect(setup.audit()).toContainEqual(expect.objectContaining({ tool: 'delete_item', approval: 'denied', calls: 1 }));
   });
 
-  test('a Promise.all of 50 deletes is one question, and "allow all" sends every one', async () => {
+  test.each([
+    [
+      'a Promise.all of 50 deletes is one question, and "allow all" sends every one',
+      'const ids = Array.from({ length: 50 }, (_, i) => String(i)); await Promise.all(ids.map((id) => tools.delete_item({ id }))); return "done"',
+    ],
+    [
+      'a loop of 50 deletes, one after another, is one question',
+      'for (let i = 0; i < 50; i++) await tools.delete_item({ id: String(i) }); return "done"',
+    ],
+  ])('%s', async (_title, code) => {
     at.answerWith(() => choose('allow'));
-    const result = await server.run({
-      code: 'const ids = Array.from({ length: 50 }, (_, i) => String(i)); await Promise.all(ids.map((id) => tools.delete_item({ id }))); return "done"',
-    });
-    expect(valueOf(result)).toBe('done');
-    expect(at.questions).toHaveLength(1);
-    expect(setup.deleted()).toHaveLength(50);
-  });
-
-  test('a loop of 50 deletes, one after another, is one question', async () => {
-    at.answerWith(() => choose('allow'));
-    const result = await server.run({
-      code: 'for (let i = 0; i < 50; i++) await tools.delete_item({ id: String(i) }); return "done"',
-    });
+    const result = await server.run({ code });
     expect(valueOf(result)).toBe('done');
     expect(at.questions).toHaveLength(1);
     expect(setup.deleted()).toHaveLength(50);
