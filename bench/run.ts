@@ -15,6 +15,7 @@ import { measureCatalog } from './catalog.js';
 import { measureCpu } from './cpu.js';
 import { measureHttp } from './http.js';
 import { measureMemory } from './memory.js';
+import { measureReuse } from './reuse.js';
 import { renderRows, type BenchContext, type Row } from './report.js';
 import { measureStack } from './stack-depth.js';
 import { measureStartup } from './startup.js';
@@ -33,6 +34,7 @@ const rows: Row[] = [
   ...(await measureCatalog(ctx)),
   ...(await measureCpu(ctx)),
   ...(await measureBurst(ctx)),
+  ...(await measureReuse(ctx)),
   ...(await measureStartup(ctx)),
   ...(await measureHttp(ctx)),
   ...(await measureTelemetry(ctx)),
