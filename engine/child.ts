@@ -11,6 +11,12 @@ import { warmUp } from './warm-up.js';
 /** 2: warm-up runs in a pooled child; a second run is what takes its first call to the warm figure (bench/RESULTS.md). */
 const WARM_UP_ROUNDS = 2;
 
+/**
+ * 1 s: a child reset for its owner's next script that is still idle this long after collects its
+ * garbage (the last script's wiped memory among it), so an idle child holds one VM's memory.
+ */
+const IDLE_COLLECT_MS = 1_000;
+
 export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
   const parentPid = process.ppid;
@@ -60,6 +66,7 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
         run.prepareCatalog(message.tools);
         break;
       case 'start':
+        started++;
         if (message.tools !== undefined) catalog = message.tools;
         run.start(message.code, message.tools, message.unlisted);
         break;
@@ -94,18 +101,24 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
     for (const [message, payload] of early.splice(0)) onMessage(message, payload);
   };
 
+  /** Scripts started: an idle collection looks whether another began meanwhile. */
+  let started = 0;
   /**
-   * Drops everything of the script that ended: its VM and the VM's memory (collected now, so a child
-   * waiting for its next script holds one VM's memory, not two), its run's host state, and what is in
-   * its directory (the stop file); then makes the next script's VM.
+   * Drops everything of the script that ended: its VM, whose memory is overwritten with zeros (V8
+   * frees it at its next collection, or IDLE_COLLECT_MS later if the child is still idle), its run's
+   * host state, and what is in its directory (the stop file); then makes the next script's VM.
    */
   const reset = async (): Promise<void> => {
-    run!.dispose();
+    run!.disposeAndWipe();
     run = null;
     ended = false;
     if (inOwnDirectory()) for (const entry of readdirSync('.')) rmSync(entry, { recursive: true, force: true });
-    collectGarbage();
     await makeRun();
+    const startedBefore = started;
+    // A collection takes ~10 ms: not in a script's way, only when it's idle.
+    setTimeout(() => {
+      if (started === startedBefore) collectGarbage();
+    }, IDLE_COLLECT_MS).unref();
   };
 
   if (options.warm) {

@@ -1,7 +1,8 @@
 /**
  * A script's child process. Started by the server (src/script-host) with an empty environment in a
- * private directory; it makes the script's VM, says `ready`, runs the one script it is given,
- * says how it ended, and exits. Options arrive as JSON in argv[2].
+ * private directory; it makes a VM, says `ready`, runs the script it is given and says how it
+ * ended; then it exits when told, or, told to `reset`, makes a fresh VM for the next script of the
+ * same owner (engine/child.ts). Options arrive as JSON in argv[2].
  *
  * The WebAssembly compile starts before the engine's modules load, so the two overlap.
  */

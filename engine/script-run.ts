@@ -1,3 +1,4 @@
+import { linearMemoryOf, wipe } from './linear-memory.js';
 import { randomFillSync } from 'node:crypto';
 import { JSException, type JSValueHandle } from 'quickjs-wasi';
 import { SCRIPT_FILE } from '../common/script-position.js';
@@ -228,9 +229,16 @@ export class ScriptRun {
     return this.ended && this.engineIntact;
   }
 
-  /** Frees the VM: for a warm-up run, whose child goes on to make the script's VM, and at a reset. */
+  /** Frees the VM: for a warm-up run, whose child goes on to make the script's VM. */
   dispose(): void {
     this.vm.dispose();
+  }
+
+  /** Frees the VM and overwrites its memory with zeros: at a reset, before the next script's VM is made. */
+  disposeAndWipe(): void {
+    const memory = linearMemoryOf(this.vm);
+    this.vm.dispose();
+    wipe(memory);
   }
 
   stop(): void {

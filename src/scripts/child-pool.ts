@@ -47,6 +47,12 @@ export interface PoolChild {
  */
 export type StartChild<Child> = (warm: boolean, onEnding: (child: Child) => void) => Child;
 
+/**
+ * 10 s, as a grown pool's shrink (POOL_SHRINK_AFTER_MS): a child kept for an owner that has not
+ * taken it for this long goes, when more are kept than the pool has room for (keptRoom).
+ */
+const KEPT_IDLE_MS = POOL_SHRINK_AFTER_MS;
+
 /** The settings the pool reads. */
 export type PoolSettings = Pick<Settings, 'pool' | 'maxScriptChildren' | 'childMaxScripts' | 'childMaxAgeMs'>;
 
@@ -226,15 +232,12 @@ export class ChildPool<Child extends PoolChild> {
     if (this.closed || this.drainRefusal !== undefined || this.pooled.length > 0 || this.reused.keptBy(session) > 0)
       return undefined;
     if (this.fairShare.refusal(session) !== undefined) return undefined;
-    const queued = this.waiting.count(session);
-    const resetting = this.reused.resettingBy(session);
     // One being reset is the owner's in a few milliseconds, sooner than any start (and than a refusal at the cap).
-    if (queued < resetting) return RESET_WAIT_MAX_MS;
+    if (this.waiting.count(session) < this.reused.resettingBy(session)) return RESET_WAIT_MAX_MS;
     return reuseWaitMs({
       startMs: this.timings.startTime,
       turnMs: this.timings.turnOf(session),
       busyFor: this.reused.busyFor(session),
-      queued: queued - resetting,
     });
   }
 
@@ -275,6 +278,10 @@ export class ChildPool<Child extends PoolChild> {
   }
 
   private startForRun(): Supplied<Child> {
+    // At the cap, a child kept idle for another owner makes room first: the oldest.
+    if (this.counted() >= this.settings.maxScriptChildren) {
+      for (const spare of this.reused.trimTo(this.reused.keptCount - 1)) this.letGo(spare);
+    }
     const counted = this.counted();
     if (counted >= this.settings.maxScriptChildren) {
       return {
@@ -329,19 +336,13 @@ export class ChildPool<Child extends PoolChild> {
   }
 
   /**
-   * A child whose script has ended: reset for its owner's next script when it may be (ReusedChildren)
-   * and the pool has room for it; else held (RetiredHold), and all held go once no script runs.
+   * A child whose script has ended: reset for its owner's next script when it may be (ReusedChildren;
+   * never with the pool off); else held (RetiredHold), and all held go once no script runs.
    */
   private retire(child: Child): void {
     this.fairShare.returned(child);
     if (this.closed) return child.release();
-    if (
-      this.drainRefusal === undefined &&
-      this.reused.mayReuse(child) &&
-      this.reused.idleCount < keptRoom(this.poolSize.target)
-    ) {
-      return this.reuse(child);
-    }
+    if (this.settings.pool > 0 && this.drainRefusal === undefined && this.reused.mayReuse(child)) return this.reuse(child);
     this.wakeWaiterOf(child);
     this.reused.forget(child);
     this.retired.hold(child);
@@ -368,6 +369,7 @@ export class ChildPool<Child extends PoolChild> {
           return this.letGo(child);
         }
         if (this.waiting.count(owner) > 0) this.giveKept(owner);
+        else this.watchKept(child);
         this.trimPooled();
         this.refill();
         this.sayIfIdle();
@@ -376,6 +378,20 @@ export class ChildPool<Child extends PoolChild> {
       () => this.wakeWaiterOf(child),
     );
     this.sayIfIdle();
+  }
+
+  /**
+   * Lets `child` go once it has waited KEPT_IDLE_MS for its owner, if more children are kept than
+   * the pool has room for (keptRoom), or it is past childMaxAgeMs; else looks again after as long.
+   * While its owner runs scripts, a child is kept whatever the pool's size.
+   */
+  private watchKept(child: Child): void {
+    this.clock.after(KEPT_IDLE_MS, () => {
+      if (!this.reused.isKept(child)) return;
+      if (this.reused.keptCount <= keptRoom(this.poolSize.target) && !this.reused.pastAge(child)) return this.watchKept(child);
+      this.letGo(child);
+      this.refill();
+    });
   }
 
   /** Hands one of `owner`'s kept children to its first waiting run (or, were all too old, lets that run go on). */

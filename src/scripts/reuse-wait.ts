@@ -62,28 +62,25 @@ export class ChildTimings {
 
 /**
  * How long a run that finds no child idle should wait for one of its owner's busy children, or
- * undefined when it should not wait: a child started for it would be ready sooner, or either time
- * has not been measured yet (a guess would be no better than a start). `busyFor`: how long each of
- * the owner's children has run its current script; `queued`: the owner's runs already waiting.
- * The run is `queued`'s place in line over the owner's children, each free after what is left of
- * its turn; one running past OVERRUN_FACTOR turns is not counted on. It waits up to a start's time:
- * past that, starting a child then costs it at most twice what starting one at once would have.
+ * undefined when it should not wait: a child started for it would be ready before any of them is
+ * free (each is free after what is left of its turn; one running past OVERRUN_FACTOR turns is not
+ * counted on), or either time has not been measured yet (a guess would be no better than a
+ * start). `busyFor`: how long each of the owner's children has run its current script. Its place
+ * in the owner's line does not count: the line is served by each child as it comes free, and a
+ * start would take a core from them for its whole time, so a burst of scripts shorter than a start
+ * is served sooner by the children already there; scripts longer than a start make the pool grow.
+ * The answer is a start's time: the owner's line (WaitingRuns) ends if no child came free for it
+ * that long.
  */
 export function reuseWaitMs(options: {
   readonly startMs: number | undefined;
   readonly turnMs: number | undefined;
   readonly busyFor: readonly number[];
-  readonly queued: number;
 }): number | undefined {
-  const { startMs, turnMs, busyFor, queued } = options;
+  const { startMs, turnMs, busyFor } = options;
   if (startMs === undefined || turnMs === undefined) return undefined;
-  const left = busyFor
-    .filter((ms) => ms < OVERRUN_FACTOR * turnMs)
-    .map((ms) => Math.max(0, turnMs - ms))
-    .sort((a, b) => a - b);
-  if (left.length === 0) return undefined;
-  const expected = left[queued % left.length]! + Math.floor(queued / left.length) * turnMs;
-  return expected < startMs ? startMs : undefined;
+  const soonest = Math.min(...busyFor.filter((ms) => ms < OVERRUN_FACTOR * turnMs).map((ms) => Math.max(0, turnMs - ms)));
+  return soonest < startMs ? startMs : undefined;
 }
 
 function average(previous: number | undefined, ms: number): number {
@@ -92,52 +89,86 @@ function average(previous: number | undefined, ms: number): number {
 
 /**
  * Runs waiting for one of their owner's children to be reset (reuseWaitMs said to wait), first
- * come first served per owner. A wait ends with a child (give), or without one: its time is up,
- * the child it waited for will not come (wakeOne), or the owner's session or the server is ending
- * (wakeAll); then the run is served as if it had not waited.
+ * come first served per owner. A wait ends with a child (give), or without one: the owner's line
+ * has not moved for the time given (no child of the owner came free in it: they are slower than
+ * measured, and a start is then sooner), the child it waited for will not come (wakeOne), or the
+ * owner's session or the server is ending (wakeAll); then the run is served as if it had not
+ * waited. While children keep coming free, the line keeps waiting: each is the sooner.
  */
 export class WaitingRuns<Child> {
-  private readonly queues = new Map<object, Array<(child: Child | undefined) => void>>();
+  private readonly lines = new Map<object, Line<Child>>();
 
   constructor(private readonly clock: Pick<Clock, 'after'>) {}
 
   /** `owner`'s runs waiting now. */
   count(owner: object): number {
-    return this.queues.get(owner)?.length ?? 0;
+    return this.lines.get(owner)?.runs.length ?? 0;
   }
 
-  /** Waits up to `ms` for one of `owner`'s children: resolves with it, or with undefined when the wait ends without one. */
+  /**
+   * Waits for one of `owner`'s children: resolves with it, or with undefined when the wait ends
+   * without one; the line ends so once `ms` pass with no child given to it.
+   */
   wait(owner: object, ms: number): Promise<Child | undefined> {
     return new Promise((resolve) => {
-      const queue = this.queues.get(owner) ?? [];
-      this.queues.set(owner, queue);
-      const end = (child: Child | undefined): void => {
-        cancel();
-        const index = queue.indexOf(end);
-        if (index !== -1) queue.splice(index, 1);
-        if (queue.length === 0 && this.queues.get(owner) === queue) this.queues.delete(owner);
-        resolve(child);
-      };
-      const cancel = this.clock.after(ms, () => end(undefined));
-      queue.push(end);
+      let line = this.lines.get(owner);
+      if (line === undefined) {
+        line = { runs: [], stallMs: ms, cancelStall: () => {} };
+        this.lines.set(owner, line);
+        this.watchStall(owner, line);
+      }
+      line.runs.push(resolve);
     });
   }
 
   /** Hands `child` to `owner`'s first waiting run; false when none waits. */
   give(owner: object, child: Child): boolean {
-    const first = this.queues.get(owner)?.[0];
-    first?.(child);
-    return first !== undefined;
+    const line = this.lines.get(owner);
+    const first = line?.runs.shift();
+    if (line === undefined || first === undefined) return false;
+    first(child);
+    this.moved(owner, line);
+    return true;
   }
 
   /** Ends the wait of `owner`'s first waiting run without a child: the one it waited for will not come. */
   wakeOne(owner: object): void {
-    this.queues.get(owner)?.[0]?.(undefined);
+    const line = this.lines.get(owner);
+    const first = line?.runs.shift();
+    if (line === undefined || first === undefined) return;
+    first(undefined);
+    this.moved(owner, line);
   }
 
   /** Ends every wait of `owner`, or of every owner, without a child. */
   wakeAll(owner?: object): void {
-    const queues = owner === undefined ? [...this.queues.values()] : [this.queues.get(owner) ?? []];
-    for (const queue of queues) for (const end of [...queue]) end(undefined);
+    const owners = owner === undefined ? [...this.lines.keys()] : [owner];
+    for (const one of owners) {
+      const line = this.lines.get(one);
+      if (line === undefined) continue;
+      line.cancelStall();
+      this.lines.delete(one);
+      for (const run of line.runs) run(undefined);
+    }
   }
+
+  /** The line moved: it is over when empty, else its stall clock starts again. */
+  private moved(owner: object, line: Line<Child>): void {
+    line.cancelStall();
+    if (line.runs.length === 0) this.lines.delete(owner);
+    else this.watchStall(owner, line);
+  }
+
+  private watchStall(owner: object, line: Line<Child>): void {
+    line.cancelStall = this.clock.after(line.stallMs, () => {
+      if (this.lines.get(owner) === line) this.wakeAll(owner);
+    });
+  }
+}
+
+interface Line<Child> {
+  readonly runs: Array<(child: Child | undefined) => void>;
+  /** How long the line waits with no child given to it. */
+  readonly stallMs: number;
+  cancelStall: () => void;
 }

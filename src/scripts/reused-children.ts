@@ -109,6 +109,17 @@ export class ReusedChildren<Child extends ReusableChild> {
     );
   }
 
+  /** `child` waits, reset, for its owner's next script. */
+  isKept(child: Child): boolean {
+    const owner = this.owners.get(child);
+    return owner !== undefined && (this.kept.get(owner)?.includes(child) ?? false);
+  }
+
+  /** `child` is older than childMaxAgeMs: it takes no further script. */
+  pastAge(child: Child): boolean {
+    return this.clock.now() - (this.born.get(child) ?? 0) >= this.limits.childMaxAgeMs;
+  }
+
   /** `child` is being reset for its owner. */
   resetting(child: Child): void {
     this.resets.add(child);

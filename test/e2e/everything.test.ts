@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ENGINE_MAIN } from '../../src/script-host/engine-path.js';
 import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { childPidsOf, commandLineOf } from '../support/processes.js';
-import { eventually, publishedEntry, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
-import { until } from '../support/waiting.js';
+import { publishedEntry, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
 
 // One server for the file: these tests only read, and server-everything takes 2 s to close. The
-// burst test comes last: it leaves the pool grown.
+// burst test comes last: it may leave the pool grown.
 let server: RunningServer;
 
 beforeAll(async () => {
@@ -108,26 +107,6 @@ function poolLines(): string {
     .join('\n');
 }
 
-/** The size the server last said its grown pool keeps, once it has said one (the failure shows its log). */
-async function poolGrown(): Promise<number> {
-  const grew = /runs came faster than the pool refilled: it keeps (\d+) children ready/;
-  await eventually(async () => expect(server.stderr()).toMatch(grew));
-  const sizes = [...server.stderr().matchAll(new RegExp(grew, 'g'))];
-  return Number(sizes[sizes.length - 1]![1]);
-}
-
-/** Waits until the server has at least `count` script children (the test's timeout is the bound). */
-async function scriptChildrenReach(count: number): Promise<number> {
-  return until(
-    `at least ${count} script children`,
-    () => {
-      const seen = scriptChildren().length;
-      return seen >= count && seen;
-    },
-    () => `${scriptChildren().length}; the pool's log:\n${poolLines()}`,
-  );
-}
-
 async function burst(): Promise<string[]> {
   const results = await Promise.all(Array.from({ length: AT_ONCE }, () => server.run({ code: ONE_CALL })));
   expect(results.filter((result) => result.isError).map(textOf)).toEqual([]);
@@ -135,18 +114,14 @@ async function burst(): Promise<string[]> {
 }
 
 describe('a burst of runs with the default settings', () => {
-  test(`${AT_ONCE} one-call runs sent at once are all served; the pool grows to serve the next burst`, async () => {
+  test(`${AT_ONCE} one-call runs sent at once are all served, none refused, twice`, async () => {
     expect(DEFAULT_SETTINGS.maxScriptChildren).toBeGreaterThanOrEqual(AT_ONCE);
     const sum = 'The sum of 2 and 40 is 42.';
+    // Whether a run waits for a busy child or gets a new one depends on what the pool measured on
+    // this machine (test/scripts/child-pool.test.ts has each case, on a fake clock): either way, every
+    // run is served, and the cap is never reached by children kept idle.
     expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
-    // The runs found the pool empty: it grew (by how much depends on how the runs overlapped on this
-    // machine), and once full it holds a child for each, until it has been idle a while.
-    const grown = await poolGrown();
-    expect(grown).toBeGreaterThan(DEFAULT_SETTINGS.pool);
-    expect(grown).toBeLessThanOrEqual(AT_ONCE);
-    expect(await scriptChildrenReach(grown), poolLines()).toBeGreaterThanOrEqual(grown);
+    expect(scriptChildren().length, poolLines()).toBeLessThanOrEqual(DEFAULT_SETTINGS.maxScriptChildren);
     expect(await burst()).toEqual(Array.from({ length: AT_ONCE }, () => sum));
-    // Its shrinking back once idle is test/scripts/child-pool.test.ts's (on a fake clock) and the
-    // load test's (test/e2e/http-load.test.ts, a real server, in the slow project).
   }, 240_000);
 });

@@ -458,12 +458,31 @@ describe('children reused for their session', () => {
     expect(pool.keptCount).toBe(1);
     expect(pool.pooledCount).toBe(1);
     expect(alive()).toHaveLength(2);
-    // With one kept, another child of hers that ends is let go: the pool keeps one for anyone.
+    // While she runs scripts, each child of hers that ends is kept, past the pool's room for them;
+    // those past it go once they have waited KEPT_IDLE_MS (POOL_SHRINK_AFTER_MS) for her.
     const [a, b] = [run(alice), run(alice)];
     await endAndReset(a);
-    b.end(true);
+    await endAndReset(b);
+    expect(pool.keptCount).toBe(2);
+    clock.advance(POOL_SHRINK_AFTER_MS);
     await settled();
-    expect(b.released).toBe(true);
+    expect(pool.keptCount).toBe(1);
+    expect(pool.pooledCount).toBe(1);
+    expect(alive()).toHaveLength(2);
+  });
+
+  it('lets a kept child of another owner go to make room at maxScriptChildren', async () => {
+    const { pool } = open({ pool: 1, maxScriptChildren: 2 });
+    const alice = pool.forSession({});
+    const bob = pool.forSession({});
+    const [a1, a2] = [run(alice), run(alice)];
+    await endAndReset(a1);
+    await endAndReset(a2);
+    expect(pool.keptCount).toBe(2);
+    const forBob = run(bob);
+    expect([a1, a2]).not.toContain(forBob);
+    expect(a1.exited).toBe(true);
+    expect(run(alice)).toBe(a2);
   });
 
   it('lets kept children go, oldest first, when a pool grown by a burst shrinks back', async () => {
@@ -472,7 +491,7 @@ describe('children reused for their session', () => {
     const burst = [run(alice), run(alice), run(alice), run(alice)];
     expect(pool.poolTarget).toBe(4);
     for (const child of burst) await endAndReset(child);
-    expect(pool.keptCount).toBe(3);
+    expect(pool.keptCount).toBe(4);
     // Full again once the refill after the takes has run: the kept children count as the pool's.
     clock.advance(REFILL_AFTER_TAKE_MS);
     expect(pool.pooledCount).toBe(1);
@@ -480,8 +499,8 @@ describe('children reused for their session', () => {
     await settled();
     expect(pool.keptCount).toBe(1);
     expect(alive()).toHaveLength(2);
-    // The last to end found the pool's room for kept children full (all but one of 4), and went then.
-    expect(burst.map((child) => child.exited)).toEqual([true, true, false, true]);
+    // The most recently kept stays: its owner's next run takes it.
+    expect(burst.map((child) => child.exited)).toEqual([true, true, true, false]);
   });
 
   it("lets a session's kept children go when it is done, and one being reset for it once the reset ends", async () => {
