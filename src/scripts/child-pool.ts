@@ -233,6 +233,7 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
 
   /** A child whose script has ended is held (RetiredHold), and all held go once no script runs. */
   private retire(child: Child): void {
+    this.fairShare.returned(child);
     if (this.closed) return child.release();
     this.retired.hold(child);
     this.sayIfIdle();
