@@ -347,7 +347,15 @@ function loadRows(tally: LoadTally, rss: Rss | undefined): Row[] {
       goal: { text: 'all', met: (value, floor) => value === floor },
       note:
         `${tally.finished} finished, ${tally.stopped} stopped; per instance ${perInstance}; ` +
-        `${(tally.wallMs / 1000).toFixed(1)} s; ${tally.refused.length} runs refused`,
+        `${(tally.wallMs / 1000).toFixed(1)} s`,
+    },
+    {
+      name: `${label}: runs refused`,
+      value: tally.refused.length,
+      unit: 'scripts',
+      floorName: 'scripts run',
+      floor: planned,
+      goal: none,
     },
     {
       name: `${label}: wrong answers`,
@@ -393,7 +401,14 @@ function loadRows(tally: LoadTally, rss: Rss | undefined): Row[] {
   ];
   // What went wrong, where anything did, said beside the figure.
   return rows.map((row, i) => {
-    const detail = [undefined, first(tally.wrong), first(tally.lost), first(tally.misrouted), first(tally.unaccounted)][i];
+    const detail = [
+      undefined,
+      first(tally.refused),
+      first(tally.wrong),
+      first(tally.lost),
+      first(tally.misrouted),
+      first(tally.unaccounted),
+    ][i];
     return detail === undefined ? row : { ...row, note: row.note === undefined ? detail : `${row.note}; ${detail}` };
   });
 }
