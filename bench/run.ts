@@ -17,6 +17,7 @@ import { measureCpu } from './cpu.js';
 import { measureHttp } from './http.js';
 import { measureMemory } from './memory.js';
 import { measureNginxLoad } from './nginx-load.js';
+import { measureReuse } from './reuse.js';
 import { renderRows, type BenchContext, type Row } from './report.js';
 import { measureStack } from './stack-depth.js';
 import { measureStartup } from './startup.js';
@@ -32,6 +33,7 @@ const MAIN: ReadonlyArray<readonly [string, (ctx: BenchContext) => Promise<Row[]
   ['catalog', measureCatalog],
   ['cpu', measureCpu],
   ['burst', measureBurst],
+  ['reuse', measureReuse],
   ['startup', measureStartup],
   ['http', measureHttp],
   ['telemetry', measureTelemetry],

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import { CHILD_DIR_PREFIX, PROTOCOL_VERSION, type ChildOptions, type ParentMessage } from '../protocol/contract.js';
 import { ParentChannel } from './channel.js';
@@ -24,8 +24,10 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
   };
   /** The script has ended and said so: the child waits for the parent's `exit`. */
   let ended = false;
+  /** The child's cwd is the private directory the parent made for it (a test's child may run elsewhere). */
+  const inOwnDirectory = (): boolean => basename(process.cwd()).startsWith(CHILD_DIR_PREFIX);
   const parentGone = (): never => {
-    if (basename(process.cwd()).startsWith(CHILD_DIR_PREFIX)) {
+    if (inOwnDirectory()) {
       // No parent is left to remove the directory it made for us.
       rmSync(process.cwd(), { recursive: true, force: true });
     }
@@ -37,11 +39,15 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
   };
 
   let run: ScriptRun | null = null;
+  /** The last catalog given (ahead, or with a start): a reset makes it ready in the fresh VM, as the parent expects. */
+  let catalog: string | undefined;
+  /** Messages that came while the VM was being made: read once it is. */
   const early: Array<[ParentMessage, Buffer]> = [];
   const onMessage = (message: ParentMessage, payload: Buffer): void => {
-    // After the ending only the parent's word to go counts; it removes the directory.
+    // After the ending only the parent's word counts: to go (it removes the directory), or to take another script.
     if (ended) {
-      if (message.t === 'exit') exitNow();
+      if (message.t === 'exit' || (message.t === 'reset' && !run!.reusable)) exitNow();
+      if (message.t === 'reset') void reset();
       return;
     }
     if (run === null) {
@@ -50,9 +56,11 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
     }
     switch (message.t) {
       case 'catalog':
+        catalog = message.tools;
         run.prepareCatalog(message.tools);
         break;
       case 'start':
+        if (message.tools !== undefined) catalog = message.tools;
         run.start(message.code, message.tools, message.unlisted);
         break;
       case 'result':
@@ -75,12 +83,34 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
     );
   }
   const wasm = await wasmCompiling;
+
+  /** A fresh VM from the snapshot (a new instance of the compiled module, with new memory), then `ready`. */
+  const makeRun = async (): Promise<void> => {
+    const made = await ScriptRun.create(wasm, snapshot, { channel, options, exit, parentAlive });
+    if (catalog !== undefined) made.prepareCatalog(catalog);
+    run = made;
+    channel.send({ t: 'ready', v: PROTOCOL_VERSION, prelude: snapshot ? 'snapshot' : 'evaluated' });
+    channel.flush();
+    for (const [message, payload] of early.splice(0)) onMessage(message, payload);
+  };
+
+  /**
+   * Drops everything of the script that ended: its VM and the VM's memory (collected now, so a child
+   * waiting for its next script holds one VM's memory, not two), its run's host state, and what is in
+   * its directory (the stop file); then makes the next script's VM.
+   */
+  const reset = async (): Promise<void> => {
+    run!.dispose();
+    run = null;
+    ended = false;
+    if (inOwnDirectory()) for (const entry of readdirSync('.')) rmSync(entry, { recursive: true, force: true });
+    collectGarbage();
+    await makeRun();
+  };
+
   if (options.warm) {
     await warmUp(wasm, snapshot, options, WARM_UP_ROUNDS);
     collectGarbage();
   }
-  run = await ScriptRun.create(wasm, snapshot, { channel, options, exit, parentAlive });
-  channel.send({ t: 'ready', v: PROTOCOL_VERSION, prelude: snapshot ? 'snapshot' : 'evaluated' });
-  channel.flush();
-  for (const [message, payload] of early.splice(0)) onMessage(message, payload);
+  await makeRun();
 }

@@ -17,8 +17,15 @@ const TOO_DEEP =
 /** A syntax error as the prelude prints it, with the line it names. */
 const SYNTAX_ERROR_AT = new RegExp(`^SyntaxError: [^\\n]*\\n {4}at ${SCRIPT_FILE}:(\\d+):\\d+$`);
 
-/** The end message for `ending`, its error cut to ERROR_MAX_CHARS (saying so); its value goes after the message's JSON. */
-export function endMessage(ending: Ending, read: number): { readonly message: EndMessage; readonly value: string | undefined } {
+/**
+ * The end message for `ending`, its error cut to ERROR_MAX_CHARS (saying so); its value goes after
+ * the message's JSON. `reusable`: the engine is intact, so the child may take another script.
+ */
+export function endMessage(
+  ending: Ending,
+  read: number,
+  reusable: boolean,
+): { readonly message: EndMessage; readonly value: string | undefined } {
   const { value, ...rest } = ending;
   const error = rest.error;
   const cut = error !== undefined && error.length > ERROR_MAX_CHARS;
@@ -27,6 +34,7 @@ export function endMessage(ending: Ending, read: number): { readonly message: En
       t: 'end',
       ...rest,
       read,
+      ...(reusable ? { reusable: true } : {}),
       ...(cut ? { error: `${error.slice(0, ERROR_MAX_CHARS - 64)}… (cut: the error was ${error.length} characters)` } : {}),
     },
     value,
@@ -67,25 +75,27 @@ export function describeException(error: JSException, memoryMaxBytes: number, fo
  * The failure an exception out of the VM means. `code`, when the exception came from compiling the
  * script: a syntax error at the wrapper's last line is the script ending early. `vmBroken`: V8's
  * own stack ran out inside the engine, so the VM was unwound mid-call and must not be entered again.
+ * `engineSpent`: the child must not take another script (out of memory, V8's stack, an engine failure).
  */
 export function failureOf(
   error: unknown,
   describe: (error: JSException) => string,
   code?: string,
-): { readonly ending: Ending; readonly vmBroken: boolean } {
+): { readonly ending: Ending; readonly vmBroken: boolean; readonly engineSpent: boolean } {
   if (error instanceof JSException) {
     const described = describe(error);
     const wrapperLine = code === undefined ? undefined : lineCount(code) + 1;
     const at = SYNTAX_ERROR_AT.exec(described);
     const message = at !== null && Number(at[1]) === wrapperLine ? endedEarly(code!) : described;
-    return { ending: { status: 'failed', error: message }, vmBroken: false };
+    return { ending: { status: 'failed', error: message }, vmBroken: false, engineSpent: error.message === 'out of memory' };
   }
   if (error instanceof RangeError && /call stack/i.test(error.message)) {
-    return { ending: { status: 'failed', error: TOO_DEEP }, vmBroken: true };
+    return { ending: { status: 'failed', error: TOO_DEEP }, vmBroken: true, engineSpent: true };
   }
   process.stderr.write(`engine error: ${(error as Error)?.stack ?? String(error)}\n`);
   return {
     ending: { status: 'failed', error: "InternalError: the engine failed (the server's log has the details)" },
     vmBroken: false,
+    engineSpent: true,
   };
 }

@@ -66,8 +66,12 @@ export class ScriptRun {
   /** The body has settled and its ending is being read: no more calls into the prelude. */
   private settling = false;
   private ended = false;
+  /** Set at the ending: the engine is intact, so the child may be reset for another script (protocol/contract.ts, `reset`). */
+  private engineIntact = false;
   /** V8's stack ran out inside the engine: the VM was unwound mid-call and must not be entered again. */
   private broken = false;
+  /** The script ran the engine out (of memory, of V8's stack) or the engine failed: this child takes no other script. */
+  private spent = false;
   /** Answers handed to the script, for its ending: the server names the ones it never read. */
   private answersRead = 0;
   /** `skills.get` calls sent: each answer is held until the type stripper is loaded, so the prelude can strip the skill at once. */
@@ -219,7 +223,12 @@ export class ScriptRun {
     this.callEntry('deliver', vm.newNumber(id), vm.newString(kind), text);
   }
 
-  /** Frees the VM: for a warm-up run, whose child goes on to make the script's VM. */
+  /** The script has ended and left the engine intact: the child may take another script in a fresh VM. */
+  get reusable(): boolean {
+    return this.ended && this.engineIntact;
+  }
+
+  /** Frees the VM: for a warm-up run, whose child goes on to make the script's VM, and at a reset. */
   dispose(): void {
     this.vm.dispose();
   }
@@ -305,8 +314,9 @@ export class ScriptRun {
     if (this.interrupts.stopped) return this.finishStopped();
     const describe = (exception: JSException): string =>
       describeException(exception, this.hooks.options.memoryMaxBytes, (handle) => this.entry.string('format', handle));
-    const { ending, vmBroken } = failureOf(error, describe, code);
+    const { ending, vmBroken, engineSpent } = failureOf(error, describe, code);
     if (vmBroken) this.broken = true;
+    if (engineSpent) this.spent = true;
     this.finish(ending);
   }
 
@@ -321,7 +331,9 @@ export class ScriptRun {
       );
     }
     this.output.flush();
-    const { message, value } = endMessage(ending, this.answersRead);
+    // A stopped script may have been cut off anywhere in the engine: its child takes no other script.
+    this.engineIntact = ending.status !== 'stopped' && !this.broken && !this.spent;
+    const { message, value } = endMessage(ending, this.answersRead, this.engineIntact);
     this.hooks.channel.send(message, value);
     this.hooks.channel.flush();
     this.hooks.exit('ended');

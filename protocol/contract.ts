@@ -9,9 +9,12 @@
  * Before its `start`, a pooled child may be sent the catalog (`catalog`, again whenever it changes),
  * which it makes ready for a script while it waits; a `start` then carries no tools.
  *
- * After its `end`, a child waits for the parent's `exit` before it exits (the server holds children
- * whose scripts ended while others run: src/scripts/child-supply.ts). Stdin's end, at any time, is
- * the parent gone: the child removes its own directory and exits.
+ * After its `end`, a child waits for the parent's word: `exit` (it exits; the server holds children
+ * whose scripts ended while others run: src/scripts/child-pool.ts), or, when its `end` said it is
+ * `reusable`, `reset`: it drops everything of the script (its VM, the VM's memory, the run's host
+ * state, its directory's contents), makes a fresh VM from the snapshot and says `ready` again, to
+ * take the next script of the same owner. Stdin's end, at any time, is the parent gone: the child
+ * removes its own directory and exits.
  */
 
 import { formatBytes } from '../common/format-numbers.js';
@@ -21,7 +24,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 9;
+export const PROTOCOL_VERSION = 10;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -184,6 +187,11 @@ export const CHILD_MESSAGES = {
       unsent: text({ optional: true }),
       /** How many answers (results, refusals, results too large) the script read. */
       read: optional(count(0)),
+      /**
+       * The engine is intact (the script finished or failed by its own code: not stopped, not out
+       * of memory, not an engine failure): the child may be `reset` for another script.
+       */
+      reusable: optional(flag()),
     },
     /** The value as JSON text, when the script finished with a value. */
     { field: 'value', maxChars: VALUE_FIELD_MAX_CHARS, tooLarge: 'VALUE_TOO_LARGE', notJson: 'VALUE_NOT_JSON' },
@@ -249,7 +257,16 @@ export interface ExitMessage {
   readonly t: 'exit';
 }
 
-export type ParentMessage = CatalogMessage | StartMessage | ResultMessage | ReleaseMessage | StopMessage | ExitMessage;
+/**
+ * After an `end` that said `reusable`: a fresh VM for the next script (the last catalog made ready
+ * in it), then `ready` again. Nothing of the script that ended is reachable from the next.
+ */
+export interface ResetMessage {
+  readonly t: 'reset';
+}
+
+export type ParentMessage =
+  CatalogMessage | StartMessage | ResultMessage | ReleaseMessage | StopMessage | ExitMessage | ResetMessage;
 
 /** Why a child's script ended as crashed. Each is a breach of this contract or a lost child. */
 export const BREACH = {

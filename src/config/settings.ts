@@ -164,6 +164,29 @@ export const SETTINGS = {
     doc: 'script children started ahead so a run starts at once; a burst grows it up to maxScriptChildren; 0 turns the pool off',
   }),
   /**
+   * 100: scripts one child runs, one after another, each in a fresh engine (src/scripts/child-pool.ts);
+   * then it exits and a new one takes its place. 1: every script gets a new process.
+   */
+  childMaxScripts: setting({
+    name: 'childMaxScripts',
+    flag: 'child-max-scripts',
+    unit: 'count',
+    default: 100,
+    min: 1,
+    max: 10_000,
+    doc: 'scripts one child process runs, one after another, each in a fresh engine and only for the same session or principal; then it exits; 1: a new process for every script',
+  }),
+  /** 5 min: past this age a child takes no further script; it exits when its script ends. */
+  childMaxAgeMs: setting({
+    name: 'childMaxAgeMs',
+    flag: 'child-max-age-ms',
+    unit: 'ms',
+    default: 5 * MINUTE,
+    min: 1 * SECOND,
+    max: 24 * 60 * MINUTE,
+    doc: 'age past which a child process takes no further script; it exits when its script ends',
+  }),
+  /**
    * 16 MiB: the longest message a client may send (one JSON line on stdin). A longer request gets
    * JSON-RPC error -32600 naming this setting; one with no readable id is dropped with a log line.
    * Either way the server reads on and every running script goes on.

@@ -14,7 +14,7 @@ export interface ChildFrameEvents {
 /**
  * The child's output read as frames: decoded (a header past FRAME_MAX_BYTES stops the reading
  * before its body is buffered), each checked (check-message.ts), and in order: `ready` first, in
- * this server's protocol version, and never again.
+ * this server's protocol version, and never again until the child is reset (expectReady).
  */
 export class ChildFrameReader {
   private readonly decoder = new FrameDecoder(FRAME_MAX_BYTES);
@@ -22,6 +22,11 @@ export class ChildFrameReader {
   private broken = false;
 
   constructor(private readonly events: ChildFrameEvents) {}
+
+  /** The child was sent `reset`: its next frame is a `ready` again, and any other is a breach. */
+  expectReady(): void {
+    this.isReady = false;
+  }
 
   push(chunk: Uint8Array): void {
     if (this.broken) return;

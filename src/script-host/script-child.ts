@@ -7,6 +7,7 @@ import { encodeFrame } from '../../protocol/frames.js';
 import { StderrLines } from '../support/stderr-lines.js';
 import { ChildNotReadyError, type ChannelEvents, type ScriptChannel } from './channel.js';
 import { ChildFrameReader } from './child-frames.js';
+import { ChildLease } from './child-lease.js';
 import { spawnScriptProcess, type ScriptProcess, type SpawnChildOptions } from './script-process.js';
 import { logFailure, processLog, type Log } from '../support/log.js';
 
@@ -35,13 +36,25 @@ export interface ScriptChildOptions extends SpawnChildOptions {
 /**
  * A script's child process, seen from the server: spawned with an empty environment in a
  * private directory, ready before it is given a script, checked frame by frame (child-frames.ts).
+ * Its scripts run one at a time: a child whose script ended with its engine intact may be reset
+ * (reset()) and given the next, each through a lease (lease()) that ends with its script.
  */
 export class ScriptChild implements ScriptChannel {
   readonly dir: string;
-  /** Resolves when the child said it is ready; rejects when it exits or breaks the protocol first. */
-  readonly ready: Promise<void>;
   /** Resolves when the process has exited and its directory is removed. */
   readonly gone: Promise<void>;
+  /** The ready of the VM the next (or current) script runs in: the first, or the last reset's. */
+  private currentReady!: Promise<void>;
+  private settleReady: (error?: Error) => void = () => {};
+  private readonly frames: ChildFrameReader;
+  /** The lease of the script the child runs now, if it was given one through lease(). */
+  private currentLease: ChildLease | undefined;
+  /** The child's last `end` said its engine is intact (protocol/contract.ts, `reusable`). */
+  private endedIntact = false;
+  /** Killed by this server (a breach, a stop's grace, a crash): never reused. */
+  private killed = false;
+  /** Scripts it was given, resets included: the pool's retirement count. */
+  private scriptsStarted = 0;
   private readonly process: ChildProcess;
   private readonly writes: Array<{ frame: Buffer; written: (() => void) | undefined }> = [];
   private writing = false;
@@ -64,13 +77,8 @@ export class ScriptChild implements ScriptChannel {
     this.dir = spawned.dir;
     this.process = spawned.process;
     this.onEnding = options.onEnding ?? ((child) => child.release());
-    let settleReady: (error?: Error) => void = () => {};
-    this.ready = new Promise<void>((resolve, reject) => {
-      settleReady = (error) => (error ? reject(error) : resolve());
-    });
-    // Not dropped: the script waiting on `ready` reads its failure (script.ts); this only keeps an
-    // unawaited rejection from ending the process.
-    this.ready.catch(() => {});
+    this.awaitReady();
+    const settleReady = (error?: Error): void => this.settleReady(error);
     let markGone: () => void = () => {};
     this.gone = new Promise<void>((resolve) => (markGone = resolve));
 
@@ -82,6 +90,7 @@ export class ScriptChild implements ScriptChannel {
       message: (message) => this.onMessage(message),
       breach: (reason) => this.breach(reason, settleReady),
     });
+    this.frames = frames;
     (this.process.stdio[3] as Readable).on('data', (chunk: Buffer) => frames.push(chunk));
     // A child gone before a write (killed, crashed) is reported by its exit; the write's EPIPE is only logged.
     (this.process.stdin as Writable).on('error', logFailure(`a write to script child ${this.process.pid}`, log));
@@ -118,6 +127,45 @@ export class ScriptChild implements ScriptChannel {
 
   get pid(): number | undefined {
     return this.process.pid;
+  }
+
+  /** Resolves when the child said it is ready for a script; rejects when it exits or breaks the protocol first. */
+  get ready(): Promise<void> {
+    return this.currentReady;
+  }
+
+  /**
+   * Its script has ended with the engine intact and it was neither killed nor let go: reset() may
+   * give it another script.
+   */
+  get reusable(): boolean {
+    return this.saidEnd && this.endedIntact && !this.killed && !this.released && !this.exited && this.brokenBy === null;
+  }
+
+  /** Scripts it has been given. */
+  get scripts(): number {
+    return this.scriptsStarted;
+  }
+
+  /** The channel for one script: it ends when the child says how that script ended (ChildLease). */
+  lease(): ScriptChannel {
+    this.currentLease = new ChildLease(this);
+    return this.currentLease;
+  }
+
+  /**
+   * Makes a reusable child (see reusable) ready for another script: it drops everything of the last
+   * one and makes a fresh VM (protocol/contract.ts, `reset`); `ready` is then the new VM's.
+   */
+  reset(): void {
+    if (!this.reusable) throw new Error('only a child whose script ended with its engine intact is reset');
+    this.send({ t: 'reset' });
+    this.frames.expectReady();
+    this.awaitReady();
+    this.saidEnd = false;
+    this.endedIntact = false;
+    this.started = false;
+    this.currentLease = undefined;
   }
 
   get exited(): boolean {
@@ -172,10 +220,16 @@ export class ScriptChild implements ScriptChannel {
     this.send({ t: 'catalog', tools: toolsJson });
   }
 
-  /** Gives the child its script; the catalog travels with it unless the child was sent that one ahead. */
+  /**
+   * Gives the child its script; the catalog travels with it unless the child was sent that one
+   * ahead. Either way the child keeps it as its catalog, made ready again after a reset.
+   */
   start(code: string, toolsJson: string, unlisted: readonly string[]): void {
     this.started = true;
-    this.send({ t: 'start', code, ...(toolsJson === this.catalogSent ? {} : { tools: toolsJson }), unlisted });
+    this.scriptsStarted++;
+    const sent = toolsJson === this.catalogSent;
+    this.catalogSent = toolsJson;
+    this.send({ t: 'start', code, ...(sent ? {} : { tools: toolsJson }), unlisted });
   }
 
   /** The stop file, seen by a computing child at its next interrupt check. */
@@ -189,6 +243,7 @@ export class ScriptChild implements ScriptChannel {
   }
 
   kill(): void {
+    this.killed = true;
     if (!this.exited) this.process.kill('SIGKILL');
   }
 
@@ -230,9 +285,24 @@ export class ScriptChild implements ScriptChannel {
 
   private onMessage(message: ChildMessage): void {
     const ending = message.t === 'end' && !this.saidEnd;
-    if (message.t === 'end') this.saidEnd = true;
+    if (message.t === 'end') {
+      this.saidEnd = true;
+      this.endedIntact = message.reusable === true;
+    }
     this.events.message?.(message);
-    if (ending) this.onEnding(this);
+    if (!ending) return;
+    this.currentLease?.end();
+    this.onEnding(this);
+  }
+
+  /** A new `ready` to wait for: the first VM's, or a reset's. */
+  private awaitReady(): void {
+    this.currentReady = new Promise<void>((resolve, reject) => {
+      this.settleReady = (error) => (error ? reject(error) : resolve());
+    });
+    // Not dropped: the script waiting on `ready` reads its failure (script.ts); this only keeps an
+    // unawaited rejection from ending the process.
+    this.currentReady.catch(() => {});
   }
 
   private breach(reason: Breach, settleReady: (error?: Error) => void): void {

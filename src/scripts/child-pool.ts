@@ -6,13 +6,18 @@ import { FairShare } from './fair-share.js';
 import { POOL_SHRINK_AFTER_MS, PoolSize, childrenToStart } from './pool-size.js';
 import { REFILL_AFTER_FAILURE_MS, REFILL_AFTER_TAKE_MS, RefillPace } from './refill-pace.js';
 import { RETIRED_HOLD_MAX_MS, RetiredHold } from './retired-hold.js';
+import { ReusedChildren } from './reused-children.js';
+import { ChildTimings, RESET_WAIT_MAX_MS, WaitingRuns, reuseWaitMs } from './reuse-wait.js';
 import { activeTelemetry } from '../telemetry/telemetry.js';
 
 export type Supplied<Child = ScriptChild> = { readonly child: Child } | { readonly refused: string };
 
 /** Where a session's scripts get their children. */
 export interface ChildSource<Child = ScriptChild> {
-  take(): Supplied<Child>;
+  /** A child for a run now, or once one of the session's own is free again (when that is sooner than a start). */
+  take(): Supplied<Child> | Promise<Supplied<Child>>;
+  /** The session is over: the children kept for its next scripts go. */
+  done(): void;
 }
 
 /** What the pool needs of a child: a ScriptChild (child-supply.ts), or a test's fake. */
@@ -23,8 +28,14 @@ export interface PoolChild {
   readonly gone: Promise<void>;
   /** Its script has ended, or it has exited: it is on its way out. */
   readonly ending: boolean;
+  /** Its script ended with the engine intact, and it was neither killed nor let go: it may be reset. */
+  readonly reusable: boolean;
+  /** Scripts it has been given. */
+  readonly scripts: number;
   /** Sends the catalog ahead of a script (ScriptChild.offerCatalog). */
   offerCatalog(toolsJson: string): void;
+  /** Makes a reusable child ready for another script; `ready` is then the fresh engine's. */
+  reset(): void;
   /** Lets a child whose script has ended exit. */
   release(): void;
   kill(): void;
@@ -37,18 +48,23 @@ export interface PoolChild {
 export type StartChild<Child> = (warm: boolean, onEnding: (child: Child) => void) => Child;
 
 /** The settings the pool reads. */
-export type PoolSettings = Pick<Settings, 'pool' | 'maxScriptChildren'>;
+export type PoolSettings = Pick<Settings, 'pool' | 'maxScriptChildren' | 'childMaxScripts' | 'childMaxAgeMs'>;
 
 /**
  * The server's script children: at most maxScriptChildren alive, pooled ones included (one whose
  * script has ended and is exiting no longer counts), and some started ahead so a run starts at
- * once. A child serves one script and exits (once no other script runs); the pool refills in the
- * background. This class starts, hands out and kills the children; what it decides by is in its
- * policies: how many to keep (PoolSize), when to refill (RefillPace), which session may take one
- * (FairShare), when an ended child exits (RetiredHold). Pooled children belong to no session until
- * a run takes one. What a child is, it leaves to `start` (ChildSupply: a script's process).
+ * once. A child runs one script at a time. When its script ends with the engine intact, it is
+ * reset (a fresh engine in the same process) and kept for the next script of the same session or
+ * principal, never another's, up to childMaxScripts and childMaxAgeMs; otherwise it exits (once no
+ * other script runs), and the pool refills in the background. Children kept for their owners
+ * count against the pool's size, so a server at rest holds `pool` children either way. This class
+ * starts, hands out and kills the children; what it decides by is in its policies: how many to
+ * keep (PoolSize), when to refill (RefillPace), which session may take one (FairShare), which
+ * child to reuse (ReusedChildren), when an ended child exits (RetiredHold). Pooled children belong
+ * to no session until a run takes one. What a child is, it leaves to `start` (ChildSupply: a
+ * script's process).
  */
-export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
+export class ChildPool<Child extends PoolChild> {
   private readonly pooled: Child[] = [];
   private readonly alive = new Set<Child>();
   /** The owner of takes made on the supply itself rather than through forSession. */
@@ -57,6 +73,11 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
   private readonly poolSize: PoolSize;
   private readonly pace: RefillPace;
   private readonly retired: RetiredHold<Child>;
+  private readonly reused: ReusedChildren<Child>;
+  private readonly timings = new ChildTimings();
+  private readonly waiting: WaitingRuns<Child>;
+  /** Children the pool let go that have not exited yet (kept ones past the pool's size): they no longer count. */
+  private readonly leaving = new Set<Child>();
   private closed = false;
   /** Set by drain(): why every take is refused from then on. */
   private drainRefusal: string | undefined;
@@ -78,9 +99,11 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
     private readonly start: StartChild<Child>,
     private readonly log: Log = () => {},
     ready?: Promise<unknown>,
-    clock: Clock = systemClock,
+    private readonly clock: Clock = systemClock,
   ) {
     this.fairShare = new FairShare(settings.maxScriptChildren, clock);
+    this.reused = new ReusedChildren(settings, clock);
+    this.waiting = new WaitingRuns(clock);
     this.poolSize = new PoolSize(
       settings,
       clock,
@@ -116,6 +139,11 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
     return this.pooled.length;
   }
 
+  /** Children reset after a script and kept for their owner's next (being reset included). */
+  get keptCount(): number {
+    return this.reused.idleCount;
+  }
+
   /** How many children the pool keeps started ahead: `pool`, or more once a burst has grown it. */
   get poolTarget(): number {
     return this.poolSize.target;
@@ -123,12 +151,18 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
 
   /** A ready (or starting) child for a script, or why there is none. */
   take(): Supplied<Child> {
-    return this.takeFor(this.anyone);
+    return this.takeNow(this.anyone);
   }
 
-  /** The supply as one session sees it: what it takes counts against its share. */
+  /** The supply as one session sees it: what it takes counts against its share, and only it reuses its children. */
   forSession(session: object = {}): ChildSource<Child> {
-    return { take: () => this.takeFor(session) };
+    return {
+      take: () => this.takeFor(session),
+      done: () => {
+        this.waiting.wakeAll(session);
+        this.letGoAll(this.reused.takeAll(session));
+      },
+    };
   }
 
   /**
@@ -148,30 +182,85 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
   drain(refusal: string): Promise<void> {
     this.drainRefusal = refusal;
     this.pace.cancel();
+    this.waiting.wakeAll();
+    this.letGoAll(this.reused.takeAll());
     const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     this.sayIfIdle();
     return idle;
   }
 
-  /** Kills the pooled children and waits until every child the supply started has exited. */
+  /** Kills the pooled and kept children and waits until every child the supply started has exited. */
   async close(): Promise<void> {
     this.closed = true;
     this.pace.cancel();
+    this.waiting.wakeAll();
     this.poolSize.stop();
     this.retired.releaseAll();
     for (const child of this.pooled.splice(0)) child.kill();
+    this.letGoAll(this.reused.takeAll());
     this.sayPoolSize();
     await Promise.all([...this.alive].map((child) => child.gone));
   }
 
-  private takeFor(session: object): Supplied<Child> {
+  /**
+   * A child for `session`'s run: one kept for it, or a pooled one, or one of its own running
+   * children once reset when that is sooner than starting one (reuseWaitMs, from what the pool
+   * measured), or one started now.
+   */
+  private takeFor(session: object): Supplied<Child> | Promise<Supplied<Child>> {
+    const waitMs = this.waitMsFor(session);
+    if (waitMs === undefined) return this.takeNow(session);
+    return this.waiting.wait(session, waitMs).then((child) => {
+      if (child === undefined) return this.takeNow(session);
+      // Handed over as the pool began to close or drain: it goes with the rest.
+      if (this.closed || this.drainRefusal !== undefined) {
+        this.letGo(child);
+        return this.takeNow(session);
+      }
+      return this.handOut(session, this.takeKept(child));
+    });
+  }
+
+  /** How long `session`'s run waits for one of its own children, or undefined to be served now. */
+  private waitMsFor(session: object): number | undefined {
+    if (this.closed || this.drainRefusal !== undefined || this.pooled.length > 0 || this.reused.keptBy(session) > 0)
+      return undefined;
+    if (this.fairShare.refusal(session) !== undefined) return undefined;
+    const queued = this.waiting.count(session);
+    const resetting = this.reused.resettingBy(session);
+    // One being reset is the owner's in a few milliseconds, sooner than any start (and than a refusal at the cap).
+    if (queued < resetting) return RESET_WAIT_MAX_MS;
+    return reuseWaitMs({
+      startMs: this.timings.startTime,
+      turnMs: this.timings.turnOf(session),
+      busyFor: this.reused.busyFor(session),
+      queued: queued - resetting,
+    });
+  }
+
+  private takeNow(session: object): Supplied<Child> {
     if (this.closed) return { refused: 'the server is shutting down' };
     if (this.drainRefusal !== undefined) return { refused: this.drainRefusal };
     const refused = this.fairShare.refusal(session);
     if (refused !== undefined) return { refused };
-    const supplied = this.takeChild();
-    if ('child' in supplied) this.fairShare.took(session, supplied.child);
+    const kept = this.reused.take(session, (old) => this.letGo(old));
+    return this.handOut(session, kept !== undefined ? this.takeKept(kept) : this.takeChild());
+  }
+
+  private handOut(session: object, supplied: Supplied<Child>): Supplied<Child> {
+    if ('child' in supplied) {
+      this.fairShare.took(session, supplied.child);
+      // The pool's own takes (take()) belong to no session, so their children are not reused.
+      if (session !== this.anyone) this.reused.took(session, supplied.child);
+    }
     return supplied;
+  }
+
+  /** One of the session's own children, kept since its last script: ready now, with a fresh engine. */
+  private takeKept(child: Child): Supplied<Child> {
+    this.poolSize.took(false, this.running());
+    if (this.catalog !== undefined) child.offerCatalog(this.catalog);
+    return { child };
   }
 
   private takeChild(): Supplied<Child> {
@@ -199,25 +288,33 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
 
   /**
    * Live children that count against maxScriptChildren: one whose script has ended is on its way
-   * out, and doesn't hold back the next burst.
+   * out (unless it is being reset), and doesn't hold back the next burst; nor does one let go.
    */
   private counted(): number {
     let count = 0;
-    for (const child of this.alive) if (!child.ending) count++;
+    for (const child of this.alive) if (!child.ending && !this.leaving.has(child)) count++;
     return count;
   }
 
   /** Children taken for scripts that have not ended. */
   private running(): number {
-    return this.counted() - this.pooled.length;
+    return this.counted() - this.pooled.length - this.reused.idleCount;
   }
 
   private startChild(warm: boolean): Child {
     const child = this.start(warm, (ended) => this.retire(ended));
     this.alive.add(child);
+    this.reused.started(child);
+    const spawned = this.clock.now();
+    child.ready.then(
+      () => this.timings.started(this.clock.now() - spawned, !warm),
+      () => {},
+    );
     activeTelemetry().childSpawned(warm, child.ready);
     void child.gone.then(() => {
       this.alive.delete(child);
+      this.leaving.delete(child);
+      this.reused.forget(child);
       this.fairShare.returned(child);
       const index = this.pooled.indexOf(child);
       if (index !== -1) {
@@ -231,10 +328,22 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
     return child;
   }
 
-  /** A child whose script has ended is held (RetiredHold), and all held go once no script runs. */
+  /**
+   * A child whose script has ended: reset for its owner's next script when it may be (ReusedChildren)
+   * and the pool has room for it; else held (RetiredHold), and all held go once no script runs.
+   */
   private retire(child: Child): void {
     this.fairShare.returned(child);
     if (this.closed) return child.release();
+    if (
+      this.drainRefusal === undefined &&
+      this.reused.mayReuse(child) &&
+      this.reused.idleCount < keptRoom(this.poolSize.target)
+    ) {
+      return this.reuse(child);
+    }
+    this.wakeWaiterOf(child);
+    this.reused.forget(child);
     this.retired.hold(child);
     this.sayIfIdle();
     // On the next turn, after the write of the last script's answer; unless a script started meanwhile.
@@ -245,18 +354,82 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
     }
   }
 
+  /** Resets `child` for its owner; kept once its fresh engine is ready, let go if the pool no longer wants it then. */
+  private reuse(child: Child): void {
+    const owner = this.reused.ownerOf(child)!;
+    child.reset();
+    this.reused.resetting(child);
+    child.ready.then(
+      () => {
+        // Its turn: from being handed its script to being ready for the next.
+        this.timings.turned(owner, this.reused.sinceHanded(child)!);
+        if (this.closed || this.drainRefusal !== undefined || child.ending || !this.reused.keep(child)) {
+          this.wakeWaiterOf(child);
+          return this.letGo(child);
+        }
+        if (this.waiting.count(owner) > 0) this.giveKept(owner);
+        this.trimPooled();
+        this.refill();
+        this.sayIfIdle();
+      },
+      // It exited while being reset: its exit forgets it, and its owner's next run takes another child.
+      () => this.wakeWaiterOf(child),
+    );
+    this.sayIfIdle();
+  }
+
+  /** Hands one of `owner`'s kept children to its first waiting run (or, were all too old, lets that run go on). */
+  private giveKept(owner: object): void {
+    const child = this.reused.take(owner, (old) => this.letGo(old));
+    if (child === undefined) this.waiting.wakeOne(owner);
+    else this.waiting.give(owner, child);
+  }
+
+  /** A run waiting for `child`'s owner's children is served otherwise: `child` won't be free for it. */
+  private wakeWaiterOf(child: Child): void {
+    const owner = this.reused.ownerOf(child);
+    if (owner !== undefined) this.waiting.wakeOne(owner);
+  }
+
+  /** The children the pool keeps for anyone: its target less those kept for their owners (keptRoom). */
+  private pooledTarget(target: number): number {
+    return target - Math.min(this.reused.idleCount, keptRoom(target));
+  }
+
+  /** Pooled children past pooledTarget, once children are kept for owners, are let go: a server at rest holds `pool` children. */
+  private trimPooled(): void {
+    const extra = this.pooled.length - this.pooledTarget(this.poolSize.target);
+    if (extra <= 0) return;
+    for (const child of this.pooled.splice(0, extra)) this.letGo(child);
+    this.sayPoolSize();
+  }
+
+  /** Kills a child that waits for no script (pooled, or kept): it no longer counts from now. */
+  private letGo(child: Child): void {
+    this.reused.forget(child);
+    this.leaving.add(child);
+    child.kill();
+  }
+
+  private letGoAll(children: readonly Child[]): void {
+    for (const child of children) this.letGo(child);
+    this.refill();
+  }
+
   /** Starts children until the pool is full, as far as PoolSize and the server's cap allow. */
   private refill(): void {
     if (this.closed || this.drainRefusal !== undefined || this.pace.paused) return;
     const start = childrenToStart({
       pooled: this.pooled.length,
+      kept: this.reused.idleCount,
       counted: this.counted(),
-      target: this.poolSize.refillTarget,
+      target: this.pooledTarget(this.poolSize.refillTarget),
       maxScriptChildren: this.settings.maxScriptChildren,
     });
     for (let started = 0; started < start; started++) this.startPooled();
     if (start > 0) this.sayPoolSize();
-    this.poolSize.refilled(this.pooled.length);
+    // Full counts the children kept for their owners: they are the pool's too.
+    this.poolSize.refilled(this.pooled.length + this.reused.idleCount);
   }
 
   private startPooled(): void {
@@ -292,7 +465,8 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
     this.log(
       `codemode-mcp: the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from ${from} to ${to} children`,
     );
-    for (const child of this.pooled.splice(to)) child.kill();
+    for (const child of this.reused.trimTo(keptRoom(to))) this.letGo(child);
+    for (const child of this.pooled.splice(this.pooledTarget(to))) child.kill();
     this.sayPoolSize();
   }
 
@@ -309,4 +483,13 @@ export class ChildPool<Child extends PoolChild> implements ChildSource<Child> {
       this.startFailures++ === 0 ? 'warn' : 'debug',
     );
   }
+}
+
+/**
+ * How many of a pool of `target` children may be kept for their owners' next scripts: all but one
+ * (kept for a session's first run, whoever's it is), or the one of a pool of one; none with the
+ * pool off. The rest of the target is pooled for anyone.
+ */
+export function keptRoom(target: number): number {
+  return target <= 1 ? target : target - 1;
 }

@@ -105,20 +105,21 @@ export class PoolSize {
 }
 
 /**
- * How many children a refill starts, with `pooled` in the pool and `counted` alive against the cap
- * (those whose script has ended not counted): up to `target` in the pool within `maxScriptChildren`.
- * A child's start takes a core for a while: while scripts run, it would slow them, so the pool
- * refills then only when empty (a run would otherwise wait for a start), and with one child; fully
- * once none runs.
+ * How many children a refill starts, with `pooled` in the pool, `kept` idle for their owners' next
+ * scripts (src/scripts/reused-children.ts) and `counted` alive against the cap (those whose script
+ * has ended not counted): up to `target` in the pool within `maxScriptChildren`. A child's start
+ * takes a core for a while: while scripts run, it would slow them, so the pool refills then only
+ * when empty (a run would otherwise wait for a start), and with one child; fully once none runs.
  */
 export function childrenToStart(pool: {
   readonly pooled: number;
+  readonly kept: number;
   readonly counted: number;
   readonly target: number;
   readonly maxScriptChildren: number;
 }): number {
   const room = Math.max(0, Math.min(pool.target - pool.pooled, pool.maxScriptChildren - pool.counted));
-  const scriptsRun = pool.counted > pool.pooled;
+  const scriptsRun = pool.counted - pool.kept > pool.pooled;
   if (!scriptsRun) return room;
   return pool.pooled === 0 ? Math.min(1, room) : 0;
 }

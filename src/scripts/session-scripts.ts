@@ -4,7 +4,7 @@ import { Script } from '../script-host/script.js';
 import type { ResourceCaller, ScriptReturn, SkillsCaller, StateCaller, ToolResult } from '../script-host/types.js';
 import type { Settings } from '../config/settings.js';
 import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
-import type { ChildSource } from './child-pool.js';
+import type { ChildSource, Supplied } from './child-pool.js';
 import { quoteInput } from '../support/echo.js';
 import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
@@ -120,6 +120,8 @@ export class SessionScripts {
   private readonly entries = new Map<string, Entry>();
   private counter = 0;
   private closing = false;
+  /** Runs waiting for a child (ChildSource.take): they count against maxRunningScripts. */
+  private taking = 0;
 
   constructor(private readonly deps: SessionScriptsDeps) {}
 
@@ -165,6 +167,7 @@ export class SessionScripts {
     const scripts = [...this.entries.values()].map((entry) => entry.script);
     for (const script of scripts) script.stop('shutdown');
     await Promise.all(scripts.map((script) => script.ended));
+    this.deps.supply.done();
     return running.map(([id, entry]) => ({ id, status: entry.script.status }));
   }
 
@@ -172,13 +175,30 @@ export class SessionScripts {
     if (this.closing) return refusalAnswer('the server is shutting down');
     const running = [...this.entries].filter(([, entry]) => entry.script.status === 'running').map(([id]) => id);
     const { maxRunningScripts } = this.deps.settings;
-    if (running.length >= maxRunningScripts) {
+    if (running.length + this.taking >= maxRunningScripts) {
       return refusalAnswer(
         `${running.length} scripts are already running for ${this.owner}, its maxRunningScripts: ${running.join(', ')}. ` +
           'Wait for one ({"action": "wait", "script": "<id>"}) or stop one ({"action": "stop", "script": "<id>"}).',
       );
     }
     const supplied = this.deps.supply.take();
+    if (!(supplied instanceof Promise)) return this.start(supplied, code, yieldMs, ctx);
+    // Waiting for one of this owner's children to be free (child-pool.ts): counted as running meanwhile.
+    this.taking++;
+    return supplied.then((later) => {
+      this.taking--;
+      if (this.closing && 'child' in later) later.child.kill();
+      if (this.closing) return refusalAnswer('the server is shutting down');
+      return this.start(later, code, yieldMs, ctx);
+    });
+  }
+
+  private start(
+    supplied: Supplied,
+    code: string,
+    yieldMs: number,
+    ctx: WatchContext,
+  ): Promise<CallToolResult | Interrupted> | CallToolResult {
     if ('refused' in supplied) return refusalAnswer(supplied.refused);
 
     const id = `${scriptIdPrefix(this.deps.instance)}${++this.counter}`;
@@ -192,7 +212,7 @@ export class SessionScripts {
       ...(trace.context !== undefined ? { trace: trace.context } : {}),
       script: { id, ...this.deps.identity },
     };
-    const script = new Script(supplied.child, {
+    const script = new Script(supplied.child.lease(), {
       id,
       code,
       tools: entriesWithSkills(toolEntries(this.deps.catalog()), this.deps.savedSkills?.() ?? []),

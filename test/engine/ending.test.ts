@@ -25,17 +25,23 @@ function thrownBy(code: string): JSException {
 
 describe("a script's ending", () => {
   it('keeps an error within ERROR_MAX_CHARS as it is, with the answers read', () => {
-    const { message, value } = endMessage({ status: 'finished', value: '1', unsent: '{"a":1}' }, 3);
+    const { message, value } = endMessage({ status: 'finished', value: '1', unsent: '{"a":1}' }, 3, false);
     expect(message).toEqual({ t: 'end', status: 'finished', unsent: '{"a":1}', read: 3 });
+    expect(endMessage({ status: 'finished' }, 0, true).message).toEqual({
+      t: 'end',
+      status: 'finished',
+      read: 0,
+      reusable: true,
+    });
     expect(value).toBe('1');
-    expect(endMessage({ status: 'failed', error: 'x'.repeat(ERROR_MAX_CHARS) }, 0).message.error).toBe(
+    expect(endMessage({ status: 'failed', error: 'x'.repeat(ERROR_MAX_CHARS) }, 0, false).message.error).toBe(
       'x'.repeat(ERROR_MAX_CHARS),
     );
   });
 
   it('cuts an error past ERROR_MAX_CHARS and says how long it was', () => {
     const long = 'x'.repeat(ERROR_MAX_CHARS + 1);
-    const { error } = endMessage({ status: 'failed', error: long }, 0).message;
+    const { error } = endMessage({ status: 'failed', error: long }, 0, false).message;
     expect(error!.length).toBeLessThanOrEqual(ERROR_MAX_CHARS);
     expect(error).toBe(`${'x'.repeat(ERROR_MAX_CHARS - 64)}… (cut: the error was ${ERROR_MAX_CHARS + 1} characters)`);
   });
@@ -66,14 +72,16 @@ describe("a script's ending", () => {
     expect(failureOf(error, () => atWrapperEnd, code)).toEqual({
       ending: { status: 'failed', error: endedEarly(code) },
       vmBroken: false,
+      engineSpent: false,
     });
     const inside = `SyntaxError: unexpected token\n    at ${SCRIPT_FILE}:1:8`;
     expect(failureOf(error, () => inside, code).ending.error).toBe(inside);
   });
 
-  it("marks the VM broken when V8's own stack ran out", () => {
-    const { ending, vmBroken } = failureOf(new RangeError('Maximum call stack size exceeded'), () => 'unused');
+  it("marks the VM broken, and the child spent, when V8's own stack ran out", () => {
+    const { ending, vmBroken, engineSpent } = failureOf(new RangeError('Maximum call stack size exceeded'), () => 'unused');
     expect(vmBroken).toBe(true);
+    expect(engineSpent).toBe(true);
     expect(ending.error).toMatch(/^RangeError: the script went deeper than the engine can follow/);
   });
 });

@@ -46,7 +46,7 @@ function open(
   const all = { ...DEFAULT_SETTINGS, pool: 1, ...settings };
   const supply = new ChildSupply(all);
   const session = new SessionScripts({
-    supply,
+    supply: supply.forSession(),
     catalog: () => current.catalog,
     unlisted: () => [],
     callTool: async (name) => ({ content: [{ type: 'text', text: `called ${name}` }] }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChildPool, type PoolChild, type PoolSettings, type Supplied } from '../../src/scripts/child-pool.js';
+import { ChildPool, type ChildSource, type PoolChild, type PoolSettings, type Supplied } from '../../src/scripts/child-pool.js';
 import { FAIR_SHARE_WINDOW_MS } from '../../src/scripts/fair-share.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';
 import { REFILL_AFTER_FAILURE_MS, REFILL_AFTER_TAKE_MS } from '../../src/scripts/refill-pace.js';
@@ -8,12 +8,16 @@ import { FakeClock } from './fake-clock.js';
 
 /** A child as the pool sees one, driven by the test: its start, its script's ending, its exit. */
 class FakeChild implements PoolChild {
-  readonly ready: Promise<void>;
+  ready: Promise<void>;
   readonly gone: Promise<void>;
   readonly catalogs: string[] = [];
   ending = false;
   released = false;
   exited = false;
+  /** Its script ended with the engine intact (end(true)) and it has not exited. */
+  intact = false;
+  scripts = 0;
+  resets = 0;
   private settleReady!: (error?: Error) => void;
   private settleGone!: () => void;
 
@@ -22,11 +26,35 @@ class FakeChild implements PoolChild {
     private readonly onEnding: (child: FakeChild) => void,
   ) {
     this.ready = new Promise<void>((resolve, reject) => (this.settleReady = (error) => (error ? reject(error) : resolve())));
+    void this.ready.catch(() => {});
     this.gone = new Promise<void>((resolve) => (this.settleGone = resolve));
   }
 
   offerCatalog(toolsJson: string): void {
     this.catalogs.push(toolsJson);
+  }
+
+  get reusable(): boolean {
+    return this.ending && this.intact && !this.exited && !this.released;
+  }
+
+  /** A reset child's fresh engine is ready when the test says (readyAgain), or it exits first. */
+  reset(): void {
+    this.resets++;
+    this.ending = false;
+    this.intact = false;
+    this.ready = new Promise<void>((resolve, reject) => (this.settleReady = (error) => (error ? reject(error) : resolve())));
+  }
+
+  /** Its fresh engine (after a reset) is ready. */
+  readyAgain(): void {
+    this.settleReady();
+  }
+
+  /** A run takes it: it is given a script. */
+  given(): this {
+    this.scripts++;
+    return this;
   }
 
   /** A released child exits at once, as a script's process does. */
@@ -39,13 +67,14 @@ class FakeChild implements PoolChild {
     this.exit();
   }
 
-  /** Its script has ended: it says so, and waits to be released. */
-  end(): void {
+  /** Its script has ended (`intact`: with the engine intact): it says so, and waits to be released or reset. */
+  end(intact = false): void {
     this.ending = true;
+    this.intact = intact;
     this.onEnding(this);
   }
 
-  /** It exited before it was ready. */
+  /** It exited before it was ready (after a reset: before its fresh engine was). */
   failToStart(reason: string): void {
     this.settleReady(new Error(reason));
     this.exit();
@@ -65,7 +94,7 @@ function open(settings: Partial<PoolSettings>, ready?: Promise<void>) {
   const started: FakeChild[] = [];
   const lines: Array<[string, string | undefined]> = [];
   const pool = new ChildPool<FakeChild>(
-    { pool: 1, maxScriptChildren: 16, ...settings },
+    { pool: 1, maxScriptChildren: 16, childMaxScripts: 100, childMaxAgeMs: 300_000, ...settings },
     (warm, onEnding) => {
       const child = new FakeChild(warm, onEnding);
       started.push(child);
@@ -80,7 +109,8 @@ function open(settings: Partial<PoolSettings>, ready?: Promise<void>) {
 }
 
 /** The child a take supplied; a refusal fails the test. */
-function takenChild(supplied: Supplied<FakeChild>): FakeChild {
+function takenChild(supplied: Supplied<FakeChild> | Promise<Supplied<FakeChild>>): FakeChild {
+  if (supplied instanceof Promise) throw new Error('the run waits for a child');
   if (!('child' in supplied)) throw new Error(`refused: ${supplied.refused}`);
   return supplied.child;
 }
@@ -344,5 +374,227 @@ describe("sessions' fair share of the children", () => {
     expect(a.take()).toEqual({ refused: expect.stringContaining('while 2 sessions') });
     clock.advance(FAIR_SHARE_WINDOW_MS + 1);
     takenChild(a.take());
+  });
+});
+
+/** A run of `source`'s: the child it was given a script on. */
+function run(source: Pick<ChildSource<FakeChild>, 'take'>): FakeChild {
+  return takenChild(source.take()).given();
+}
+
+/** Ends `child`'s script with its engine intact, and lets its reset end. */
+async function endAndReset(child: FakeChild): Promise<void> {
+  child.end(true);
+  child.readyAgain();
+  await settled();
+}
+
+describe('children reused for their session', () => {
+  it("resets a child whose script ended intact and gives it to the same session's next run, never to another's", async () => {
+    const { pool } = open({ pool: 2 });
+    const alice = pool.forSession({});
+    const bob = pool.forSession({});
+    const first = run(alice);
+    first.end(true);
+    expect(first.resets).toBe(1);
+    expect(first.released).toBe(false);
+    // Still being reset: not handed out yet, but counted as kept.
+    expect(pool.keptCount).toBe(1);
+    first.readyAgain();
+    await settled();
+    expect(run(bob)).not.toBe(first);
+    expect(run(alice)).toBe(first);
+    expect(pool.keptCount).toBe(0);
+  });
+
+  it.each([
+    ['its engine was not intact', {}, (child: FakeChild) => child.end(false)],
+    ['it ran childMaxScripts', { childMaxScripts: 1 }, (child: FakeChild) => child.end(true)],
+  ])('lets a child go rather than reset it when %s', async (_, settings, end) => {
+    const { pool } = open({ pool: 2, ...settings });
+    const child = run(pool.forSession({}));
+    end(child);
+    await settled();
+    expect(child.resets).toBe(0);
+    expect(child.released).toBe(true);
+    expect(pool.keptCount).toBe(0);
+  });
+
+  it('lets a child past childMaxAgeMs go when its script ends', async () => {
+    const { pool, clock } = open({ pool: 2, childMaxAgeMs: 1_000 });
+    const old = run(pool.forSession({}));
+    clock.advance(1_000);
+    old.end(true);
+    await settled();
+    expect(old.released).toBe(true);
+  });
+
+  it("lets a kept child that aged past childMaxAgeMs go at its session's next run, which gets another", async () => {
+    const { pool, clock } = open({ pool: 2, childMaxAgeMs: 1_000 });
+    const alice = pool.forSession({});
+    const kept = run(alice);
+    await endAndReset(kept);
+    expect(pool.keptCount).toBe(1);
+    clock.advance(1_000);
+    expect(run(alice)).not.toBe(kept);
+    expect(kept.exited).toBe(true);
+  });
+
+  it("reuses nothing taken by the pool's own take(), which belongs to no session", async () => {
+    const { pool } = open({ pool: 2 });
+    const child = run(pool);
+    child.end(true);
+    await settled();
+    expect(child.released).toBe(true);
+  });
+
+  it('gives a run another child while its own is being reset, and forgets one that exits during its reset', async () => {
+    const { pool } = open({ pool: 2 });
+    const alice = pool.forSession({});
+    const first = run(alice);
+    first.end(true);
+    const second = run(alice);
+    expect(second).not.toBe(first);
+    first.failToStart('it exited during its reset');
+    await settled();
+    expect(pool.keptCount).toBe(0);
+    await endAndReset(second);
+    expect(run(alice)).toBe(second);
+  });
+
+  it('counts kept children in the pool: a server at rest holds `pool` children, one of them pooled for anyone', async () => {
+    const { pool, clock, alive } = open({ pool: 2 });
+    const alice = pool.forSession({});
+    const first = run(alice);
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(pool.pooledCount).toBe(1);
+    await endAndReset(first);
+    expect(pool.keptCount).toBe(1);
+    expect(pool.pooledCount).toBe(1);
+    expect(alive()).toHaveLength(2);
+    // With one kept, another child of hers that ends is let go: the pool keeps one for anyone.
+    const [a, b] = [run(alice), run(alice)];
+    await endAndReset(a);
+    b.end(true);
+    await settled();
+    expect(b.released).toBe(true);
+  });
+
+  it('lets kept children go, oldest first, when a pool grown by a burst shrinks back', async () => {
+    const { pool, clock, alive } = open({ pool: 2, maxScriptChildren: 8 });
+    const alice = pool.forSession({});
+    const burst = [run(alice), run(alice), run(alice), run(alice)];
+    expect(pool.poolTarget).toBe(4);
+    for (const child of burst) await endAndReset(child);
+    expect(pool.keptCount).toBe(3);
+    // Full again once the refill after the takes has run: the kept children count as the pool's.
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(pool.pooledCount).toBe(1);
+    clock.advance(POOL_SHRINK_AFTER_MS);
+    await settled();
+    expect(pool.keptCount).toBe(1);
+    expect(alive()).toHaveLength(2);
+    // The last to end found the pool's room for kept children full (all but one of 4), and went then.
+    expect(burst.map((child) => child.exited)).toEqual([true, true, false, true]);
+  });
+
+  it("lets a session's kept children go when it is done, and one being reset for it once the reset ends", async () => {
+    const { pool } = open({ pool: 3 });
+    const alice = pool.forSession({});
+    const [kept, resetting] = [run(alice), run(alice)];
+    await endAndReset(kept);
+    resetting.end(true);
+    alice.done();
+    await settled();
+    expect(kept.exited).toBe(true);
+    expect(resetting.exited).toBe(false);
+    resetting.readyAgain();
+    await settled();
+    expect(resetting.exited).toBe(true);
+    expect(pool.keptCount).toBe(0);
+  });
+
+  it('lets kept children go when the pool drains or closes', async () => {
+    const { pool } = open({ pool: 2 });
+    const alice = pool.forSession({});
+    const kept = run(alice);
+    await endAndReset(kept);
+    await pool.drain('draining');
+    expect(kept.exited).toBe(true);
+    await pool.close();
+  });
+});
+
+describe("a run that finds no child idle, and its session's busy children", () => {
+  /** A pool of one whose child took `startMs` to start and served one of `session`'s scripts in `turnMs`; the child is kept for `session`. */
+  async function measured(startMs: number, turnMs: number) {
+    const opened = open({ pool: 1 });
+    const { pool, clock, started } = opened;
+    clock.advance(startMs);
+    started[0]!.readyAgain();
+    await settled();
+    const session = pool.forSession({});
+    const child = run(session);
+    clock.advance(turnMs);
+    await endAndReset(child);
+    return { ...opened, session, child };
+  }
+
+  it("waits for one of its session's children being reset, and is given it rather than a new process", async () => {
+    const { pool, started } = open({ pool: 1 });
+    const session = pool.forSession({});
+    const first = run(session);
+    first.end(true);
+    const waiting = session.take();
+    expect(waiting).toBeInstanceOf(Promise);
+    first.readyAgain();
+    expect(takenChild(await waiting)).toBe(first);
+    expect(started).toHaveLength(1);
+  });
+
+  it('waits for its busy child when its measured turn is shorter than a start, and is given it once reset', async () => {
+    const { session, child, started } = await measured(300, 50);
+    expect(run(session)).toBe(child);
+    const waiting = session.take();
+    expect(waiting).toBeInstanceOf(Promise);
+    await endAndReset(child);
+    expect(takenChild(await waiting)).toBe(child);
+    expect(started).toHaveLength(1);
+  });
+
+  it('starts a process at once when its turn is longer than a start, or nothing was measured yet', async () => {
+    const { session, child } = await measured(300, 500);
+    expect(run(session)).toBe(child);
+    // Started for the run: not pooled ahead (no warm-up).
+    expect(run(session)).toMatchObject({ warm: false, exited: false });
+    const { pool } = open({ pool: 1 });
+    const unmeasured = pool.forSession({});
+    run(unmeasured);
+    expect(unmeasured.take()).not.toBeInstanceOf(Promise);
+  });
+
+  it('is served by a start as soon as the child it waits for ends spent, or once a start would have been ready', async () => {
+    const { session, child, clock } = await measured(300, 50);
+    run(session);
+    const waiting = session.take();
+    expect(waiting).toBeInstanceOf(Promise);
+    child.end(false);
+    const fresh = takenChild(await waiting).given();
+    expect(fresh).not.toBe(child);
+    const second = session.take();
+    expect(second).toBeInstanceOf(Promise);
+    clock.advance(300);
+    expect([child, fresh]).not.toContain(takenChild(await second));
+  });
+
+  it('never waits for another session’s children, and a drain ends every wait with its refusal', async () => {
+    const { pool, session, child } = await measured(300, 50);
+    expect(run(session)).toBe(child);
+    const other = pool.forSession({});
+    expect(other.take()).not.toBeInstanceOf(Promise);
+    const waiting = session.take();
+    expect(waiting).toBeInstanceOf(Promise);
+    void pool.drain('instance a is draining');
+    expect(await waiting).toEqual({ refused: 'instance a is draining' });
   });
 });

@@ -25,7 +25,7 @@ function open(
   const all = { ...DEFAULT_SETTINGS, ...settings };
   const supply = new ChildSupply(all, log, ready, clock);
   const session = new SessionScripts({
-    supply,
+    supply: supply.forSession(),
     catalog: () => [],
     unlisted: () => [],
     callTool: async () => ({ content: [] }),
@@ -63,8 +63,18 @@ const valueOf = async (session: SessionScripts, code: string) =>
   ((await session.handle({ code }, idle)).structuredContent as { value?: unknown }).value;
 
 describe('the warm pool', () => {
-  it('gives each script a fresh child, and nothing of one script is visible to the next', async () => {
+  it('runs the next script of the same owner in the same child, in a fresh engine: nothing of the first is visible', async () => {
     const { session } = open({ pool: 1 });
+    const [first] = await childrenSettleAt(1);
+    expect(await valueOf(session, 'globalThis.leftover = "from the first script"; return typeof leftover')).toBe('string');
+    // Reset and kept for this owner: the one child is still the same process.
+    const [second] = await childrenSettleAt(1);
+    expect(second).toBe(first);
+    expect(await valueOf(session, 'return typeof leftover')).toBe('undefined');
+  });
+
+  it('retires a child after childMaxScripts scripts, and the next script gets a fresh one', async () => {
+    const { session } = open({ pool: 1, childMaxScripts: 1 });
     const [first] = await childrenSettleAt(1);
     expect(await valueOf(session, 'globalThis.leftover = "from the first script"; return typeof leftover')).toBe('string');
     const [second] = await childrenSettleAt(1, [first!]);

@@ -27,8 +27,10 @@ describe('how many children a refill starts', () => {
     ['fills to the cap at most', { pooled: 1, counted: 1, target: 20 }, 7],
     ['counts a pooled child that exited as room (it is on its way out of the pool)', { pooled: 2, counted: 1, target: 3 }, 1],
     ['starts nothing with the pool off', { pooled: 0, counted: 0, target: 0 }, 0],
+    ['fills the pool when the only other children are kept for their owners', { pooled: 0, counted: 2, target: 2, kept: 2 }, 2],
+    ['counts kept children against the cap', { pooled: 0, counted: 7, target: 3, kept: 7 }, 1],
   ])('%s', (_, pool, expected) => {
-    expect(childrenToStart({ ...pool, maxScriptChildren: 8 })).toBe(expected);
+    expect(childrenToStart({ kept: 0, ...pool, maxScriptChildren: 8 })).toBe(expected);
   });
 });
 

@@ -38,7 +38,7 @@ function open(settings: Partial<Settings> = {}, instance?: string): SessionScrip
   const all = { ...DEFAULT_SETTINGS, pool: 0, ...settings };
   const supply = new ChildSupply(all);
   const session = new SessionScripts({
-    supply,
+    supply: supply.forSession(),
     catalog: () => catalog,
     unlisted: () => ['late__'],
     callTool: async (name, args, _signal, onProgress) => {

@@ -1,0 +1,151 @@
+/**
+ * What reusing a child between one owner's scripts saves (docs/server.md, "Script children"): the
+ * CPU a one-call script costs the server and its processes, with the defaults against a process
+ * per script (`--child-max-scripts 1`) in the same run; sixteen one-call runs at once after the
+ * server has been idle, against one such run alone; and the memory of the server and its pool at
+ * rest after that.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { ENGINE_MAIN } from '../src/script-host/engine-path.js';
+import { startHttpInstance } from './http.js';
+import { descendantsRunning, interleaved, memoryOf, sleep, timed } from './measure.js';
+import type { BenchContext, Row } from './report.js';
+import { runCode, runScript, startServer } from './server.js';
+import { poolSettled } from './settle.js';
+
+const ONE_CALL = 'return (await tools.mark({})).content[0].text';
+const CLIENTS = 4;
+const AT_ONCE = 16;
+/** The idle time before a burst: past the pool's shrink (POOL_SHRINK_AFTER_MS, 10 s). */
+const IDLE_MS = 15_000;
+const MiB = 1024 * 1024;
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
+const TICKS_PER_S = 100;
+
+export async function measureReuse(ctx: BenchContext): Promise<Row[]> {
+  const scripts = ctx.quick ? 20 : 200;
+  ctx.log(`CPU per one-call script, ${scripts} scripts from ${CLIENTS} clients, children reused and not…`);
+  const reused = await cpuPerScript([], scripts);
+  // A process per script costs about 20 times as much: fewer scripts give the same per-script figure.
+  const perProcess = await cpuPerScript(['--child-max-scripts', '1'], Math.max(CLIENTS, scripts / 5));
+  ctx.log(`${AT_ONCE} one-call runs at once after ${ctx.quick ? 1 : IDLE_MS / 1000} s idle…`);
+  const burst = await burstAfterIdle(ctx);
+  return [
+    {
+      name: `CPU per one-call script (server, upstream and script processes; ${CLIENTS} clients over HTTP)`,
+      value: reused,
+      unit: 'ms',
+      floorName: 'the same, a process per script (--child-max-scripts 1)',
+      floor: perProcess,
+      goal: { text: '≤ 25 ms', met: (value) => value <= 25 },
+    },
+    {
+      name: `${AT_ONCE} one-call runs at once after ${ctx.quick ? 1 : IDLE_MS / 1000} s idle, defaults`,
+      value: burst.burst,
+      unit: 'ms',
+      floorName: 'one such run alone',
+      floor: burst.alone,
+      goal: { text: '≤ 5 ×, none refused', met: (value, floor) => value <= 5 * floor && burst.refused === 0 },
+      note: `${burst.refused} of ${burst.runs} runs refused`,
+    },
+    {
+      name: 'RSS of the server and its pool at rest, after the bursts',
+      value: burst.restingRss,
+      unit: 'MiB',
+      floorName: 'idle node process RSS',
+      floor: await idleNodeRss(),
+      goal: { text: '≤ 150 MiB', met: (value) => value <= 150 },
+    },
+  ];
+}
+
+/** CPU per script of `scripts` one-call runs from CLIENTS sessions at once, each running its share one after another. */
+async function cpuPerScript(flags: string[], scripts: number): Promise<number> {
+  const server = await startHttpInstance(['--pool', '2', ...flags]);
+  const sessions = await Promise.all(Array.from({ length: CLIENTS }, () => server.session()));
+  try {
+    await poolSettled(server.pid, 2);
+    const before = treeCpuMs(server.pid);
+    await Promise.all(
+      sessions.map(async (session) => {
+        for (let run = 0; run < scripts / CLIENTS; run++) await runCode(session, ONE_CALL);
+      }),
+    );
+    // Children that exited are counted once reaped, in the server's cutime: wait until the pool is still.
+    await poolSettled(server.pid, 1);
+    return (treeCpuMs(server.pid) - before) / scripts;
+  } finally {
+    await Promise.all(sessions.map((session) => session.close()));
+    await server.close();
+  }
+}
+
+async function burstAfterIdle(
+  ctx: BenchContext,
+): Promise<{ burst: number; alone: number; refused: number; runs: number; restingRss: number }> {
+  const server = await startServer([]);
+  let refused = 0;
+  const burst = async (): Promise<void> => {
+    const outcomes = await Promise.all(Array.from({ length: AT_ONCE }, () => runScript(server, ONE_CALL)));
+    refused += outcomes.filter((outcome) => 'refused' in outcome).length;
+  };
+  const rounds = ctx.quick ? 1 : 3;
+  try {
+    await poolSettled(server.pid, 2);
+    // A client that has used the server before: its children were reused, so their times are known.
+    for (let run = 0; run < 4; run++) await runCode(server, ONE_CALL);
+    const figures = await interleaved(
+      rounds,
+      async () => {
+        await sleep(ctx.quick ? 1_000 : IDLE_MS);
+        await poolSettled(server.pid, 2);
+        return timed(burst);
+      },
+      async () => {
+        await poolSettled(server.pid, 2);
+        return timed(() => runCode(server, ONE_CALL));
+      },
+    );
+    await sleep(ctx.quick ? 1_000 : IDLE_MS);
+    await poolSettled(server.pid, 2);
+    const resting = [server.pid, ...descendantsRunning(server.pid, ENGINE_MAIN)];
+    const restingRss = resting.reduce((sum, pid) => sum + (memoryOf(pid, 'VmRSS') ?? 0), 0) / MiB;
+    return { burst: figures.subject, alone: figures.floor, refused, runs: AT_ONCE * rounds, restingRss };
+  } finally {
+    await server.close();
+  }
+}
+
+async function idleNodeRss(): Promise<number> {
+  const idle = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  await sleep(500);
+  const rss = (memoryOf(idle.pid!, 'VmRSS') ?? 0) / MiB;
+  idle.kill();
+  return rss;
+}
+
+/** CPU of `pid` and every process under it, in ms: their own, and that of their children already reaped. */
+function treeCpuMs(pid: number): number {
+  const times = new Map<number, { parent: number; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // After the name: state, ppid, ..., utime (11), stime, cutime, cstime (0-based from state).
+      const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0);
+      times.set(Number(entry), { parent: Number(fields[1]), ticks });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const under = (candidate: number): boolean => {
+    for (let at: number | undefined = candidate; at !== undefined && at > 1; at = times.get(at)?.parent)
+      if (at === pid) return true;
+    return false;
+  };
+  let ticks = 0;
+  for (const [candidate, { ticks: own }] of times) if (under(candidate)) ticks += own;
+  return (ticks * 1000) / TICKS_PER_S;
+}
