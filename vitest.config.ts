@@ -2,9 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The tests that take minutes each (an npm pack and install, the .mcpb bundle, the load test, two
- * instances behind nginx): `npm run test:slow` runs them, and .ci/run runs that after `npm test`.
+ * instances behind nginx, a load through it): `npm run test:slow` runs them, and .ci/run runs that after `npm test`.
  */
-const SLOW = ['test/package/**/*.test.ts', 'test/e2e/http-load.test.ts', 'test/e2e/http-nginx.test.ts'];
+const SLOW = [
+  'test/package/**/*.test.ts',
+  'test/e2e/http-load.test.ts',
+  'test/e2e/http-nginx.test.ts',
+  'test/e2e/http-nginx-load.test.ts',
+];
 
 export default defineConfig({
   test: {

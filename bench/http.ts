@@ -14,6 +14,7 @@ const BIN = join(PACKAGE_ROOT, 'bin', 'codemode-mcp.js');
 
 export interface HttpInstance {
   readonly url: string;
+  readonly port: number;
   readonly pid: number;
   /** A new session: a client connected (initialize done). */
   session(): Promise<Connected>;
@@ -84,9 +85,15 @@ export async function measureHttp(ctx: BenchContext): Promise<Row[]> {
   }
 }
 
-/** codemode-mcp --http on a free loopback port in front of the timing upstream; resolves once upstreams are up. */
-export function startHttpInstance(flags: string[]): Promise<HttpInstance> {
-  const child = spawn(process.execPath, [BIN, '--http', '127.0.0.1:0', ...flags, '--', process.execPath, TIMING_UPSTREAM], {
+/**
+ * codemode-mcp --http on a free loopback port in front of `upstream` (the timing upstream by
+ * default; none where `flags` name a --config); resolves once upstreams are up.
+ */
+export function startHttpInstance(
+  flags: readonly string[],
+  upstream: readonly string[] = ['--', process.execPath, TIMING_UPSTREAM],
+): Promise<HttpInstance> {
+  const child = spawn(process.execPath, [BIN, '--http', '127.0.0.1:0', ...flags, ...upstream], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -102,6 +109,7 @@ export function startHttpInstance(flags: string[]): Promise<HttpInstance> {
       child.stderr.resume();
       resolve({
         url: at,
+        port: Number(new URL(at).port),
         pid: child.pid!,
         session: async () => {
           const transport = new StreamableHTTPClientTransport(new URL(at));

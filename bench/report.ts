@@ -2,7 +2,7 @@
 export interface Row {
   readonly name: string;
   readonly value: number;
-  readonly unit: 'ms' | 'MiB' | 'KiB';
+  readonly unit: 'ms' | 'MiB' | 'KiB' | 'scripts' | 'requests';
   readonly floorName: string;
   readonly floor: number;
   /** What the goal allows, as a test of value and floor, and how it reads. */
@@ -22,6 +22,7 @@ export interface BenchContext {
 export const atMost = (ratio: number): Row['goal'] => ({ text: `≤ ${ratio} ×`, met: (value, floor) => value <= ratio * floor });
 
 function format(value: number, unit: string): string {
+  if (Number.isInteger(value) && (unit === 'scripts' || unit === 'requests')) return `${value} ${unit}`;
   return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ${unit}`;
 }
 
@@ -32,7 +33,7 @@ export function renderRows(rows: readonly Row[]): string {
     const met = row.goal ? (row.goal.met(row.value, row.floor) ? 'yes' : '**no**') : '—';
     const name = row.note === undefined ? row.name : `${row.name} (${row.note})`;
     lines.push(
-      `| ${name} | ${format(row.value, row.unit)} | ${row.floorName} | ${format(row.floor, row.unit)} | ${(row.value / row.floor).toFixed(2)} | ${goal} | ${met} |`,
+      `| ${name} | ${format(row.value, row.unit)} | ${row.floorName} | ${format(row.floor, row.unit)} | ${row.floor === 0 ? '—' : (row.value / row.floor).toFixed(2)} | ${goal} | ${met} |`,
     );
   }
   return lines.join('\n');

@@ -7,11 +7,9 @@
  * SIGTERM, its script answered until it ends while runs go elsewhere. Skips, saying so, where
  * nginx is missing; .ci/run installs it.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { INSTANCES, NGINX, prefixOf, startBehindNginx, type BehindNginx, type Instance, type Routed } from '../../bench/nginx.js';
 import {
   connectHttp,
   mcpHeaders,
@@ -21,16 +19,10 @@ import {
   type HttpServer,
 } from '../support/http-server.js';
 import { nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
-import { accepting, freePort } from '../support/ports.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
 
-const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((path) => spawnSync(path, ['-v']).status === 0);
 const TOKEN = 'nginx-test-token-0123456789abcdef';
-const INSTANCES = ['a', 'b', 'c'] as const;
-type Instance = (typeof INSTANCES)[number];
-/** The ports docs/deploy.md's block gives the instances. */
-const DOC_PORTS: Record<Instance, number> = { a: 8101, b: 8102, c: 8103 };
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 /** A script that runs until stopped, after saying which it is. */
 const endless = (n: number) => `console.log("script ${n}"); await sleep(600_000)`;
@@ -40,62 +32,16 @@ if (NGINX === undefined)
     'http-nginx.test.ts: nginx is not installed here (apt-get install nginx); skipping the load-balancer test\n',
   );
 
-/** docs/deploy.md's nginx block, ports changed. */
-function deployBlock(ports: Record<Instance, number>, nginxPort: number): string {
-  const doc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
-  let block = /```nginx\n([\s\S]*?)```/.exec(doc)?.[1];
-  if (block === undefined) throw new Error('docs/deploy.md has no nginx block');
-  for (const instance of INSTANCES) block = block.replaceAll(`127.0.0.1:${DOC_PORTS[instance]}`, `127.0.0.1:${ports[instance]}`);
-  return block.replace('listen 8080;', `listen 127.0.0.1:${nginxPort};`);
-}
-
-/** One request as nginx passed it on: where it went (every instance tried, in order) and what named it. */
-interface Routed {
-  readonly to: string[];
-  readonly method: string;
-  readonly session: string;
-  readonly script: string;
-  readonly name: string;
-  readonly status: string;
-}
-
-const FIELDS = [
-  '$upstream_addr',
-  '$http_mcp_method',
-  '$http_mcp_session_id',
-  '$http_mcp_param_script',
-  '$http_mcp_name',
-  '$status',
-];
-
 describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin', () => {
   const instances = {} as Record<Instance, HttpServer>;
   const clients: HttpClient[] = [];
-  let nginx: ChildProcess | undefined;
+  let cluster: BehindNginx<HttpServer> | undefined;
   let url = '';
-  let accessLog = '';
-  const instanceAt = new Map<string, Instance>();
 
   /** Every request nginx has logged so far. */
-  const routed = (): Routed[] =>
-    readFileSync(accessLog, 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => {
-        const [to, method, session, script, name, status] = line.split('|');
-        // nginx logs an absent header as "-".
-        const given = (value: string | undefined) => (value === '-' ? '' : value!);
-        return {
-          to: to!.split(', '),
-          method: given(method),
-          session: given(session),
-          script: given(script),
-          name: given(name),
-          status: status!,
-        };
-      });
+  const routed = (): Routed[] => cluster!.routed();
   /** The instance that answered a request (the last nginx tried). */
-  const answeredBy = (request: Routed): Instance | undefined => instanceAt.get(request.to.at(-1)!);
+  const answeredBy = (request: Routed): Instance | undefined => cluster!.answeredBy(request);
   /** The log lines of the calls naming `script`, once nginx has logged `count` of them. */
   const callsNaming = (script: string, count: number): Promise<Routed[]> =>
     until(
@@ -113,69 +59,25 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
 
   beforeAll(async () => {
     const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything')) });
-    const started = await Promise.all(
-      INSTANCES.map((id) =>
-        startHttpServer([
-          ...['--config', config, '--instance-id', id, '--http-token', TOKEN, '--pool', '1'],
+    cluster = await startBehindNginx({
+      dir: makeTempDir('nginx'),
+      auth: { token: TOKEN },
+      start: async (id, flags) =>
+        (instances[id] = await startHttpServer([
+          ...['--config', config, ...flags, '--pool', '1'],
           // b drains on SIGTERM, as deployed instances do; the others stop at once (the tests' default).
           ...(id === 'b' ? ['--drain-grace-ms', '600000'] : []),
-        ]),
-      ),
-    );
-    INSTANCES.forEach((id, i) => {
-      instances[id] = started[i]!;
-      instanceAt.set(`127.0.0.1:${started[i]!.port}`, id);
+        ])),
     });
-    const ports = Object.fromEntries(INSTANCES.map((id) => [id, instances[id].port])) as Record<Instance, number>;
-    const nginxPort = await freePort();
-
-    const prefix = makeTempDir('nginx');
-    // nginx's workers run as nobody when started by root: they may need to write its temp files.
-    for (const dir of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(prefix, dir));
-    chmodSync(prefix, 0o777);
-    for (const dir of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) chmodSync(join(prefix, dir), 0o777);
-    accessLog = join(prefix, 'access.log');
-    const conf = join(prefix, 'nginx.conf');
-    writeFileSync(
-      conf,
-      [
-        'worker_processes 1;',
-        `pid ${join(prefix, 'nginx.pid')};`,
-        `error_log ${join(prefix, 'error.log')} notice;`,
-        'events { worker_connections 256; }',
-        'http {',
-        `  log_format routed '${FIELDS.join('|')}';`,
-        `  access_log ${accessLog} routed;`,
-        ...['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
-          (dir) => `  ${dir === 'body' ? 'client_body' : dir}_temp_path ${join(prefix, dir)};`,
-        ),
-        deployBlock(ports, nginxPort),
-        '}',
-      ].join('\n'),
-    );
-    nginx = spawn(NGINX!, ['-p', prefix, '-c', conf, '-e', join(prefix, 'error.log'), '-g', 'daemon off;'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let nginxStderr = '';
-    nginx.stderr!.on('data', (chunk: Buffer) => void (nginxStderr += chunk.toString()));
-    const exited = new Promise((resolve) => nginx!.once('exit', resolve)).then(() => {
-      throw new Error(`nginx exited: ${nginxStderr}${readFileSync(join(prefix, 'error.log'), 'utf8')}`);
-    });
-    await Promise.race([accepting(nginxPort), exited]);
-    url = `http://127.0.0.1:${nginxPort}/mcp`;
+    url = cluster.url;
   }, 60_000);
 
   afterAll(async () => {
     for (const client of clients) await client.close();
-    if (nginx !== undefined && nginx.exitCode === null) {
-      const gone = new Promise((resolve) => nginx!.once('exit', resolve));
-      nginx.kill('SIGTERM');
-      await gone;
-    }
+    await cluster?.stopNginx();
     for (const instance of Object.values(instances)) expect((await instance.stop()).left).toEqual([]);
   }, 60_000);
 
-  const prefixOf = (id: string) => id.split('.')[0] as Instance;
   /** The answer to a wait for a script of an instance that is gone. */
   const gone = (id: string) =>
     new RegExp(
@@ -327,7 +229,7 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
     expect(textOf(inFlightAnswer)).toMatch(gone(doomed));
     // nginx sent it on to another instance when c broke off (proxy_next_upstream), which answered.
     const [retried] = await callsNaming(doomed, 1);
-    expect(retried!.to.map((to) => instanceAt.get(to))[0]).toBe('c');
+    expect(retried!.to.map((to) => cluster!.instanceAt(to))[0]).toBe('c');
     expect(answeredBy(retried!)).not.toBe('c');
 
     for (const id of ids) {

@@ -349,6 +349,20 @@ describe("sessions' fair share of the children", () => {
     takenChild(b.take());
   });
 
+  // Regression: retire did not return an ended script's child to the fair share, so under load (the
+  // child held back from exiting while others' scripts run) the session's next run was refused.
+  it("a child whose script has ended no longer counts against its session's share while it is held back from exiting", () => {
+    const { pool } = open({ pool: 0, maxScriptChildren: 2 });
+    const a = pool.forSession({});
+    const b = pool.forSession({});
+    const first = takenChild(a.take());
+    takenChild(b.take());
+    first.end();
+    // B's script still runs, so A's ended child is held, not yet gone.
+    expect([first.released, first.exited]).toEqual([false, false]);
+    takenChild(a.take());
+  });
+
   it('a session that stopped asking is forgotten after FAIR_SHARE_WINDOW_MS', async () => {
     const { pool, clock } = open({ pool: 0, maxScriptChildren: 2 });
     const a = pool.forSession({});
