@@ -36,7 +36,7 @@ export async function exposedCallWithInput(
   let work: TaskWork;
   if (resumed === undefined) work = start();
   else {
-    if (!('call' in resumed) || resumed.tool !== tool) throw foreignState('script' in resumed ? 'code_execution' : resumed.tool);
+    if (!('call' in resumed) || resumed.tool !== tool) throw foreignState(resumed);
     const held = inputs.waiting(resumed.keys) ? tasks.takeHeld(resumed.call) : undefined;
     if (held === undefined) {
       throw new ProtocolError(

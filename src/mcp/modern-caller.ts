@@ -52,9 +52,7 @@ export class ModernCaller {
 
   /** Runs `call` as a call of this caller: its capabilities are the ones now declared, and logs may go out on it. */
   async during<T>(ctx: ServerContext, call: () => Promise<T>): Promise<T> {
-    const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
-    const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY]) as
-      ClientCapabilities | undefined;
+    const declared = declaredCapabilities(ctx);
     if (declared !== undefined) this.capabilities = declared;
     this.watchers.push(ctx);
     try {
@@ -64,10 +62,21 @@ export class ModernCaller {
     }
   }
 
-  /** A logging notification on the latest call watching; with none open, there is nothing to carry it. */
+  /**
+   * A logging notification on the latest call watching; with none open, there is nothing to carry
+   * it. Sent through the request's own `log`, which in 2026-07-28 sends only when that request
+   * asked for logs (`_meta` logLevel) and at or above its level.
+   */
   sendLog(params: LoggingMessageNotification['params']): void {
     const ctx = this.watchers.at(-1);
     if (ctx === undefined || ctx.mcpReq.signal.aborted) return;
-    ctx.mcpReq.notify({ method: 'notifications/message', params }).catch(logFailure('a log message to the client'));
+    ctx.mcpReq.log(params.level, params.data, params.logger).catch(logFailure('a log message to the client'));
   }
+}
+
+/** The client capabilities a 2026-07-28 request declares (its `_meta` envelope); undefined when it declares none. */
+export function declaredCapabilities(ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
+  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY]) as
+    ClientCapabilities | undefined;
 }
