@@ -1,6 +1,6 @@
 /**
- * An exposed tool called directly by a 2026-07-28 client, whose upstream asks the person
- * something mid-call (elicitation, sampling, roots): that revision has no server-to-client
+ * An exposed tool called directly by a 2026-07-28 client, whose upstream (speaking 2025) asks the
+ * person something mid-call (elicitation, sampling, roots): that revision has no server-to-client
  * requests, so the call answers `input_required` with what was asked and a `requestState` of
  * ours naming the call, the call stays out upstream meanwhile (held by the caller's tasks), and
  * the client's retry brings the answers and waits on the same call again. What the upstream asks

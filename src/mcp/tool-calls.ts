@@ -47,9 +47,10 @@ export interface ToolCallsDeps {
 
 /**
  * What a 2026-07-28 caller's exposed calls use: an exposed tool that offers tasks is called as one
- * for a client that declares the extension; any other's upstream questions go out as
- * `input_required` (exposed-input.ts). `track` counts a call as its own while it is out, so what
- * its upstream asks meanwhile is that call's (ScriptOwner.soleCaller).
+ * for a client that declares the extension; one whose upstream speaks 2026-07-28 passes that
+ * upstream's own `input_required` rounds through (exposed-pass-through.ts); any other's upstream
+ * questions go out as `input_required` of ours (exposed-input.ts). `track` counts a call as its
+ * own while it is out, so what its upstream asks meanwhile is that call's (ScriptOwner.soleCaller).
  */
 export interface ModernCalls extends ExposedInputDeps {
   readonly track: <T>(key: string, call: () => Promise<T>) => Promise<T>;
