@@ -151,6 +151,23 @@ describe.each(['stdio', 'HTTP'])('over %s, an upstream in 2026-07-28', (transpor
   });
 });
 
+describe('a 2025 client, an upstream in 2026-07-28', () => {
+  test("gets the upstream's input_required as a server-to-client request, and its answer reaches the upstream", async () => {
+    const asked: string[] = [];
+    const server = await startServer(currentUpstream, {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: (request) => {
+        asked.push((request.params as { message: string }).message);
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    });
+    const result = await server.client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+    expect(asked).toEqual(['What is your name?']);
+    expect(textOf(result as never)).toBe('Hello, Ada!');
+    expect(await server.close()).toEqual([]);
+  });
+});
+
 describe.each(['stdio', 'HTTP'])("over %s, an upstream's log messages", (transport) => {
   // The bug: they went out on a 2026-07-28 call that named no logLevel.
   test('reach a 2026-07-28 client only on a call that asked for them (logLevel)', async () => {
