@@ -9,11 +9,7 @@
  * speaks 2025 asks by server-to-client requests instead, which exposed-input.ts turns into rounds.)
  */
 import {
-  MissingRequiredClientCapabilityError,
   inputRequired,
-  type ClientCapabilities,
-  type InputRequest,
-  type InputRequests,
   type InputRequiredResult,
   type RequestStateCodec,
   type ServerContext,
@@ -21,7 +17,6 @@ import {
 import { isUpstreamInputRequired, type UpstreamInputRequired, type UpstreamRound } from '../upstream/round-trip.js';
 import { foreignState, type ResumeState } from './input-required.js';
 import { declaredCapabilities } from './modern-caller.js';
-import { missingCapability } from './relay-to-client.js';
 
 export type PassedMethod = 'tools/call' | 'prompts/get';
 
@@ -49,44 +44,12 @@ export async function passThroughRound<R>(
     ...(resumed?.upstream !== undefined ? { requestState: resumed.upstream } : {}),
   });
   if (!isUpstreamInputRequired(answer)) return answer;
-  refuseUnanswerable(answer.inputRequests, capabilities, method, name);
+  // A request the client did not declare it can answer (the upstream was told what it declared) is
+  // refused by the SDK as it sends our answer: -32021, naming the capability.
   const state: ResumeState = {
     pass: method,
     name,
     ...(answer.requestState !== undefined ? { upstream: answer.requestState } : {}),
   };
   return inputRequired({ inputRequests: answer.inputRequests, requestState: await codec.mint(state, ctx) });
-}
-
-/**
- * An upstream asked for what the client did not declare it can answer (it was told what the
- * client declared, so it should not have): the client gets the protocol's error for it (-32021,
- * naming the capability), not a request it can't answer.
- */
-function refuseUnanswerable(requests: InputRequests, capabilities: ClientCapabilities, method: PassedMethod, name: string): void {
-  const required: Record<string, unknown> = {};
-  const missing: string[] = [];
-  for (const [key, request] of Object.entries(requests)) {
-    const lacking = missingCapability(capabilities, request);
-    if (lacking === undefined) continue;
-    missing.push(`"${key}" (${request.method}) needs ${lacking}`);
-    Object.assign(required, capabilityFor(request));
-  }
-  if (missing.length === 0) return;
-  throw new MissingRequiredClientCapabilityError(
-    { requiredCapabilities: required },
-    `${method === 'tools/call' ? `tool ${name}` : `prompt ${name}`} asks for input the client did not declare it can give: ${missing.join('; ')}; declare it in the request's client capabilities`,
-  );
-}
-
-/** The client capability an input request needs, as MissingRequiredClientCapabilityError names it. */
-function capabilityFor(request: InputRequest): ClientCapabilities {
-  switch (request.method) {
-    case 'elicitation/create':
-      return { elicitation: request.params.mode === 'url' ? { url: {} } : { form: {} } };
-    case 'sampling/createMessage':
-      return { sampling: request.params.tools !== undefined ? { tools: {} } : {} };
-    default:
-      return { roots: {} };
-  }
 }
