@@ -7,6 +7,7 @@
  * is this call's because the call is counted as its own while it is out (ScriptOwner.track).
  */
 import {
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   inputRequired,
@@ -58,6 +59,12 @@ export async function exposedCallWithInput(
     work.cancel();
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'the client cancelled this call');
   }
+  if ('refused' in outcome) {
+    // The upstream asked what this client can't answer: the call can't complete as the client
+    // asked for it, so it ends, and the client gets the protocol's error (-32021) naming what is missing.
+    work.cancel();
+    throw outcome.refused;
+  }
   if (outcome.result !== undefined) return outcome.result;
   throw new ProtocolError(
     outcome.error?.code ?? ProtocolErrorCode.InternalError,
@@ -65,16 +72,22 @@ export async function exposedCallWithInput(
   );
 }
 
-/** Whichever comes first: the call's ending, a request of its upstream for the client, or the client's cancel. */
-function endedOrAsked(work: TaskWork, inputs: InputQueue, signal: AbortSignal): Promise<Ended | 'asked' | 'cancelled'> {
+type Outcome = Ended | 'asked' | 'cancelled' | { readonly refused: MissingRequiredClientCapabilityError };
+
+/**
+ * Whichever comes first: the call's ending, a request of its upstream for the client, one the
+ * client can't be asked, or the client's cancel.
+ */
+function endedOrAsked(work: TaskWork, inputs: InputQueue, signal: AbortSignal): Promise<Outcome> {
   return new Promise((resolve) => {
     const cleanups: Array<() => void> = [];
-    const settle = (outcome: Ended | 'asked' | 'cancelled'): void => {
+    const settle = (outcome: Outcome): void => {
       for (const cleanup of cleanups.splice(0)) cleanup();
       resolve(outcome);
     };
     void work.ended.then(settle);
     cleanups.push(inputs.onAsked((script) => (script === undefined || script === work.key ? settle('asked') : undefined)));
+    cleanups.push(inputs.onRefused(({ script, error }) => (script === work.key ? settle({ refused: error }) : undefined)));
     if (inputs.asksFor(work.key)) settle('asked');
     const onAbort = (): void => settle('cancelled');
     signal.addEventListener('abort', onAbort, { once: true });

@@ -6,6 +6,7 @@
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   type ClientCapabilities,
@@ -15,7 +16,7 @@ import {
 import type { CallOrigin } from '../upstream/call-origins.js';
 import { logFailure } from '../support/log.js';
 import { InputQueue } from './input-queue.js';
-import { missingCapability } from './relay-to-client.js';
+import { missingCapability, requiredCapability } from './relay-to-client.js';
 
 export class ModernCaller {
   readonly inputs = new InputQueue();
@@ -30,14 +31,23 @@ export class ModernCaller {
     this.origin = {
       label,
       relay: (upstream, request, { signal, script }) => {
+        const asking = script ?? this.scriptAsking();
         const missing = missingCapability(this.capabilities, request);
         if (missing !== undefined) {
+          const because = `the MCP client did not declare ${missing}`;
+          this.inputs.refuse({
+            script: asking,
+            error: new MissingRequiredClientCapabilityError(
+              { requiredCapabilities: requiredCapability(request) },
+              `upstream "${upstream}" asked for ${request.method}, and ${because}; declare it in the request's client capabilities`,
+            ),
+          });
           throw new ProtocolError(
             ProtocolErrorCode.MethodNotFound,
-            `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": the MCP client did not declare ${missing}`,
+            `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": ${because}`,
           );
         }
-        return this.inputs.ask(upstream, request, signal, script ?? this.scriptAsking());
+        return this.inputs.ask(upstream, request, signal, asking);
       },
       accepts: (request) => missingCapability(this.capabilities, request) === undefined,
       log: (upstream, params) =>
