@@ -105,15 +105,17 @@ describe.each(['stdio', 'HTTP'])('over %s, a request the client did not declare 
         expect((await server.stop()).left).toEqual([]);
       };
     }
-    const refused = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Hi?' } }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const refused = await client
+      .callTool({ name: 'test_sampling', arguments: { prompt: 'Hi?' } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      .finally(close);
     expect(refused).toMatchObject({
       code: -32021,
       data: { requiredCapabilities: { sampling: {} } },
       message: expect.stringContaining('asked for sampling/createMessage'),
     });
-    await close();
   });
 });
