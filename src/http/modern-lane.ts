@@ -137,6 +137,7 @@ export class ModernLane {
         return modern.during(ctx, () => callTool(deps, name, args, ctx, trace));
       },
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
+      passThrough: this.codec,
       tasks: () => (this.closing ? undefined : this.callerOf(principal).tasks),
     }).server;
   }

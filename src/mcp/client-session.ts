@@ -123,6 +123,7 @@ export class ClientSession {
       },
       callTool: (name, args, ctx, trace) => this.callTool(name, args, ctx, trace),
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
+      ...(this.modern !== undefined ? { passThrough: this.codec } : {}),
       ...(this.tasks !== undefined ? { tasks: () => (this.closing === undefined ? this.tasks : undefined) } : {}),
     });
     this.server = surface.server;

@@ -1,12 +1,13 @@
 /**
- * An exposed tool called directly by a 2026-07-28 client, whose upstream asks the person
- * something mid-call (elicitation, sampling, roots): that revision has no server-to-client
+ * An exposed tool called directly by a 2026-07-28 client, whose upstream (speaking 2025) asks the
+ * person something mid-call (elicitation, sampling, roots): that revision has no server-to-client
  * requests, so the call answers `input_required` with what was asked and a `requestState` of
  * ours naming the call, the call stays out upstream meanwhile (held by the caller's tasks), and
  * the client's retry brings the answers and waits on the same call again. What the upstream asks
  * is this call's because the call is counted as its own while it is out (ScriptOwner.track).
  */
 import {
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   inputRequired,
@@ -36,7 +37,7 @@ export async function exposedCallWithInput(
   let work: TaskWork;
   if (resumed === undefined) work = start();
   else {
-    if (!('call' in resumed) || resumed.tool !== tool) throw foreignState('script' in resumed ? 'code_execution' : resumed.tool);
+    if (!('call' in resumed) || resumed.tool !== tool) throw foreignState(resumed);
     const held = inputs.waiting(resumed.keys) ? tasks.takeHeld(resumed.call) : undefined;
     if (held === undefined) {
       throw new ProtocolError(
@@ -58,6 +59,12 @@ export async function exposedCallWithInput(
     work.cancel();
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'the client cancelled this call');
   }
+  if ('refused' in outcome) {
+    // The upstream asked what this client can't answer: the call can't complete as the client
+    // asked for it, so it ends, and the client gets the protocol's error (-32021) naming what is missing.
+    work.cancel();
+    throw outcome.refused;
+  }
   if (outcome.result !== undefined) return outcome.result;
   throw new ProtocolError(
     outcome.error?.code ?? ProtocolErrorCode.InternalError,
@@ -65,16 +72,22 @@ export async function exposedCallWithInput(
   );
 }
 
-/** Whichever comes first: the call's ending, a request of its upstream for the client, or the client's cancel. */
-function endedOrAsked(work: TaskWork, inputs: InputQueue, signal: AbortSignal): Promise<Ended | 'asked' | 'cancelled'> {
+type Outcome = Ended | 'asked' | 'cancelled' | { readonly refused: MissingRequiredClientCapabilityError };
+
+/**
+ * Whichever comes first: the call's ending, a request of its upstream for the client, one the
+ * client can't be asked, or the client's cancel.
+ */
+function endedOrAsked(work: TaskWork, inputs: InputQueue, signal: AbortSignal): Promise<Outcome> {
   return new Promise((resolve) => {
     const cleanups: Array<() => void> = [];
-    const settle = (outcome: Ended | 'asked' | 'cancelled'): void => {
+    const settle = (outcome: Outcome): void => {
       for (const cleanup of cleanups.splice(0)) cleanup();
       resolve(outcome);
     };
     void work.ended.then(settle);
     cleanups.push(inputs.onAsked((script) => (script === undefined || script === work.key ? settle('asked') : undefined)));
+    cleanups.push(inputs.onRefused(({ script, error }) => (script === work.key ? settle({ refused: error }) : undefined)));
     if (inputs.asksFor(work.key)) settle('asked');
     const onAbort = (): void => settle('cancelled');
     signal.addEventListener('abort', onAbort, { once: true });

@@ -3,8 +3,19 @@
  * takes no server-to-client requests: it waits here until a call watching one of the owner's
  * scripts answers with `input_required` carrying it, and the client's retry brings the answer.
  */
-import { ProtocolError, ProtocolErrorCode, type InputRequests } from '@modelcontextprotocol/server';
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type InputRequests,
+} from '@modelcontextprotocol/server';
 import type { RelayedRequest, RelayedResult } from '../upstream/relay.js';
+
+/** A request of an upstream the client could not be asked: whose call it was for (when known), and what was missing. */
+export interface Refusal {
+  readonly script: string | undefined;
+  readonly error: MissingRequiredClientCapabilityError;
+}
 
 interface Pending {
   readonly upstream: string;
@@ -18,6 +29,7 @@ interface Pending {
 export class InputQueue {
   private readonly pending = new Map<string, Pending>();
   private readonly listeners = new Set<(script: string | undefined) => void>();
+  private readonly refusalListeners = new Set<(refusal: Refusal) => void>();
   private counter = 0;
 
   /**
@@ -97,6 +109,20 @@ export class InputQueue {
   onAsked(listener: (script: string | undefined) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * A request the client could not be asked (it did not declare the capability): the upstream is
+   * refused, and the call it was for, when known, may answer the client with the protocol's error.
+   */
+  refuse(refusal: Refusal): void {
+    for (const listener of [...this.refusalListeners]) listener(refusal);
+  }
+
+  /** Calls `listener` at each refusal; returns the unsubscribe. */
+  onRefused(listener: (refusal: Refusal) => void): () => void {
+    this.refusalListeners.add(listener);
+    return () => this.refusalListeners.delete(listener);
   }
 
   /** Every request still waiting fails with `reason` (the owner is going away). */

@@ -26,11 +26,14 @@ import { scriptWork } from './task-work.js';
 
 /**
  * What a `requestState` of ours carries: the requests the retry answers, and what it then waits
- * on: a script (code_execution), or an exposed tool's call still out (exposed-input.ts).
+ * on: a script (code_execution), or an exposed tool's call still out (exposed-input.ts); or, for
+ * an exposed tool or prompt whose upstream asked by `input_required` itself, its name and the
+ * upstream's own requestState to send back with the answers (exposed-pass-through.ts).
  */
 export type ResumeState =
   | { readonly script: string; readonly keys: readonly string[]; readonly yieldMs?: number }
-  | { readonly call: string; readonly tool: string; readonly keys: readonly string[] };
+  | { readonly call: string; readonly tool: string; readonly keys: readonly string[] }
+  | { readonly pass: 'tools/call' | 'prompts/get'; readonly name: string; readonly upstream?: string };
 
 /**
  * 10 minutes: how long a minted `requestState` is honoured. A person answering an elicitation
@@ -74,7 +77,7 @@ export async function codeExecutionWithInput(
   const resumed = ctx.mcpReq.requestState<ResumeState>();
   let input = args ?? {};
   if (resumed !== undefined) {
-    if (!('script' in resumed)) throw foreignState(resumed.tool);
+    if (!('script' in resumed)) throw foreignState(resumed);
     if (!inputs.waiting(resumed.keys)) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -132,11 +135,20 @@ export async function codeExecutionWithInput(
   }
 }
 
-/** A retry whose requestState was minted for another tool's call. */
-export function foreignState(tool: string): ProtocolError {
+/** A retry whose requestState was minted for another tool's call (or another prompt's get). */
+export function foreignState(state: ResumeState): ProtocolError {
+  const subject =
+    'script' in state
+      ? 'a call of code_execution'
+      : 'call' in state
+        ? `a call of ${state.tool}`
+        : state.pass === 'prompts/get'
+          ? `prompts/get of ${state.name}`
+          : `a call of ${state.name}`;
+  const retry = 'pass' in state && state.pass === 'prompts/get' ? "that prompt's retry" : "that tool's retry";
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    `requestState was given for a call of ${tool}: send it again with that tool's retry, not another's`,
+    `requestState was given for ${subject}: send it again with ${retry}, not another's`,
   );
 }
 

@@ -6,6 +6,7 @@
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   type ClientCapabilities,
@@ -15,7 +16,7 @@ import {
 import type { CallOrigin } from '../upstream/call-origins.js';
 import { logFailure } from '../support/log.js';
 import { InputQueue } from './input-queue.js';
-import { missingCapability } from './relay-to-client.js';
+import { missingCapability, requiredCapability } from './relay-to-client.js';
 
 export class ModernCaller {
   readonly inputs = new InputQueue();
@@ -30,14 +31,23 @@ export class ModernCaller {
     this.origin = {
       label,
       relay: (upstream, request, { signal, script }) => {
+        const asking = script ?? this.scriptAsking();
         const missing = missingCapability(this.capabilities, request);
         if (missing !== undefined) {
+          const because = `the MCP client did not declare ${missing}`;
+          this.inputs.refuse({
+            script: asking,
+            error: new MissingRequiredClientCapabilityError(
+              { requiredCapabilities: requiredCapability(request) },
+              `upstream "${upstream}" asked for ${request.method}, and ${because}; declare it in the request's client capabilities`,
+            ),
+          });
           throw new ProtocolError(
             ProtocolErrorCode.MethodNotFound,
-            `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": the MCP client did not declare ${missing}`,
+            `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": ${because}`,
           );
         }
-        return this.inputs.ask(upstream, request, signal, script ?? this.scriptAsking());
+        return this.inputs.ask(upstream, request, signal, asking);
       },
       accepts: (request) => missingCapability(this.capabilities, request) === undefined,
       log: (upstream, params) =>
@@ -52,9 +62,7 @@ export class ModernCaller {
 
   /** Runs `call` as a call of this caller: its capabilities are the ones now declared, and logs may go out on it. */
   async during<T>(ctx: ServerContext, call: () => Promise<T>): Promise<T> {
-    const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
-    const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY]) as
-      ClientCapabilities | undefined;
+    const declared = declaredCapabilities(ctx);
     if (declared !== undefined) this.capabilities = declared;
     this.watchers.push(ctx);
     try {
@@ -64,10 +72,21 @@ export class ModernCaller {
     }
   }
 
-  /** A logging notification on the latest call watching; with none open, there is nothing to carry it. */
+  /**
+   * A logging notification on the latest call watching; with none open, there is nothing to carry
+   * it. Sent through the request's own `log`, which in 2026-07-28 sends only when that request
+   * asked for logs (`_meta` logLevel) and at or above its level.
+   */
   sendLog(params: LoggingMessageNotification['params']): void {
     const ctx = this.watchers.at(-1);
     if (ctx === undefined || ctx.mcpReq.signal.aborted) return;
-    ctx.mcpReq.notify({ method: 'notifications/message', params }).catch(logFailure('a log message to the client'));
+    ctx.mcpReq.log(params.level, params.data, params.logger).catch(logFailure('a log message to the client'));
   }
+}
+
+/** The client capabilities a 2026-07-28 request declares (its `_meta` envelope); undefined when it declares none. */
+export function declaredCapabilities(ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
+  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY]) as
+    ClientCapabilities | undefined;
 }

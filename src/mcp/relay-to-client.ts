@@ -97,6 +97,18 @@ export function missingCapability(capabilities: ClientCapabilities | undefined, 
   }
 }
 
+/** The client capability a request needs, as MissingRequiredClientCapabilityError names it. */
+export function requiredCapability(request: RelayedRequest): ClientCapabilities {
+  switch (request.method) {
+    case 'elicitation/create':
+      return { elicitation: request.params.mode === 'url' ? { url: {} } : { form: {} } };
+    case 'sampling/createMessage':
+      return { sampling: request.params.tools !== undefined ? { tools: {} } : {} };
+    case 'roots/list':
+      return { roots: {} };
+  }
+}
+
 /** `promise`, or a rejection with the signal's reason once it aborts. */
 function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();

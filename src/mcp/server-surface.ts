@@ -10,6 +10,7 @@ import {
   type Server,
   type CallToolResult,
   type CacheHint,
+  type RequestStateCodec,
   type InputRequiredResult,
   type ServerContext,
   type ServerOptions,
@@ -25,6 +26,8 @@ import type { ToolCallAnswer } from './tool-answer.js';
 import type { CallerTasks } from './caller-tasks.js';
 import { TASKS_CAPABILITY, serveTasks } from './tasks-extension.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
+import { passThroughRound } from './exposed-pass-through.js';
+import type { ResumeState } from './input-required.js';
 
 export interface SurfaceDeps {
   readonly hub: UpstreamHub;
@@ -40,6 +43,11 @@ export interface SurfaceDeps {
   readonly callTool: (name: string, args: unknown, ctx: ServerContext, trace?: TraceContext) => Promise<ToolCallAnswer>;
   /** Checks and decodes a 2026-07-28 client's echoed `requestState` (input-required.ts). */
   readonly requestState?: ServerOptions['requestState'];
+  /**
+   * A 2026-07-28 caller's codec for `requestState` (input-required.ts): a prompt whose upstream
+   * speaks that revision answers `input_required` through to the client (exposed-pass-through.ts).
+   */
+  readonly passThrough?: RequestStateCodec<ResumeState>;
   /** The caller's tasks (2026-07-28 only): the Tasks extension is offered and its methods served. */
   readonly tasks?: (ctx: ServerContext) => CallerTasks | undefined;
 }
@@ -109,7 +117,7 @@ export function buildSurface(deps: SurfaceDeps): Surface {
 }
 
 /** Prompts and completions passed through, for what the upstreams offered. */
-function servePassthrough(server: Server, { hub, startup, declared }: SurfaceDeps): void {
+function servePassthrough(server: Server, { hub, startup, declared, passThrough }: SurfaceDeps): void {
   if (declared.prompts) {
     server.setRequestHandler('prompts/list', async (request, ctx) => {
       await startup();
@@ -117,7 +125,12 @@ function servePassthrough(server: Server, { hub, startup, declared }: SurfaceDep
     });
     server.setRequestHandler('prompts/get', async (request, ctx) => {
       await startup();
-      return hub.prompts.get(request.params.name, request.params.arguments, ctx.mcpReq.signal);
+      const { name, arguments: args } = request.params;
+      const { signal } = ctx.mcpReq;
+      if (passThrough === undefined) return hub.prompts.get(name, args, signal);
+      return await passThroughRound(passThrough, 'prompts/get', name, ctx, (round) =>
+        hub.prompts.getRound(name, args, round, signal),
+      );
     });
   }
   if (declared.completions) {

@@ -17,6 +17,7 @@ import { ECHO_MAX_CHARS, quoteInput } from '../support/echo.js';
 import type { Log } from '../support/log.js';
 import type { Settings } from '../config/settings.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
+import type { CallContext } from '../upstream/call-routes.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { exposedTools, failedCall } from './exposed-tools.js';
 import { CODE_EXECUTION_TOOL } from './code-execution-tool.js';
@@ -25,6 +26,8 @@ import type { TaskWork } from './caller-tasks.js';
 import { progressOf } from './progress.js';
 import type { ToolCallAnswer } from './tool-answer.js';
 import { exposedCallWithInput, type ExposedInputDeps } from './exposed-input.js';
+import { passThroughRound } from './exposed-pass-through.js';
+import type { ResumeState } from './input-required.js';
 import { TASKS_EXTENSION, declaresTasks } from './tasks-extension.js';
 import { callWork } from './task-work.js';
 
@@ -44,9 +47,10 @@ export interface ToolCallsDeps {
 
 /**
  * What a 2026-07-28 caller's exposed calls use: an exposed tool that offers tasks is called as one
- * for a client that declares the extension; any other's upstream questions go out as
- * `input_required` (exposed-input.ts). `track` counts a call as its own while it is out, so what
- * its upstream asks meanwhile is that call's (ScriptOwner.soleCaller).
+ * for a client that declares the extension; one whose upstream speaks 2026-07-28 passes that
+ * upstream's own `input_required` rounds through (exposed-pass-through.ts); any other's upstream
+ * questions go out as `input_required` of ours (exposed-input.ts). `track` counts a call as its
+ * own while it is out, so what its upstream asks meanwhile is that call's (ScriptOwner.soleCaller).
  */
 export interface ModernCalls extends ExposedInputDeps {
   readonly track: <T>(key: string, call: () => Promise<T>) => Promise<T>;
@@ -87,10 +91,21 @@ export async function callTool(
       ),
     );
   };
-  const retry = ctx.mcpReq.requestState() !== undefined;
-  if (tool.taskSupport !== undefined && !retry) {
+  const resumed = ctx.mcpReq.requestState<ResumeState>();
+  if (tool.taskSupport !== undefined && resumed === undefined) {
     if (declaresTasks(ctx) && modern.tasks.hasRoom) return modern.tasks.create(start(undefined));
     if (tool.taskSupport === 'required') throw needsTasks(name);
+  }
+  // An upstream in 2026-07-28 asks by input_required itself: its rounds pass through as it sent them.
+  if (resumed !== undefined ? 'pass' in resumed : deps.hub.speaksCurrentRevision(name)) {
+    return passThroughRound(modern.codec, 'tools/call', name, ctx, (round) =>
+      sendExposed(deps, name, ctx.mcpReq.signal, trace, (signal, context) =>
+        deps.hub.callToolRound(name, inputOf(args), round, signal, {
+          ...context,
+          ...(onProgress !== undefined ? { onProgress } : {}),
+        }),
+      ),
+    );
   }
   return exposedCallWithInput(modern, name, () => start(onProgress), ctx);
 }
@@ -130,28 +145,36 @@ async function whileOpen<T>(openCalls: Set<RequestId> | undefined, id: RequestId
  * An exposed tool called directly: sent as a script's call would be (same refusals, same
  * toolCallTimeoutMs), its progress passed on under the client's token, its result as it came.
  */
-async function callExposed(
+function callExposed(
   deps: ToolCallsDeps,
   name: string,
   args: unknown,
   call: { readonly signal: AbortSignal; readonly onProgress?: (progress: Progress) => void },
   trace: TraceContext | undefined,
 ): Promise<CallToolResult> {
-  const { hub, settings } = deps;
-  await deps.startup();
   const { onProgress } = call;
+  return sendExposed(deps, name, call.signal, trace, (signal, context) =>
+    deps.hub.callTool(name, inputOf(args), signal, { ...context, ...(onProgress ? { onProgress } : {}) }),
+  );
+}
+
+/** Sends an exposed tool's call within toolCallTimeoutMs; a refusal, a failure after sending or the timeout is a failed call's result. */
+async function sendExposed<T>(
+  deps: ToolCallsDeps,
+  name: string,
+  callerSignal: AbortSignal,
+  trace: TraceContext | undefined,
+  send: (signal: AbortSignal, context: CallContext) => Promise<T>,
+): Promise<T | CallToolResult> {
+  const { settings } = deps;
+  await deps.startup();
   const timeout = AbortSignal.timeout(settings.toolCallTimeoutMs);
-  const signal = AbortSignal.any([call.signal, timeout]);
+  const signal = AbortSignal.any([callerSignal, timeout]);
   try {
-    const input = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-    return await hub.callTool(name, input, signal, {
-      origin: deps.origin(),
-      ...(onProgress ? { onProgress } : {}),
-      ...(trace !== undefined ? { caller: { trace } } : {}),
-    });
+    return await send(signal, { origin: deps.origin(), ...(trace !== undefined ? { caller: { trace } } : {}) });
   } catch (error) {
     if (error instanceof ToolRefusedError || error instanceof SentCallError) return failedCall(error);
-    if (timeout.aborted && !call.signal.aborted) {
+    if (timeout.aborted && !callerSignal.aborted) {
       return failedCall(
         new Error(
           `TimeoutError: ${name} did not answer within ${settings.toolCallTimeoutMs} ms (toolCallTimeoutMs); it may still take effect`,
@@ -160,4 +183,9 @@ async function callExposed(
     }
     throw error;
   }
+}
+
+/** A call's arguments as an upstream takes them: an object, or none. */
+function inputOf(args: unknown): Record<string, unknown> {
+  return args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
 }

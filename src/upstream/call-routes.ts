@@ -8,6 +8,8 @@ import { ToolRefusedError } from '../support/errors.js';
 import type { Log } from '../support/log.js';
 import type { CallOrigin, CallOrigins } from './call-origins.js';
 import type { ResourceRoutes } from './resource-routes.js';
+import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
+import type { UpstreamSession } from './session.js';
 import { serverForName, TOOL_NAME_SEPARATOR } from './tool-names.js';
 import type { Upstream } from './upstream.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
@@ -59,12 +61,42 @@ export class CallRoutes {
   }
 
   /** As UpstreamHub.callTool. */
-  async callTool(
+  callTool(
     name: string,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
     context: CallContext,
   ): Promise<CallToolResult> {
+    return this.sendTo(name, context, (session, tool) =>
+      session.callTool(tool.upstreamName, name, args, signal, context.onProgress, context.meta),
+    );
+  }
+
+  /** As UpstreamHub.callToolRound. */
+  callToolRound(
+    name: string,
+    args: Record<string, unknown>,
+    round: UpstreamRound,
+    signal: AbortSignal | undefined,
+    context: CallContext,
+  ): Promise<CallToolResult | UpstreamInputRequired> {
+    return this.sendTo(name, context, (session, tool) =>
+      session.callToolRound(tool.upstreamName, name, args, round, signal, context.onProgress, context.meta),
+    );
+  }
+
+  /** Whether the tool's upstream is up and speaks 2026-07-28 (it answers input_required itself). */
+  speaksCurrentRevision(name: string): boolean {
+    const tool = this.byName.get(name);
+    return tool !== undefined && this.byServer.get(tool.server)?.readySession()?.speaksCurrentRevision === true;
+  }
+
+  /** Sends a call of the tool to its upstream, or refuses it before anything is sent (unknown, denied, not ready). */
+  private async sendTo<T extends object>(
+    name: string,
+    context: CallContext,
+    send: (session: UpstreamSession, tool: CatalogTool) => Promise<T>,
+  ): Promise<T> {
     const tool = this.byName.get(name);
     if (tool === undefined) throw this.refuseUnknown(name);
     const upstream = this.upstreamOf(tool.server);
@@ -78,16 +110,14 @@ export class CallRoutes {
     const session = upstream.readySession();
     if (session === undefined) throw refuseNotReady(name, upstream);
     const started = Date.now();
-    const call = this.origins.track(upstream.name, context.origin, () =>
-      session.callTool(tool.upstreamName, name, args, signal, context.onProgress, context.meta),
-    );
+    const call = this.origins.track(upstream.name, context.origin, () => send(session, tool));
     const debug = (how: string): void =>
       this.log(
         `codemode-mcp: upstream "${tool.server}": tools/call ${tool.upstreamName} ${how} in ${Date.now() - started} ms`,
         'debug',
       );
     call.then(
-      (result) => debug(result.isError === true ? 'answered with isError' : 'answered'),
+      (result) => debug(answeredHow(result)),
       (error: unknown) => debug(`failed (${error instanceof Error ? error.message : String(error)})`),
     );
     return call;
@@ -143,6 +173,11 @@ export class CallRoutes {
     if (upstream !== undefined && upstream.tools === undefined) return refuseNotReady(name, upstream);
     return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
   }
+}
+
+function answeredHow(result: object): string {
+  if ('resultType' in result && result.resultType === 'input_required') return 'answered input_required';
+  return 'isError' in result && result.isError === true ? 'answered with isError' : 'answered';
 }
 
 function refuseNotReady(name: string, upstream: Upstream): ToolRefusedError {

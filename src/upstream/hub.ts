@@ -23,6 +23,7 @@ import { HubEvents, type HubEventSource } from './hub-events.js';
 import { PassthroughChanges } from './passthrough-changes.js';
 import { upstreamReadLimit } from './read-limit.js';
 import { ResourceRoutes, type ResourceRoute, type RoutedResource, type RoutedTemplate } from './resource-routes.js';
+import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
 import { RELAYED_CAPABILITIES, type LogListener, type RequestRelay } from './relay.js';
 import type { UpstreamSpec } from './spec.js';
 import type { Connector } from './transport.js';
@@ -232,12 +233,40 @@ export class UpstreamHub {
     signal?: AbortSignal,
     context: CallContext = {},
   ): Promise<CallToolResult> {
+    return this.observed(name, args, context, (sent) => this.calls.callTool(name, args, signal, sent));
+  }
+
+  /**
+   * One round of a 2026-07-28 client's call of an exposed tool whose upstream speaks that revision
+   * (round-trip.ts): as callTool, but the upstream's `input_required` is the answer, as it sent it.
+   */
+  async callToolRound(
+    name: string,
+    args: Record<string, unknown>,
+    round: UpstreamRound,
+    signal?: AbortSignal,
+    context: CallContext = {},
+  ): Promise<CallToolResult | UpstreamInputRequired> {
+    return this.observed(name, args, context, (sent) => this.calls.callToolRound(name, args, round, signal, sent));
+  }
+
+  /** Whether the tool's upstream is up and speaks 2026-07-28, so that its own input_required can pass through. */
+  speaksCurrentRevision(name: string): boolean {
+    this.applyChanges();
+    return this.calls.speaksCurrentRevision(name);
+  }
+
+  /** A call as telemetry and the audit log see it (observe-call.ts). */
+  private observed<T extends object>(
+    name: string,
+    args: Record<string, unknown>,
+    context: CallContext,
+    send: (context: CallContext) => Promise<T>,
+  ): Promise<T> {
     this.applyChanges();
     const tool = this.calls.toolNamed(name);
     const call = { scriptName: name, tool: tool?.upstreamName ?? name, ...(tool !== undefined ? { upstream: tool.server } : {}) };
-    return observeUpstreamCall(call, args, context.caller, (meta) =>
-      this.calls.callTool(name, args, signal, meta === undefined ? context : { ...context, meta }),
-    );
+    return observeUpstreamCall(call, args, context.caller, (meta) => send(meta === undefined ? context : { ...context, meta }));
   }
 
   /**

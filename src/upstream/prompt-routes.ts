@@ -10,6 +10,7 @@ import { quoteInput } from '../support/echo.js';
 import { mergedPage } from './merged-pages.js';
 import { scriptToolName, serverForName, TOOL_NAME_SEPARATOR } from './tool-names.js';
 import type { Upstream } from './upstream.js';
+import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
 import { logFailure } from '../support/log.js';
 
 /**
@@ -45,6 +46,23 @@ export class PromptRoutes {
     const { upstream, own } = await this.route(name, signal);
     const session = readyOrRefuse(upstream, `prompt ${quoteInput(name)}`);
     return session.forward('prompts/get', { name: own, ...(args !== undefined ? { arguments: args } : {}) }, signal);
+  }
+
+  /**
+   * One round of a 2026-07-28 client's prompts/get (round-trip.ts): from an upstream that speaks
+   * that revision, its `input_required` comes back as it sent it; from a 2025 one, as get.
+   */
+  async getRound(
+    name: string,
+    args: Record<string, string> | undefined,
+    round: UpstreamRound,
+    signal?: AbortSignal,
+  ): Promise<GetPromptResult | UpstreamInputRequired> {
+    const { upstream, own } = await this.route(name, signal);
+    const session = readyOrRefuse(upstream, `prompt ${quoteInput(name)}`);
+    const params = { name: own, ...(args !== undefined ? { arguments: args } : {}) };
+    if (!session.speaksCurrentRevision) return session.forward('prompts/get', params, signal);
+    return session.getPromptRound(params, round, signal);
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   specTypeSchemas,
   type CallToolResult,
   type Client,
+  type GetPromptResult,
   type Progress,
   type ResultTypeMap,
   type ServerCapabilities,
@@ -31,6 +32,7 @@ import { listResourcePages, type ResourceListing } from './resource-routes.js';
 import { paramHeaderValues, scanParamHeaders } from './param-headers.js';
 import { listenForChanges } from './change-listen.js';
 import { revisionOf } from './revision.js';
+import { inputRequiredOf, roundParams, type UpstreamInputRequired, type UpstreamRound } from './round-trip.js';
 import { SessionClients, type ClientListener, type SessionClientsOptions } from './session-clients.js';
 import { prepareSignIn, sendWithSignInRetry, type SignInContext } from './sign-in-retry.js';
 import type { UpstreamSpec } from './spec.js';
@@ -268,6 +270,54 @@ export class UpstreamSession {
     return checkToolResult(result, this.name, scriptName);
   }
 
+  /** Whether it speaks 2026-07-28, where it asks for input by answering `input_required` itself (round-trip.ts). */
+  get speaksCurrentRevision(): boolean {
+    return this.client.getProtocolEra() === 'modern';
+  }
+
+  /**
+   * As callTool, one round of a call passed through (round-trip.ts): the client's answers go with
+   * it, and the upstream's `input_required` comes back as it sent it, not fulfilled here.
+   */
+  async callToolRound(
+    tool: string,
+    scriptName: string,
+    args: Record<string, unknown>,
+    round: UpstreamRound,
+    signal: AbortSignal | undefined,
+    onProgress: ((progress: Progress) => void) | undefined,
+    meta?: Readonly<Record<string, string>>,
+  ): Promise<CallToolResult | UpstreamInputRequired> {
+    const result = await this.sendChecked(scriptName, signal, () =>
+      this.sendToolCall(tool, scriptName, args, signal, onProgress, meta, round),
+    );
+    return inputRequiredOf(result) ?? checkToolResult(result, this.name, scriptName);
+  }
+
+  /** One round of a `prompts/get` passed through, as callToolRound; the result checked as forward's is. */
+  async getPromptRound(
+    params: Record<string, unknown>,
+    round: UpstreamRound,
+    signal: AbortSignal | undefined,
+  ): Promise<GetPromptResult | UpstreamInputRequired> {
+    let result: unknown;
+    try {
+      result = await this.client.request(
+        { method: 'prompts/get', params: roundParams(params, round, this.options.capabilities) },
+        ANY_RESULT,
+        { timeout: SDK_CALL_TIMEOUT_MS, allowInputRequired: true, ...(signal ? { signal } : {}) },
+      );
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    }
+    const asked = inputRequiredOf(result);
+    if (asked !== undefined) return asked;
+    const checked = specTypeSchemas.GetPromptResult['~standard'].validate(result);
+    if (checked.issues === undefined) return checked.value;
+    throw new UpstreamAnswerError(this.name, 'prompts/get', describeIssues(checked.issues, result), 'a prompts/get result');
+  }
+
   /**
    * Sends once the upstream is known to be alive (a remote one idle for a while is pinged first),
    * and once more after a sign-in the client was offered (sign-in-retry.ts).
@@ -297,16 +347,20 @@ export class UpstreamSession {
     signal: AbortSignal | undefined,
     onProgress: ((progress: Progress) => void) | undefined,
     meta: Readonly<Record<string, string>> | undefined,
+    round?: UpstreamRound,
   ): Promise<unknown> {
     const progress = onProgress === undefined ? undefined : this.progress.register(onProgress);
     // `meta`: the call's trace context (SEP-414's `traceparent`), beside the progress token.
     const _meta = { ...meta, ...(progress !== undefined ? { progressToken: progress.token } : {}) };
-    const params = { name: tool, arguments: args, ...(Object.keys(_meta).length > 0 ? { _meta } : {}) };
+    const sent = { name: tool, arguments: args, ...(Object.keys(_meta).length > 0 ? { _meta } : {}) };
+    const params = round === undefined ? sent : roundParams(sent, round, this.options.capabilities);
     const headers = { ...this.traceHeadersOf(meta), ...this.paramHeadersOf(tool, args) };
     try {
       return await this.send(scriptName, signal, (options) =>
         this.client.request({ method: 'tools/call', params }, ANY_RESULT, {
           ...options,
+          // A round passed through: the upstream's input_required is the answer, not something to fulfil here.
+          ...(round !== undefined ? { allowInputRequired: true } : {}),
           ...(Object.keys(headers).length > 0 ? { headers } : {}),
         }),
       );

@@ -76,3 +76,46 @@ describe('by hand over HTTP', () => {
     expect(onScript.error).toMatchObject({ code: -32602, message: expect.stringContaining('for a call of test_elicitation') });
   });
 });
+
+describe.each(['stdio', 'HTTP'])('over %s, a request the client did not declare it can answer', (transport) => {
+  // It was refused to the upstream only, and the client got the upstream's failure, not the protocol's error.
+  test('ends the call with -32021 naming the capability', async () => {
+    const args = [
+      '--pool',
+      '0',
+      '--expose',
+      'test_sampling',
+      '--',
+      process.execPath,
+      fixturePath('upstreams/conformance-everything.mjs'),
+    ];
+    const setup = { capabilities: { elicitation: { form: {} } }, ...modern };
+    let client;
+    let close: () => Promise<void>;
+    if (transport === 'stdio') {
+      const server = await startServer(args, setup);
+      client = server.client;
+      close = async () => expect(await server.close()).toEqual([]);
+    } else {
+      const server = await startHttpServer(args);
+      const connected = await connectHttp(server.url, setup);
+      client = connected.client;
+      close = async () => {
+        await connected.close();
+        expect((await server.stop()).left).toEqual([]);
+      };
+    }
+    const refused = await client
+      .callTool({ name: 'test_sampling', arguments: { prompt: 'Hi?' } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      .finally(close);
+    expect(refused).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { sampling: {} } },
+      message: expect.stringContaining('asked for sampling/createMessage'),
+    });
+  });
+});
