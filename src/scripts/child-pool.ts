@@ -229,11 +229,12 @@ export class ChildPool<Child extends PoolChild> {
 
   /** How long `session`'s run waits for one of its own children, or undefined to be served now. */
   private waitMsFor(session: object): number | undefined {
-    if (this.closed || this.drainRefusal !== undefined || this.pooled.length > 0 || this.reused.keptBy(session) > 0)
-      return undefined;
+    if (this.closed || this.drainRefusal !== undefined || this.reused.keptBy(session) > 0) return undefined;
     if (this.fairShare.refusal(session) !== undefined) return undefined;
-    // One being reset is the owner's in a few milliseconds, sooner than any start (and than a refusal at the cap).
+    // One being reset is the owner's in a few milliseconds, sooner than any start (and than a refusal
+    // at the cap); a pooled child stays for another session's run rather than become a second of this one's.
     if (this.waiting.count(session) < this.reused.resettingBy(session)) return RESET_WAIT_MAX_MS;
+    if (this.pooled.length > 0) return undefined;
     return reuseWaitMs({
       startMs: this.timings.startTime,
       turnMs: this.timings.turnOf(session),
@@ -407,9 +408,9 @@ export class ChildPool<Child extends PoolChild> {
     if (owner !== undefined) this.waiting.wakeOne(owner);
   }
 
-  /** The children the pool keeps for anyone: its target less those kept for their owners (keptRoom). */
+  /** The children the pool keeps for anyone: its target less those its owners hold (running a script, being reset or kept), up to keptRoom. */
   private pooledTarget(target: number): number {
-    return target - Math.min(this.reused.idleCount, keptRoom(target));
+    return target - Math.min(this.reused.ownedCount, keptRoom(target));
   }
 
   /** Pooled children past pooledTarget, once children are kept for owners, are let go: a server at rest holds `pool` children. */

@@ -62,6 +62,11 @@ export class ReusedChildren<Child extends ReusableChild> {
     return this.keptCount + this.resets.size;
   }
 
+  /** Children that ran an owner's script and may run its next: running one, being reset, or kept. */
+  get ownedCount(): number {
+    return this.owners.size;
+  }
+
   /** A child the pool started now. */
   started(child: Child): void {
     this.born.set(child, this.clock.now());

@@ -448,14 +448,16 @@ describe('children reused for their session', () => {
     expect(child.released).toBe(true);
   });
 
-  it('gives a run another child while its own is being reset, and forgets one that exits during its reset', async () => {
+  it('gives a run waiting for its child being reset another child when that one exits during its reset, and forgets it', async () => {
     const { pool } = open({ pool: 2 });
     const alice = pool.forSession({});
     const first = run(alice);
     first.end(true);
-    const second = run(alice);
-    expect(second).not.toBe(first);
+    const waiting = alice.take();
+    expect(waiting).toBeInstanceOf(Promise);
     first.failToStart('it exited during its reset');
+    const second = takenChild(await waiting).given();
+    expect(second).not.toBe(first);
     await settled();
     expect(pool.keptCount).toBe(0);
     await endAndReset(second);
@@ -569,6 +571,21 @@ describe("a run that finds no child idle, and its session's busy children", () =
     first.readyAgain();
     expect(takenChild(await waiting)).toBe(first);
     expect(started).toHaveLength(1);
+  });
+
+  it("waits for its session's child being reset even with a pooled child free: that one stays for another session", async () => {
+    const { pool, clock, started } = open({ pool: 2 });
+    const session = pool.forSession({});
+    const first = run(session);
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(pool.pooledCount).toBe(1);
+    first.end(true);
+    const waiting = session.take();
+    expect(waiting).toBeInstanceOf(Promise);
+    first.readyAgain();
+    expect(takenChild(await waiting)).toBe(first);
+    expect(pool.pooledCount).toBe(1);
+    expect(run(pool.forSession({}))).toBe(started[1]);
   });
 
   it('waits for its busy child when its measured turn is shorter than a start, and is given it once reset', async () => {
