@@ -230,7 +230,7 @@ export class ChildPool<Child extends PoolChild> {
   /** How long `session`'s run waits for one of its own children, or undefined to be served now. */
   private waitMsFor(session: object): number | undefined {
     if (this.closed || this.drainRefusal !== undefined || this.reused.keptBy(session) > 0) return undefined;
-    if (this.fairShare.refusal(session) !== undefined) return undefined;
+    if (this.shareRefusal(session) !== undefined) return undefined;
     // One being reset is the owner's in a few milliseconds, sooner than any start (and than a refusal
     // at the cap); a pooled child stays for another session's run rather than become a second of this one's.
     if (this.waiting.count(session) < this.reused.resettingBy(session)) return RESET_WAIT_MAX_MS;
@@ -242,10 +242,20 @@ export class ChildPool<Child extends PoolChild> {
     });
   }
 
+  /**
+   * Why `session`'s share allows it no child now (FairShare). A child that has exited counts no more
+   * from its exit, not from when its directory is removed (gone): a script stopped by a kill is
+   * answered at the exit, and its session's next run may come before the removal ends.
+   */
+  private shareRefusal(session: object): string | undefined {
+    for (const child of this.alive) if (child.ending) this.fairShare.returned(child);
+    return this.fairShare.refusal(session);
+  }
+
   private takeNow(session: object): Supplied<Child> {
     if (this.closed) return { refused: 'the server is shutting down' };
     if (this.drainRefusal !== undefined) return { refused: this.drainRefusal };
-    const refused = this.fairShare.refusal(session);
+    const refused = this.shareRefusal(session);
     if (refused !== undefined) return { refused };
     const kept = this.reused.take(session, (old) => this.letGo(old));
     return this.handOut(session, kept !== undefined ? this.takeKept(kept) : this.takeChild());

@@ -363,6 +363,17 @@ describe("sessions' fair share of the children", () => {
     takenChild(a.take());
   });
 
+  it("a child killed mid-script stops counting against its session's share at its exit, before it is gone", () => {
+    const { pool } = open({ pool: 0, maxScriptChildren: 2 });
+    const a = pool.forSession({});
+    const b = pool.forSession({});
+    const killed = takenChild(a.take());
+    takenChild(b.take());
+    // A stop's kill: the script is answered at the exit, and its session runs again at once.
+    killed.kill();
+    takenChild(a.take());
+  });
+
   it('a session that stopped asking is forgotten after FAIR_SHARE_WINDOW_MS', async () => {
     const { pool, clock } = open({ pool: 0, maxScriptChildren: 2 });
     const a = pool.forSession({});
