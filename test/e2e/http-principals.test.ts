@@ -40,6 +40,9 @@ describe('principals from a tokens file', () => {
       tokensFile,
       '--pool',
       '0',
+      // The upstream never answers: no call waits for its start (the scripts here call no tool).
+      '--startup-wait-ms',
+      '0',
       '--',
       process.execPath,
       '-e',
