@@ -349,28 +349,25 @@ describe("sessions' fair share of the children", () => {
     takenChild(b.take());
   });
 
-  // Regression: retire did not return an ended script's child to the fair share, so under load (the
-  // child held back from exiting while others' scripts run) the session's next run was refused.
-  it("a child whose script has ended no longer counts against its session's share while it is held back from exiting", () => {
+  // Regression (both): an ended or killed script's child kept counting against its session's share
+  // until it was gone, so under load the session's next run was refused.
+  it.each([
+    [
+      'whose script has ended no longer counts while it is held back from exiting (another script runs)',
+      (child: FakeChild) => {
+        child.end();
+        expect([child.released, child.exited]).toEqual([false, false]);
+      },
+    ],
+    // A stop's kill: the script is answered at the exit, and its session runs again at once.
+    ['killed mid-script stops counting at its exit, before it is gone', (child: FakeChild) => child.kill()],
+  ])("a child %s against its session's share", (_, finish) => {
     const { pool } = open({ pool: 0, maxScriptChildren: 2 });
     const a = pool.forSession({});
     const b = pool.forSession({});
     const first = takenChild(a.take());
     takenChild(b.take());
-    first.end();
-    // B's script still runs, so A's ended child is held, not yet gone.
-    expect([first.released, first.exited]).toEqual([false, false]);
-    takenChild(a.take());
-  });
-
-  it("a child killed mid-script stops counting against its session's share at its exit, before it is gone", () => {
-    const { pool } = open({ pool: 0, maxScriptChildren: 2 });
-    const a = pool.forSession({});
-    const b = pool.forSession({});
-    const killed = takenChild(a.take());
-    takenChild(b.take());
-    // A stop's kill: the script is answered at the exit, and its session runs again at once.
-    killed.kill();
+    finish(first);
     takenChild(a.take());
   });
 
