@@ -1,0 +1,97 @@
+/**
+ * A full garbage collection in the server once it goes idle after work. Under load V8 grows the
+ * young generation (to 16 MiB semi-spaces) and fills the old one with garbage; with nothing more
+ * allocated once the load ends, no collection comes to give either back, and the server's RSS
+ * stayed 1.34–1.36 × its start after a load (bench/ANALYSIS.md, "Three instances behind nginx").
+ * A collection on an idle loop takes the old space's garbage; V8 shrinks the young generation
+ * only in a collection that finds the allocation rate low, which the first one after a load may
+ * not, so work is followed by IDLE_COLLECTIONS collections, one per idle check.
+ *
+ * Work: the event loop was busy for IDLE_UTILIZATION or more of a check's interval, or the heap
+ * in use grew by IDLE_COLLECT_GROWTH_BYTES since the last collection (a trickle of requests can
+ * leave garbage without ever keeping the loop busy). Idle: busy for less. A health check or an
+ * idle pool is not work: an idle server is not collected again and again. Fixed; a collection
+ * takes 20–40 ms of an idle loop.
+ */
+import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** How often the loop's use is checked. */
+export const IDLE_CHECK_MS = 5_000;
+/** Busy for less than this share of a check's interval: idle. */
+export const IDLE_UTILIZATION = 0.02;
+/** The heap grew by this much since the last collection: there was work, and garbage to take. */
+export const IDLE_COLLECT_GROWTH_BYTES = 4 * 2 ** 20;
+/** Collections after work, at the idle checks that follow it. */
+export const IDLE_COLLECTIONS = 2;
+
+/** What the policy reads and does, injected so a test can drive it. */
+export interface IdleProbe {
+  /** The event loop's busy share since the previous call (0..1). */
+  loopUtilization(): number;
+  heapUsed(): number;
+  collect(): void;
+}
+
+/** The checks: collects at the idle ones that follow work. */
+export class IdleCollector {
+  private heapAfterCollect: number;
+  /** Collections still owed to the last work. */
+  private owed = 0;
+
+  constructor(
+    private readonly probe: IdleProbe,
+    private readonly onCollect: (tookMs: number, heapBefore: number, heapAfter: number) => void,
+  ) {
+    this.heapAfterCollect = probe.heapUsed();
+  }
+
+  check(): void {
+    const before = this.probe.heapUsed();
+    if (this.probe.loopUtilization() >= IDLE_UTILIZATION) {
+      this.owed = IDLE_COLLECTIONS;
+      return;
+    }
+    if (before - this.heapAfterCollect >= IDLE_COLLECT_GROWTH_BYTES) this.owed = Math.max(this.owed, 1);
+    if (this.owed === 0) return;
+    this.owed -= 1;
+    const start = performance.now();
+    this.probe.collect();
+    this.heapAfterCollect = this.probe.heapUsed();
+    this.onCollect(performance.now() - start, before, this.heapAfterCollect);
+  }
+}
+
+/** V8's full collection (Bun's, under Bun), without starting the process with --expose-gc. */
+function fullCollection(): () => void {
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  if (bun !== undefined) return () => bun.gc(true);
+  // The flag exposes `gc` to contexts made after it is set: a new context's, which is the same isolate's collector.
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/** This process's probe: Node's event-loop utilization and heap, and the full collection. */
+export function processProbe(): IdleProbe {
+  let last = performance.eventLoopUtilization();
+  return {
+    loopUtilization: () => {
+      const now = performance.eventLoopUtilization();
+      const since = performance.eventLoopUtilization(now, last);
+      last = now;
+      return since.utilization;
+    },
+    heapUsed: () => process.memoryUsage().heapUsed,
+    collect: fullCollection(),
+  };
+}
+
+/** Checks every IDLE_CHECK_MS for the life of the process (the timer never holds it open). */
+export function collectWhenIdle(log: (line: string) => void): void {
+  const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
+  const collector = new IdleCollector(processProbe(), (tookMs, before, after) =>
+    log(`idle: full garbage collection in ${tookMs.toFixed(1)} ms, heap ${mib(before)} -> ${mib(after)} MiB`),
+  );
+  setInterval(() => collector.check(), IDLE_CHECK_MS).unref();
+}
