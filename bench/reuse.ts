@@ -7,7 +7,11 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { ENGINE_MAIN } from '../src/script-host/engine-path.js';
+import { join } from 'node:path';
+import { QuickJS } from 'quickjs-wasi';
+import { SnapshotRestore } from '../engine/snapshot-restore.js';
+import { compileEngine } from '../engine/wasm.js';
+import { ENGINE_MAIN, PACKAGE_ROOT } from '../src/script-host/engine-path.js';
 import { startHttpInstance } from './http.js';
 import { descendantsRunning, interleaved, memoryOf, sleep, timed } from './measure.js';
 import type { BenchContext, Row } from './report.js';
@@ -31,6 +35,8 @@ export async function measureReuse(ctx: BenchContext): Promise<Row[]> {
   const perProcess = await cpuPerScript(['--child-max-scripts', '1'], Math.max(CLIENTS, scripts / 5));
   ctx.log(`${AT_ONCE} one-call runs at once after ${ctx.quick ? 1 : IDLE_MS / 1000} s idle…`);
   const burst = await burstAfterIdle(ctx);
+  ctx.log('restoring the prelude snapshot, only the blocks that differ and the whole of it…');
+  const restore = await restoreCost(ctx);
   return [
     {
       name: `CPU per one-call script (server, upstream and script processes; ${CLIENTS} clients over HTTP)`,
@@ -58,7 +64,34 @@ export async function measureReuse(ctx: BenchContext): Promise<Row[]> {
       goal: { text: '≤ 150 MiB', met: (value) => value <= 150 },
       note: `their RSS summed, the node binary's shared pages once per process: ${burst.resting.rssSum.toFixed(1)} MiB`,
     },
+    {
+      name: "a reset's VM: the prelude snapshot restored into a fresh instance, only the 4 KiB blocks that differ from a fresh instance's memory",
+      value: restore.sparse,
+      unit: 'ms',
+      floorName: "quickjs-wasi's QuickJS.restore, the whole snapshot",
+      floor: restore.whole,
+      note: 'in this process, each disposed at once; the pages a copy writes are what it costs',
+    },
   ];
+}
+
+/** A restore of the build's prelude snapshot and its dispose, ours and quickjs-wasi's, in alternating rounds. */
+async function restoreCost(ctx: BenchContext): Promise<{ sparse: number; whole: number }> {
+  const module = await compileEngine();
+  const bytes = readFileSync(join(PACKAGE_ROOT, 'dist', 'prelude.snapshot'));
+  const ours = new SnapshotRestore(module, bytes);
+  const options = { memoryLimit: 64 * MiB };
+  const REPEATS = 20;
+  const repeat = async (restore: () => Promise<QuickJS>): Promise<number> =>
+    (await timed(async () => {
+      for (let i = 0; i < REPEATS; i++) (await restore()).dispose();
+    })) / REPEATS;
+  const figures = await interleaved(
+    ctx.rounds,
+    () => repeat(() => ours.restore(options)),
+    () => repeat(() => QuickJS.restore(QuickJS.deserializeSnapshot(bytes), { ...options, wasm: module })),
+  );
+  return { sparse: figures.subject, whole: figures.floor };
 }
 
 /** CPU per script of `scripts` one-call runs from CLIENTS sessions at once, each running its share one after another. */

@@ -4,6 +4,7 @@ import { HOST_FUNCTIONS, type HostFunctionName, type PreludeLimits } from '../co
 import { CALLS_IN_FLIGHT_MAX, CALL_ARGS_MAX_BYTES, NOTIFY_PAYLOAD_MAX_CHARS, VALUE_MAX_CHARS } from '../protocol/contract.js';
 import { SCRIPT_FILE } from '../common/script-position.js';
 import { SCRIPT_PREFIX } from './script-source.js';
+import { SnapshotRestore } from './snapshot-restore.js';
 
 export type HostImpl = Record<HostFunctionName, (...args: JSValueHandle[]) => JSValueHandle>;
 
@@ -81,13 +82,21 @@ export function readPreludeSnapshot(): PreludeSnapshot | null {
   };
 }
 
+/** Each snapshot's restore (a child has one), made at its first use: it reads the snapshot once. */
+const restores = new WeakMap<PreludeSnapshot, SnapshotRestore>();
+
 export async function restorePrelude(
   wasm: WebAssembly.Module,
   snapshot: PreludeSnapshot,
   options: VmOptions,
   host: HostImpl,
 ): Promise<PreludeVm> {
-  const vm = await QuickJS.restore(QuickJS.deserializeSnapshot(snapshot.bytes), { ...options, wasm });
+  let restore = restores.get(snapshot);
+  if (restore?.module !== wasm) {
+    restore = new SnapshotRestore(wasm, snapshot.bytes);
+    restores.set(snapshot, restore);
+  }
+  const vm = await restore.restore(options);
   for (const name of HOST_FUNCTIONS) {
     vm.registerHostCallback(hostName(name), (...args) => host[name](...args));
   }

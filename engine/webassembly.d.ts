@@ -5,6 +5,10 @@ declare namespace WebAssembly {
   }
   class Memory {
     readonly buffer: ArrayBuffer;
+    grow(pages: number): number;
+  }
+  class Instance {
+    readonly exports: Record<string, unknown>;
   }
   class Global {
     value: unknown;
