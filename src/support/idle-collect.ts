@@ -67,9 +67,18 @@ export class IdleCollector {
 function fullCollection(): () => void {
   const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
   if (bun !== undefined) return () => bun.gc(true);
-  // The flag exposes `gc` to contexts made after it is set: a new context's, which is the same isolate's collector.
+  // Started with --expose-gc (node --expose-gc bin/codemode-mcp.js): the flag is already as it stays.
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed !== undefined) return exposed;
+  // The flag exposes `gc` to contexts made while it is set: a new context's is the same isolate's
+  // collector. It is unset at once: V8's flags are part of its code cache's version, and the
+  // server's compile cache (src/boot/) is written after this and read before it at the next start.
   setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
+  try {
+    return runInNewContext('gc') as () => void;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
 }
 
 /** This process's probe: Node's event-loop utilization and heap, and the full collection. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import {
   IDLE_COLLECT_GROWTH_BYTES,
@@ -92,5 +93,17 @@ describe('the process probe', () => {
     // 200,000 small objects are well over 8 MiB; all of it is garbage once dropped.
     expect(probe.heapUsed()).toBeLessThan(held - 8 * 2 ** 20);
     expect(probe.loopUtilization()).toBeGreaterThanOrEqual(0);
+  });
+
+  it("leaves V8's flags as they were: its code caches (the server's compile cache) stay valid", () => {
+    // In a process of its own: this one's flags may have been set by an earlier test.
+    const built = new URL('../../dist/src/support/idle-collect.js', import.meta.url).href;
+    const check = `const v8 = require('node:v8');
+      const before = v8.cachedDataVersionTag();
+      import(${JSON.stringify(built)}).then(({ processProbe }) => {
+        processProbe().collect();
+        process.stdout.write(String(v8.cachedDataVersionTag() === before));
+      });`;
+    expect(execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' })).toBe('true');
   });
 });
