@@ -63,10 +63,8 @@ export class IdleCollector {
   }
 }
 
-/** V8's full collection (Bun's, under Bun), without starting the process with --expose-gc. */
+/** V8's full collection, without starting the process with --expose-gc. */
 function fullCollection(): () => void {
-  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
-  if (bun !== undefined) return () => bun.gc(true);
   // Started with --expose-gc (node --expose-gc bin/codemode-mcp.js): the flag is already as it stays.
   const exposed = (globalThis as { gc?: () => void }).gc;
   if (exposed !== undefined) return exposed;
@@ -96,8 +94,13 @@ export function processProbe(): IdleProbe {
   };
 }
 
-/** Checks every IDLE_CHECK_MS for the life of the process (the timer never holds it open). */
+/**
+ * Checks every IDLE_CHECK_MS for the life of the process (the timer never holds it open). Not
+ * under Bun: JavaScriptCore's collector runs on timers of its own once allocation stops, and Bun
+ * reports no event-loop utilization (always 0), so idle could not be told from busy.
+ */
 export function collectWhenIdle(log: (line: string) => void): void {
+  if (process.versions.bun !== undefined) return;
   const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
   const collector = new IdleCollector(processProbe(), (tookMs, before, after) =>
     log(`idle: full garbage collection in ${tookMs.toFixed(1)} ms, heap ${mib(before)} -> ${mib(after)} MiB`),
