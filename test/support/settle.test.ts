@@ -33,6 +33,13 @@ describe('settleWithin', () => {
     expect([added, removed]).toEqual([1, 1]);
   });
 
+  it('leaves no timer once the promise settled first', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    expect(await settleWithin(Promise.resolve(), { ms: 60_000, ref: true })).toBe('settled');
+    expect(timers()).toBe(before);
+  });
+
   it('pause ends early when its signal aborts', async () => {
     const controller = new AbortController();
     const paused = pause(60_000, controller.signal);
