@@ -5,8 +5,8 @@ import { QuickJS, type QuickJSOptions, type Snapshot } from 'quickjs-wasi';
  * that differs from what a fresh instance already holds. quickjs-wasi's QuickJS.restore copies the
  * whole snapshot (1.9 MB) into the new instance's memory; more than half of its 4 KiB blocks are
  * zeros where a fresh instance's memory is zeros too, and each block written is a page the kernel
- * must first give the process: 5.6 ms a restore against 2.4 ms for only the blocks that differ,
- * on a reset's path (bench/ANALYSIS.md, "Child reuse").
+ * must first give the process: the copy took 4.6-5.6 ms of a restore, 2.0-2.4 ms for only the
+ * blocks that differ, on a reset's path (bench/ANALYSIS.md, "Child reuse").
  *
  * This is QuickJS.restore of the version package.json pins exactly, step for step but for the copy.
  * It reaches the library's private constructor and statics, checked here so an upgrade that moves
