@@ -9,6 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { QuickJS } from 'quickjs-wasi';
+import { linearMemoryOf, wipe } from '../engine/linear-memory.js';
 import { SnapshotRestore } from '../engine/snapshot-restore.js';
 import { compileEngine } from '../engine/wasm.js';
 import { ENGINE_MAIN, PACKAGE_ROOT } from '../src/script-host/engine-path.js';
@@ -35,7 +36,7 @@ export async function measureReuse(ctx: BenchContext): Promise<Row[]> {
   const perProcess = await cpuPerScript(['--child-max-scripts', '1'], Math.max(CLIENTS, scripts / 5));
   ctx.log(`${AT_ONCE} one-call runs at once after ${ctx.quick ? 1 : IDLE_MS / 1000} s idle…`);
   const burst = await burstAfterIdle(ctx);
-  ctx.log('restoring the prelude snapshot, only the blocks that differ and the whole of it…');
+  ctx.log("a reset's restore and wipe, in the last VM's memory and in a new one…");
   const restore = await restoreCost(ctx);
   return [
     {
@@ -65,33 +66,51 @@ export async function measureReuse(ctx: BenchContext): Promise<Row[]> {
       note: `their RSS summed, the node binary's shared pages once per process: ${burst.resting.rssSum.toFixed(1)} MiB`,
     },
     {
-      name: "a reset's VM: the prelude snapshot restored into a fresh instance, only the 4 KiB blocks that differ from a fresh instance's memory",
-      value: restore.sparse,
+      name: "a reset's VM: the prelude snapshot restored into the last VM's memory, wiped, only the 4 KiB blocks that differ",
+      value: restore.recycled,
       unit: 'ms',
-      floorName: "quickjs-wasi's QuickJS.restore, the whole snapshot",
+      floorName: "quickjs-wasi's QuickJS.restore into a new memory, the whole snapshot, and the wipe",
       floor: restore.whole,
-      note: 'in this process, each disposed at once; the pages a copy writes are what it costs',
+      note: 'in this process, each disposed and wiped at once; the pages first touched are what it costs',
     },
   ];
 }
 
-/** A restore of the build's prelude snapshot and its dispose, ours and quickjs-wasi's, in alternating rounds. */
-async function restoreCost(ctx: BenchContext): Promise<{ sparse: number; whole: number }> {
+/**
+ * A reset's VM, made and let go as a child does (engine/snapshot-restore.ts: in the last VM's
+ * memory, wiped), against quickjs-wasi's own restore of its module as published, into a new
+ * memory each time, and the same wipe; in alternating rounds.
+ */
+async function restoreCost(ctx: BenchContext): Promise<{ recycled: number; whole: number }> {
   const module = await compileEngine();
+  const published = await WebAssembly.compile(readFileSync(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm'))));
   const bytes = readFileSync(join(PACKAGE_ROOT, 'dist', 'prelude.snapshot'));
+  const snapshot = QuickJS.deserializeSnapshot(bytes);
   const ours = new SnapshotRestore(module, bytes);
   const options = { memoryLimit: 64 * MiB };
   const REPEATS = 20;
-  const repeat = async (restore: () => Promise<QuickJS>): Promise<number> =>
+  const repeat = async (reset: () => Promise<void>): Promise<number> =>
     (await timed(async () => {
-      for (let i = 0; i < REPEATS; i++) (await restore()).dispose();
+      for (let i = 0; i < REPEATS; i++) await reset();
     })) / REPEATS;
   const figures = await interleaved(
     ctx.rounds,
-    () => repeat(() => ours.restore(options)),
-    () => repeat(() => QuickJS.restore(QuickJS.deserializeSnapshot(bytes), { ...options, wasm: module })),
+    () =>
+      repeat(async () => {
+        const vm = await ours.restore(options);
+        const memory = linearMemoryOf(vm);
+        vm.dispose();
+        ours.recycle(memory);
+      }),
+    () =>
+      repeat(async () => {
+        const vm = await QuickJS.restore(snapshot, { ...options, wasm: published });
+        const memory = linearMemoryOf(vm);
+        vm.dispose();
+        wipe(memory);
+      }),
   );
-  return { sparse: figures.subject, whole: figures.floor };
+  return { recycled: figures.subject, whole: figures.floor };
 }
 
 /** CPU per script of `scripts` one-call runs from CLIENTS sessions at once, each running its share one after another. */

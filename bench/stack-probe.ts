@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { QuickJS } from 'quickjs-wasi';
-import { compileEngine } from '../engine/wasm.js';
+import { compileEngine, newEngineMemory, withMemory } from '../engine/wasm.js';
 
 /** Each path QuickJS recurses along, as a script would drive it 100,000 levels deep. */
 export const DEEP_PATHS: Readonly<Record<string, string>> = {
@@ -21,7 +21,8 @@ export const DEEP_PATHS: Readonly<Record<string, string>> = {
 
 const [path, limit] = process.argv.slice(2);
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && path !== undefined && limit !== undefined) {
-  const vm = await QuickJS.create({ wasm: await compileEngine(), maxStackSize: Number(limit) });
+  const wasm = await compileEngine();
+  const vm = await QuickJS.create({ wasm, wasi: withMemory(newEngineMemory(wasm)), maxStackSize: Number(limit) });
   try {
     // Any error the script can catch means QuickJS ran out first (its parser may say SyntaxError).
     vm.evalCode(`try { ${DEEP_PATHS[path]} } catch (e) {}`).dispose();

@@ -13,7 +13,8 @@ const WARM_UP_ROUNDS = 2;
 
 /**
  * 1 s: a child reset for its owner's next script that is still idle this long after collects its
- * garbage (the last script's wiped memory among it), so an idle child holds one VM's memory.
+ * garbage (the last VM's instance, and its memory if the script grew it: a memory of the
+ * snapshot's size goes to the next VM), so an idle child holds one VM's memory.
  */
 const IDLE_COLLECT_MS = 1_000;
 
@@ -104,12 +105,13 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
   /** Scripts started: an idle collection looks whether another began meanwhile. */
   let started = 0;
   /**
-   * Drops everything of the script that ended: its VM, whose memory is overwritten with zeros (V8
-   * frees it at its next collection, or IDLE_COLLECT_MS later if the child is still idle), its run's
-   * host state, and what is in its directory (the stop file); then makes the next script's VM.
+   * Drops everything of the script that ended: its VM, whose memory is overwritten with zeros at
+   * once (the next VM is made in it, engine/snapshot-restore.ts; one the script grew is V8's to free,
+   * at its next collection or IDLE_COLLECT_MS later if the child is still idle), its run's host
+   * state, and what is in its directory (the stop file); then makes the next script's VM.
    */
   const reset = async (): Promise<void> => {
-    run!.disposeAndWipe();
+    run!.dispose();
     run = null;
     ended = false;
     if (inOwnDirectory()) for (const entry of readdirSync('.')) rmSync(entry, { recursive: true, force: true });

@@ -4,7 +4,9 @@ import { HOST_FUNCTIONS, type HostFunctionName, type PreludeLimits } from '../co
 import { CALLS_IN_FLIGHT_MAX, CALL_ARGS_MAX_BYTES, NOTIFY_PAYLOAD_MAX_CHARS, VALUE_MAX_CHARS } from '../protocol/contract.js';
 import { SCRIPT_FILE } from '../common/script-position.js';
 import { SCRIPT_PREFIX } from './script-source.js';
+import { linearMemoryOf, wipe } from './linear-memory.js';
 import { SnapshotRestore } from './snapshot-restore.js';
+import { newEngineMemory, withMemory } from './wasm.js';
 
 export type HostImpl = Record<HostFunctionName, (...args: JSValueHandle[]) => JSValueHandle>;
 
@@ -23,6 +25,12 @@ export interface SnapshotMeta {
 export interface PreludeVm {
   readonly vm: QuickJS;
   readonly entry: JSValueHandle;
+  /**
+   * Disposes the VM and overwrites its memory with zeros at once: nothing of what it held is left
+   * in the process. A restored VM's memory then goes to the next VM restored from the same
+   * snapshot (SnapshotRestore.recycle).
+   */
+  readonly release: () => void;
 }
 
 export type VmOptions = Omit<QuickJSOptions, 'wasm'>;
@@ -46,7 +54,7 @@ function hostName(name: HostFunctionName): string {
  * native code and its frames carry no positions.
  */
 export async function evaluatePrelude(wasm: WebAssembly.Module, options: VmOptions, host: HostImpl): Promise<PreludeVm> {
-  const vm = await QuickJS.create({ ...options, wasm });
+  const vm = await QuickJS.create({ ...options, wasm, wasi: withMemory(newEngineMemory(wasm), options.wasi) });
   const hostObject = vm.newObject();
   for (const name of HOST_FUNCTIONS) {
     const fn = vm.newFunction(hostName(name), (...args) => host[name](...args));
@@ -65,7 +73,12 @@ export async function evaluatePrelude(wasm: WebAssembly.Module, options: VmOptio
   install.dispose();
   limits.dispose();
   hostObject.dispose();
-  return { vm, entry };
+  const release = (): void => {
+    const memory = linearMemoryOf(vm);
+    vm.dispose();
+    wipe(memory);
+  };
+  return { vm, entry, release };
 }
 
 export interface PreludeSnapshot {
@@ -100,5 +113,10 @@ export async function restorePrelude(
   for (const name of HOST_FUNCTIONS) {
     vm.registerHostCallback(hostName(name), (...args) => host[name](...args));
   }
-  return { vm, entry: vm.importHandle(snapshot.meta.entryToken) };
+  const release = (): void => {
+    const memory = linearMemoryOf(vm);
+    vm.dispose();
+    restore.recycle(memory);
+  };
+  return { vm, entry: vm.importHandle(snapshot.meta.entryToken), release };
 }

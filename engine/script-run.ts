@@ -1,4 +1,3 @@
-import { linearMemoryOf, wipe } from './linear-memory.js';
 import { randomFillSync } from 'node:crypto';
 import { JSException, type JSValueHandle } from 'quickjs-wasi';
 import { SCRIPT_FILE } from '../common/script-position.js';
@@ -53,6 +52,7 @@ export interface ScriptRunHooks {
  */
 export class ScriptRun {
   private vm!: PreludeVm['vm'];
+  private releaseVm!: PreludeVm['release'];
   private entry!: PreludeEntry;
   private readonly output: OutputBatcher;
   private readonly timers = new HostTimers((id) => this.callEntry('fire', this.vm.newNumber(id)));
@@ -102,10 +102,11 @@ export class ScriptRun {
       onUnhandledRejection: (promise, reason, isHandled) => run.rejections.track(promise, reason, isHandled),
     };
     const host = run.hostFunctions();
-    const { vm, entry } = snapshot
+    const { vm, entry, release } = snapshot
       ? await restorePrelude(wasm, snapshot, options, host)
       : await evaluatePrelude(wasm, options, host);
     run.vm = vm;
+    run.releaseVm = release;
     run.entry = new PreludeEntry(vm, entry);
     return run;
   }
@@ -229,16 +230,12 @@ export class ScriptRun {
     return this.ended && this.engineIntact;
   }
 
-  /** Frees the VM: for a warm-up run, whose child goes on to make the script's VM. */
+  /**
+   * Frees the VM and overwrites its memory with zeros (PreludeVm.release): at a reset, before the
+   * next script's VM is made in that memory, and after a warm-up run.
+   */
   dispose(): void {
-    this.vm.dispose();
-  }
-
-  /** Frees the VM and overwrites its memory with zeros: at a reset, before the next script's VM is made. */
-  disposeAndWipe(): void {
-    const memory = linearMemoryOf(this.vm);
-    this.vm.dispose();
-    wipe(memory);
+    this.releaseVm();
   }
 
   stop(): void {

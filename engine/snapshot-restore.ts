@@ -1,19 +1,29 @@
 import { QuickJS, type QuickJSOptions, type Snapshot } from 'quickjs-wasi';
+import { wipe } from './linear-memory.js';
+import { newEngineMemory, withMemory } from './wasm.js';
 
 /**
- * The prelude's snapshot restored into a fresh instance of the engine, writing only the memory
- * that differs from what a fresh instance already holds. quickjs-wasi's QuickJS.restore copies the
- * whole snapshot (1.9 MB) into the new instance's memory; more than half of its 4 KiB blocks are
- * zeros where a fresh instance's memory is zeros too, and each block written is a page the kernel
- * must first give the process: the copy took 4.6-5.6 ms of a restore, 2.0-2.4 ms for only the
- * blocks that differ, on a reset's path (bench/ANALYSIS.md, "Child reuse").
+ * The prelude's snapshot restored into a fresh instance of the engine, in the memory of the last
+ * VM this restore made once that VM is disposed and its memory wiped (`recycle`), and writing only
+ * the memory that differs from what a fresh instance already holds.
  *
- * This is QuickJS.restore of the version package.json pins exactly, step for step but for the copy.
- * It reaches the library's private constructor and statics, checked here so an upgrade that moves
- * them fails loudly; test/engine/snapshot-restore.test.ts compares its memory with QuickJS.restore's
- * byte for byte. A fresh instance's memory is zeros and the module's data segments, the same in
- * every instance (the module has no start function; that test checks it too): read once, from the
- * first instance, before anything is written into it.
+ * Every page of a new memory that is touched is one the kernel must first give the process (about
+ * 10 µs each on these machines): quickjs-wasi's QuickJS.restore copies the whole snapshot (1.9 MB,
+ * 464 pages) into a new memory, and the wipe of that memory at the reset touched the pages the copy
+ * had not. In the same memory, wiped, those pages are the process's already: a reset's restore
+ * and wipe took 7-8 ms of CPU in a new memory and 1-2 ms in the last one (bench/ANALYSIS.md, "Child
+ * reuse"). A wiped memory is zeros, as a new one is; a memory the last script grew past the
+ * snapshot's size is wiped and dropped instead, so each VM starts at the size a new memory would.
+ * More than half of the snapshot's 4 KiB blocks are zeros where a fresh instance's memory is zeros
+ * too: those are not written.
+ *
+ * This is QuickJS.restore of the version package.json pins exactly, step for step but for the
+ * memory and the copy. It reaches the library's private constructor and statics, checked here so
+ * an upgrade that moves them fails loudly; test/engine/snapshot-restore.test.ts compares its memory
+ * with QuickJS.restore's byte for byte, in a new memory and a recycled one. A fresh instance's
+ * memory is zeros and the module's data segments, the same in every instance (the module has no
+ * start function; that test checks it too): read once, from the first instance, before anything is
+ * written into it.
  */
 
 const BLOCK = 4096;
@@ -49,6 +59,10 @@ type CopyRanges = ReadonlyArray<readonly [number, number]>;
 export class SnapshotRestore {
   private readonly snapshot: Snapshot;
   private ranges: CopyRanges | undefined;
+  /** The size of a restored VM's memory, once one is made: a recycled memory of another size is not kept. */
+  private restoredBytes: number | undefined;
+  /** A disposed VM's memory, wiped, for the next restore. */
+  private wiped: WebAssembly.Memory | undefined;
 
   constructor(
     readonly module: WebAssembly.Module,
@@ -60,28 +74,44 @@ export class SnapshotRestore {
     }
   }
 
-  /** A new VM: a fresh instance of the module, its memory the snapshot's, its limits `options`'. */
+  /**
+   * A new VM: a fresh instance of the module (compileEngine's, which imports its memory), in a
+   * recycled memory or a new one, its memory the snapshot's, its limits `options`'.
+   */
   async restore(options: Omit<QuickJSOptions, 'wasm'>): Promise<QuickJS> {
     const library = internals();
     const vm = new library(this.module);
-    const { instance } = await library.instantiate(this.module, vm, options.wasi);
+    const memory = this.wiped ?? newEngineMemory(this.module);
+    this.wiped = undefined;
+    const { instance } = await library.instantiate(this.module, vm, withMemory(memory, options.wasi));
     const inner = vm as unknown as VmInternals;
     inner.setInstance(instance);
     const { exports } = inner;
-    if (!(exports.memory instanceof WebAssembly.Memory) || !(exports.__stack_pointer instanceof WebAssembly.Global)) {
+    if (exports.memory !== memory || !(exports.__stack_pointer instanceof WebAssembly.Global)) {
       throw new Error("quickjs-wasi no longer keeps its instance's exports where engine/snapshot-restore.ts reads them");
     }
     const { memory: image, runtimePtr, contextPtr, stackPointer } = this.snapshot;
-    this.ranges ??= copyRanges(image, new Uint8Array(exports.memory.buffer));
-    const pages = exports.memory.buffer.byteLength / WASM_PAGE;
+    // The first restore's memory is always a new one: what a fresh instance holds.
+    this.ranges ??= copyRanges(image, new Uint8Array(memory.buffer));
+    const pages = memory.buffer.byteLength / WASM_PAGE;
     const needed = Math.ceil(image.byteLength / WASM_PAGE);
-    if (needed > pages) exports.memory.grow(needed - pages);
-    const memory = new Uint8Array(exports.memory.buffer);
-    for (const [start, end] of this.ranges) memory.set(image.subarray(start, end), start);
+    if (needed > pages) memory.grow(needed - pages);
+    const bytes = new Uint8Array(memory.buffer);
+    for (const [start, end] of this.ranges) bytes.set(image.subarray(start, end), start);
     exports.qjs_set_runtime_and_context(runtimePtr, contextPtr);
     exports.__stack_pointer.value = stackPointer;
     library.applyLimits(vm, options);
+    this.restoredBytes ??= memory.buffer.byteLength;
     return vm;
+  }
+
+  /**
+   * The memory of a VM this restore made, now disposed: overwritten with zeros at once, and kept for
+   * the next restore if it is still the size a restore leaves (one is kept; another is dropped).
+   */
+  recycle(memory: WebAssembly.Memory): void {
+    wipe(memory);
+    if (this.wiped === undefined && memory.buffer.byteLength === this.restoredBytes) this.wiped = memory;
   }
 }
 

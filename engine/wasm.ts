@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
+import type { QuickJSOptions } from 'quickjs-wasi';
+import { MEMORY_IMPORT, importMemory, type MemoryLimits } from './memory-import.js';
 
 /**
  * Chosen by measurement (bench/probe-tiering.ts; bench/ANALYSIS.md has the table). Each function
@@ -13,12 +15,38 @@ import { setFlagsFromString } from 'node:v8';
  */
 export const ENGINE_FLAGS = '--no-wasm-dynamic-tiering --wasm-num-compilation-tasks=1';
 
+/** The memory limits of each module compileEngineBytes made: its instances' memories are made to them. */
+const memoryLimits = new WeakMap<WebAssembly.Module, MemoryLimits>();
+
 /**
  * Starts compiling the engine's WebAssembly with these V8 flags; a child calls this first, so the
  * compile overlaps its imports. V8 ignores a flag it doesn't know.
  */
 export function compileEngine(flags: string = ENGINE_FLAGS): Promise<WebAssembly.Module> {
   setFlagsFromString(flags);
-  const bytes = readFileSync(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm')));
-  return WebAssembly.compile(bytes);
+  return compileEngineBytes(readFileSync(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm'))));
+}
+
+/**
+ * Compiles quickjs-wasi's WebAssembly (`bytes`) to import its memory (engine/memory-import.ts):
+ * each instance is then given one, by `withMemory`.
+ */
+export async function compileEngineBytes(bytes: Uint8Array): Promise<WebAssembly.Module> {
+  const rewritten = importMemory(bytes);
+  const module = await WebAssembly.compile(rewritten.bytes);
+  memoryLimits.set(module, rewritten.limits);
+  return module;
+}
+
+/** A new memory for an instance of `module` (compileEngineBytes'): zeros, of the size the module asks. */
+export function newEngineMemory(module: WebAssembly.Module): WebAssembly.Memory {
+  const limits = memoryLimits.get(module);
+  if (limits === undefined) throw new Error('newEngineMemory takes a module compileEngine or compileEngineBytes made');
+  return new WebAssembly.Memory(limits);
+}
+
+/** quickjs-wasi's `wasi` option giving an instance `memory` to import, beside the caller's own overrides, if any. */
+export function withMemory(memory: WebAssembly.Memory, wasi?: QuickJSOptions['wasi']): NonNullable<QuickJSOptions['wasi']> {
+  // quickjs-wasi types the overrides as functions; the namespace they go in takes any import.
+  return (memoryProxy) => ({ ...wasi?.(memoryProxy), [MEMORY_IMPORT]: memory as never });
 }

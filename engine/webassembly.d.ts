@@ -1,9 +1,12 @@
-// The few WebAssembly globals the engine uses: Node has them, but @types/node 20 leaves them to lib.dom.
+// The few WebAssembly globals the engine (and its tests) use: Node has them, but @types/node 20 leaves them to lib.dom.
 declare namespace WebAssembly {
   class Module {
     private readonly brand: 'WebAssembly.Module';
+    static imports(module: Module): Array<{ module: string; name: string; kind: string }>;
+    static exports(module: Module): Array<{ name: string; kind: string }>;
   }
   class Memory {
+    constructor(descriptor: { initial: number; maximum?: number });
     readonly buffer: ArrayBuffer;
     grow(pages: number): number;
   }
@@ -13,5 +16,7 @@ declare namespace WebAssembly {
   class Global {
     value: unknown;
   }
+  class LinkError extends Error {}
   function compile(bytes: ArrayBufferView | ArrayBuffer): Promise<Module>;
+  function instantiate(module: Module, imports: Record<string, Record<string, unknown>>): Promise<Instance>;
 }

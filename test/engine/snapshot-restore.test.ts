@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { QuickJS } from 'quickjs-wasi';
 import { describe, expect, it } from 'vitest';
+import { linearMemoryOf } from '../../engine/linear-memory.js';
 import { copyRanges, SnapshotRestore } from '../../engine/snapshot-restore.js';
+import { compileEngineBytes } from '../../engine/wasm.js';
 
 const WASM = readFileSync(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm')));
 /** The build's prelude snapshot (npm test builds first). */
 const PRELUDE = readFileSync(new URL('../../dist/prelude.snapshot', import.meta.url));
 
-const memoryOf = (vm: QuickJS): Uint8Array =>
-  new Uint8Array((vm as unknown as { exports: { memory: WebAssembly.Memory } }).exports.memory.buffer);
+const memoryOf = (vm: QuickJS): Uint8Array => new Uint8Array(linearMemoryOf(vm).buffer);
 const stackPointerOf = (vm: QuickJS): unknown =>
   (vm as unknown as { exports: { __stack_pointer: WebAssembly.Global } }).exports.__stack_pointer.value;
 
@@ -46,29 +47,55 @@ describe('SnapshotRestore', () => {
       },
     ],
   ])(
-    "gives %s's VM the same memory, byte for byte, as QuickJS.restore, at its first restore and later ones",
+    "gives %s's VM the same memory, byte for byte, as QuickJS.restore in a new memory: at its first restore, and in the last VM's memory after it ran",
     async (_name, make) => {
       const bytes = await make();
-      const module = await WebAssembly.compile(WASM);
-      const restore = new SnapshotRestore(module, bytes);
+      const restore = new SnapshotRestore(await compileEngineBytes(WASM), bytes);
+      const published = await WebAssembly.compile(WASM);
+      const memories = new Set<WebAssembly.Memory>();
       for (let round = 0; round < 3; round++) {
         const ours = await restore.restore({ memoryLimit: 64 * 2 ** 20 });
-        const theirs = await QuickJS.restore(QuickJS.deserializeSnapshot(bytes), { wasm: module, memoryLimit: 64 * 2 ** 20 });
+        const theirs = await QuickJS.restore(QuickJS.deserializeSnapshot(bytes), { wasm: published, memoryLimit: 64 * 2 ** 20 });
         expect(memoryOf(ours).byteLength).toBe(memoryOf(theirs).byteLength);
         expect(Buffer.compare(memoryOf(ours), memoryOf(theirs))).toBe(0);
         expect(stackPointerOf(ours)).toBe(stackPointerOf(theirs));
+        // What the last VM wrote must not survive into the next: it allocates, and its garbage stays.
+        ours
+          .evalCode('globalThis.left = Array.from({ length: 20 }, (_, i) => ({ i, text: "left behind " + i })).length')
+          .dispose();
+        const memory = linearMemoryOf(ours);
+        memories.add(memory);
         ours.dispose();
+        restore.recycle(memory);
         theirs.dispose();
       }
+      // The check can fail: each round after the first ran in the first round's memory.
+      expect(memories.size).toBe(1);
     },
   );
+
+  it('wipes a memory the script grew and leaves it to V8, so the next VM starts at the size a new memory would', async () => {
+    const restore = new SnapshotRestore(await compileEngineBytes(WASM), PRELUDE);
+    const first = await restore.restore({ memoryLimit: 64 * 2 ** 20 });
+    const restoredBytes = memoryOf(first).byteLength;
+    first.evalCode('globalThis.big = "grown ".repeat(2 ** 20).length').dispose();
+    const grown = linearMemoryOf(first);
+    expect(grown.buffer.byteLength).toBeGreaterThan(restoredBytes);
+    first.dispose();
+    restore.recycle(grown);
+    expect(new Uint8Array(grown.buffer).every((byte) => byte === 0)).toBe(true);
+    const next = await restore.restore({ memoryLimit: 64 * 2 ** 20 });
+    expect(linearMemoryOf(next)).not.toBe(grown);
+    expect(memoryOf(next).byteLength).toBe(restoredBytes);
+    next.dispose();
+  });
 
   it('gives a VM that runs, with the limits it was given', async () => {
     const vm = await QuickJS.create({ wasm: WASM });
     vm.evalCode('globalThis.greeting = "restored"').dispose();
     const bytes = QuickJS.serializeSnapshot(vm.snapshot());
     vm.dispose();
-    const restore = new SnapshotRestore(await WebAssembly.compile(WASM), bytes);
+    const restore = new SnapshotRestore(await compileEngineBytes(WASM), bytes);
     const restored = await restore.restore({ memoryLimit: 8 * 2 ** 20 });
     expect(restored.dump(restored.evalCode('greeting + " " + [1, 2, 3].map((n) => n * 2).join()'))).toBe('restored 2,4,6');
     // Over its memory limit, the VM throws rather than grows.
