@@ -1,5 +1,6 @@
-// The build: compiles the three worlds, bundles the prelude into one function, snapshots it, and
-// bundles the server and a script's child, the two programs Node runs.
+// The build: compiles the three worlds, bundles the prelude into one function, lists the engine's
+// exports its code calls, snapshots the prelude, and bundles the server and a script's child, the
+// two programs Node runs.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { bundleNodePrograms } from './bundle-node.js';
@@ -12,5 +13,6 @@ const run = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: '
 run([tsc, '-p', 'tsconfig.json']);
 run([tsc, '-p', 'prelude/tsconfig.json']);
 bundlePrelude(new URL('../dist/prelude/', import.meta.url), new URL('../dist/prelude.js', import.meta.url));
+run(['dist/engine/build-exports.js']);
 run(['dist/engine/build-snapshot.js']);
 await bundleNodePrograms(new URL('..', import.meta.url));

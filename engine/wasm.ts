@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { QuickJSOptions } from 'quickjs-wasi';
-import { MEMORY_IMPORT, importMemory, type MemoryLimits } from './memory-import.js';
+import { MEMORY_IMPORT, rewriteModule, type MemoryLimits } from './module-rewrite.js';
 
 /**
  * Chosen by measurement (bench/probe-tiering.ts; bench/ANALYSIS.md has the table). Each function
@@ -15,24 +15,43 @@ import { MEMORY_IMPORT, importMemory, type MemoryLimits } from './memory-import.
  */
 export const ENGINE_FLAGS = '--no-wasm-dynamic-tiering --wasm-num-compilation-tasks=1';
 
+/** The build's list of the module's functions the engine's code names (engine/build-exports.ts); dist/ is one level up here and in the child's bundle. */
+export const ENGINE_EXPORTS = new URL('../engine-exports.json', import.meta.url);
+
+export interface EngineExports {
+  /** The version of quickjs-wasi the list was made from. */
+  readonly quickjsWasi: string;
+  readonly functions: readonly string[];
+}
+
 /** The memory limits of each module compileEngineBytes made: its instances' memories are made to them. */
 const memoryLimits = new WeakMap<WebAssembly.Module, MemoryLimits>();
 
 /**
- * Starts compiling the engine's WebAssembly with these V8 flags; a child calls this first, so the
- * compile overlaps its imports. V8 ignores a flag it doesn't know.
+ * Starts compiling the engine's WebAssembly with these V8 flags, exporting only the functions the
+ * build listed; a child calls this first, so the compile overlaps its imports. V8 ignores a flag
+ * it doesn't know.
  */
 export function compileEngine(flags: string = ENGINE_FLAGS): Promise<WebAssembly.Module> {
   setFlagsFromString(flags);
-  return compileEngineBytes(readFileSync(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm'))));
+  let listed: EngineExports;
+  try {
+    listed = JSON.parse(readFileSync(ENGINE_EXPORTS, 'utf8')) as EngineExports;
+  } catch (error) {
+    return Promise.reject(
+      new Error(`the build's list of the engine's exports can't be read (${(error as Error).message}); run "npm run build"`),
+    );
+  }
+  return compileEngineBytes(readFileSync(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm'))), new Set(listed.functions));
 }
 
 /**
- * Compiles quickjs-wasi's WebAssembly (`bytes`) to import its memory (engine/memory-import.ts):
- * each instance is then given one, by `withMemory`.
+ * Compiles quickjs-wasi's WebAssembly (`bytes`) rewritten (engine/module-rewrite.ts) to import its
+ * memory, each instance then given one by `withMemory`, and, given `keptExports`, to export only
+ * those functions.
  */
-export async function compileEngineBytes(bytes: Uint8Array): Promise<WebAssembly.Module> {
-  const rewritten = importMemory(bytes);
+export async function compileEngineBytes(bytes: Uint8Array, keptExports?: ReadonlySet<string>): Promise<WebAssembly.Module> {
+  const rewritten = rewriteModule(bytes, keptExports);
   const module = await WebAssembly.compile(rewritten.bytes);
   memoryLimits.set(module, rewritten.limits);
   return module;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MEMORY_IMPORT, importMemory } from '../../engine/memory-import.js';
+import { MEMORY_IMPORT, exportsNamedIn, exportsOf, rewriteModule } from '../../engine/module-rewrite.js';
 
 const ENGINE = readFileSync(new URL(import.meta.resolve('quickjs-wasi/quickjs.wasm')));
 
@@ -19,9 +19,23 @@ function moduleWith(memories: number[] | undefined): Uint8Array {
   return Uint8Array.from([...HEADER, ...TYPES, ...IMPORTS, ...(memories ? section(5, memories) : []), ...EXPORTS]);
 }
 
-describe('importMemory', () => {
+/** A module with three functions of its own, exported as "used", "unused" and "also", and its memory as "mem". */
+function moduleWithFunctions(): Uint8Array {
+  const body = [2, 0, 0x0b]; // no locals, end
+  return Uint8Array.from([
+    ...HEADER,
+    ...TYPES,
+    ...IMPORTS,
+    ...section(3, [3, 0, 0, 0]),
+    ...section(5, [1, 0x00, 1]),
+    ...section(7, [4, ...name('used'), 0x00, 1, ...name('unused'), 0x00, 2, ...name('also'), 0x00, 3, ...name('mem'), 0x02, 0]),
+    ...section(10, [3, ...body, ...body, ...body]),
+  ]);
+}
+
+describe('rewriteModule', () => {
   it('turns the memory the module defines into one it imports, with the same limits, still exported', async () => {
-    const { bytes, limits } = importMemory(moduleWith([1, 0x01, 2, 5]));
+    const { bytes, limits } = rewriteModule(moduleWith([1, 0x01, 2, 5]));
     expect(limits).toEqual({ initial: 2, maximum: 5 });
     const module = await WebAssembly.compile(bytes);
     expect(WebAssembly.Module.imports(module)).toEqual([
@@ -43,12 +57,12 @@ describe('importMemory', () => {
   });
 
   it('keeps a memory without a maximum without one', () => {
-    expect(importMemory(moduleWith([1, 0x00, 3])).limits).toEqual({ initial: 3 });
+    expect(rewriteModule(moduleWith([1, 0x00, 3])).limits).toEqual({ initial: 3 });
   });
 
   it("rewrites quickjs-wasi's module: the same exports, and its memory imported", async () => {
     const published = await WebAssembly.compile(ENGINE);
-    const module = await WebAssembly.compile(importMemory(ENGINE).bytes);
+    const module = await WebAssembly.compile(rewriteModule(ENGINE).bytes);
     expect(WebAssembly.Module.exports(module)).toEqual(WebAssembly.Module.exports(published));
     expect(WebAssembly.Module.imports(module)).toEqual([
       ...WebAssembly.Module.imports(published),
@@ -56,11 +70,42 @@ describe('importMemory', () => {
     ]);
   });
 
+  it('given the functions to keep, exports only those, and what is not a function as before', async () => {
+    const { bytes } = rewriteModule(moduleWithFunctions(), new Set(['used', 'also']));
+    const module = await WebAssembly.compile(bytes);
+    expect(WebAssembly.Module.exports(module)).toEqual([
+      { name: 'used', kind: 'function' },
+      { name: 'also', kind: 'function' },
+      { name: 'mem', kind: 'memory' },
+    ]);
+    // Without a list, every export stays.
+    expect(exportsOf(rewriteModule(moduleWithFunctions()).bytes).map(({ name }) => name)).toEqual([
+      'used',
+      'unused',
+      'also',
+      'mem',
+    ]);
+  });
+
   it.each([
     ['no memory', undefined, /import functions and define its memory/],
-    ['two memories', [2, 0x00, 1, 0x00, 1], /defines 2 memories; engine\/memory-import.ts expects one/],
-    ['a shared memory', [1, 0x03, 1, 2], /limit flags 3; engine\/memory-import.ts expects a plain 32-bit memory/],
+    ['two memories', [2, 0x00, 1, 0x00, 1], /defines 2 memories; engine\/module-rewrite.ts expects one/],
+    ['a shared memory', [1, 0x03, 1, 2], /limit flags 3; engine\/module-rewrite.ts expects a plain 32-bit memory/],
   ])('refuses a module with %s, saying what it expected', (_case, memories, message) => {
-    expect(() => importMemory(moduleWith(memories))).toThrow(message);
+    expect(() => rewriteModule(moduleWith(memories))).toThrow(message);
+  });
+});
+
+describe('exportsNamedIn', () => {
+  it('lists the functions whose names occur as identifiers in the sources, not inside longer names', () => {
+    const sources = ['const { used } = instance.exports; used();', 'call(exports.alsoNot); // unusedly'];
+    expect(exportsNamedIn(moduleWithFunctions(), sources)).toEqual(['used']);
+  });
+
+  it("finds, in quickjs-wasi's own code, the functions its restore calls", () => {
+    const library = readFileSync(new URL(import.meta.resolve('quickjs-wasi')), 'utf8');
+    const named = exportsNamedIn(ENGINE, [library]);
+    expect(named).toEqual(expect.arrayContaining(['qjs_set_runtime_and_context', 'malloc', 'free']));
+    expect(named.length).toBeLessThan(exportsOf(ENGINE).length / 2);
   });
 });
