@@ -109,7 +109,7 @@ export class ChildPool<Child extends PoolChild> {
   ) {
     this.fairShare = new FairShare(settings.maxScriptChildren, clock);
     this.reused = new ReusedChildren(settings, clock);
-    this.waiting = new WaitingRuns(clock);
+    this.waiting = new WaitingRuns(clock, (waiting) => (waiting ? this.pace.whileRunsWait() : this.pace.runsServed()));
     this.poolSize = new PoolSize(
       settings,
       clock,

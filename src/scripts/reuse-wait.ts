@@ -98,7 +98,11 @@ function average(previous: number | undefined, ms: number): number {
 export class WaitingRuns<Child> {
   private readonly lines = new Map<object, Line<Child>>();
 
-  constructor(private readonly clock: Pick<Clock, 'after'>) {}
+  /** `waitingChanged`: told true when a run begins to wait with none waiting, false when the last stops. */
+  constructor(
+    private readonly clock: Pick<Clock, 'after'>,
+    private readonly waitingChanged: (waiting: boolean) => void = () => {},
+  ) {}
 
   /** `owner`'s runs waiting now. */
   count(owner: object): number {
@@ -116,6 +120,7 @@ export class WaitingRuns<Child> {
         line = { runs: [], stallMs: ms, cancelStall: () => {} };
         this.lines.set(owner, line);
         this.watchStall(owner, line);
+        if (this.lines.size === 1) this.waitingChanged(true);
       }
       line.runs.push(resolve);
     });
@@ -143,20 +148,24 @@ export class WaitingRuns<Child> {
   /** Ends every wait of `owner`, or of every owner, without a child. */
   wakeAll(owner?: object): void {
     const owners = owner === undefined ? [...this.lines.keys()] : [owner];
+    let ended = false;
     for (const one of owners) {
       const line = this.lines.get(one);
       if (line === undefined) continue;
       line.cancelStall();
       this.lines.delete(one);
+      ended = true;
       for (const run of line.runs) run(undefined);
     }
+    if (ended && this.lines.size === 0) this.waitingChanged(false);
   }
 
   /** The line moved: it is over when empty, else its stall clock starts again. */
   private moved(owner: object, line: Line<Child>): void {
     line.cancelStall();
-    if (line.runs.length === 0) this.lines.delete(owner);
-    else this.watchStall(owner, line);
+    if (line.runs.length > 0) return this.watchStall(owner, line);
+    this.lines.delete(owner);
+    if (this.lines.size === 0) this.waitingChanged(false);
   }
 
   private watchStall(owner: object, line: Line<Child>): void {

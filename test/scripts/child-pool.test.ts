@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ChildPool, type ChildSource, type PoolChild, type PoolSettings, type Supplied } from '../../src/scripts/child-pool.js';
 import { FAIR_SHARE_WINDOW_MS } from '../../src/scripts/fair-share.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';
-import { REFILL_AFTER_FAILURE_MS, REFILL_AFTER_TAKE_MS } from '../../src/scripts/refill-pace.js';
+import { REFILL_AFTER_FAILURE_MS, REFILL_AFTER_TAKE_MS, REFILL_HOLD_MAX_MS } from '../../src/scripts/refill-pace.js';
 import { RETIRED_HOLD_MAX_MS } from '../../src/scripts/retired-hold.js';
 import { FakeClock } from './fake-clock.js';
 
@@ -629,6 +629,59 @@ describe("a run that finds no child idle, and its session's busy children", () =
     expect(second).toBeInstanceOf(Promise);
     clock.advance(300);
     expect([child, fresh]).not.toContain(takenChild(await second));
+  });
+
+  /** A pool of two, both children started in 300 ms; a session's first script took 50 ms, and its child is kept for it: the other is pooled. */
+  async function keptAndPooled() {
+    const opened = open({ pool: 2 });
+    const { pool, clock, started } = opened;
+    clock.advance(300);
+    for (const child of started) child.readyAgain();
+    await settled();
+    const session = pool.forSession({});
+    const kept = run(session);
+    clock.advance(50);
+    await endAndReset(kept);
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(started).toHaveLength(2);
+    return { ...opened, session, kept, pooled: started[1]! };
+  }
+
+  it("holds the pool's refill while runs wait in line for their children, and refills REFILL_AFTER_TAKE_MS after none waits", async () => {
+    const { session, kept, pooled, clock, started } = await keptAndPooled();
+    expect(run(session)).toBe(kept);
+    expect(run(session)).toBe(pooled);
+    const waiting = session.take();
+    expect(waiting).toBeInstanceOf(Promise);
+    // The take's refill would start a child for anyone now: the line holds it.
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(started).toHaveLength(2);
+    await endAndReset(kept);
+    expect(takenChild(await waiting)).toBe(kept);
+    // Not at once: the last runs served have scripts to run.
+    expect(started).toHaveLength(2);
+    clock.advance(REFILL_AFTER_TAKE_MS);
+    expect(started).toHaveLength(3);
+    expect(started[2]).toMatchObject({ warm: true });
+  });
+
+  it('refills after REFILL_HOLD_MAX_MS even while runs keep waiting in line', async () => {
+    const { session, kept, pooled, clock, started } = await keptAndPooled();
+    const children = [run(session), run(session)];
+    expect(children).toEqual([kept, pooled]);
+    let served = 0;
+    const waiting = Array.from({ length: 40 }, () => session.take());
+    expect(waiting.every((take) => take instanceof Promise)).toBe(true);
+    for (const take of waiting) void (take as Promise<Supplied<FakeChild>>).then(() => served++);
+    // The line moves every 50 ms, one of the session's children freed after another: it never stalls.
+    for (let elapsed = 0; elapsed < REFILL_HOLD_MAX_MS - 50; elapsed += 50) {
+      clock.advance(50);
+      await endAndReset(children[(elapsed / 50) % 2]!);
+    }
+    expect(started).toHaveLength(2);
+    clock.advance(50);
+    expect(started).toHaveLength(3);
+    expect(served).toBeLessThan(waiting.length);
   });
 
   it('never waits for another session’s children, and a drain ends every wait with its refusal', async () => {
