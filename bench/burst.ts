@@ -1,7 +1,7 @@
 /**
  * Sixteen one-call runs sent at once, with the server's defaults, against one such run alone: the
- * first burst after start (the pool holds its default two and grows), then bursts once the grown
- * pool has refilled, as a client's next burst finds it.
+ * first burst after start (the pool holds its default two, and nothing of the client's scripts is
+ * measured yet), then bursts once the pool has settled, as a client's next burst finds it.
  */
 import { interleaved, timed } from './measure.js';
 import type { BenchContext, Row } from './report.js';
@@ -12,8 +12,8 @@ const AT_ONCE = 16;
 const ONE_CALL = 'return (await tools.echo({ text: "x" })).content[0].text';
 
 /**
- * Each round waits for the grown pool to shrink back (POOL_SHRINK_AFTER_MS, 10 s) twice: CI's
- * quick run, which only checks that the bench still runs, takes one.
+ * Each round waits for the pool to settle before its burst and before its run alone: CI's quick
+ * run, which only checks that the bench still runs, takes one.
  */
 function burstRounds(ctx: BenchContext): number {
   return ctx.quick ? 1 : ctx.rounds;
@@ -46,14 +46,14 @@ export async function measureBurst(ctx: BenchContext): Promise<Row[]> {
     const runs = AT_ONCE * (burstRounds(ctx) + 1);
     return [
       {
-        name: `${AT_ONCE} one-call runs at once, the first burst after start (the pool grows from 2)`,
+        name: `${AT_ONCE} one-call runs at once, the first burst after start (a pool of 2)`,
         value: first,
         unit: 'ms',
         floorName: 'one such run alone',
         floor: figures.floor,
       },
       {
-        name: `${AT_ONCE} one-call runs sent at once, defaults, the pool grown`,
+        name: `${AT_ONCE} one-call runs sent at once, defaults, a later burst`,
         value: figures.subject,
         unit: 'ms',
         floorName: 'one such run alone',

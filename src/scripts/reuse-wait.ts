@@ -64,8 +64,12 @@ export class ChildTimings {
  * How long a run that finds no child idle should wait for one of its owner's busy children, or
  * undefined when it should not wait: a child started for it would be ready before any of them is
  * free (each is free after what is left of its turn; one running past OVERRUN_FACTOR turns is not
- * counted on), or either time has not been measured yet (a guess would be no better than a
- * start). `busyFor`: how long each of the owner's children has run its current script. Its place
+ * counted on), or no start has been measured yet. Before any of the owner's turns is measured (its
+ * first scripts), a child that has run for less than a start's time is counted on: a first burst
+ * of short scripts is served by the children already there too, where it started a process for
+ * each run (14 for 16 runs, 2 s against about 0.1 s; bench/ANALYSIS.md); scripts longer than a
+ * start cost their runs one start's time more, once, as a wrong guess does. `busyFor`: how long
+ * each of the owner's children has run its current script. Its place
  * in the owner's line does not count: the line is served by each child as it comes free, and a
  * start would take a core from them for its whole time, so a burst of scripts shorter than a start
  * is served sooner by the children already there; scripts longer than a start make the pool grow.
@@ -78,7 +82,8 @@ export function reuseWaitMs(options: {
   readonly busyFor: readonly number[];
 }): number | undefined {
   const { startMs, turnMs, busyFor } = options;
-  if (startMs === undefined || turnMs === undefined) return undefined;
+  if (startMs === undefined) return undefined;
+  if (turnMs === undefined) return busyFor.some((ms) => ms < startMs) ? startMs : undefined;
   const soonest = Math.min(...busyFor.filter((ms) => ms < OVERRUN_FACTOR * turnMs).map((ms) => Math.max(0, turnMs - ms)));
   return soonest < startMs ? startMs : undefined;
 }

@@ -606,7 +606,7 @@ describe("a run that finds no child idle, and its session's busy children", () =
     expect(started).toHaveLength(1);
   });
 
-  it('starts a process at once when its turn is longer than a start, or nothing was measured yet', async () => {
+  it('starts a process at once when its turn is longer than a start, or no start was measured yet', async () => {
     const { session, child } = await measured(300, 500);
     expect(run(session)).toBe(child);
     // Started for the run: not pooled ahead (no warm-up).
@@ -615,6 +615,27 @@ describe("a run that finds no child idle, and its session's busy children", () =
     const unmeasured = pool.forSession({});
     run(unmeasured);
     expect(unmeasured.take()).not.toBeInstanceOf(Promise);
+  });
+
+  it("waits for its session's busy child before any of its turns is measured, up to a start's time, then starts one", async () => {
+    const { pool, clock, started } = open({ pool: 1 });
+    clock.advance(300);
+    started[0]!.readyAgain();
+    await settled();
+    const session = pool.forSession({});
+    const first = run(session);
+    const waiting = session.take();
+    expect(waiting).toBeInstanceOf(Promise);
+    clock.advance(50);
+    await endAndReset(first);
+    expect(takenChild(await waiting)).toBe(first);
+    // Its turn is measured now (50 ms); a script longer than a start: the next run waits a start's time, then is given a process.
+    const slow = session.take();
+    expect(slow).toBeInstanceOf(Promise);
+    clock.advance(300);
+    const fresh = takenChild(await slow);
+    expect(fresh).not.toBe(first);
+    expect(fresh).toMatchObject({ warm: false });
   });
 
   it('is served by a start as soon as the child it waits for ends spent, or once a start would have been ready', async () => {
