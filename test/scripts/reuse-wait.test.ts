@@ -5,8 +5,16 @@ import { FakeClock } from './fake-clock.js';
 describe('reuseWaitMs: whether a run waits for one of its owner’s busy children', () => {
   it.each([
     ['nothing measured yet', { startMs: undefined, turnMs: 10, busyFor: [0] }, undefined],
-    ['no turn measured for the owner: a child that has run less than a start is counted on', { startMs: 300, turnMs: undefined, busyFor: [0] }, 300],
-    ['no turn measured for the owner, its children all running longer than a start', { startMs: 300, turnMs: undefined, busyFor: [300, 900] }, undefined],
+    [
+      'no turn measured for the owner: a child that has run less than a start is counted on',
+      { startMs: 300, turnMs: undefined, busyFor: [0] },
+      300,
+    ],
+    [
+      'no turn measured for the owner, its children all running longer than a start',
+      { startMs: 300, turnMs: undefined, busyFor: [300, 900] },
+      undefined,
+    ],
     ['no child of the owner busy', { startMs: 300, turnMs: 10, busyFor: [] }, undefined],
     ['a turn shorter than a start: waits up to a start', { startMs: 300, turnMs: 50, busyFor: [0] }, 300],
     ['a turn longer than a start', { startMs: 300, turnMs: 400, busyFor: [0] }, undefined],
