@@ -17,6 +17,7 @@ import { measureCpu } from './cpu.js';
 import { measureHttp } from './http.js';
 import { measureMemory } from './memory.js';
 import { measureNginxLoad } from './nginx-load.js';
+import { measurePeers } from './peers.js';
 import { measureReuse } from './reuse.js';
 import { renderRows, type BenchContext, type Row } from './report.js';
 import { measureStack } from './stack-depth.js';
@@ -44,6 +45,7 @@ const MAIN: ReadonlyArray<readonly [string, (ctx: BenchContext) => Promise<Row[]
 /** Benches with a section of their own in RESULTS.md: one load each, not rounds. */
 const SECTIONS: ReadonlyArray<readonly [string, string, (ctx: BenchContext) => Promise<Row[]>]> = [
   ['nginx-load', 'Three instances behind nginx (nginx-load)', measureNginxLoad],
+  ['peers', 'Beside a peer: UTCP code mode (peers)', measurePeers],
 ];
 const BREAKDOWN = 'breakdown';
 

@@ -12,11 +12,20 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-async function connect(command: string, args: string[], env?: Record<string, string>): Promise<Connected> {
+/**
+ * An SDK client over stdio to the server this command line starts (its variables beside the SDK's
+ * default environment); the server's stderr dropped unless said.
+ */
+export async function connect(
+  command: string,
+  args: string[],
+  env?: Record<string, string>,
+  stderr: 'ignore' | 'inherit' = 'ignore',
+): Promise<Connected> {
   const transport = new StdioClientTransport({
     command,
     args,
-    stderr: 'ignore',
+    stderr,
     ...(env === undefined ? {} : { env: { ...getDefaultEnvironment(), ...env } }),
   });
   const client = new Client({ name: 'codemode-bench', version: '1.0.0' });
