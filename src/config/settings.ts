@@ -164,14 +164,17 @@ export const SETTINGS = {
     doc: 'script children started ahead so a run starts at once; a burst grows it up to maxScriptChildren; 0 turns the pool off',
   }),
   /**
-   * 100: scripts one child runs, one after another, each in a fresh engine (src/scripts/child-pool.ts);
-   * then it exits and a new one takes its place. 1: every script gets a new process.
+   * 1000: scripts one child runs, one after another, each in a fresh engine (src/scripts/child-pool.ts);
+   * then it exits and a new one takes its place. 1: every script gets a new process. A new child
+   * costs 0.6-0.7 s of CPU on this project's 2-core machines: at 100 that was 6-7 ms a script, more
+   * than the script and its reset (bench/ANALYSIS.md, "Beside a peer"). childMaxAgeMs bounds a
+   * child's life whatever the count.
    */
   childMaxScripts: setting({
     name: 'childMaxScripts',
     flag: 'child-max-scripts',
     unit: 'count',
-    default: 100,
+    default: 1000,
     min: 1,
     max: 10_000,
     doc: 'scripts one child process runs, one after another, each in a fresh engine and only for the same session or principal; then it exits; 1: a new process for every script',
