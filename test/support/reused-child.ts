@@ -17,15 +17,19 @@ export interface RunOptions {
  * ending, a reset, the next script through a new lease. The test kills it (close()).
  */
 export class ReusedChild {
-  readonly child = new ScriptChild({
-    memoryMaxBytes: TEST_LIMITS.memoryMaxBytes,
-    notifyMax: TEST_LIMITS.notifyMax,
-    showMaxBytes: TEST_LIMITS.showMaxBytes,
-    warm: true,
-    log: () => {},
-    // Held, as the pool holds a child whose script ended: reset() or close() decides.
-    onEnding: () => {},
-  });
+  readonly child: ScriptChild;
+
+  /** `onEnding` is told of each script's ending as it is read, as the pool is; by default the child is held, and reset() or close() decides. */
+  constructor(onEnding: (child: ScriptChild) => void = () => {}) {
+    this.child = new ScriptChild({
+      memoryMaxBytes: TEST_LIMITS.memoryMaxBytes,
+      notifyMax: TEST_LIMITS.notifyMax,
+      showMaxBytes: TEST_LIMITS.showMaxBytes,
+      warm: true,
+      log: () => {},
+      onEnding,
+    });
+  }
 
   /** Starts `code` on the child as its next script. */
   start(code: string, options: RunOptions = {}): Script {
