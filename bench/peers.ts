@@ -9,7 +9,7 @@
  * npm. The other peer the capacity issue named, my-cool-proxy, is not published on npm.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGINE_MAIN, PACKAGE_ROOT } from '../src/script-host/engine-path.js';
 import { descendantsRunning, interleaved, sleep, timed } from './measure.js';
@@ -27,7 +27,7 @@ const THEIRS = 'return up.timing_mark({})';
 const AT_ONCE = 16;
 /** The idle time before a burst: past our pool's shrink (POOL_SHRINK_AFTER_MS, 10 s), as in bench/reuse.ts. */
 const IDLE_MS = 15_000;
-/** One-call scripts run in turn for the CPU figure: two of our children's lives (childMaxScripts, 100), their starts included. */
+/** One-call scripts run in turn for the CPU figure (a child's start, after childMaxScripts, counted if one falls in them). */
 const CPU_SCRIPTS = 200;
 
 export async function measurePeers(ctx: BenchContext): Promise<Row[]> {
@@ -101,7 +101,7 @@ export async function measurePeers(ctx: BenchContext): Promise<Row[]> {
       ours: memoryOfAll([ours.pid, ...descendantsRunning(ours.pid, ENGINE_MAIN)]),
       peer: memoryOfAll([peer.pid]),
     };
-    const peerName = 'UTCP code mode 1.2.12 (isolated-vm 6.1.2, Node 24.9.0)';
+    const peerName = `UTCP code mode ${peerVersion('@utcp/code-mode')} (isolated-vm ${peerVersion('isolated-vm')}, Node ${PEER_NODE.slice('node@'.length)})`;
     return [
       {
         name: 'a one-call run, one at a time after a pause, over stdio',
@@ -156,6 +156,11 @@ function installPeer(ctx: BenchContext): void {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (!existsSync(join(PEERS, 'node_modules', 'isolated-vm'))) throw new Error(`npm ci in ${PEERS} left no isolated-vm`);
+}
+
+/** The version of a package installed in bench/peers. */
+function peerVersion(name: string): string {
+  return (JSON.parse(readFileSync(join(PEERS, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** A call_tool_chain that must succeed; its text. */

@@ -162,7 +162,7 @@ export class ScriptChild implements ScriptChannel {
     // Written after this turn's other writes. The reset is asked for as the script's ending is read;
     // the answer that ending makes (to the client, a few promises on) then goes first, neither
     // behind this write nor beside the reset it starts in the child: a paced one-call run took
-    // 7-11 % less (bench/ANALYSIS.md, "Beside a peer").
+    // 7-15 % less in side-by-side runs (bench/ANALYSIS.md, "Beside a peer").
     this.enqueue(encodeFrame({ t: 'reset' }), undefined, setImmediate);
     this.frames.expectReady();
     this.awaitReady();
