@@ -28,6 +28,9 @@ function worldRule(files, world, folders, packages) {
   };
 }
 
+/** The MCP SDK's packages, for the layers below the MCP surface that may not import them. */
+const MCP_SDK = ['@modelcontextprotocol/*'];
+
 /** The server's layers, top to bottom (docs/architecture.md, "The target layout"). */
 const SRC_FOLDERS = [
   'boot',
@@ -51,13 +54,19 @@ const SRC_FOLDERS = [
 
 /**
  * A layer of src/: the files of `folder` may import, inside src/, only the folders in `below`
- * (and their own); the world rule for src/ (no engine/, prelude/, quickjs-wasi) holds as well.
+ * (and their own); the world rule for src/ (no engine/, prelude/, quickjs-wasi) holds as well, and
+ * `packages` names what else the layer may not import.
  */
-function layerRule(folder, below) {
+function layerRule(folder, below, packages = []) {
   const above = SRC_FOLDERS.filter((name) => name !== folder && !below.includes(name));
   // src/main.ts is the layer under src/boot/ (which loads it and imports its type) and over the rest.
   const forbidden = folder === 'boot' ? above : [...above, 'main\\.js'];
-  const world = worldRule([`src/${folder}/**/*.ts`], 'src/ runs in the server', ['engine', 'prelude'], ['quickjs-wasi']);
+  const world = worldRule(
+    [`src/${folder}/**/*.ts`],
+    'src/ runs in the server',
+    ['engine', 'prelude'],
+    ['quickjs-wasi', ...packages],
+  );
   const patterns = world.rules['no-restricted-imports'][1].patterns;
   patterns.push({
     regex: `^(\\.\\./)+(${forbidden.join('|')})(/|$)`,
@@ -128,6 +137,7 @@ export default tseslint.config(
   layerRule('mcp', [
     'scripts',
     'upstream',
+    'skills',
     'approvals',
     'script-host',
     'telemetry',
@@ -139,13 +149,16 @@ export default tseslint.config(
   ]),
   layerRule('http', ['mcp', 'scripts', 'upstream', 'telemetry', 'state', 'catalog', 'json-rpc', 'config', 'support']),
   layerRule('stdio', ['json-rpc', 'config', 'support']),
-  layerRule('scripts', ['approvals', 'script-host', 'telemetry', 'state', 'catalog', 'config', 'support']),
+  // Below the MCP surface, scripts are run and answered in the server's own terms: only src/mcp/
+  // (and what carries it) speaks MCP to the client, and the scripts layer never imports the SDK.
+  layerRule('scripts', ['approvals', 'script-host', 'telemetry', 'state', 'catalog', 'config', 'support'], MCP_SDK),
   layerRule('upstream', ['telemetry', 'catalog', 'json-rpc', 'config', 'support']),
   layerRule('approvals', ['telemetry', 'config', 'support']),
-  layerRule('script-host', ['state', 'catalog', 'config', 'support']),
+  layerRule('script-host', ['catalog', 'config', 'support'], MCP_SDK),
   layerRule('telemetry', ['config', 'support']),
-  layerRule('state', ['config', 'support']),
-  layerRule('skills', ['config', 'support']),
+  // state/ and skills/ implement their host APIs over script-host/apis.ts's types.
+  layerRule('state', ['script-host', 'config', 'support']),
+  layerRule('skills', ['script-host', 'config', 'support']),
   layerRule('catalog', ['config', 'support']),
   layerRule('json-rpc', ['support']),
   layerRule('config', ['support']),

@@ -17,6 +17,29 @@ const RESOURCE_LINK: BlockFields = { required: ['uri', 'name'], optional: ['mime
 export const RESOURCE_CONTENTS: BlockFields = { required: ['uri'], optional: ['mimeType', 'text', 'blob'] };
 const NESTED_RESOURCE: BlockFields = { required: [], optional: [] };
 
+/**
+ * A content block as a script shows it and an answer carries it: MCP's block types, with the
+ * fields blockFields names (the server's own type, so that the layers below the MCP surface need
+ * no SDK import; an MCP `ContentBlock` takes each of these).
+ */
+export type ContentBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image' | 'audio'; readonly data: string; readonly mimeType: string }
+  | {
+      readonly type: 'resource';
+      readonly resource:
+        | { readonly uri: string; readonly mimeType?: string; readonly text: string }
+        | { readonly uri: string; readonly mimeType?: string; readonly blob: string };
+    }
+  | {
+      readonly type: 'resource_link';
+      readonly uri: string;
+      readonly name: string;
+      readonly mimeType?: string;
+      readonly title?: string;
+      readonly description?: string;
+    };
+
 /** 100: blocks in one show() or one returned tool result, and in one answer; past it show() throws, and an answer leaves the rest out. */
 export const SHOWN_BLOCKS_MAX = 100;
 

@@ -25,7 +25,7 @@ export function showBlocks(blocksJson: string, showMaxBytes: number, outlet: Hos
 
 /**
  * The first base64 field of the blocks that is not base64 (`the data of block 2`), if any, by
- * atob's rule: the one the server checks them by (the MCP SDK's Base64Schema), so that a script
+ * atob's rule: the one the server checks them by (src/script-host/shown-blocks.ts, as the MCP SDK's Base64Schema), so that a script
  * learns it here rather than losing its answer.
  */
 function firstNotBase64(blocks: readonly ShownBlock[]): string | undefined {

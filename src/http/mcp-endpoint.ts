@@ -1,7 +1,7 @@
 /**
  * `/mcp`, Streamable HTTP, for both protocol revisions. A POST whose message claims the
- * 2026-07-28 revision (the SDK's `isLegacyRequest` says which) goes to the modern lane
- * (modern-lane.ts), sessionless. The rest is the 2025 revision: POST carries one message (its
+ * 2026-07-28 revision (the SDK's `isLegacyRequest` says which) is served sessionless
+ * (src/mcp/sessionless.ts). The rest is the 2025 revision: POST carries one message (its
  * answer comes as JSON or an SSE stream), GET opens the session's own stream, DELETE ends the
  * session; every request but an `initialize` names its session with `Mcp-Session-Id`, and the
  * SDK's transport checks `MCP-Protocol-Version`. Bodies are read within maxMessageBytes; a 2025
@@ -25,8 +25,8 @@ import { SESSION_NOT_FOUND, httpRefusal, sendRefusal, type HttpRefusal } from '.
 import { screenBody } from './screen.js';
 import type { HttpSession, HttpSessions } from './sessions.js';
 import type { Log } from '../support/log.js';
-import type { ModernLane } from './modern-lane.js';
-import { claimsModernRevision } from '../mcp/modern-claim.js';
+import type { Sessionless } from '../mcp/sessionless.js';
+import { carriesRequestEnvelope } from '../mcp/request-envelope.js';
 import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 
 export interface McpEndpointOptions {
@@ -37,7 +37,7 @@ export interface McpEndpointOptions {
   /** True while the instance drains (SIGTERM, drainGraceMs): new sessions are refused, all else is served. */
   readonly draining: () => boolean;
   /** Where 2026-07-28 requests go. */
-  readonly modern: ModernLane;
+  readonly sessionless: Sessionless;
   /** The principal the caller's bearer token names in the tokens file (guard.ts); undefined: the shared one. */
   readonly principal: string | undefined;
 }
@@ -109,7 +109,7 @@ async function post(
       sendRefusal(res, refusal, true);
       return;
     }
-    if (await servedModern(req, res, body.text, options)) return;
+    if (await servedSessionless(req, res, body.text, options)) return;
     if (sessionId === undefined) {
       await postWithoutSession(req, res, sessions, body.text, options);
       return;
@@ -149,14 +149,14 @@ async function post(
 }
 
 /** Methods of the 2026-07-28 revision that the 2025 one has not. */
-const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen']);
+const SESSIONLESS_ONLY_METHODS: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen']);
 
 const MISSING_ENVELOPE =
   'is a request of MCP 2026-07-28, whose params carry _meta with "io.modelcontextprotocol/protocolVersion" (as "2026-07-28"), ' +
   '"io.modelcontextprotocol/clientInfo" and "io.modelcontextprotocol/clientCapabilities"; this one names no protocol version';
 
-/** A 2026-07-28 message is answered by the modern lane; returns whether it was one. */
-async function servedModern(
+/** A 2026-07-28 message is answered sessionless; returns whether it was one. */
+async function servedSessionless(
   req: IncomingMessage,
   res: ServerResponse,
   text: string,
@@ -170,14 +170,14 @@ async function servedModern(
     return false;
   }
   // A claim decides, not the SDK's isLegacyRequest alone: that sends a 2025 request whose `_meta` it
-  // can't read (a bad progressToken) to the modern lane, which would refuse it as no session's.
+  // can't read (a bad progressToken) to the sessionless path, which would refuse it as no session's.
   const { method, params, id } = (typeof message === 'object' && message !== null ? message : {}) as {
     method?: unknown;
     params?: unknown;
     id?: RequestId;
   };
-  if (!claimsModernRevision(params)) {
-    if (!MODERN_ONLY_METHODS.has(method as string)) return false;
+  if (!carriesRequestEnvelope(params)) {
+    if (!SESSIONLESS_ONLY_METHODS.has(method as string)) return false;
     // A method of the 2026-07-28 revision only, without its envelope: the envelope is what is wrong.
     sendRefusal(
       res,
@@ -198,19 +198,19 @@ async function servedModern(
     );
     return true;
   }
-  const mismatch = toolHeaderMismatch(req, message, options.modern);
+  const mismatch = toolHeaderMismatch(req, message, options.sessionless);
   if (mismatch !== undefined) {
     const id = (message as { id?: RequestId }).id;
     options.log(`codemode-mcp: answered a request with HTTP 400: ${mismatch}`, 'warn');
     sendRefusal(res, httpRefusal(400, `Bad Request: ${mismatch}`, {}, HEADER_MISMATCH, id));
     return true;
   }
-  // Only the principal is read on the way (modern-lane.ts principalOf); the token is not passed on.
+  // Only the principal is read on the way (src/mcp/sessionless.ts principalOf); the token is not passed on.
   const authInfo: AuthInfo | undefined =
     options.principal === undefined ? undefined : { token: '', clientId: options.principal, scopes: [] };
   await sendResponse(
     res,
-    await options.modern.handler.fetch(webRequestOf(req), {
+    await options.sessionless.handler.fetch(webRequestOf(req), {
       parsedBody: message,
       ...(authInfo !== undefined ? { authInfo } : {}),
     }),
@@ -219,10 +219,10 @@ async function servedModern(
 }
 
 /** For a tools/call: what is wrong with its tool's parameter headers (param-headers.ts), or undefined. */
-function toolHeaderMismatch(req: IncomingMessage, message: unknown, modern: ModernLane): string | undefined {
+function toolHeaderMismatch(req: IncomingMessage, message: unknown, sessionless: Sessionless): string | undefined {
   const { method, params } = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
   if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
-  return paramHeaderMismatch(req.headers, modern.inputSchemaOf(params.name), params.arguments);
+  return paramHeaderMismatch(req.headers, sessionless.inputSchemaOf(params.name), params.arguments);
 }
 
 /** Only `initialize` may come without a session: it starts one. */

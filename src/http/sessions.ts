@@ -10,10 +10,12 @@ import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { SETTINGS, formatSettingValue, type Settings } from '../config/settings.js';
 import type { UpstreamHub } from '../upstream/hub.js';
-import { ClientSession, type ClientSessionOptions } from '../mcp/client-session.js';
+import { ClientSession } from '../mcp/client-session.js';
+import type { HostApis } from '../mcp/host-apis.js';
+import type { ToolListing } from '../mcp/tool-listing.js';
 import { httpRefusal, type HttpRefusal } from './refusal.js';
-import { logFailure, type Log } from '../support/log.js';
-import type { StateStore } from '../state/state-store.js';
+import type { Log } from '../support/log.js';
+import { SHARED_PRINCIPAL } from '../state/state-store.js';
 
 export interface HttpSessionsOptions {
   readonly hub: UpstreamHub;
@@ -24,17 +26,11 @@ export interface HttpSessionsOptions {
   readonly log: Log;
   /** Prefixes every session id and script id as `<instanceId>.`. */
   readonly instanceId: string | undefined;
-  /**
-   * The server's state store. Each session is a principal of its own, known by its id: the bearer
-   * token is one for every client, so it names no one (docs/config.md, "Where scripts' state is kept").
-   */
-  readonly state: StateStore;
+  /** Every host API a script reaches (src/mcp/host-apis.ts). */
+  readonly apis: HostApis;
+  readonly listing: ToolListing;
   /** The saved skills, served to every session through the Skills extension. */
   readonly skills?: SkillsExtension;
-  /** The `skills` calls of a session's scripts, given the session's id (src/commands/skills-caller.ts). */
-  readonly callSkills?: (sessionId: string) => NonNullable<ClientSessionOptions['callSkills']>;
-  /** The saved skills, for each session's description. */
-  readonly savedSkills?: ClientSessionOptions['savedSkills'];
 }
 
 export class HttpSession {
@@ -65,15 +61,15 @@ export class HttpSession {
       version: options.version,
       startup: options.startup,
       log: options.log,
-      era: 'legacy',
+      revision: '2025',
       sole: false,
       label: `session ${id}`,
       streamOpen: () => this.getStreams > 0,
-      // A named principal keeps its state across sessions; otherwise the session is a principal of its own.
-      state: { store: options.state, principal: principal ?? id },
+      apis: options.apis,
+      listing: options.listing,
+      // A principal keeps its state across its sessions: one the tokens file names, or the shared one.
+      principal: principal ?? SHARED_PRINCIPAL,
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
-      ...(options.callSkills !== undefined ? { callSkills: options.callSkills(id) } : {}),
-      ...(options.savedSkills !== undefined ? { savedSkills: options.savedSkills } : {}),
       ...(options.instanceId !== undefined ? { instance: options.instanceId } : {}),
     });
   }
@@ -185,10 +181,6 @@ export class HttpSessions {
     session.stopClock();
     const ending = (async () => {
       const stopped = await session.client.close();
-      // The session id was its principal, and no later request can name it again.
-      if (session.principal === undefined) {
-        await this.options.state.forget(id).catch(logFailure(`forgetting the state of session ${id}`, this.options.log));
-      }
       this.options.log(
         `codemode-mcp: session ${id} ended (${why})${stopped.length > 0 ? `; its running scripts: ${stopped.join(', ')}` : ''}`,
       );

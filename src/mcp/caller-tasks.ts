@@ -155,12 +155,13 @@ export class CallerTasks {
 
   /**
    * tasks/update: the client's answers to what the task asked, each to its asker. Keys not
-   * waiting (answered already, or never asked) are left out: the next tasks/get says what still waits.
+   * waiting (answered already, or never asked) and keys another task asked are left out: the next
+   * tasks/get says what still waits.
    */
   update(taskId: string, responses: Readonly<Record<string, unknown>>): void {
-    this.find(taskId);
+    const { work } = this.find(taskId);
     const keys = Object.keys(responses).filter((key) => this.deps.inputs.waiting([key]));
-    this.deps.inputs.answer(keys, responses);
+    this.deps.inputs.answer(keys, responses, work.key);
   }
 
   /** tasks/cancel: stops its work (a task already ended stays as it ended). */

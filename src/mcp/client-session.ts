@@ -9,34 +9,38 @@ import {
   type RequestId,
   type Server,
   type ServerContext,
-  type Tool,
   type Transport,
 } from '@modelcontextprotocol/server';
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Offered } from '../upstream/passthrough.js';
 import type { HubNotice } from '../upstream/hub.js';
-import { exposedTools, exposeProblems, listedTool } from './exposed-tools.js';
-import { refusalAnswer } from '../scripts/answer.js';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import type { Settings } from '../config/settings.js';
-import type { SkillsCaller } from '../script-host/types.js';
-import type { SkillLine } from '../catalog/description.js';
-import type { Principal, StateStore } from '../state/state-store.js';
+import type { Principal } from '../state/state-store.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
-import { codeExecutionTool } from './code-execution-tool.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
 import { logFailure, type Log } from '../support/log.js';
 import { buildSurface } from './server-surface.js';
 import { callTool } from './tool-calls.js';
-import { progressSender } from './progress.js';
 import type { ToolCallAnswer } from './tool-answer.js';
 import { ScriptOwner } from './script-owner.js';
-import { ModernCaller } from './modern-caller.js';
+import { InputRequiredCaller } from './input-required-caller.js';
 import { CallerTasks } from './caller-tasks.js';
-import { codeExecutionWithInput, requestStateCodec } from './input-required.js';
+import { requestStateCodec } from './request-state.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import { LOCAL_PRINCIPAL } from '../state/state-store.js';
+import type { HostApis } from './host-apis.js';
+import type { ListingWatch, ToolListing } from './tool-listing.js';
+import { callCodeExecution } from './code-execution/call.js';
+import { refusalAnswer } from './code-execution/answer.js';
+
+/**
+ * The protocol revision a connection speaks: `2025` (the 2025 revisions: `initialize`, a session,
+ * server-to-client requests) or `2026-07-28` (no session: each request states what it needs, and
+ * the server asks the client by answering `input_required`).
+ */
+export type Revision = '2025' | '2026-07-28';
 
 export interface ClientSessionOptions {
   readonly hub: UpstreamHub;
@@ -49,10 +53,10 @@ export interface ClientSessionOptions {
   /** Our stderr, a line at a time. */
   readonly log: Log;
   /**
-   * The revision the connection speaks: `legacy` (2025, `initialize`) or `modern` (2026-07-28,
-   * over stdio only: over HTTP each 2026 request is served by modern-lane.ts).
+   * The revision the connection speaks; 2026-07-28 over stdio only (over HTTP each such request
+   * is served on its own: sessionless.ts).
    */
-  readonly era: 'legacy' | 'modern';
+  readonly revision: Revision;
   /**
    * The server's only connection (stdio): it gets the upstreams' requests and logs that no running
    * call claims (2025 only: a 2026 client can be asked only within a call), and its roots changes
@@ -64,14 +68,14 @@ export interface ClientSessionOptions {
   readonly label: string;
   /** Over HTTP: whether the client holds its GET stream open, the only way to reach it outside a call. */
   readonly streamOpen?: () => boolean;
-  /** The server's state store, and whose state this session's scripts read and write in it. */
-  readonly state: { readonly store: StateStore; readonly principal: Principal };
+  /** Every host API a script reaches (host-apis.ts), bound to this session's scripts. */
+  readonly apis: HostApis;
+  /** Whose state this session's scripts read and write. */
+  readonly principal: Principal;
+  /** The server's tools as listed (tool-listing.ts). */
+  readonly listing: ToolListing;
   /** The saved skills, served through the MCP Skills extension (skills/list, skills/get, skill:// resources). */
   readonly skills?: SkillsExtension;
-  /** How this session's scripts' `skills` calls reach the skills library, saving as this session may (src/commands/skills-caller.ts). */
-  readonly callSkills?: SkillsCaller;
-  /** The saved skills, read again for each tools/list so the description names them as they are now. */
-  readonly savedSkills?: () => Promise<readonly SkillLine[]>;
   /** Over HTTP: the server's --instance-id, which starts every script id (src/scripts/script-ids.ts). */
   readonly instance?: string;
 }
@@ -80,14 +84,12 @@ export class ClientSession {
   readonly server: Server;
   private readonly owner: ScriptOwner;
   /** A 2026-07-28 connection's way back to its client; undefined on a 2025 one. */
-  private readonly modern: ModernCaller | undefined;
+  private readonly asking: InputRequiredCaller | undefined;
   /** A 2026-07-28 connection's scripts as MCP tasks, for a client that declares the extension. */
   private readonly tasks: CallerTasks | undefined;
   private readonly codec = requestStateCodec(() => LOCAL_PRINCIPAL);
-  /** The tools the client last listed, as JSON: a catalog change that leaves them as they are needs no list_changed. */
-  private listedTools: string | undefined;
-  /** The saved skills as the last tools/list read them: a catalog change compares with what was listed. */
-  private skillLines: readonly SkillLine[] | undefined;
+  /** The tools as this client last listed them, and the word when they change. */
+  private readonly listed: ListingWatch;
   /** What the upstreams offered when the session began: the capabilities the client was told of. */
   private readonly declared: Offered;
   private readonly unsubscribe: Array<() => void> = [];
@@ -100,12 +102,12 @@ export class ClientSession {
   constructor(private readonly options: ClientSessionOptions) {
     const { hub } = options;
     this.declared = hub.offered();
-    this.modern = options.era === 'modern' ? new ModernCaller(options.label) : undefined;
+    this.asking = options.revision === '2026-07-28' ? new InputRequiredCaller(options.label) : undefined;
     this.tasks =
-      this.modern === undefined
+      this.asking === undefined
         ? undefined
         : new CallerTasks({
-            inputs: this.modern.inputs,
+            inputs: this.asking.inputs,
             scriptLifetimeMs: options.settings.scriptLifetimeMs,
             ...(options.instance !== undefined ? { instance: options.instance } : {}),
           });
@@ -115,24 +117,21 @@ export class ClientSession {
       declared: this.declared,
       startup: options.startup,
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
-      listTools: async () => {
-        this.skillLines = await this.readSavedSkills();
-        const tools = this.listTools();
-        this.listedTools = JSON.stringify(tools);
-        return tools;
-      },
+      listTools: () => this.listed.list(),
       callTool: (name, args, ctx, trace) => this.callTool(name, args, ctx, trace),
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
-      ...(this.modern !== undefined ? { passThrough: this.codec } : {}),
+      ...(this.asking !== undefined ? { passThrough: this.codec } : {}),
       ...(this.tasks !== undefined ? { tasks: () => (this.closing === undefined ? this.tasks : undefined) } : {}),
     });
     this.server = surface.server;
+    this.listed = options.listing.watch(() => this.toolsChanged());
+    this.unsubscribe.push(() => this.listed.close());
     this.serveSubscriptions();
     if (options.sole) this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
     this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`, 'warn');
 
-    this.origin = this.modern?.origin ?? this.legacyOrigin();
-    if (options.sole && this.modern === undefined) {
+    this.origin = this.asking?.origin ?? this.requestingOrigin();
+    if (options.sole && this.asking === undefined) {
       hub.setFallbackOrigin(this.origin);
       this.unsubscribe.push(() => hub.setFallbackOrigin(undefined));
     }
@@ -140,15 +139,14 @@ export class ClientSession {
       hub,
       settings: options.settings,
       supply: options.supply,
-      state: options.state,
-      ...(options.callSkills !== undefined ? { callSkills: this.skillsSaving(options.callSkills) } : {}),
-      savedSkills: () => this.skillLines ?? [],
+      apis: options.apis,
+      principal: options.principal,
+      savedSkills: () => options.listing.savedSkillsNow(),
       origin: this.origin,
       ...(options.instance !== undefined ? { instance: options.instance } : {}),
       sendLog: (params) => this.sendLog(params),
     });
-    this.modern?.attributeTo(() => this.owner.soleCaller());
-    this.unsubscribe.push(hub.events.on('catalog-changed', () => this.catalogChanged()));
+    this.asking?.attributeTo(() => this.owner.soleCaller());
     this.unsubscribe.push(hub.events.on('notice', (notice) => this.relayNotice(notice)));
     if (this.declared.resources) {
       this.unsubscribe.push(hub.events.on('resources-changed', () => this.relayNotice({ kind: 'resources_changed' })));
@@ -156,7 +154,7 @@ export class ClientSession {
   }
 
   /** A 2025 client is asked by server-to-client requests, on the stream of a call still open over HTTP. */
-  private legacyOrigin(): CallOrigin {
+  private requestingOrigin(): CallOrigin {
     const initialized = new Promise<void>((resolve) => (this.server.oninitialized = resolve));
     return {
       label: this.options.label,
@@ -186,32 +184,6 @@ export class ClientSession {
       return {};
     });
     this.unsubscribe.push(() => resources.forget(this));
-  }
-
-  /** The saved skills for the description; a library that can't be read names none, and says so in the log. */
-  private async readSavedSkills(): Promise<readonly SkillLine[] | undefined> {
-    const savedSkills = this.options.savedSkills;
-    if (savedSkills === undefined) return undefined;
-    try {
-      return await savedSkills();
-    } catch (error) {
-      this.options.log(
-        `codemode-mcp: the saved skills could not be listed for the description: ${(error as Error).message}`,
-        'warn',
-      );
-      return [];
-    }
-  }
-
-  /** code_execution, then the exposed tools. */
-  private listTools(): Tool[] {
-    const { hub, settings } = this.options;
-    const catalog = hub.catalog();
-    for (const problem of exposeProblems(catalog.tools, settings.expose)) reportOnce(hub, problem, this.options.log);
-    return [
-      codeExecutionTool(catalog, settings, this.skillLines),
-      ...exposedTools(catalog.tools, settings.expose).map(listedTool),
-    ];
   }
 
   /** An upstream's prompt or resource notice, passed to our client when it was told of that capability. */
@@ -267,7 +239,7 @@ export class ClientSession {
   close(): Promise<string[]> {
     this.closing ??= (async () => {
       for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
-      this.modern?.inputs.failAll('the connection to the MCP client closed');
+      this.asking?.inputs.failAll('the connection to the MCP client closed');
       const ended = await this.owner.close();
       await this.server.close().catch(logFailure("closing the client's MCP session", this.options.log));
       return ended.map(({ id, status }) => `${id} ${status}`);
@@ -285,11 +257,11 @@ export class ClientSession {
       codeExecution: (input: unknown, context: ServerContext, span?: TraceContext) =>
         this.callCodeExecution(input, context, span),
       openCalls: this.openCalls,
-      ...(this.tasks !== undefined && this.modern !== undefined
+      ...(this.tasks !== undefined && this.asking !== undefined
         ? {
-            modern: {
+            inputRequired: {
               tasks: this.tasks,
-              inputs: this.modern.inputs,
+              inputs: this.asking.inputs,
               codec: this.codec,
               track: <T>(key: string, call: () => Promise<T>) => this.owner.track(key, call),
             },
@@ -297,51 +269,35 @@ export class ClientSession {
         : {}),
     };
     const call = () => callTool(deps, name, args, ctx, trace);
-    return this.modern === undefined ? call() : this.modern.during(ctx, call);
+    return this.asking === undefined ? call() : this.asking.during(ctx, call);
   }
 
   private async callCodeExecution(args: unknown, ctx: ServerContext, trace: TraceContext | undefined): Promise<ToolCallAnswer> {
     await this.options.startup();
     if (this.closing !== undefined) return refusalAnswer('the server is shutting down');
     // Read once before the first script if no tools/list has; then again at each list and save.
-    this.skillLines ??= await this.readSavedSkills();
+    await this.options.listing.savedSkills();
     const scripts = this.owner.scriptsNow();
     // Only a shutdown that began before the first request leaves no supply (RequestGate lets no call come before it).
     if (scripts === undefined) return refusalAnswer('the server is shutting down');
-    if (this.modern !== undefined)
-      return codeExecutionWithInput(
-        { scripts, inputs: this.modern.inputs, codec: this.codec, ...(this.tasks !== undefined ? { tasks: this.tasks } : {}) },
-        args,
-        ctx,
-        trace,
-      );
-    const onProgress = progressSender(ctx);
-    return scripts.handle(args ?? {}, {
-      signal: ctx.mcpReq.signal,
-      ...(onProgress !== undefined ? { onProgress } : {}),
-      ...(trace !== undefined ? { trace } : {}),
-    });
+    const { asking, tasks } = this;
+    return callCodeExecution(
+      {
+        scripts,
+        maxYieldMs: this.options.settings.maxYieldMs,
+        ...(asking !== undefined
+          ? { inputRequired: { inputs: asking.inputs, codec: this.codec, ...(tasks !== undefined ? { tasks } : {}) } }
+          : {}),
+      },
+      args,
+      ctx,
+      trace,
+    );
   }
 
-  /**
-   * The scripts' skills calls; once a save is done the saved skills are read again before the
-   * script gets its answer, so the next script's searchTools finds it, and the client is told
-   * its tools changed when the description now differs from the one it listed.
-   */
-  private skillsSaving(callSkills: SkillsCaller): SkillsCaller {
-    return async (request, signal) => {
-      const answer = await callSkills(request, signal);
-      if (request.call === 'skills.save') {
-        this.skillLines = await this.readSavedSkills();
-        this.catalogChanged();
-      }
-      return answer;
-    };
-  }
-
-  private catalogChanged(): void {
-    if (this.listedTools === undefined || this.closing !== undefined) return;
-    if (JSON.stringify(this.listTools()) === this.listedTools) return;
+  /** The tools changed from what this client last listed: it is told, if it is still here. */
+  private toolsChanged(): void {
+    if (this.closing !== undefined) return;
     this.server
       .sendToolListChanged()
       .catch((error: unknown) =>
@@ -351,8 +307,8 @@ export class ClientSession {
 
   /** A logging notification, unless the client's level filters it out; a client gone is no error. */
   private sendLog(params: LoggingMessageNotification['params']): void {
-    if (this.modern !== undefined) {
-      this.modern.sendLog(params);
+    if (this.asking !== undefined) {
+      this.asking.sendLog(params);
       return;
     }
     const transport = this.server.transport;
@@ -362,15 +318,4 @@ export class ClientSession {
       .sendLoggingMessage(params, transport.sessionId)
       .catch(logFailure('a log message to the client', this.options.log));
   }
-}
-
-/** Log lines said once per hub (per server), however many sessions list the tools. */
-const reported = new WeakMap<UpstreamHub, Set<string>>();
-
-export function reportOnce(hub: UpstreamHub, line: string, log: (line: string) => void): void {
-  const lines = reported.get(hub) ?? new Set<string>();
-  reported.set(hub, lines);
-  if (lines.has(line)) return;
-  lines.add(line);
-  log(line);
 }

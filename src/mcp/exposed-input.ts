@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { CallerTasks, Ended, TaskWork } from './caller-tasks.js';
 import type { InputQueue } from './input-queue.js';
-import { REQUEST_STATE_TTL_S, foreignState, type ResumeState } from './input-required.js';
+import { REQUEST_STATE_TTL_S, foreignState, type ResumeState } from './request-state.js';
 
 export interface ExposedInputDeps {
   readonly tasks: CallerTasks;
@@ -45,7 +45,7 @@ export async function exposedCallWithInput(
         `requestState names a call of ${tool} no longer waiting for these answers (a retry sent twice, or the upstream gave up); call ${tool} again`,
       );
     }
-    inputs.answer(resumed.keys, ctx.mcpReq.inputResponses ?? {});
+    inputs.answer(resumed.keys, ctx.mcpReq.inputResponses ?? {}, resumed.call);
     work = held;
   }
   const outcome = await endedOrAsked(work, inputs, ctx.mcpReq.signal);

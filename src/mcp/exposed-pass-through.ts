@@ -15,8 +15,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { isUpstreamInputRequired, type UpstreamInputRequired, type UpstreamRound } from '../upstream/round-trip.js';
-import { foreignState, type ResumeState } from './input-required.js';
-import { declaredCapabilities } from './modern-caller.js';
+import { foreignState, type ResumeState } from './request-state.js';
+import { declaredCapabilities } from './input-required-caller.js';
 
 export type PassedMethod = 'tools/call' | 'prompts/get';
 

@@ -6,7 +6,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
 import { globToRegExp } from '../config/tool-policy.js';
-import { CODE_EXECUTION_TOOL } from './code-execution-tool.js';
+import { CODE_EXECUTION_TOOL } from './code-execution/tool.js';
 
 /** The catalog's allowed tools whose script names match one of the globs, in catalog order. */
 export function exposedTools(catalog: readonly CatalogTool[], globs: readonly string[]): CatalogTool[] {

@@ -3,6 +3,7 @@
  * takes no server-to-client requests: it waits here until a call watching one of the owner's
  * scripts answers with `input_required` carrying it, and the client's retry brings the answer.
  */
+import { randomBytes } from 'node:crypto';
 import {
   MissingRequiredClientCapabilityError,
   ProtocolError,
@@ -30,7 +31,6 @@ export class InputQueue {
   private readonly pending = new Map<string, Pending>();
   private readonly listeners = new Set<(script: string | undefined) => void>();
   private readonly refusalListeners = new Set<(refusal: Refusal) => void>();
-  private counter = 0;
 
   /**
    * Asks the client: resolves with its answer, or rejects when `signal` aborts (the upstream
@@ -38,7 +38,8 @@ export class InputQueue {
    */
   ask(upstream: string, request: RelayedRequest, signal: AbortSignal, script?: string): Promise<RelayedResult> {
     signal.throwIfAborted();
-    const key = `input-${++this.counter}`;
+    // Unguessable: a key is all a tasks/update names, and a task's answers reach only its own requests (answer).
+    const key = `input-${randomBytes(12).toString('base64url')}`;
     return new Promise<RelayedResult>((resolve, reject) => {
       const onAbort = (): void => {
         this.pending.delete(key);
@@ -85,13 +86,15 @@ export class InputQueue {
   }
 
   /**
-   * The client's answers to what `keys` asked: each goes to its upstream. An answer missing or of
-   * the wrong shape is the upstream's to judge, as over the 2025 revision, so it is passed as given.
+   * The client's answers to what `keys` asked on behalf of `asker` (a script's id, or an exposed
+   * call's key): each goes to its upstream. A key asked for another script or call is left as it
+   * is: one task's answer can't decide another's question. An answer missing or of the wrong shape
+   * is the upstream's to judge, as over the 2025 revision, so it is passed as given.
    */
-  answer(keys: readonly string[], responses: Readonly<Record<string, unknown>>): void {
+  answer(keys: readonly string[], responses: Readonly<Record<string, unknown>>, asker: string): void {
     for (const key of keys) {
       const pending = this.pending.get(key);
-      if (pending === undefined) continue;
+      if (pending === undefined || !concerns(pending, asker)) continue;
       this.pending.delete(key);
       const response = responses[key];
       if (response === undefined) {

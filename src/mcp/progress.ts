@@ -17,16 +17,17 @@ export function progressOf(ctx: ServerContext, log: Log): ((progress: Progress) 
 
 /**
  * When the client's call carries a progress token: a sender of `notifications/progress` for it,
- * `progress` counting the messages so it only ever increases, as MCP requires.
+ * `progress` counting the messages so it only ever increases, as MCP requires. Each send returns
+ * a promise of the notification written (never rejecting), for the answer to wait on.
  */
-export function progressSender(ctx: ServerContext): ((message: string) => void) | undefined {
+export function progressSender(ctx: ServerContext): ((message: string) => Promise<void>) | undefined {
   const progressToken = ctx.mcpReq._meta?.progressToken;
   if (progressToken === undefined) return undefined;
   let progress = 0;
   return (message) => {
-    if (ctx.mcpReq.signal.aborted) return;
+    if (ctx.mcpReq.signal.aborted) return Promise.resolve();
     progress += 1;
-    ctx.mcpReq
+    return ctx.mcpReq
       .notify({ method: 'notifications/progress', params: { progressToken, progress, message } })
       .catch(logFailure('a progress notification to the client'));
   };

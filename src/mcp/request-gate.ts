@@ -27,7 +27,7 @@ import { SETTINGS, formatSettingValue } from '../config/settings.js';
 import type { Rejection } from '../json-rpc/parse-line.js';
 import { checkNotification, checkRequest, type Refusal } from './method-schema-check.js';
 import type { Log } from '../support/log.js';
-import { claimsModernRevision } from './modern-claim.js';
+import { carriesRequestEnvelope } from './request-envelope.js';
 
 export interface RequestGateOptions {
   /** Whether the Server has a handler for this request method. */
@@ -86,7 +86,7 @@ export class RequestGate implements Transport {
   }
 
   private receive(message: JSONRPCMessage): void {
-    if ('method' in message && claimsModernRevision(message.params)) {
+    if ('method' in message && carriesRequestEnvelope(message.params)) {
       // A probe (`server/discover`, an SDK client's throwaway copy may send nothing else) starts nothing.
       if ('id' in message && message.method !== 'server/discover' && message.method !== 'ping') this.open();
       this.onmessage?.(message);

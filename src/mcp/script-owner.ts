@@ -6,15 +6,13 @@
  */
 import type { ElicitResult, LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { ChildSupply } from '../scripts/child-supply.js';
-import { SessionScripts } from '../scripts/session-scripts.js';
+import { OwnerScripts } from '../scripts/owner-scripts.js';
 import type { Settings } from '../config/settings.js';
-import type { SkillsCaller } from '../script-host/types.js';
 import type { SkillLine } from '../catalog/description.js';
-import type { Principal, StateStore } from '../state/state-store.js';
+import type { Principal } from '../state/state-store.js';
 import type { CallOrigin } from '../upstream/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
-import { resourceCaller } from './resource-caller.js';
-import { stateCaller } from './state-caller.js';
+import type { HostApis } from './host-apis.js';
 import { ApprovalGate } from '../approvals/approval-gate.js';
 import { processLog } from '../support/log.js';
 
@@ -26,10 +24,10 @@ export interface ScriptOwnerOptions {
   readonly settings: Settings;
   /** The server's script children, once started; undefined before (stdio's first request) or after shutdown began. */
   readonly supply: () => ChildSupply | undefined;
-  /** The server's state store, and whose state these scripts read and write in it. */
-  readonly state: { readonly store: StateStore; readonly principal: Principal };
-  /** The scripts' `skills` calls, saving as this owner may (src/commands/skills-caller.ts). */
-  readonly callSkills?: SkillsCaller;
+  /** Every host API, bound to this owner when its scripts are made. */
+  readonly apis: HostApis;
+  /** Whose state these scripts read and write, and who saves their skills. */
+  readonly principal: Principal;
   /** The saved skills as last read, for searchTools. */
   readonly savedSkills: () => readonly SkillLine[];
   readonly origin: CallOrigin;
@@ -42,7 +40,7 @@ export interface ScriptOwnerOptions {
 }
 
 export class ScriptOwner {
-  private scripts: SessionScripts | undefined;
+  private scripts: OwnerScripts | undefined;
   private closing: Promise<Array<{ readonly id: string; readonly status: string }>> | undefined;
   /** Per script (or exposed call made a task), its tool calls now out upstream. */
   private readonly callsOut = new Map<string, number>();
@@ -54,12 +52,12 @@ export class ScriptOwner {
   }
 
   /** The owner's scripts; undefined once closing, or when no supply exists (a shutdown before any start). */
-  scriptsNow(): SessionScripts | undefined {
+  scriptsNow(): OwnerScripts | undefined {
     if (this.closing !== undefined) return undefined;
     if (this.scripts !== undefined) return this.scripts;
     const supply = this.options.supply();
     if (supply === undefined) return undefined;
-    const { hub, settings, callSkills, origin } = this.options;
+    const { hub, settings, origin, principal } = this.options;
     const owner = this.options.label ?? 'this session';
     const approvals = new ApprovalGate({
       // The question travels as an upstream's request would, under our own name in relay messages.
@@ -72,18 +70,20 @@ export class ScriptOwner {
       owner,
       log: processLog,
     });
-    this.scripts = new SessionScripts({
+    const apis = this.options.apis.forOwner({ principal, label: this.options.label ?? origin.label, origin });
+    this.scripts = new OwnerScripts({
       supply: supply.forSession(),
       catalog: () => hub.catalog().tools,
       unlisted: () => hub.unlistedPrefixes(),
-      callTool: (name, args, signal, onProgress, caller) =>
-        this.track(caller.script?.id, () => hub.callTool(name, args, signal, { onProgress, origin, caller })),
-      callResource: resourceCaller(hub, origin),
-      callState: stateCaller(this.options.state.store, this.options.state.principal),
-      ...(callSkills !== undefined ? { callSkills } : {}),
+      // Counted as the script's while out: what an upstream asks meanwhile is that script's (soleCaller).
+      apis: {
+        ...apis,
+        tools: (name, args, signal, onProgress, caller) =>
+          this.track(caller.script?.id, () => apis.tools(name, args, signal, onProgress, caller)),
+      },
       savedSkills: this.options.savedSkills,
       settings,
-      identity: { principal: this.options.state.principal, session: this.options.origin.label },
+      identity: { principal, session: origin.label },
       ...(this.options.label !== undefined ? { owner: this.options.label } : {}),
       ...(this.options.instance !== undefined ? { instance: this.options.instance } : {}),
       log: (data) => this.options.sendLog({ level: 'info', logger: LOGGER_NAME, data }),

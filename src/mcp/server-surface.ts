@@ -3,7 +3,7 @@
  * with `tools/list` and `tools/call`, the upstreams' prompts, resources and completions passed
  * through, and the saved skills. A 2025 session (client-session.ts) builds one per connection and
  * adds what only a session has (subscriptions, relays, list changes); a 2026-07-28 request over
- * HTTP gets one of its own (modern-lane.ts), as the SDK's factory shape wants.
+ * HTTP gets one of its own (sessionless.ts), as the SDK's factory shape wants.
  */
 import {
   ResourceNotFoundError,
@@ -27,7 +27,7 @@ import type { CallerTasks } from './caller-tasks.js';
 import { TASKS_CAPABILITY, serveTasks } from './tasks-extension.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import { passThroughRound } from './exposed-pass-through.js';
-import type { ResumeState } from './input-required.js';
+import type { ResumeState } from './request-state.js';
 
 export interface SurfaceDeps {
   readonly hub: UpstreamHub;

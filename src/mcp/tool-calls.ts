@@ -20,14 +20,14 @@ import type { CallOrigin } from '../upstream/call-origins.js';
 import type { CallContext } from '../upstream/call-routes.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { exposedTools, failedCall } from './exposed-tools.js';
-import { CODE_EXECUTION_TOOL } from './code-execution-tool.js';
+import { CODE_EXECUTION_TOOL } from './code-execution/tool.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import type { TaskWork } from './caller-tasks.js';
 import { progressOf } from './progress.js';
 import type { ToolCallAnswer } from './tool-answer.js';
 import { exposedCallWithInput, type ExposedInputDeps } from './exposed-input.js';
 import { passThroughRound } from './exposed-pass-through.js';
-import type { ResumeState } from './input-required.js';
+import type { ResumeState } from './request-state.js';
 import { TASKS_EXTENSION, declaresTasks } from './tasks-extension.js';
 import { callWork } from './task-work.js';
 
@@ -42,7 +42,7 @@ export interface ToolCallsDeps {
   /** Ids of the caller's calls not yet answered, oldest first (a 2025 session relays on the latest's stream). */
   readonly openCalls?: Set<RequestId>;
   /** A 2026-07-28 caller's ways (absent for a 2025 session): its tasks, and its round trips for input. */
-  readonly modern?: ModernCalls;
+  readonly inputRequired?: InputRequiredCalls;
 }
 
 /**
@@ -52,7 +52,7 @@ export interface ToolCallsDeps {
  * questions go out as `input_required` of ours (exposed-input.ts). `track` counts a call as its
  * own while it is out, so what its upstream asks meanwhile is that call's (ScriptOwner.soleCaller).
  */
-export interface ModernCalls extends ExposedInputDeps {
+export interface InputRequiredCalls extends ExposedInputDeps {
   readonly track: <T>(key: string, call: () => Promise<T>) => Promise<T>;
 }
 
@@ -74,8 +74,8 @@ export async function callTool(
       exposed.map((candidate) => candidate.name),
     );
   const onProgress = progressOf(ctx, deps.log);
-  const { modern } = deps;
-  if (modern === undefined) {
+  const asking = deps.inputRequired;
+  if (asking === undefined) {
     return whileOpen(deps.openCalls, ctx.mcpReq.id, () =>
       callExposed(deps, name, args, { signal: ctx.mcpReq.signal, ...(onProgress !== undefined ? { onProgress } : {}) }, trace),
     );
@@ -84,21 +84,21 @@ export async function callTool(
   // `progress`: the upstream's progress goes out on this request while it is open; a task's request is
   // answered at once, so a task's call has none to go out on.
   const start = (progress: typeof onProgress): TaskWork => {
-    const key = modern.tasks.newCallKey();
+    const key = asking.tasks.newCallKey();
     return callWork(key, name, (signal) =>
-      modern.track(key, () =>
+      asking.track(key, () =>
         callExposed(deps, name, args, { signal, ...(progress !== undefined ? { onProgress: progress } : {}) }, trace),
       ),
     );
   };
   const resumed = ctx.mcpReq.requestState<ResumeState>();
   if (tool.taskSupport !== undefined && resumed === undefined) {
-    if (declaresTasks(ctx) && modern.tasks.hasRoom) return modern.tasks.create(start(undefined));
+    if (declaresTasks(ctx) && asking.tasks.hasRoom) return asking.tasks.create(start(undefined));
     if (tool.taskSupport === 'required') throw needsTasks(name);
   }
   // An upstream in 2026-07-28 asks by input_required itself: its rounds pass through as it sent them.
   if (resumed !== undefined ? 'pass' in resumed : deps.hub.speaksCurrentRevision(name)) {
-    return passThroughRound(modern.codec, 'tools/call', name, ctx, (round) =>
+    return passThroughRound(asking.codec, 'tools/call', name, ctx, (round) =>
       sendExposed(deps, name, ctx.mcpReq.signal, trace, (signal, context) =>
         deps.hub.callToolRound(name, inputOf(args), round, signal, {
           ...context,
@@ -107,7 +107,7 @@ export async function callTool(
       ),
     );
   }
-  return exposedCallWithInput(modern, name, () => start(onProgress), ctx);
+  return exposedCallWithInput(asking, name, () => start(onProgress), ctx);
 }
 
 function needsTasks(name: string): MissingRequiredClientCapabilityError {

@@ -3,16 +3,10 @@ import { CallRecord, type OpenCall } from './call-record.js';
 import type { AdmittedCall } from './call-policy.js';
 import type { ScriptChannel } from './channel.js';
 import { failedRead, resultFrame } from './result-frame.js';
-import type { ResourceCaller, SkillsCaller, StateCaller, ToolCaller } from './types.js';
+import type { ScriptApis } from './apis.js';
 
 export interface CallDispatchOptions {
-  readonly callTool: ToolCaller;
-  /** How `resources` calls reach the upstreams; absent, each is refused (RESOURCE_UNKNOWN). */
-  readonly callResource?: ResourceCaller;
-  /** How `store`/`load` calls reach the principal's state; absent, each is refused (STATE_OFF). */
-  readonly callState?: StateCaller;
-  /** How `skills` calls reach the skills library; absent, each is refused (SKILLS_OFF). */
-  readonly callSkills?: SkillsCaller;
+  readonly apis: ScriptApis;
   readonly toolCallTimeoutMs: number;
   /** The script's memory: a result past a third of it is too large (protocol/contract.ts). */
   readonly memoryMaxBytes: number;
@@ -56,21 +50,21 @@ export class CallDispatch {
     if (call.kind === 'tool') {
       const open = this.record.opened(call.id, call.tool, call.argsJson);
       const hold = { hold: () => this.record.holdTimeout(open), release: () => this.record.releaseTimeout(open) };
-      return this.answerWith(open, () => this.options.callTool(call.tool, call.args, this.record.signal, hold));
+      return this.answerWith(open, () => this.options.apis.tools(call.tool, call.args, this.record.signal, hold));
     }
-    const { callState, callSkills } = this.options;
+    const { state, skills, resources } = this.options.apis;
     if (call.kind === 'state') {
       const { request } = call;
       const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
       return this.answerWith(open, () =>
-        this.callServed(request.label, callState && ((signal) => callState(request, signal)), STATE_API),
+        this.callServed(request.label, state && ((signal) => state(request, signal)), STATE_API),
       );
     }
     if (call.kind === 'skills') {
       const { request } = call;
       const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
       return this.answerWith(open, () =>
-        this.callServed(request.label, callSkills && ((signal) => callSkills(request, signal)), SKILLS_API),
+        this.callServed(request.label, skills && ((signal) => skills(request, signal)), SKILLS_API),
       );
     }
     const { label } = call;
@@ -79,7 +73,7 @@ export class CallDispatch {
     this.answerWith(
       open,
       () =>
-        this.options.callResource?.(request, this.record.signal) ??
+        resources?.(request, this.record.signal) ??
         Promise.reject(new ToolRefusedError('RESOURCE_UNKNOWN', label, 'this server was started without access to resources')),
       failedRead,
     );

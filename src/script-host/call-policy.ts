@@ -10,8 +10,8 @@ import {
   type ResourceCall,
 } from '../../protocol/contract.js';
 import { countJsonValues } from '../../protocol/frames.js';
-import { cutText } from './render.js';
-import type { SkillsRequest, StateRequest } from './types.js';
+import { cutText } from './call-label.js';
+import type { SkillsRequest, StateRequest } from './apis.js';
 
 /** A call the child may make, its arguments parsed: a tool's, or one of a built-in API's (`resources`, `store`/`load`). */
 export type AdmittedCall =

@@ -16,16 +16,8 @@ import { OutputWindow } from './output-window.js';
 import { scriptTools, type ScriptTools } from './script-tools.js';
 import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.js';
 import { StopSequence } from './stop-sequence.js';
-import type {
-  CallSummary,
-  ResourceCaller,
-  SkillsCaller,
-  StateCaller,
-  ScriptReturn,
-  ScriptStatus,
-  StopReason,
-  ToolCaller,
-} from './types.js';
+import type { ScriptApis } from './apis.js';
+import type { CallSummary, ScriptReturn, ScriptStatus, StopReason } from './types.js';
 
 export interface ScriptLimits {
   readonly toolCallTimeoutMs: number;
@@ -42,13 +34,8 @@ export interface ScriptOptions {
   readonly tools: readonly ToolEntry[];
   /** Name prefixes of upstreams that have not listed their tools yet ('' for the only upstream). */
   readonly unlisted?: readonly string[];
-  readonly callTool: ToolCaller;
-  /** How `resources` calls reach the upstreams; absent, each is refused (RESOURCE_UNKNOWN). */
-  readonly callResource?: ResourceCaller;
-  /** How `store`/`load` calls reach the principal's state; absent, each is refused (STATE_OFF). */
-  readonly callState?: StateCaller;
-  /** How `skills` calls reach the skills library; absent, each is refused (SKILLS_OFF). */
-  readonly callSkills?: SkillsCaller;
+  /** What the script's calls reach (apis.ts). */
+  readonly apis: ScriptApis;
   readonly limits: ScriptLimits;
   /** Output as it arrives, for progress notifications while a call watches the script. */
   readonly onOutput?: (text: string) => void;
@@ -91,10 +78,7 @@ export class Script {
     this.unlisted = options.unlisted ?? [];
     this.policy = new CallPolicy((tool) => this.gives(tool));
     this.calls = new CallDispatch(channel, {
-      callTool: options.callTool,
-      callResource: options.callResource,
-      callState: options.callState,
-      callSkills: options.callSkills,
+      apis: options.apis,
       toolCallTimeoutMs: limits.toolCallTimeoutMs,
       memoryMaxBytes: limits.memoryMaxBytes,
     });

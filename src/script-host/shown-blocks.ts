@@ -3,8 +3,14 @@
  * blocks of a tool result it returns. Each answer carries at most showMaxBytes of them (and
  * SHOWN_BLOCKS_MAX); the rest are left out and counted, and the answer says so.
  */
-import { specTypeSchemas, type ContentBlock, type StandardSchemaV1 } from '@modelcontextprotocol/server';
-import { BLOCK_VALUES_MAX, RESOURCE_CONTENTS, SHOWN_BLOCKS_MAX, blockFields } from '../../common/content-blocks.js';
+import {
+  BLOCK_VALUES_MAX,
+  RESOURCE_CONTENTS,
+  SHOWN_BLOCKS_MAX,
+  blockFields,
+  type BlockFields,
+  type ContentBlock,
+} from '../../common/content-blocks.js';
 import { SHOW_MAX_BYTES_LIMIT } from '../../protocol/contract.js';
 import { parseCountedJson } from '../../protocol/frames.js';
 
@@ -74,12 +80,41 @@ export class ShownBlocks {
   }
 }
 
+/**
+ * A block of a type show() takes, as MCP defines it: each field it needs, its other fields
+ * strings (fields it doesn't take are not looked at: showableCopy leaves them out), `data` and
+ * `blob` base64 by atob's rule (the MCP SDK's Base64Schema), and a `resource` with exactly one
+ * of text and blob.
+ */
 function isValidBlock(block: unknown): boolean {
-  if (!isRecord(block)) return false;
-  const type = (block as { type?: unknown }).type;
-  if (typeof type !== 'string' || blockFields(type) === undefined) return false;
-  const checked = specTypeSchemas.ContentBlock['~standard'].validate(block) as StandardSchemaV1.Result<unknown>;
-  return checked.issues === undefined;
+  if (!isRecord(block) || typeof block.type !== 'string') return false;
+  const fields = blockFields(block.type);
+  if (fields === undefined) return false;
+  if (block.type !== 'resource') return hasStringFields(block, fields) && isBase64OrAbsent(block.data);
+  const { resource } = block;
+  return (
+    isRecord(resource) &&
+    hasStringFields(resource, RESOURCE_CONTENTS) &&
+    (typeof resource.text === 'string') !== (typeof resource.blob === 'string') &&
+    isBase64OrAbsent(resource.blob)
+  );
+}
+
+function isBase64OrAbsent(value: unknown): boolean {
+  if (value === undefined) return true;
+  try {
+    atob(value as string);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function hasStringFields(record: Record<string, unknown>, fields: BlockFields): boolean {
+  return (
+    fields.required.every((field) => typeof record[field] === 'string') &&
+    fields.optional.every((field) => record[field] === undefined || typeof record[field] === 'string')
+  );
 }
 
 /** The block holds no field show() does not send: the child has no way to add any. */

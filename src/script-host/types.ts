@@ -1,80 +1,22 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { ResourceCall, StateCall } from '../../protocol/contract.js';
 import type { Shown } from './shown-blocks.js';
 
-/** What a tool call resolves to, exactly as the tool sent it. */
-export type ToolResult = CallToolResult;
-
 /**
- * How a script's calls reach the tools. Throw ToolRefusedError for a call refused before it was
- * sent; any other throw becomes an `isError` result (the call may have done something).
+ * What a tool call resolves to, exactly as the tool sent it (an MCP CallToolResult, checked by
+ * the upstream's connection): the script gets it as JSON, so nothing here reads past its shape.
  */
-export type ToolCaller = (
-  name: string,
-  args: Record<string, unknown>,
-  signal: AbortSignal,
-  hold?: TimeoutHold,
-) => Promise<ToolResult>;
-
-/**
- * A call's timeout (toolCallTimeoutMs), stopped while the call waits for a person's approval and
- * started afresh once it is allowed: a person's minutes don't count against the tool.
- */
-export interface TimeoutHold {
-  readonly hold: () => void;
-  readonly release: () => void;
+export interface ToolResult {
+  readonly content: readonly unknown[];
+  readonly structuredContent?: unknown;
+  readonly isError?: boolean;
+  readonly [field: string]: unknown;
 }
 
-/** One `resources` call of a script: `uri` for resources.read; `label` names it (`resources.read("test://a")`). */
-export interface ResourceRequest {
-  readonly call: ResourceCall;
-  readonly uri?: string;
-  readonly label: string;
+/** An upstream's progress on a call (MCP's `notifications/progress` params, less the token). */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
-
-/**
- * How a script's `resources` calls reach the upstreams. Resolves with what the script gets (the
- * list, the templates, the read result); throws as a ToolCaller does.
- */
-export type ResourceCaller = (request: ResourceRequest, signal: AbortSignal) => Promise<unknown>;
-
-/** One `store`/`load` call of a script, its arguments checked (call-policy.ts); `label` names it (`load("notes")`). */
-export type StateRequest = { readonly label: string } & (
-  | { readonly call: Extract<StateCall, 'state.load' | 'state.remove'>; readonly key: string }
-  | { readonly call: 'state.store'; readonly key: string; readonly value: unknown; readonly ttlMs?: number }
-  | { readonly call: 'state.keys'; readonly prefix?: string }
-);
-
-/**
- * How a script's `store`/`load` calls reach its principal's state. Resolves with what the script's
- * prelude takes: `{value}` or `{}` for a load, the list for keys, whether it was there for a
- * remove, anything for a store. Throws a RefusedError past a limit (nothing was written); any
- * other throw is a backend that failed (StateFailedError).
- */
-export type StateCaller = (request: StateRequest, signal: AbortSignal) => Promise<unknown>;
-
-/** One `skills` call of a script, its arguments checked (call-policy.ts); `label` names it (`skills.get("triage")`). */
-export type SkillsRequest = { readonly label: string } & (
-  | { readonly call: 'skills.list' }
-  | { readonly call: 'skills.get'; readonly name: string }
-  | {
-      readonly call: 'skills.save';
-      readonly name: string;
-      readonly description: string;
-      readonly code: string;
-      readonly inputSchema?: Readonly<Record<string, unknown>>;
-      readonly language?: string;
-      readonly overwrite?: boolean;
-    }
-);
-
-/**
- * How a script's `skills` calls reach the skills library. Resolves with what the prelude takes:
- * `[{name, description}]` for a list, `{name, description, language, code, inputSchema?}` for a
- * get, `{name, description, digest}` for a save. Throws a RefusedError for a refusal (an unknown
- * skill, a bad name, a save not allowed); any other throw is the library failing (SkillsFailedError).
- */
-export type SkillsCaller = (request: SkillsRequest, signal: AbortSignal) => Promise<unknown>;
 
 export type ScriptStatus = 'running' | 'finished' | 'failed' | 'crashed' | 'stopped';
 

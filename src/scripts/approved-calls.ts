@@ -6,7 +6,8 @@
 import { NO_ELICITATION, type ApprovalGate, type Verdict } from '../approvals/approval-gate.js';
 import type { CatalogTool } from '../catalog/types.js';
 import type { ApprovalFallback } from '../config/settings.js';
-import type { TimeoutHold, ToolResult } from '../script-host/types.js';
+import type { TimeoutHold } from '../script-host/apis.js';
+import type { ToolResult } from '../script-host/types.js';
 
 export interface ApprovedCall {
   readonly gate: ApprovalGate;

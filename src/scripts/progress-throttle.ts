@@ -13,14 +13,17 @@ export class ProgressThrottle {
   private pending = '';
   private lastSentAt = -Infinity;
   private timer: NodeJS.Timeout | undefined;
+  /** Settles once every notification sent so far is written: the watch's answer goes after them. */
+  private sending: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly send: (message: string) => void) {}
+  /** `send` may return a promise of the notification written (never rejecting). */
+  constructor(private readonly send: (message: string) => unknown) {}
 
   push(message: string): void {
     const now = performance.now();
     if (this.timer === undefined && now - this.lastSentAt >= PROGRESS_INTERVAL_MS) {
       this.lastSentAt = now;
-      this.send(cut(message));
+      this.sent(this.send(cut(message)));
       return;
     }
     const joiner = this.pending === '' || this.pending.endsWith('\n') ? '' : '\n';
@@ -31,17 +34,26 @@ export class ProgressThrottle {
         this.lastSentAt = performance.now();
         const joined = this.pending;
         this.pending = '';
-        this.send(joined);
+        this.sent(this.send(joined));
       },
       PROGRESS_INTERVAL_MS - (now - this.lastSentAt),
     );
   }
 
-  /** The watch is over: what is pending goes in its answer instead. */
-  stop(): void {
+  /**
+   * The watch is over: what is pending goes in its answer instead. Resolves once what was sent is
+   * written, so that the answer never overtakes a notification about the same script.
+   */
+  async stop(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.pending = '';
+    await this.sending;
+  }
+
+  private sent(written: unknown): void {
+    const previous = this.sending;
+    this.sending = Promise.all([previous, written]);
   }
 }
 

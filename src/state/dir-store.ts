@@ -12,7 +12,7 @@
  * its time to live is never returned, and is deleted by `keys()`, or by a write that needs its room.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkKey, checkRoom, checkTtl, checkValue, entryBytes } from './entry-checks.js';
 import { StateError } from './state-error.js';
@@ -81,10 +81,6 @@ export class DirStateStore implements StateStore {
 
   remove(principal: Principal, key: string): Promise<boolean> {
     return this.guard(() => this.removeNow(principal, key));
-  }
-
-  forget(principal: Principal): Promise<void> {
-    return this.guard(() => rm(this.folder(principal), { recursive: true, force: true }));
   }
 
   async close(): Promise<void> {}

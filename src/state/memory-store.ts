@@ -94,11 +94,6 @@ export class MemoryStateStore implements StateStore {
     });
   }
 
-  forget(principal: Principal): Promise<void> {
-    this.shelves.delete(principal);
-    return Promise.resolve();
-  }
-
   close(): Promise<void> {
     this.shelves.clear();
     return Promise.resolve();

@@ -77,13 +77,6 @@ for i = 1, #all, 2 do
 end
 return live`;
 
-/** KEYS: the index. ARGV: the values' key prefix. Deletes every value the index names, then the index. */
-const FORGET_LUA = `for _, key in ipairs(redis.call('HKEYS', KEYS[1])) do
-  redis.call('DEL', ARGV[1] .. key)
-end
-redis.call('DEL', KEYS[1])
-return 0`;
-
 /** KEYS: the value's key, the index. ARGV: the key. 1 when a live value was deleted. */
 const REMOVE_LUA = `local n = redis.call('DEL', KEYS[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -169,11 +162,6 @@ export class RedisStateStore implements StateStore {
     checkKey(key);
     const removed = await this.send<number>(['EVAL', REMOVE_LUA, '2', valueKey(principal, key), indexKey(principal), key]);
     return removed === 1;
-  }
-
-  async forget(principal: Principal): Promise<void> {
-    // The values' keys are made in the script, in the index's hash-tagged slot.
-    await this.send(['EVAL', FORGET_LUA, '1', indexKey(principal), valueKey(principal, '')]);
   }
 
   async close(): Promise<void> {

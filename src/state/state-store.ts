@@ -7,11 +7,20 @@
  */
 import { createHash } from 'node:crypto';
 
-/** Whose state: a stdio server and `run` have one (LOCAL_PRINCIPAL); over HTTP, each session its own (docs/config.md). */
+/**
+ * Whose state (and, over HTTP, whose scripts): a stdio server and `run` have one (LOCAL_PRINCIPAL);
+ * over HTTP, each name the tokens file gives a bearer token, or SHARED_PRINCIPAL (docs/config.md).
+ */
 export type Principal = string;
 
 /** The principal of a stdio server's one client, and of `run`: a script run by hand sees what the server's scripts stored. */
 export const LOCAL_PRINCIPAL: Principal = 'local';
+
+/**
+ * The principal of an HTTP caller when no tokens file names one: everyone who holds the one
+ * `--http-token` (or, without one, everyone who can reach the server), in every session.
+ */
+export const SHARED_PRINCIPAL: Principal = 'shared';
 
 /** A principal or a key as a fixed-length name a file system or a Redis key can hold whatever it is: its SHA-256, in hex. */
 export function digestName(text: string): string {
@@ -35,11 +44,6 @@ export interface StateStore {
   keys(principal: Principal, prefix?: string): Promise<string[]>;
   /** Removes `key`; true when it was there (and live). */
   remove(principal: Principal, key: string): Promise<boolean>;
-  /**
-   * Deletes everything the principal keeps: for a principal that can't come back (an HTTP
-   * session's, once the session has ended), whose state would otherwise be kept for no one.
-   */
-  forget(principal: Principal): Promise<void>;
   /** Lets go of what the store holds open (a connection); its data stays where it lives. */
   close(): Promise<void>;
 }

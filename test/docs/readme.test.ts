@@ -10,7 +10,7 @@ import {
 } from '../../protocol/contract.js';
 import { SHOWN_BLOCKS_MAX } from '../../common/content-blocks.js';
 import { ECHO_MAX_CHARS } from '../../src/support/echo.js';
-import { STRUCTURED_REPEAT_MAX_CHARS } from '../../src/scripts/answer.js';
+import { STRUCTURED_REPEAT_MAX_CHARS } from '../../src/mcp/code-execution/answer.js';
 import { OUTPUT_KEPT_CHARS } from '../../src/script-host/output-window.js';
 import { STOP_GRACE_MS } from '../../src/script-host/stop-sequence.js';
 import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';

@@ -1,8 +1,9 @@
 /**
  * Memory between scripts, as a client drives it: what one run stores the next loads, in memory by
  * default, across a restart with --state-dir (and in a `run` by hand), across two servers sharing
- * one Redis with --state-url, per HTTP session, and past a limit.
+ * one Redis with --state-url, per HTTP principal (across its sessions), and past a limit.
  */
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
@@ -61,16 +62,40 @@ describe('store and load over stdio', () => {
 });
 
 describe('store and load over HTTP', () => {
-  test("each session has its own state: another session's scripts don't see it", async () => {
-    const server = await startHttpServer(['--pool', '0', ...upstream]);
-    const [a, b] = [await connectHttp(server.url), await connectHttp(server.url)];
+  // Regression: with one --http-token each session was a principal of its own, so a client that
+  // reconnected (a new session) lost what it stored.
+  test('one bearer token is one principal: a client that reconnects loads what it stored', async () => {
+    const token = 'one-token-0123456789abcdef';
+    const server = await startHttpServer(['--pool', '0', '--http-token', token, ...upstream]);
     try {
-      expect(await valueOfRun(a, STORE)).toBe('stored');
-      expect(await valueOfRun(a, LOAD)).toEqual(LOADED);
-      expect(await valueOfRun(b, LOAD)).toEqual({ seen: [] });
+      const first = await connectHttp(server.url, { token });
+      expect(await valueOfRun(first, STORE)).toBe('stored');
+      await first.close();
+      const again = await connectHttp(server.url, { token });
+      expect(await valueOfRun(again, LOAD)).toEqual(LOADED);
+      await again.close();
     } finally {
-      await a.close();
-      await b.close();
+      expect((await server.stop()).left).toEqual([]);
+    }
+  });
+
+  test("each principal of a tokens file has its own state: another principal's sessions don't see it", async () => {
+    const tokens = { ada: 'ada-token-0123456789abcdef', bob: 'bob-token-0123456789abcdef' };
+    const file = join(makeTempDir('tokens'), 'tokens.json');
+    writeFileSync(file, JSON.stringify(tokens));
+    chmodSync(file, 0o600);
+    const server = await startHttpServer(['--pool', '0', '--http-tokens-file', file, ...upstream]);
+    const [ada, bob] = [
+      await connectHttp(server.url, { token: tokens.ada }),
+      await connectHttp(server.url, { token: tokens.bob }),
+    ];
+    try {
+      expect(await valueOfRun(ada, STORE)).toBe('stored');
+      expect(await valueOfRun(ada, LOAD)).toEqual(LOADED);
+      expect(await valueOfRun(bob, LOAD)).toEqual({ seen: [] });
+    } finally {
+      await ada.close();
+      await bob.close();
       expect((await server.stop()).left).toEqual([]);
     }
   });

@@ -293,7 +293,8 @@ describe('over HTTP', () => {
     expect(readAudit(audit)).toEqual([
       expect.objectContaining({
         session: `session ${sessionId}`,
-        principal: sessionId,
+        // No tokens file: every caller is the one principal.
+        principal: 'shared',
         tool: 'echo',
         outcome: 'answered',
       }),

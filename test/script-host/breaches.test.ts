@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BREACH, type Breach } from '../../protocol/contract.js';
-import type { ToolCaller } from '../../src/script-host/types.js';
+import type { ToolCaller } from '../../src/script-host/apis.js';
 import { CHILD_STDERR_LOGGED_MAX_CHARS } from '../../src/script-host/script-child.js';
 import { waitForNoChildren } from '../support/processes.js';
 import { runScript, toolEntries } from '../support/scripts.js';

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ResultTooLargeError, ToolRefusedError } from '../../src/support/errors.js';
-import type { ToolCaller } from '../../src/script-host/types.js';
+import type { ToolCaller } from '../../src/script-host/apis.js';
 import { fakeScript, type FakeChannel } from '../support/fake-channel.js';
 import { memoryResources } from '../support/scripts.js';
 

@@ -100,7 +100,13 @@ describe("a script's child process", () => {
       const child = new ScriptChild(scriptProcessOptions(DEFAULT_SETTINGS, true));
       children.push(child);
       const kill = vi.spyOn(child, 'kill');
-      const script = new Script(child, { id: 'exit', code, tools: toolEntries(), callTool: echoTool, limits: TEST_LIMITS });
+      const script = new Script(child, {
+        id: 'exit',
+        code,
+        tools: toolEntries(),
+        apis: { tools: echoTool },
+        limits: TEST_LIMITS,
+      });
       await script.ended;
       await child.gone;
       expect(child.describeExit()).toBe(' (killed by SIGKILL)');

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BREACH, PROTOCOL_VERSION, type Breach } from '../../protocol/contract.js';
 import { encodeFrame } from '../../protocol/frames.js';
 import { ChildFrameReader } from '../../src/script-host/child-frames.js';
-import type { ToolCaller } from '../../src/script-host/types.js';
+import type { ToolCaller } from '../../src/script-host/apis.js';
 import { FakeChannel, fakeScript } from '../support/fake-channel.js';
 import { toolEntries } from '../support/scripts.js';
 

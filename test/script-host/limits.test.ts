@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolRefusedError } from '../../src/support/errors.js';
-import { renderReturn } from '../../src/script-host/render.js';
-import type { ToolCaller } from '../../src/script-host/types.js';
+import { renderReturn } from '../../src/mcp/code-execution/render.js';
+import type { ToolCaller } from '../../src/script-host/apis.js';
 import { waitForNoChildren } from '../support/processes.js';
 import { countedHangingTool, runScript, startScript, toolEntries } from '../support/scripts.js';
 

@@ -2,7 +2,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STOP_FILE_NAME } from '../../protocol/contract.js';
-import type { StateCaller, ToolCaller } from '../../src/script-host/types.js';
+import type { StateCaller, ToolCaller } from '../../src/script-host/apis.js';
 import { ReusedChild, processMemoryHolds } from '../support/reused-child.js';
 import { toolEntries } from '../support/scripts.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolCaller } from '../../src/script-host/types.js';
-import { renderReturn } from '../../src/script-host/render.js';
+import type { ToolCaller } from '../../src/script-host/apis.js';
+import { renderReturn } from '../../src/mcp/code-execution/render.js';
 import { waitForNoChildren } from '../support/processes.js';
 import { countedHangingTool, runScript, startScript, startScriptPrinting, toolEntries } from '../support/scripts.js';
 

@@ -3,8 +3,8 @@
  * reach the answer after its text, once, within the per-answer cap.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolCaller } from '../../src/script-host/types.js';
-import { scriptAnswer } from '../../src/scripts/answer.js';
+import type { ToolCaller } from '../../src/script-host/apis.js';
+import { scriptAnswer } from '../../src/mcp/code-execution/answer.js';
 import { waitForNoChildren } from '../support/processes.js';
 import { runScript, startScript } from '../support/scripts.js';
 

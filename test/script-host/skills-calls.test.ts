@@ -7,8 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { skillsCaller, type SkillSaving } from '../../src/commands/skills-caller.js';
-import type { SkillsCaller, StateCaller } from '../../src/script-host/types.js';
+import { skillsApi, type SkillSaving } from '../../src/skills/skills-api.js';
+import type { SkillsCaller, StateCaller } from '../../src/script-host/apis.js';
 import { SkillsLibrary } from '../../src/skills/skills-library.js';
 import { runScript, toolEntries, type StartOptions } from '../support/scripts.js';
 
@@ -28,7 +28,7 @@ afterEach(async () => {
 const SAVING: SkillSaving = { allowed: true, principal: 'the test' };
 
 function caller(saving: SkillSaving = SAVING): SkillsCaller {
-  return skillsCaller(library, saving, (line) => logged.push(line));
+  return skillsApi(library, saving, (line) => logged.push(line));
 }
 
 async function outcome(code: string, options: StartOptions = {}): Promise<{ status: string; value?: unknown; error?: string }> {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RefusedError } from '../../src/support/errors.js';
-import type { StateCaller, StateRequest } from '../../src/script-host/types.js';
+import type { StateCaller, StateRequest } from '../../src/script-host/apis.js';
 import { runScript } from '../support/scripts.js';
 
 class LimitError extends RefusedError {

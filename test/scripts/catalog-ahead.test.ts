@@ -3,14 +3,15 @@ import type { CatalogTool } from '../../src/catalog/types.js';
 import { ScriptChild } from '../../src/script-host/script-child.js';
 import { scriptTools } from '../../src/script-host/script-tools.js';
 import { ChildSupply } from '../../src/scripts/child-supply.js';
-import { SessionScripts } from '../../src/scripts/session-scripts.js';
+import { OwnerScripts } from '../../src/scripts/owner-scripts.js';
+import { answerArguments } from '../../src/mcp/code-execution/call.js';
 import { toolEntries } from '../../src/scripts/tool-entries.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import type { ParentMessage } from '../../protocol/contract.js';
 import { waitForNoChildren } from '../support/processes.js';
 
 const idle = { signal: new AbortController().signal };
-const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
+const opened: Array<{ session: OwnerScripts; supply: ChildSupply }> = [];
 
 afterEach(async () => {
   vi.restoreAllMocks();
@@ -39,17 +40,14 @@ function recordSent(): () => ParentMessage[] {
 }
 
 /** A pool of one and a session whose catalog is whatever `current` holds when a script runs. */
-function open(
-  settings: Partial<Settings>,
-  current: { catalog: CatalogTool[] },
-): { session: SessionScripts; supply: ChildSupply } {
+function open(settings: Partial<Settings>, current: { catalog: CatalogTool[] }): { session: OwnerScripts; supply: ChildSupply } {
   const all = { ...DEFAULT_SETTINGS, pool: 1, ...settings };
   const supply = new ChildSupply(all);
-  const session = new SessionScripts({
+  const session = new OwnerScripts({
     supply: supply.forSession(),
     catalog: () => current.catalog,
     unlisted: () => [],
-    callTool: async (name) => ({ content: [{ type: 'text', text: `called ${name}` }] }),
+    apis: { tools: async (name) => ({ content: [{ type: 'text', text: `called ${name}` }] }) },
     settings: all,
     identity: { principal: 'local', session: 'the client' },
     log: () => {},
@@ -60,8 +58,12 @@ function open(
 
 const jsonOf = (catalog: CatalogTool[]): string => scriptTools(toolEntries(catalog)).json;
 
-async function answerOf(session: SessionScripts, code: string): Promise<{ status?: string; value?: unknown; error?: string }> {
-  return (await session.handle({ code }, idle)).structuredContent as { status?: string; value?: unknown; error?: string };
+async function answerOf(session: OwnerScripts, code: string): Promise<{ status?: string; value?: unknown; error?: string }> {
+  return (await answerArguments(session, { code }, DEFAULT_SETTINGS.maxYieldMs, idle)).structuredContent as {
+    status?: string;
+    value?: unknown;
+    error?: string;
+  };
 }
 
 const starts = (sent: ParentMessage[]) => sent.filter((message) => message.t === 'start');

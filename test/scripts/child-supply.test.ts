@@ -7,13 +7,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ScriptChild } from '../../src/script-host/script-child.js';
 import { ChildSupply } from '../../src/scripts/child-supply.js';
 import { RETIRED_HOLD_MAX_MS } from '../../src/scripts/retired-hold.js';
-import { SessionScripts } from '../../src/scripts/session-scripts.js';
+import { OwnerScripts } from '../../src/scripts/owner-scripts.js';
+import { answerArguments } from '../../src/mcp/code-execution/call.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import { childPidsOf, statFieldsOf, waitForNoChildren } from '../support/processes.js';
 import { until } from '../support/waiting.js';
 import { FakeClock } from './fake-clock.js';
 
-const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
+const opened: Array<{ session: OwnerScripts; supply: ChildSupply }> = [];
 const idle = { signal: new AbortController().signal };
 
 function open(
@@ -21,14 +22,14 @@ function open(
   ready?: Promise<void>,
   log: (line: string, level?: string) => void = () => {},
   clock?: FakeClock,
-): { session: SessionScripts; supply: ChildSupply } {
+): { session: OwnerScripts; supply: ChildSupply } {
   const all = { ...DEFAULT_SETTINGS, ...settings };
   const supply = new ChildSupply(all, log, ready, clock);
-  const session = new SessionScripts({
+  const session = new OwnerScripts({
     supply: supply.forSession(),
     catalog: () => [],
     unlisted: () => [],
-    callTool: async () => ({ content: [] }),
+    apis: { tools: async () => ({ content: [] }) },
     settings: all,
     identity: { principal: 'local', session: 'the client' },
     log: () => {},
@@ -59,8 +60,8 @@ async function childrenSettleAt(count: number, gone: readonly number[] = []): Pr
   );
 }
 
-const valueOf = async (session: SessionScripts, code: string) =>
-  ((await session.handle({ code }, idle)).structuredContent as { value?: unknown }).value;
+const valueOf = async (session: OwnerScripts, code: string) =>
+  ((await answerArguments(session, { code }, DEFAULT_SETTINGS.maxYieldMs, idle)).structuredContent as { value?: unknown }).value;
 
 describe('the warm pool', () => {
   it('runs the next script of the same owner in the same child, in a fresh engine: nothing of the first is visible', async () => {
@@ -128,8 +129,8 @@ describe('a child whose script has ended', () => {
   const running = (pid: number) => !['Z', undefined].includes(statFieldsOf(pid)?.[0]);
 
   /** Starts a script that sleeps for `ms` in a child of its own (the pool off), and returns its pid with the run's answer. */
-  async function sleeper(session: SessionScripts, ms: number): Promise<{ pid: number; answered: Promise<unknown> }> {
-    const answered = session.handle({ code: `await sleep(${ms}); return "slept"` }, idle);
+  async function sleeper(session: OwnerScripts, ms: number): Promise<{ pid: number; answered: Promise<unknown> }> {
+    const answered = answerArguments(session, { code: `await sleep(${ms}); return "slept"` }, DEFAULT_SETTINGS.maxYieldMs, idle);
     const [pid] = await childrenSettleAt(1);
     return { pid: pid!, answered };
   }
@@ -147,11 +148,11 @@ describe('a child whose script has ended', () => {
     await new Promise(setImmediate);
     expect(released).not.toHaveBeenCalled();
     expect(running(short!)).toBe(true);
-    const listed = (await session.handle({ action: 'list' }, idle)).structuredContent as {
+    const listed = (await answerArguments(session, { action: 'list' }, DEFAULT_SETTINGS.maxYieldMs, idle)).structuredContent as {
       scripts: Array<{ id: string; status: string }>;
     };
     const longScript = listed.scripts.find((script) => script.status === 'running')!;
-    await session.handle({ action: 'stop', script: longScript.id }, idle);
+    await answerArguments(session, { action: 'stop', script: longScript.id }, DEFAULT_SETTINGS.maxYieldMs, idle);
     await long.answered;
     // The last script ended: both go.
     expect(await waitForNoChildren(process.pid)).toEqual([]);

@@ -25,8 +25,22 @@ describe('progress for one watch', () => {
     const throttle = new ProgressThrottle((message) => sent.push(message));
     throttle.push('one\n');
     throttle.push('two\n');
-    throttle.stop();
+    void throttle.stop();
     vi.advanceTimersByTime(PROGRESS_INTERVAL_MS * 2);
     expect(sent).toEqual(['one\n']);
+  });
+
+  // Regression: under load a watch's answer overtook the progress notifications sent just before it.
+  it('ends once what it sent is written, so the answer comes after it', async () => {
+    let written: () => void = () => {};
+    const throttle = new ProgressThrottle(() => new Promise<void>((resolve) => (written = resolve)));
+    throttle.push('notify: {"step":1}');
+    let ended = false;
+    const stopping = throttle.stop().then(() => (ended = true));
+    await Promise.resolve();
+    expect(ended).toBe(false);
+    written();
+    await stopping;
+    expect(ended).toBe(true);
   });
 });

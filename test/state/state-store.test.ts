@@ -127,22 +127,6 @@ describe.each(backends)('the $name state store', (backend) => {
     expect(await store.keys(who)).toEqual([]);
   });
 
-  test('forget deletes everything a principal keeps, and nothing of another', async () => {
-    const store = await open();
-    const [gone, kept] = [principal(), principal()];
-    for (const key of ['a', 'b/c', '日本']) await store.set(gone, key, '1');
-    await store.set(kept, 'a', '2');
-    await store.forget(gone);
-    expect(await store.keys(gone)).toEqual([]);
-    expect(await store.get(gone, 'a')).toBeUndefined();
-    expect(await store.get(kept, 'a')).toBe('2');
-    // A principal with nothing kept is forgotten all the same.
-    await store.forget(principal());
-    // Its room is free again.
-    await store.set(gone, 'a', '3');
-    expect(await store.keys(gone)).toEqual(['a']);
-  });
-
   test("principals are apart: one's keys are not another's", async () => {
     const store = await open();
     const [alice, bob] = [principal(), principal()];

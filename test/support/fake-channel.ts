@@ -3,7 +3,7 @@ import { encodeFrame } from '../../protocol/frames.js';
 import type { ChannelEvents, ScriptChannel } from '../../src/script-host/channel.js';
 import { ChildFrameReader } from '../../src/script-host/child-frames.js';
 import { Script, type ScriptOptions } from '../../src/script-host/script.js';
-import { TEST_LIMITS, echoTool, toolEntries } from './scripts.js';
+import { TEST_LIMITS, apisOf, toolEntries, type TestApis } from './scripts.js';
 
 /** A frame the parent sent, its payload as text. */
 export interface SentFrame {
@@ -96,18 +96,19 @@ export class FakeChannel implements ScriptChannel {
 
 /** A Script over a FakeChannel, with the test limits, the echo tool and the options given. */
 export function fakeScript(
-  options: Partial<Omit<ScriptOptions, 'limits'>> & { limits?: Partial<ScriptOptions['limits']> } = {},
+  options: Partial<Omit<ScriptOptions, 'limits' | 'apis'>> & TestApis & { limits?: Partial<ScriptOptions['limits']> } = {},
 ): {
   readonly script: Script;
   readonly child: FakeChannel;
 } {
+  const { callTool: _tool, callResource: _resource, callState: _state, callSkills: _skills, ...rest } = options;
   const child = new FakeChannel();
   const tools: readonly ToolEntry[] = options.tools ?? toolEntries('echo');
   const script = new Script(child, {
     id: 'test',
     code: 'the script',
-    callTool: echoTool,
-    ...options,
+    ...rest,
+    apis: apisOf(options),
     tools,
     limits: { ...TEST_LIMITS, ...options.limits },
   });

@@ -2,13 +2,11 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { ToolEntry } from '../../protocol/contract.js';
 import { ScriptChild } from '../../src/script-host/script-child.js';
 import { Script } from '../../src/script-host/script.js';
-import type { ScriptReturn, StateCaller, ToolCaller } from '../../src/script-host/types.js';
-import { TEST_LIMITS, echoTool, toolEntries } from './scripts.js';
+import type { ScriptReturn } from '../../src/script-host/types.js';
+import { TEST_LIMITS, apisOf, toolEntries, type TestApis } from './scripts.js';
 
-export interface RunOptions {
+export interface RunOptions extends TestApis {
   readonly tools?: ToolEntry[];
-  readonly callTool?: ToolCaller;
-  readonly callState?: StateCaller;
   readonly onOutput?: (text: string) => void;
 }
 
@@ -37,8 +35,7 @@ export class ReusedChild {
       id: `s${this.child.scripts + 1}`,
       code,
       tools: options.tools ?? toolEntries('echo'),
-      callTool: options.callTool ?? echoTool,
-      ...(options.callState ? { callState: options.callState } : {}),
+      apis: apisOf(options),
       ...(options.onOutput ? { onOutput: options.onOutput } : {}),
       limits: TEST_LIMITS,
     });

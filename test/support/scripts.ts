@@ -4,12 +4,13 @@ import { Script, type ScriptLimits } from '../../src/script-host/script.js';
 import { ToolRefusedError } from '../../src/support/errors.js';
 import type {
   ResourceCaller,
-  StateCaller,
-  SkillsCaller,
   ResourceRequest,
-  ScriptReturn,
+  ScriptApis,
+  SkillsCaller,
+  StateCaller,
   ToolCaller,
-} from '../../src/script-host/types.js';
+} from '../../src/script-host/apis.js';
+import type { ScriptReturn } from '../../src/script-host/types.js';
 
 export const TEST_LIMITS: ScriptLimits = {
   toolCallTimeoutMs: 60_000,
@@ -106,12 +107,26 @@ export function memoryResources(): { readonly callResource: ResourceCaller; read
 /** Answers every call with its arguments as text. */
 export const echoTool: ToolCaller = async (_name, args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] });
 
-export interface StartOptions {
-  readonly tools?: ToolEntry[];
+/** A test's host APIs, one caller each: the echo tool unless it gives a tool caller, and no other API unless given. */
+export interface TestApis {
   readonly callTool?: ToolCaller;
   readonly callResource?: ResourceCaller;
   readonly callState?: StateCaller;
   readonly callSkills?: SkillsCaller;
+}
+
+/** The ScriptApis object of a test's callers. */
+export function apisOf(options: TestApis): ScriptApis {
+  return {
+    tools: options.callTool ?? echoTool,
+    ...(options.callResource ? { resources: options.callResource } : {}),
+    ...(options.callState ? { state: options.callState } : {}),
+    ...(options.callSkills ? { skills: options.callSkills } : {}),
+  };
+}
+
+export interface StartOptions extends TestApis {
+  readonly tools?: ToolEntry[];
   readonly limits?: Partial<ScriptLimits>;
   readonly entry?: string;
   readonly onNotify?: (payload: string) => void;
@@ -137,10 +152,7 @@ export function startScript(code: string, options: StartOptions = {}): Script {
     id: 'test',
     code,
     tools: options.tools ?? toolEntries('echo'),
-    callTool: options.callTool ?? echoTool,
-    ...(options.callResource ? { callResource: options.callResource } : {}),
-    ...(options.callState ? { callState: options.callState } : {}),
-    ...(options.callSkills ? { callSkills: options.callSkills } : {}),
+    apis: apisOf(options),
     limits,
     ...(options.onNotify ? { onNotify: options.onNotify } : {}),
     ...(options.onOutput ? { onOutput: options.onOutput } : {}),

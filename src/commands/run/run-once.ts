@@ -6,9 +6,7 @@
  * 128 + the signal's number when a signal (SIGINT, SIGTERM, SIGHUP) stopped it, once what it
  * started has ended.
  */
-import { resourceCaller } from '../../mcp/resource-caller.js';
-import { stateCaller } from '../../mcp/state-caller.js';
-import { savedSkillsOf, skillsCaller } from '../skills-caller.js';
+import { savedSkillsOf } from '../../skills/skills-api.js';
 import { skillsDirectory } from '../../skills/skills-directory.js';
 import { SkillsLibrary } from '../../skills/skills-library.js';
 import { randomBytes } from 'node:crypto';
@@ -16,8 +14,10 @@ import { readFileSync } from 'node:fs';
 import type { CliInvocation } from '../../cli/parse-cli.js';
 import { ScriptChild } from '../../script-host/script-child.js';
 import { Script } from '../../script-host/script.js';
-import { refusalAnswer, scriptAnswer } from '../../scripts/answer.js';
-import { parseInput } from '../../scripts/input.js';
+import { refusalAnswer, scriptAnswer } from '../../mcp/code-execution/answer.js';
+import { parseCommand } from '../../mcp/code-execution/input.js';
+import { createHostApis } from '../../mcp/host-apis.js';
+import { scriptApis } from '../../scripts/script-apis.js';
 import { entriesWithSkills, toolEntries } from '../../scripts/tool-entries.js';
 import { startCommandHub } from '../one-shot-hub.js';
 import { closeLeavingNoProcess } from '../../support/process-tree.js';
@@ -29,7 +29,7 @@ import { readPackageVersion } from '../../cli/package-version.js';
 import { activeTelemetry } from '../../telemetry/telemetry.js';
 import { startObserving } from '../serve-startup.js';
 import { ApprovalGate } from '../../approvals/approval-gate.js';
-import { ApprovalTally, sendApproved } from '../../scripts/approved-calls.js';
+import { ApprovalTally } from '../../scripts/approved-calls.js';
 import { terminalOrigin, type ApprovalTerminal } from './terminal-approvals.js';
 
 /** The exit codes of `run`, by how the script came out. */
@@ -67,7 +67,7 @@ export async function runOnce(invocation: CliInvocation, io: RunOnceIo = process
     print(refusalAnswer(`cannot read the script ${path === '-' ? 'from stdin' : path}: ${(error as Error).message}`));
     return RUN_EXIT.refused;
   }
-  const parsed = parseInput({ code }, settings.maxYieldMs);
+  const parsed = parseCommand({ code }, settings.maxYieldMs);
   if ('refused' in parsed) {
     print(refusalAnswer(parsed.refused));
     return RUN_EXIT.refused;
@@ -107,10 +107,6 @@ async function startAndRun(
     const tools = entriesWithSkills(toolEntries(hub.catalog().tools), await savedSkillsOf(library)());
     const id = `${randomBytes(3).toString('hex')}-1`;
     const trace = activeTelemetry().startScript({ id, code }, undefined);
-    const caller = {
-      ...(trace.context !== undefined ? { trace: trace.context } : {}),
-      script: { id, principal: LOCAL_PRINCIPAL, session: 'run' },
-    };
     // A person at a terminal is asked about the calls that need approval; without one, approvalFallback decides.
     // stdin that carried the script has nothing left to answer with.
     const asking = terminalOrigin(invocation.script?.path === '-' ? undefined : io.terminal);
@@ -125,6 +121,13 @@ async function startAndRun(
     });
     const tally = new ApprovalTally(settings.approvalFallback, asking.cannotAsk);
     const identity = { principal: LOCAL_PRINCIPAL, session: 'run' };
+    // The stdio server's state and skills: what a script run by hand saves, the server's scripts call.
+    const owner = createHostApis({
+      hub,
+      state,
+      skills: { library, saving: () => ({ allowed: true, principal: 'run' }), onSaved: () => Promise.resolve() },
+      log: io.stderr,
+    }).forOwner({ principal: LOCAL_PRINCIPAL, label: 'run' });
     const script = new Script(
       new ScriptChild({
         memoryMaxBytes: settings.memoryMaxBytes,
@@ -137,17 +140,16 @@ async function startAndRun(
         // The saved skills beside the tools, for searchTools.
         tools,
         unlisted: hub.unlistedPrefixes(),
-        callTool: (name, args, signal, hold) => {
-          const tool = hub.catalog().tools.find((entry) => entry.name === name);
-          const call = { gate, script: id, tool, name, args, signal, hold, identity, tally };
-          const answer = sendApproved(call, () => hub.callTool(name, args, signal, { caller }));
-          trace.countCall(answer);
-          return answer;
-        },
-        callResource: resourceCaller(hub),
-        callState: stateCaller(state, LOCAL_PRINCIPAL),
-        // The stdio server's skills: what a script run by hand saves, the server's scripts call.
-        callSkills: skillsCaller(library, { allowed: true, principal: 'run' }, io.stderr),
+        apis: scriptApis(owner, {
+          id,
+          identity,
+          trace,
+          catalog: () => hub.catalog().tools,
+          gate,
+          tally,
+          // No one watches a script run by hand: its upstreams' progress has nowhere to go.
+          onProgress: () => {},
+        }),
         limits: settings,
       },
     );

@@ -17,17 +17,15 @@ import { serveMcp } from '../../http/mcp-endpoint.js';
 import { acceptedHostnames, type HttpOptions } from '../../config/http-options.js';
 import { httpRefusal, sendRefusal } from '../../http/refusal.js';
 import { HttpSessions } from '../../http/sessions.js';
-import { ModernLane } from '../../http/modern-lane.js';
+import { Sessionless } from '../../mcp/sessionless.js';
 import { TokenTable } from '../../http/tokens-file.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals, type BeforeShutdown } from '../serve-shutdown.js';
 import { drainOnSigterm } from './drain.js';
 import { startObserving, startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
-import { skillsExtensionOf } from '../../skills/skill-source.js';
-import { skillsDirectory } from '../../skills/skills-directory.js';
-import { SkillsLibrary } from '../../skills/skills-library.js';
-import { httpSaving, savedSkillsOf, skillsCaller } from '../skills-caller.js';
+import { httpSaving } from '../../skills/skills-api.js';
+import { buildServedParts } from '../served-parts.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -57,9 +55,10 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       // No new connection; those open are ended once their sessions have closed their streams.
       listener?.close();
       await sessions.endAll('the server is shutting down');
-      const stopped = await modern.close();
+      const stopped = await sessionless.close();
       if (stopped.length > 0) log(`codemode-mcp: scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
       await supply.close();
+      listing.close();
       await state.close();
     });
     listener?.closeAllConnections();
@@ -75,8 +74,10 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     log,
     () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
   );
-  const library = new SkillsLibrary(skillsDirectory(settings));
-  const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: () => ready });
+  const { apis, listing, skills } = buildServedParts(hub, settings, state, log, {
+    saving: (owner) => httpSaving(settings, owner.label),
+    startup: () => ready,
+  });
   // What 2025 sessions and 2026-07-28 callers both are served with.
   const served = {
     hub,
@@ -85,20 +86,13 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     version,
     startup: () => ready,
     log,
-    state,
+    apis,
+    listing,
     skills,
-    savedSkills: savedSkillsOf(library),
+    instanceId: http.instanceId,
   };
-  const sessions = new HttpSessions({
-    ...served,
-    instanceId: http.instanceId,
-    callSkills: (id) => skillsCaller(library, httpSaving(settings, `session ${id}`), log),
-  });
-  const modern = new ModernLane({
-    ...served,
-    instanceId: http.instanceId,
-    callSkills: (principal) => skillsCaller(library, httpSaving(settings, `principal ${principal}`), log),
-  });
+  const sessions = new HttpSessions(served);
+  const sessionless = new Sessionless(served);
   const tokens = await readTokens(settings.httpTokensFile, log);
   if (tokens === 'refused') return shutDown('its tokens file cannot be used', EXIT_FAILURE);
   const drain: BeforeShutdown = (signal, hurry) =>
@@ -124,7 +118,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
         log,
         accepting: () => accepting,
         draining: () => draining,
-        modern,
+        sessionless,
         principal,
       });
     } else if (path === HEALTH_PATH && req.method === 'GET') {

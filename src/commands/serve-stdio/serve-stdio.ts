@@ -19,10 +19,7 @@ import { startObserving, startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
-import { skillsExtensionOf } from '../../skills/skill-source.js';
-import { skillsDirectory } from '../../skills/skills-directory.js';
-import { SkillsLibrary } from '../../skills/skills-library.js';
-import { savedSkillsOf, skillsCaller } from '../skills-caller.js';
+import { buildServedParts } from '../served-parts.js';
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
 export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
@@ -48,6 +45,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     await closeInOrder(hub, async () => {
       shuttingDown = true;
       await Promise.all([session?.close(), supply?.close()]);
+      listing.close();
       await state.close();
       // Spawned at process start for an `initialize` that never got as far as starting them.
       early?.discard();
@@ -67,27 +65,30 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     ));
   };
 
-  const library = new SkillsLibrary(skillsDirectory(invocation.settings));
-  const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: () => ready ?? Promise.resolve() });
-  const callSkills = skillsCaller(library, { allowed: true, principal: 'the client (stdio)' }, log);
+  // Before the first request nothing has started, so there is nothing to wait for.
+  const startup = (): Promise<void> => ready ?? Promise.resolve();
+  const { apis, listing, skills } = buildServedParts(hub, invocation.settings, state, log, {
+    saving: (owner) => ({ allowed: true, principal: `${owner.label} (stdio)` }),
+    startup,
+  });
   /** The connection's session; a `server/discover` probe's session, discarded when the client goes on with `initialize`, ends before the next. */
   let session: ClientSession | undefined;
+  // The SDK's serveStdio names the revisions by era: `legacy` is 2025's, `modern` 2026-07-28's.
   const openSession = (era: 'legacy' | 'modern'): ClientSession => {
     const opened = new ClientSession({
       hub,
       supply: () => supply,
       settings: invocation.settings,
       version,
-      // Before the first request nothing has started, so there is nothing to wait for.
-      startup: () => ready ?? Promise.resolve(),
+      startup,
       log,
-      era,
+      revision: era === 'modern' ? '2026-07-28' : '2025',
       sole: true,
       label: 'the client',
-      state: { store: state, principal: LOCAL_PRINCIPAL },
+      apis,
+      listing,
+      principal: LOCAL_PRINCIPAL,
       skills,
-      callSkills,
-      savedSkills: savedSkillsOf(library),
     });
     // The SDK closes a discarded probe's Server, and the connection's when the connection ends.
     opened.server.onclose = () => void opened.close();

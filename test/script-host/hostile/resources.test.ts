@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkNothingLeftBehind } from './nothing-left-behind.js';
-import type { ToolCaller } from '../../../src/script-host/types.js';
+import type { ToolCaller } from '../../../src/script-host/apis.js';
 import { memoryResources, runScript } from '../../support/scripts.js';
 
 checkNothingLeftBehind();

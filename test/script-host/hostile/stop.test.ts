@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { STOP_GRACE_MS } from '../../../src/script-host/stop-sequence.js';
-import type { ToolCaller } from '../../../src/script-host/types.js';
+import type { ToolCaller } from '../../../src/script-host/apis.js';
 import { waitForNoChildren } from '../../support/processes.js';
 import { startScript } from '../../support/scripts.js';
 

@@ -18,7 +18,7 @@ import { logFailure } from '../support/log.js';
 import { InputQueue } from './input-queue.js';
 import { missingCapability, requiredCapability } from './relay-to-client.js';
 
-export class ModernCaller {
+export class InputRequiredCaller {
   readonly inputs = new InputQueue();
   readonly origin: CallOrigin;
   private capabilities: ClientCapabilities | undefined;

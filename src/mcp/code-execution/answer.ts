@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { renderReturn } from '../script-host/render.js';
-import type { ScriptReturn } from '../script-host/types.js';
+import type { ScriptReturn } from '../../script-host/types.js';
+import type { ScriptReply } from '../../scripts/owner-scripts.js';
+import { renderList, renderReturn } from './render.js';
 
 /**
  * 2,048 characters: the value, the output and the notify payloads are repeated in
@@ -8,6 +9,18 @@ import type { ScriptReturn } from '../script-host/types.js';
  * text, and structuredContent gives its length instead (valueChars, outputChars, notifyCount).
  */
 export const STRUCTURED_REPEAT_MAX_CHARS = 2_048;
+
+/** What code_execution answers for the scripts' reply (an `interrupted` one is the caller's to answer: call.ts). */
+export function replyAnswer(reply: Exclude<ScriptReply, { kind: 'interrupted' }>): CallToolResult {
+  switch (reply.kind) {
+    case 'return':
+      return scriptAnswer(reply.ret, reply.approvals);
+    case 'refused':
+      return refusalAnswer(reply.reason);
+    case 'listed':
+      return textAnswer(renderList(reply.scripts), { scripts: reply.scripts });
+  }
+}
 
 /**
  * A return as the code_execution tool answers it: the rendered text, then the content blocks the
@@ -74,6 +87,6 @@ export function refusalAnswer(message: string): CallToolResult {
   };
 }
 
-export function textAnswer(text: string, structured: Record<string, unknown>): CallToolResult {
+function textAnswer(text: string, structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured, isError: false };
 }

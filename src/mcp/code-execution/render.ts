@@ -1,10 +1,9 @@
-import { formatBytesRoughly, groupThousands } from '../../common/format-numbers.js';
-import type { ContentBlock } from '@modelcontextprotocol/server';
-import type { Shown } from './shown-blocks.js';
-import type { CallSummary, OutputSlice, ScriptReturn } from './types.js';
-
-/** 300: characters of a call's arguments shown when the call is named; the rest is marked as cut. */
-const ARGS_SHOWN_CHARS = 300;
+import { formatBytesRoughly, groupThousands } from '../../../common/format-numbers.js';
+import type { ContentBlock } from '../../../common/content-blocks.js';
+import { cutText } from '../../script-host/call-label.js';
+import type { Shown } from '../../script-host/shown-blocks.js';
+import type { CallSummary, OutputSlice, ScriptReturn } from '../../script-host/types.js';
+import type { ListedScript } from '../../scripts/owner-scripts.js';
 
 /**
  * A return as the model reads it: `Script <id> <status>`, then the calls (and `approvals`: what
@@ -72,11 +71,6 @@ export function renderOutput(output: OutputSlice): string {
   return `${output.head}\n… ${groupThousands(output.dropped)} characters dropped …\n${output.tail}`;
 }
 
-/** Arguments (or a URI) as a call is named in a return: past ARGS_SHOWN_CHARS, cut and counted. */
-export function cutText(args: string): string {
-  return args.length <= ARGS_SHOWN_CHARS ? args : `${args.slice(0, ARGS_SHOWN_CHARS)}… (${args.length} characters)`;
-}
-
 function counts(byTool: Readonly<Record<string, number>>): string {
   return Object.entries(byTool)
     .map(([tool, count]) => `${tool} ×${count}`)
@@ -85,4 +79,25 @@ function counts(byTool: Readonly<Record<string, number>>): string {
 
 function sum(byTool: Readonly<Record<string, number>>): number {
   return Object.values(byTool).reduce((total, count) => total + count, 0);
+}
+
+/** The list action's text: one line per script, running ones first. */
+export function renderList(scripts: readonly ListedScript[]): string {
+  const running = scripts.filter((script) => script.status === 'running');
+  const ended = scripts.filter((script) => script.status !== 'running');
+  const lines = [`Scripts: ${running.length} running, ${ended.length} ended`];
+  for (const script of running) {
+    lines.push(`${script.id} running for ${seconds(script.runningForMs)}${script.watched ? ', watched by a call now' : ''}`);
+  }
+  for (const script of ended) {
+    const unread = script.endingReturned ? '' : '; its ending is not read yet: wait on it';
+    lines.push(
+      `${script.id} ${script.status} ${seconds(script.endedAgoMs ?? 0)} ago, after ${seconds(script.runningForMs)}${unread}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }

@@ -1,26 +1,56 @@
-import type { CallToolResult, Progress } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../catalog/types.js';
 import { Script } from '../script-host/script.js';
-import type { ResourceCaller, ScriptReturn, SkillsCaller, StateCaller, ToolResult } from '../script-host/types.js';
+import type { ScriptReturn, ScriptStatus } from '../script-host/types.js';
 import type { Settings } from '../config/settings.js';
-import { refusalAnswer, scriptAnswer, textAnswer } from './answer.js';
 import type { ChildSource, Supplied } from './child-pool.js';
 import { quoteInput } from '../support/echo.js';
-import { parseInput } from './input.js';
 import { ProgressThrottle } from './progress-throttle.js';
-import { renderList, type ListedScript } from './list.js';
 import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-entries.js';
 import { foreignInstance, fromEarlierRun, scriptIdPrefix } from './script-ids.js';
 import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
-import type { CallCaller } from '../telemetry/observe-call.js';
 import type { ApprovalGate } from '../approvals/approval-gate.js';
-import { ApprovalTally, sendApproved } from './approved-calls.js';
+import { ApprovalTally } from './approved-calls.js';
+import { scriptApis, type OwnerApis } from './script-apis.js';
+
+/** What a code_execution call asks of an owner's scripts, its input checked (src/mcp/code-execution/input.ts). */
+export type ScriptCommand =
+  | { readonly action: 'run'; readonly code: string; readonly yieldMs?: number }
+  | { readonly action: 'wait'; readonly script: string; readonly yieldMs?: number }
+  | { readonly action: 'stop'; readonly script: string }
+  | { readonly action: 'list' };
+
+/**
+ * What the scripts answer a command with. `return`: what a script did since its last return (its
+ * ending once it has one), with lines on calls that wait for a person or that the approval
+ * fallback decided; `refused`: nothing ran (capacity, an unknown script, a shutdown, a cancelled
+ * call); `listed`: the owner's scripts; `interrupted`: the watch was ended early (WatchContext)
+ * with the script still running, and took nothing.
+ */
+export type ScriptReply =
+  | { readonly kind: 'return'; readonly ret: ScriptReturn; readonly approvals: readonly string[] }
+  | { readonly kind: 'refused'; readonly reason: string }
+  | { readonly kind: 'listed'; readonly scripts: readonly ListedScript[] }
+  | { readonly kind: 'interrupted'; readonly script: string };
+
+export interface ListedScript {
+  readonly id: string;
+  readonly status: ScriptStatus;
+  readonly runningForMs: number;
+  readonly endedAgoMs: number | null;
+  /** Someone has read this script's ending. */
+  readonly endingReturned: boolean;
+  /** A call is watching it now. */
+  readonly watched: boolean;
+}
 
 export interface WatchContext {
   /** Aborts when the client cancels its call: the watch is released. */
   readonly signal: AbortSignal;
-  /** Present when the client's call carried a progress token. */
-  readonly onProgress?: (message: string) => void;
+  /**
+   * Present when the client's call carried a progress token; may return a promise of the
+   * notification written, which the watch's answer then waits for.
+   */
+  readonly onProgress?: (message: string) => unknown;
   /**
    * Aborts when the watching call must answer before the script ends or yields: a 2026-07-28
    * client is asked for input (`input_required`). The watch then takes nothing; what is new waits
@@ -30,44 +60,21 @@ export interface WatchContext {
   /** The client request's span: a script it runs is its child. */
   readonly trace?: TraceContext;
   /**
-   * The client takes a script still running as an MCP task (caller-tasks.ts): a watch that ends
-   * with the script running takes nothing either, and answers `Interrupted`.
+   * The client takes a script still running as an MCP task: a watch that ends with the script
+   * running takes nothing either, and answers `interrupted`.
    */
   readonly handOver?: boolean;
   /** Told the id of the script a run starts, before the watch begins. */
   readonly onStarted?: (id: string) => void;
 }
 
-/** A watch that `WatchContext.interrupt` ended, or one handed over: the script it watched, still running. */
-export interface Interrupted {
-  readonly interrupted: string;
-}
-
-export function isInterrupted(answer: CallToolResult | Interrupted): answer is Interrupted {
-  return typeof (answer as Partial<Interrupted>).interrupted === 'string';
-}
-
-/** A tool call with a listener for the upstream's progress notifications on it. */
-export type ProgressingToolCaller = (
-  name: string,
-  args: Record<string, unknown>,
-  signal: AbortSignal,
-  onProgress: (progress: Progress) => void,
-  caller: CallCaller,
-) => Promise<ToolResult>;
-
-export interface SessionScriptsDeps {
+export interface OwnerScriptsDeps {
   readonly supply: ChildSource;
   readonly catalog: () => readonly CatalogTool[];
   /** Name prefixes of upstreams that have not listed their tools yet. */
   readonly unlisted: () => readonly string[];
-  readonly callTool: ProgressingToolCaller;
-  /** The scripts' `resources` calls; absent, each is refused (RESOURCE_UNKNOWN). */
-  readonly callResource?: ResourceCaller;
-  /** The scripts' `store`/`load` calls, bound to the session's principal; absent, each is refused (STATE_OFF). */
-  readonly callState?: StateCaller;
-  /** The scripts' `skills` calls, saving as the session may; absent, each is refused (SKILLS_OFF). */
-  readonly callSkills?: SkillsCaller;
+  /** The host APIs, bound to this owner (src/mcp/host-apis.ts). */
+  readonly apis: OwnerApis;
   /** The saved skills as last read, for searchTools to find beside the tools; none when absent. */
   readonly savedSkills?: () => readonly SkillEntrySource[];
   readonly settings: Settings;
@@ -80,13 +87,13 @@ export interface SessionScriptsDeps {
   readonly instance?: string;
   /** Who runs the scripts, as the audit log names them: the state's principal, and the session's label. */
   readonly identity: { readonly principal: string; readonly session: string };
-  /** An MCP logging notification to this session's client. */
+  /** A logging notification to the owner's client (a script's notify()). */
   readonly log: (data: unknown) => void;
   /** Where calls of `ask` tools wait for a person; absent, every allowed call goes straight on. */
   readonly approvals?: ApprovalGate;
 }
 
-/** What a task holds of its script: the script itself, and how to take its ending once. */
+/** What an MCP task holds of its script: the script itself, and how to take its ending once. */
 export interface TaskView {
   readonly script: Pick<Script, 'id' | 'status' | 'ended' | 'progress' | 'stop'>;
   readonly startedAt: number;
@@ -112,55 +119,46 @@ interface Entry {
 }
 
 /**
- * One MCP session's scripts: the whole code_execution tool behind its input. Runs are capped per
- * session (maxRunningScripts) and per server (the child supply); ended scripts are kept for a
- * later wait or list (endedScriptsKept); one call watches a script at a time.
+ * One owner's scripts (a connection, a 2025 HTTP session, or a principal: docs/architecture.md's
+ * glossary), behind the code_execution tool's commands. Runs are capped per owner
+ * (maxRunningScripts) and per server (the child supply); ended scripts are kept for a later wait
+ * or list (endedScriptsKept); one call watches a script at a time.
  */
-export class SessionScripts {
+export class OwnerScripts {
   private readonly entries = new Map<string, Entry>();
   private counter = 0;
   private closing = false;
   /** Runs waiting for a child (ChildSource.take): they count against maxRunningScripts. */
   private taking = 0;
 
-  constructor(private readonly deps: SessionScriptsDeps) {}
+  constructor(private readonly deps: OwnerScriptsDeps) {}
 
   private get owner(): string {
     return this.deps.owner ?? 'this session';
   }
 
-  /** Answers one code_execution call; bad input and full capacity are refusals, never throws. */
-  handle(
-    raw: unknown,
-    ctx: WatchContext & { readonly interrupt?: undefined; readonly handOver?: undefined },
-  ): Promise<CallToolResult>;
-  handle(raw: unknown, ctx: WatchContext): Promise<CallToolResult | Interrupted>;
-  async handle(raw: unknown, ctx: WatchContext): Promise<CallToolResult | Interrupted> {
-    const parsed = parseInput(raw, this.deps.settings.maxYieldMs);
-    if ('refused' in parsed) return refusalAnswer(parsed.refused);
-    const input = parsed.input;
+  /** Carries out one command; bad ids and full capacity are refusals, never throws. */
+  async command(command: ScriptCommand, ctx: WatchContext): Promise<ScriptReply> {
     const yieldMs = (given: number | undefined) => given ?? this.deps.settings.yieldMs;
-    switch (input.action) {
+    switch (command.action) {
       case 'run':
-        return this.run(input.code, yieldMs(input.yield_ms), ctx);
+        return this.run(command.code, yieldMs(command.yieldMs), ctx);
       case 'wait': {
-        const entry = this.entries.get(input.script);
-        return entry
-          ? this.watch(input.script, entry, yieldMs(input.yield_ms), ctx)
-          : refusalAnswer(this.unknownScript(input.script));
+        const entry = this.entries.get(command.script);
+        return entry ? this.watch(command.script, entry, yieldMs(command.yieldMs), ctx) : this.unknownScript(command.script);
       }
       case 'stop': {
-        const entry = this.entries.get(input.script);
-        if (!entry) return refusalAnswer(this.unknownScript(input.script));
+        const entry = this.entries.get(command.script);
+        if (!entry) return this.unknownScript(command.script);
         entry.script.stop('requested');
-        return this.watch(input.script, entry, Number.POSITIVE_INFINITY, ctx);
+        return this.watch(command.script, entry, Number.POSITIVE_INFINITY, ctx);
       }
       case 'list':
-        return this.list();
+        return { kind: 'listed', scripts: this.list() };
     }
   }
 
-  /** Stops every script of the session; resolves once all have ended, with how each running one ended. */
+  /** Stops every script of the owner; resolves once all have ended, with how each running one ended. */
   async close(): Promise<Array<{ readonly id: string; readonly status: string }>> {
     this.closing = true;
     const running = [...this.entries].filter(([, entry]) => entry.script.status === 'running');
@@ -171,12 +169,12 @@ export class SessionScripts {
     return running.map(([id, entry]) => ({ id, status: entry.script.status }));
   }
 
-  private run(code: string, yieldMs: number, ctx: WatchContext): Promise<CallToolResult | Interrupted> | CallToolResult {
-    if (this.closing) return refusalAnswer('the server is shutting down');
+  private run(code: string, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
+    if (this.closing) return refused('the server is shutting down');
     const running = [...this.entries].filter(([, entry]) => entry.script.status === 'running').map(([id]) => id);
     const { maxRunningScripts } = this.deps.settings;
     if (running.length + this.taking >= maxRunningScripts) {
-      return refusalAnswer(
+      return refused(
         `${running.length} scripts are already running for ${this.owner}, its maxRunningScripts: ${running.join(', ')}. ` +
           'Wait for one ({"action": "wait", "script": "<id>"}) or stop one ({"action": "stop", "script": "<id>"}).',
       );
@@ -188,18 +186,13 @@ export class SessionScripts {
     return supplied.then((later) => {
       this.taking--;
       if (this.closing && 'child' in later) later.child.kill();
-      if (this.closing) return refusalAnswer('the server is shutting down');
+      if (this.closing) return refused('the server is shutting down');
       return this.start(later, code, yieldMs, ctx);
     });
   }
 
-  private start(
-    supplied: Supplied,
-    code: string,
-    yieldMs: number,
-    ctx: WatchContext,
-  ): Promise<CallToolResult | Interrupted> | CallToolResult {
-    if ('refused' in supplied) return refusalAnswer(supplied.refused);
+  private start(supplied: Supplied, code: string, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
+    if ('refused' in supplied) return refused(supplied.refused);
 
     const id = `${scriptIdPrefix(this.deps.instance)}${++this.counter}`;
     const { settings } = this.deps;
@@ -208,42 +201,21 @@ export class SessionScripts {
     const gate = this.deps.approvals;
     // The script's span, a child of the request that runs it; its calls' spans are its children.
     const trace = activeTelemetry().startScript({ id, code }, ctx.trace);
-    const caller: CallCaller = {
-      ...(trace.context !== undefined ? { trace: trace.context } : {}),
-      script: { id, ...this.deps.identity },
-    };
     const script = new Script(supplied.child.lease(), {
       id,
       code,
       tools: entriesWithSkills(toolEntries(this.deps.catalog()), this.deps.savedSkills?.() ?? []),
       unlisted: this.deps.unlisted(),
-      // An upstream's progress on a script's call goes to the call watching the script.
-      callTool: (name, args, signal, hold) => {
-        const onProgress = (progress: Progress) => watching()?.progress?.push(describeProgress(name, progress));
-        const send = () => this.deps.callTool(name, args, signal, onProgress, caller);
-        const answer =
-          gate === undefined
-            ? send()
-            : sendApproved(
-                {
-                  gate,
-                  script: id,
-                  tool: this.deps.catalog().find((tool) => tool.name === name),
-                  name,
-                  args,
-                  signal,
-                  hold,
-                  identity: this.deps.identity,
-                  tally,
-                },
-                send,
-              );
-        trace.countCall(answer);
-        return answer;
-      },
-      ...(this.deps.callResource !== undefined ? { callResource: this.deps.callResource } : {}),
-      ...(this.deps.callState !== undefined ? { callState: this.deps.callState } : {}),
-      ...(this.deps.callSkills !== undefined ? { callSkills: this.deps.callSkills } : {}),
+      apis: scriptApis(this.deps.apis, {
+        id,
+        identity: this.deps.identity,
+        trace,
+        catalog: this.deps.catalog,
+        gate,
+        tally,
+        // An upstream's progress on a script's call goes to the call watching the script.
+        onProgress: (line) => watching()?.progress?.push(line),
+      }),
       limits: settings,
       onOutput: (text) => watching()?.progress?.push(text),
       onNotify: (payload) => {
@@ -276,7 +248,7 @@ export class SessionScripts {
    * watch takes over: the earlier one answers at once. A cancelled watch takes nothing, so its
    * output waits for the next one; a script that had returned nothing to anyone is stopped.
    */
-  private async watch(id: string, entry: Entry, boundMs: number, ctx: WatchContext): Promise<CallToolResult | Interrupted> {
+  private async watch(id: string, entry: Entry, boundMs: number, ctx: WatchContext): Promise<ScriptReply> {
     entry.watch?.release.abort();
     const watch: Watch = {
       release: new AbortController(),
@@ -287,29 +259,36 @@ export class SessionScripts {
     ctx.signal.addEventListener('abort', cancel, { once: true });
     ctx.interrupt?.addEventListener('abort', cancel, { once: true });
     if (ctx.interrupt?.aborted === true) cancel();
+    let written: Promise<void> | undefined;
     try {
       await entry.script.watch(boundMs, watch.release.signal);
     } finally {
       ctx.signal.removeEventListener('abort', cancel);
       ctx.interrupt?.removeEventListener('abort', cancel);
-      watch.progress?.stop();
+      written = watch.progress?.stop();
       if (entry.watch === watch) entry.watch = null;
     }
+    // Regression: under load the answer overtook the progress notifications sent just before it.
+    await written;
     if (ctx.signal.aborted) {
       if (!entry.returnedAnything) entry.script.stop('watch-cancelled');
-      return refusalAnswer('the client cancelled this call');
+      return refused('the client cancelled this call');
     }
     if ((ctx.interrupt?.aborted === true || ctx.handOver === true) && entry.script.status === 'running')
-      return { interrupted: id };
+      return { kind: 'interrupted', script: id };
     const ret = entry.script.takeReturn();
     entry.returnedAnything = true;
     if (ret.status !== 'running') entry.endingReturned = true;
     const waiting = ret.status === 'running' ? (this.deps.approvals?.waiting(id) ?? []) : [];
-    return scriptAnswer(ret, [...waiting.map((call) => `waiting for approval: ${call}`), ...entry.approvals.lines()]);
+    return {
+      kind: 'return',
+      ret,
+      approvals: [...waiting.map((call) => `waiting for approval: ${call}`), ...entry.approvals.lines()],
+    };
   }
 
   /**
-   * A script as its task sees it (caller-tasks.ts), or undefined when this owner has no script
+   * A script as its MCP task sees it, or undefined when this owner has no script
    * `id`. Taking its ending counts as returning it, as a wait's would.
    */
   taskView(id: string): TaskView | undefined {
@@ -328,9 +307,9 @@ export class SessionScripts {
     };
   }
 
-  private list(): CallToolResult {
+  private list(): ListedScript[] {
     const now = Date.now();
-    const listed: ListedScript[] = [...this.entries].map(([id, entry]) => ({
+    return [...this.entries].map(([id, entry]) => ({
       id,
       status: entry.script.status,
       runningForMs: (entry.endedAt ?? now) - entry.startedAt,
@@ -338,7 +317,6 @@ export class SessionScripts {
       endingReturned: entry.endingReturned,
       watched: entry.watch !== null,
     }));
-    return textAnswer(renderList(listed), { scripts: listed });
   }
 
   /** Keeps endedScriptsKept ended scripts, forgetting first those whose ending someone has read. */
@@ -353,22 +331,20 @@ export class SessionScripts {
     }
   }
 
-  /** A script id this session doesn't hold: another instance's, an earlier run's, or one it never had. */
-  private unknownScript(id: string): string {
+  /** A script id this owner doesn't hold: another instance's, an earlier run's, or one it never had. */
+  private unknownScript(id: string): ScriptReply {
     const foreign = foreignInstance(id, this.deps.instance);
-    if (foreign !== undefined) return foreign;
+    if (foreign !== undefined) return refused(foreign);
     const known = [...this.entries.keys()];
     const elsewhere = fromEarlierRun(id, this.deps.instance);
-    return (
+    return refused(
       `no script ${quoteInput(id)} of ${this.owner}` +
-      (elsewhere ? ': it was started by an earlier run of the server, and ended with it' : '') +
-      `. ${known.length > 0 ? `Its scripts: ${known.join(', ')}.` : 'It has no scripts.'}`
+        (elsewhere ? ': it was started by an earlier run of the server, and ended with it' : '') +
+        `. ${known.length > 0 ? `Its scripts: ${known.join(', ')}.` : 'It has no scripts.'}`,
     );
   }
 }
 
-/** `tools["slow"]: 3/10 copying` */
-function describeProgress(tool: string, progress: Progress): string {
-  const count = progress.total !== undefined ? `${progress.progress}/${progress.total}` : String(progress.progress);
-  return `tools[${JSON.stringify(tool)}]: ${count}${progress.message !== undefined ? ` ${progress.message}` : ''}`;
+function refused(reason: string): ScriptReply {
+  return { kind: 'refused', reason };
 }

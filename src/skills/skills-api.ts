@@ -1,6 +1,10 @@
-import type { SkillsCaller } from '../script-host/types.js';
-import { SkillError } from '../skills/skill-error.js';
-import { CODE_FILES, type SkillLanguage, type SkillsLibrary } from '../skills/skills-library.js';
+/**
+ * The scripts' `skills` API over the skills library: what a script may save, under which names,
+ * and what it is told (no path on the server's disk).
+ */
+import type { SkillsCaller } from '../script-host/apis.js';
+import { SkillError } from './skill-error.js';
+import { CODE_FILES, type SkillLanguage, type SkillsLibrary } from './skills-library.js';
 import type { Settings } from '../config/settings.js';
 import type { Log } from '../support/log.js';
 
@@ -21,7 +25,7 @@ export type SkillSaving =
  * again, so a skill edited by hand is what the next script gets. What each gives the script's
  * prelude is src/script-host/types.ts's SkillsCaller.
  */
-export function skillsCaller(library: SkillsLibrary, saving: SkillSaving, log: Log): SkillsCaller {
+export function skillsApi(library: SkillsLibrary, saving: SkillSaving, log: Log): SkillsCaller {
   const answer = answerFrom(library, saving, log);
   return async (request, signal) => {
     try {
@@ -91,8 +95,8 @@ function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log): Skil
 }
 
 /**
- * Whether an HTTP session's scripts may save skills: a skill is code every session's scripts may
- * then run, and the bearer token names no one, so only when the config says so.
+ * Whether an HTTP client's scripts may save skills (`who`: its session or principal): a skill is
+ * code every caller's scripts may then run, so only when the config says so.
  */
 export function httpSaving(settings: Pick<Settings, 'skillsSaveOverHttp'>, who: string): SkillSaving {
   if (settings.skillsSaveOverHttp) return { allowed: true, principal: who };

@@ -1,5 +1,5 @@
-import type { StateCaller } from '../script-host/types.js';
-import type { Principal, StateStore } from '../state/state-store.js';
+import type { StateCaller } from '../script-host/apis.js';
+import type { Principal, StateStore } from './state-store.js';
 
 /**
  * A script's `store`/`load` calls, answered from the server's state store for one principal (the
@@ -7,7 +7,7 @@ import type { Principal, StateStore } from '../state/state-store.js';
  * src/script-host/types.ts's StateCaller: `{value}` or `{}` for a load, so an absent key and a
  * stored `null` stay apart.
  */
-export function stateCaller(store: StateStore, principal: Principal): StateCaller {
+export function stateApi(store: StateStore, principal: Principal): StateCaller {
   return async (request) => {
     switch (request.call) {
       case 'state.load': {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { ScriptReturn } from '../../src/script-host/types.js';
-import { STRUCTURED_REPEAT_MAX_CHARS, scriptAnswer } from '../../src/scripts/answer.js';
+import { STRUCTURED_REPEAT_MAX_CHARS, scriptAnswer } from '../../src/mcp/code-execution/answer.js';
 
 function ret(fields: Partial<ScriptReturn>): ScriptReturn {
   return {

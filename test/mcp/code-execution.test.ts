@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CatalogTool } from '../../src/catalog/types.js';
 import { ToolRefusedError } from '../../src/support/errors.js';
 import { ChildSupply } from '../../src/scripts/child-supply.js';
-import { SessionScripts } from '../../src/scripts/session-scripts.js';
+import { OwnerScripts, type WatchContext } from '../../src/scripts/owner-scripts.js';
+import { answerArguments } from '../../src/mcp/code-execution/call.js';
 import { PROCESS_TAG } from '../../src/scripts/script-ids.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config/settings.js';
 import { waitForNoChildren } from '../support/processes.js';
@@ -21,7 +22,13 @@ const catalog: CatalogTool[] = [
   },
 ];
 
-const opened: Array<{ session: SessionScripts; supply: ChildSupply }> = [];
+/** An owner's scripts behind the code_execution tool, as a 2025 client calls it: raw arguments in, the tool's answer out. */
+interface Session {
+  handle(args: unknown, watch: Omit<WatchContext, 'interrupt' | 'handOver'>): Promise<CallToolResult>;
+  close(): Promise<unknown>;
+}
+
+const opened: Array<{ session: Session; supply: ChildSupply }> = [];
 
 /** A call to echo with `{gate: true}` reaches the tool, then waits until the test opens the gate. */
 let gate = { reached: () => {}, opened: Promise.resolve() };
@@ -34,28 +41,35 @@ function armGate(): { reached: Promise<void>; open: () => void } {
   return { reached: reachedPromise, open };
 }
 
-function open(settings: Partial<Settings> = {}, instance?: string): SessionScripts {
+function open(settings: Partial<Settings> = {}, instance?: string): Session {
   const all = { ...DEFAULT_SETTINGS, pool: 0, ...settings };
   const supply = new ChildSupply(all);
-  const session = new SessionScripts({
+  const scripts = new OwnerScripts({
     supply: supply.forSession(),
     catalog: () => catalog,
     unlisted: () => ['late__'],
-    callTool: async (name, args, _signal, onProgress) => {
-      if (name === 'secret') throw new ToolRefusedError('TOOL_DENIED', name, 'denied by the config');
-      if (name.startsWith('late__')) throw new ToolRefusedError('UPSTREAM_CONNECTING', name, 'upstream "late" is still starting');
-      onProgress({ progress: 1, total: 2, message: 'halfway' });
-      if ((args as { gate?: boolean }).gate === true) {
-        gate.reached();
-        await gate.opened;
-      }
-      return { content: [{ type: 'text', text: JSON.stringify(args) }] };
+    apis: {
+      tools: async (name, args, _signal, onProgress) => {
+        if (name === 'secret') throw new ToolRefusedError('TOOL_DENIED', name, 'denied by the config');
+        if (name.startsWith('late__'))
+          throw new ToolRefusedError('UPSTREAM_CONNECTING', name, 'upstream "late" is still starting');
+        onProgress({ progress: 1, total: 2, message: 'halfway' });
+        if ((args as { gate?: boolean }).gate === true) {
+          gate.reached();
+          await gate.opened;
+        }
+        return { content: [{ type: 'text', text: JSON.stringify(args) }] };
+      },
     },
     settings: all,
     identity: { principal: 'local', session: 'the client' },
     ...(instance !== undefined ? { instance } : {}),
     log: () => {},
   });
+  const session: Session = {
+    handle: (args, watch) => answerArguments(scripts, args, all.maxYieldMs, watch),
+    close: () => scripts.close(),
+  };
   opened.push({ session, supply });
   return session;
 }

@@ -5,7 +5,8 @@
  * refused with a message that says what is accepted; nothing runs.
  */
 import * as z from 'zod';
-import { describeInput, quoteInput } from '../support/echo.js';
+import { describeInput, quoteInput } from '../../support/echo.js';
+import type { ScriptCommand } from '../../scripts/owner-scripts.js';
 
 /** An example script id, for messages and the listed schema. */
 const EXAMPLE_SCRIPT_ID = 'a1b2c3-1';
@@ -71,7 +72,7 @@ function actionSchemas(maxYieldMs: number | undefined) {
 }
 
 type ActionSchemas = ReturnType<typeof actionSchemas>;
-export type CodeExecutionInput = {
+type CodeExecutionInput = {
   [A in keyof typeof PURPOSE]: z.output<ActionSchemas[A]> & { readonly action: A };
 }[keyof typeof PURPOSE];
 
@@ -92,11 +93,17 @@ const SCRIPT_HEADER = 'Script';
 /**
  * The input as `tools/list` shows it: every field of every action, all optional and none
  * forbidden, so that bad input reaches our own refusal (which says what is accepted) rather
- * than a schema error from a client or the SDK.
+ * than a schema error from a client or the SDK; `yield_ms` says the server's maxYieldMs.
  */
-export const CODE_EXECUTION_INPUT_SCHEMA = listedSchema();
+export function codeExecutionInputSchema(maxYieldMs: number): { type: 'object'; [key: string]: unknown } {
+  if (listedFor?.maxYieldMs !== maxYieldMs) listedFor = { maxYieldMs, schema: listedSchema(maxYieldMs) };
+  return listedFor.schema;
+}
 
-function listedSchema(): { type: 'object'; [key: string]: unknown } {
+/** Memoized per maxYieldMs, since a server has one. */
+let listedFor: { maxYieldMs: number; schema: { type: 'object'; [key: string]: unknown } } | undefined;
+
+function listedSchema(maxYieldMs: number): { type: 'object'; [key: string]: unknown } {
   const fields = Object.assign({}, ...Object.values(actionSchemas(undefined)).map((schema) => schema.shape)) as Record<
     string,
     z.ZodType
@@ -110,15 +117,17 @@ function listedSchema(): { type: 'object'; [key: string]: unknown } {
   // A 2026-07-28 client sends the script's id as the Mcp-Param-Script header too (SEP-2243), so a
   // proxy can send a wait or stop to the instance that runs the script.
   properties.script = { ...properties.script, [MCP_HEADER_KEY]: SCRIPT_HEADER };
+  properties.yield_ms = { ...properties.yield_ms, maximum: maxYieldMs };
   return { ...schema, type: 'object' };
 }
 
-export type Parsed = { readonly input: CodeExecutionInput } | { readonly refused: string };
+export type Parsed = { readonly command: ScriptCommand } | { readonly refused: string };
 
 /** Memoized per maxYieldMs, since a server has one. */
 let schemasFor: { maxYieldMs: number; schemas: ActionSchemas } | undefined;
 
-export function parseInput(raw: unknown, maxYieldMs: number): Parsed {
+/** The command a code_execution call's arguments give, or why they give none (nothing runs). */
+export function parseCommand(raw: unknown, maxYieldMs: number): Parsed {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return refuse(`the input must be an object. ${ACCEPTED}.`);
   const input = raw as Record<string, unknown>;
   const given = Object.hasOwn(input, 'action') ? input.action : Object.hasOwn(input, 'code') ? 'run' : undefined;
@@ -136,7 +145,20 @@ export function parseInput(raw: unknown, maxYieldMs: number): Parsed {
     // A field the action doesn't take explains the most: it comes first.
     return refuse((issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0]!).message);
   }
-  return { input: { ...parsed.data, action: action.data } as CodeExecutionInput };
+  return { command: commandOf({ ...parsed.data, action: action.data } as CodeExecutionInput) };
+}
+
+function commandOf(input: CodeExecutionInput): ScriptCommand {
+  switch (input.action) {
+    case 'run':
+      return { action: 'run', code: input.code, ...(input.yield_ms !== undefined ? { yieldMs: input.yield_ms } : {}) };
+    case 'wait':
+      return { action: 'wait', script: input.script, ...(input.yield_ms !== undefined ? { yieldMs: input.yield_ms } : {}) };
+    case 'stop':
+      return { action: 'stop', script: input.script };
+    case 'list':
+      return { action: 'list' };
+  }
 }
 
 /** `{"action": "wait", "script": "a1b2c3-1", "yield_ms"?: 30000}`: required fields as they are, optional ones marked. */

@@ -1,0 +1,89 @@
+/**
+ * Every host API a script reaches, as one object: built once by the command from what it opened
+ * (the upstreams, the state store, the skills library), passed down once, and bound to each owner
+ * of scripts when that owner's scripts are made. `tools` and `resources` are the upstreams' (the
+ * hub routes them); `state` and `skills` keep their rules in their own folders (state-api.ts,
+ * skills-api.ts). docs/architecture.md, "Host APIs", says what adding an API touches.
+ */
+import type { ResourceCaller } from '../script-host/apis.js';
+import type { OwnerApis } from '../scripts/script-apis.js';
+import type { SkillsLibrary } from '../skills/skills-library.js';
+import { skillsApi, type SkillSaving } from '../skills/skills-api.js';
+import { stateApi } from '../state/state-api.js';
+import type { Principal, StateStore } from '../state/state-store.js';
+import type { Log } from '../support/log.js';
+import type { CallOrigin } from '../upstream/call-origins.js';
+import type { UpstreamHub } from '../upstream/hub.js';
+
+/** Whose scripts the APIs serve: what each API binds to. */
+export interface ApiOwner {
+  /** Whose state the scripts read and write, and who saves a skill. */
+  readonly principal: Principal;
+  /** The owner in messages and the log: `the client`, `session <id>`, `principal alice`. */
+  readonly label: string;
+  /** Where what an upstream asks or logs during the owner's calls goes; absent (the `run` command), nowhere. */
+  readonly origin?: CallOrigin;
+}
+
+export interface HostApis {
+  /** The APIs as `owner`'s scripts reach them. */
+  forOwner(owner: ApiOwner): OwnerApis;
+}
+
+export interface HostApiParts {
+  readonly hub: UpstreamHub;
+  readonly state: StateStore;
+  /** The skills library, and who may save to it; absent, scripts have no `skills` (SKILLS_OFF). */
+  readonly skills?: {
+    readonly library: SkillsLibrary;
+    readonly saving: (owner: ApiOwner) => SkillSaving;
+    /** After a save, before the script gets its answer: the listing reads the saved skills again. */
+    readonly onSaved: () => Promise<void>;
+  };
+  readonly log: Log;
+}
+
+export function createHostApis({ hub, state, skills, log }: HostApiParts): HostApis {
+  return {
+    forOwner: (owner) => {
+      const { origin } = owner;
+      const context = origin !== undefined ? { origin } : {};
+      return {
+        tools: (name, args, signal, onProgress, caller) => hub.callTool(name, args, signal, { ...context, onProgress, caller }),
+        resources: resourcesApi(hub, origin),
+        state: stateApi(state, owner.principal),
+        ...(skills !== undefined
+          ? { skills: savingSkills(skillsApi(skills.library, skills.saving(owner), log), skills.onSaved) }
+          : {}),
+      };
+    },
+  };
+}
+
+/**
+ * A script's `resources` calls, answered from the hub: the merged lists as the upstreams wrote
+ * their entries, and reads routed by URI (upstream/resource-routes.ts).
+ */
+function resourcesApi(hub: UpstreamHub, origin: CallOrigin | undefined): ResourceCaller {
+  return async ({ call, uri, label }, signal) => {
+    switch (call) {
+      case 'resources.list':
+        return hub.resources().map(({ resource }) => resource);
+      case 'resources.templates':
+        return hub.resourceTemplates().map(({ template }) => template);
+      case 'resources.read':
+        // The script's call was checked (call-policy.ts): a read always has its URI.
+        if (uri === undefined) throw new TypeError(`${label} came without a URI`);
+        return hub.readResource(uri, label, signal, origin !== undefined ? { origin } : {});
+    }
+  };
+}
+
+/** After a save, `onSaved` runs before the script gets its answer, so its next searchTools and the client's list name the skill. */
+function savingSkills(api: NonNullable<OwnerApis['skills']>, onSaved: () => Promise<void>): NonNullable<OwnerApis['skills']> {
+  return async (request, signal) => {
+    const answer = await api(request, signal);
+    if (request.call === 'skills.save') await onSaved();
+    return answer;
+  };
+}

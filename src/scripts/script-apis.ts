@@ -1,0 +1,63 @@
+/**
+ * The host APIs as one script reaches them: its owner's (OwnerApis), with each tool call through
+ * the approval gate (its timeout held while a person decides), counted on the script's span, and
+ * its upstream's progress passed to whoever watches the script.
+ */
+import type { ApprovalGate } from '../approvals/approval-gate.js';
+import type { CatalogTool } from '../catalog/types.js';
+import type { ScriptApis } from '../script-host/apis.js';
+import type { ToolProgress, ToolResult } from '../script-host/types.js';
+import type { CallCaller } from '../telemetry/observe-call.js';
+import type { ScriptTrace } from '../telemetry/telemetry.js';
+import { sendApproved, type ApprovalTally } from './approved-calls.js';
+
+/** A tool call with a listener for the upstream's progress notifications on it, made for `caller`. */
+export type ProgressingToolCaller = (
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  onProgress: (progress: ToolProgress) => void,
+  caller: CallCaller,
+) => Promise<ToolResult>;
+
+/** The host APIs bound to one owner of scripts (src/mcp/host-apis.ts builds them): ScriptApis, with tool calls made for a caller. */
+export interface OwnerApis extends Omit<ScriptApis, 'tools'> {
+  readonly tools: ProgressingToolCaller;
+}
+
+export interface ScriptOfOwner {
+  readonly id: string;
+  /** Who runs it, as the audit log names them: the state's principal, and the owner's label. */
+  readonly identity: { readonly principal: string; readonly session: string };
+  readonly trace: ScriptTrace;
+  /** The tools as the catalog has them now, for each call's approval policy. */
+  readonly catalog: () => readonly CatalogTool[];
+  /** Where calls of `ask` tools wait for a person; absent, every allowed call goes straight on. */
+  readonly gate: ApprovalGate | undefined;
+  readonly tally: ApprovalTally;
+  /** An upstream's progress on one of the script's calls, described (`tools["slow"]: 3/10 copying`). */
+  readonly onProgress: (line: string) => void;
+}
+
+export function scriptApis(owner: OwnerApis, script: ScriptOfOwner): ScriptApis {
+  const { id, identity, trace, gate, tally } = script;
+  const caller: CallCaller = { ...(trace.context !== undefined ? { trace: trace.context } : {}), script: { id, ...identity } };
+  return {
+    ...owner,
+    tools: (name, args, signal, hold) => {
+      const onProgress = (progress: ToolProgress) => script.onProgress(describeProgress(name, progress));
+      const send = () => owner.tools(name, args, signal, onProgress, caller);
+      const tool = gate === undefined ? undefined : script.catalog().find((entry) => entry.name === name);
+      const answer =
+        gate === undefined ? send() : sendApproved({ gate, script: id, tool, name, args, signal, hold, identity, tally }, send);
+      trace.countCall(answer);
+      return answer;
+    },
+  };
+}
+
+/** `tools["slow"]: 3/10 copying` */
+function describeProgress(tool: string, progress: ToolProgress): string {
+  const count = progress.total !== undefined ? `${progress.progress}/${progress.total}` : String(progress.progress);
+  return `tools[${JSON.stringify(tool)}]: ${count}${progress.message !== undefined ? ` ${progress.message}` : ''}`;
+}
