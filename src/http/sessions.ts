@@ -6,32 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport, type RequestId } from '@modelcontextprotocol/server';
-import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
-import type { ChildSupply } from '../scripts/child-supply.js';
-import { SETTINGS, formatSettingValue, type Settings } from '../config/settings.js';
-import type { UpstreamHub } from '../upstream/hub.js';
+import { SETTINGS, formatSettingValue } from '../config/settings.js';
 import { ClientSession } from '../mcp/client-session.js';
-import type { HostApis } from '../mcp/host-apis.js';
-import type { ToolListing } from '../mcp/tool-listing.js';
+import type { SessionlessOptions } from '../mcp/sessionless.js';
 import { httpRefusal, type HttpRefusal } from './refusal.js';
-import type { Log } from '../support/log.js';
 import { SHARED_PRINCIPAL } from '../state/state-store.js';
 
-export interface HttpSessionsOptions {
-  readonly hub: UpstreamHub;
-  readonly supply: ChildSupply;
-  readonly settings: Settings;
-  readonly version: string;
-  readonly startup: () => Promise<void>;
-  readonly log: Log;
-  /** Prefixes every session id and script id as `<instanceId>.`. */
-  readonly instanceId: string | undefined;
-  /** Every host API a script reaches (src/mcp/host-apis.ts). */
-  readonly apis: HostApis;
-  readonly listing: ToolListing;
-  /** The saved skills, served to every session through the Skills extension. */
-  readonly skills?: SkillsExtension;
-}
+/** What every HTTP client is served with, 2025 sessions and 2026-07-28 callers alike. */
+export type HttpSessionsOptions = SessionlessOptions;
 
 export class HttpSession {
   readonly transport: WebStandardStreamableHTTPServerTransport;

@@ -31,6 +31,7 @@ import { buildSurface } from './server-surface.js';
 import type { ListingWatch, ToolListing } from './tool-listing.js';
 import { callTool } from './tool-calls.js';
 
+/** What every HTTP client is served with (src/http/sessions.ts takes the same). */
 export interface SessionlessOptions {
   readonly hub: UpstreamHub;
   readonly supply: ChildSupply;
@@ -43,7 +44,7 @@ export interface SessionlessOptions {
   readonly listing: ToolListing;
   /** The saved skills, served through the Skills extension. */
   readonly skills?: SkillsExtension;
-  /** Prefixes every script id as `<instanceId>.`. */
+  /** Prefixes every session id and script id as `<instanceId>.`. */
   readonly instanceId: string | undefined;
 }
 
