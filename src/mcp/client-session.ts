@@ -13,7 +13,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
-import type { Offered } from '../upstream/passthrough.js';
+import type { Offered } from '../upstream/passthrough/passthrough.js';
 import type { HubNotice } from '../upstream/hub.js';
 import { exposedTools, exposeProblems, listedTool } from './exposed-tools.js';
 import { refusalAnswer } from '../scripts/answer.js';
@@ -22,7 +22,7 @@ import type { Settings } from '../config/settings.js';
 import type { SkillsCaller } from '../script-host/types.js';
 import type { SkillLine } from '../catalog/description.js';
 import type { Principal, StateStore } from '../state/state-store.js';
-import type { CallOrigin } from '../upstream/call-origins.js';
+import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { codeExecutionTool } from './code-execution-tool.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';

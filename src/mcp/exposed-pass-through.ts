@@ -14,7 +14,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { isUpstreamInputRequired, type UpstreamInputRequired, type UpstreamRound } from '../upstream/round-trip.js';
+import { isUpstreamInputRequired, type UpstreamInputRequired, type UpstreamRound } from '../upstream/routing/round-trip.js';
 import { foreignState, type ResumeState } from './input-required.js';
 import { declaredCapabilities } from './modern-caller.js';
 

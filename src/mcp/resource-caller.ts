@@ -1,5 +1,5 @@
 import type { ResourceCaller } from '../script-host/types.js';
-import type { CallOrigin } from '../upstream/call-origins.js';
+import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 
 /**

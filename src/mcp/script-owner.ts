@@ -11,7 +11,7 @@ import type { Settings } from '../config/settings.js';
 import type { SkillsCaller } from '../script-host/types.js';
 import type { SkillLine } from '../catalog/description.js';
 import type { Principal, StateStore } from '../state/state-store.js';
-import type { CallOrigin } from '../upstream/call-origins.js';
+import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { resourceCaller } from './resource-caller.js';
 import { stateCaller } from './state-caller.js';

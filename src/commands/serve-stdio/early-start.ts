@@ -23,8 +23,8 @@ import {
 } from '../../script-host/script-process.js';
 import { processLog } from '../../support/log.js';
 import { settleWithin } from '../../support/settle.js';
-import { upstreamEnvironment } from '../../upstream/environment.js';
-import { discardEarlyUpstreams, offerEarlyUpstream, spawnUpstreamProcess } from '../../upstream/upstream-process.js';
+import { upstreamEnvironment } from '../../upstream/transport/environment.js';
+import { discardEarlyUpstreams, offerEarlyUpstream, spawnUpstreamProcess } from '../../upstream/transport/upstream-process.js';
 
 /** 64 KiB: a first line longer than this is not read for `initialize`; the server starts things when it has loaded. */
 const FIRST_LINE_MAX_BYTES = 64 * 1024;

@@ -3,7 +3,7 @@
  * that started or stopped serving changes the merged prompt and resource lists (its resource
  * subscriptions are asked again), and maybe what is offered at all.
  */
-import type { HubNotice } from './hub-events.js';
+import type { HubNotice } from '../hub-events.js';
 import type { Offered } from './passthrough.js';
 
 /** One upstream's state as it reads it. */

@@ -3,15 +3,15 @@
  * out, its sign-in was refused) and the last lines of its stderr.
  */
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { CodemodeError } from '../support/errors.js';
-import { quoteInput } from '../support/echo.js';
-import { needsSignIn } from './auth/describe-auth-failure.js';
-import type { UpstreamAuth } from './auth/upstream-auth.js';
+import { CodemodeError } from '../../support/errors.js';
+import { quoteInput } from '../../support/echo.js';
+import { needsSignIn } from '../auth/describe-auth-failure.js';
+import type { UpstreamAuth } from '../auth/upstream-auth.js';
 import { formatDelay } from './backoff.js';
 import { messageWithCauses } from './error-text.js';
 import { endedInProbe } from './revision.js';
 import { describeRefusal, type SignInContext } from './sign-in-retry.js';
-import type { UpstreamSpec } from './spec.js';
+import type { UpstreamSpec } from '../spec.js';
 
 /** What describing a start failure reads of the session's options. */
 export interface StartFailureOptions {

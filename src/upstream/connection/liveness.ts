@@ -8,7 +8,7 @@
 import { ProtocolError, SdkError, SdkErrorCode, type Transport } from '@modelcontextprotocol/client';
 import { formatDelay } from './backoff.js';
 import { messageWithCauses } from './error-text.js';
-import { logFailure } from '../support/log.js';
+import { logFailure } from '../../support/log.js';
 
 export interface LivenessOptions {
   /** Idle this long (nothing heard from the upstream), it is pinged; 0 turns pings off. */

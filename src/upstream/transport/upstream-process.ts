@@ -5,8 +5,8 @@
  * Node's own modules and process-group.ts only.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { holdUnread } from '../support/unread-output.js';
-import { liveGroups, PROCESS_GROUPS, signalGroup } from '../support/process-group.js';
+import { holdUnread } from '../../support/unread-output.js';
+import { liveGroups, PROCESS_GROUPS, signalGroup } from '../../support/process-group.js';
 
 export interface UpstreamCommand {
   readonly command: string;

@@ -3,15 +3,15 @@
  * with backoff when it dies or fails to start, and re-lists its tools when it says they changed.
  */
 import { Backoff, formatDelay, RESTART_STABLE_AFTER_MS } from './backoff.js';
-import { NESTED_REFUSAL } from './environment.js';
+import { NESTED_REFUSAL } from '../transport/environment.js';
 import { Relist } from './relist.js';
-import type { ResourceListing } from './resource-routes.js';
-import type { UpstreamSpec } from './spec.js';
+import type { ResourceListing } from '../passthrough/resource-routes.js';
+import type { UpstreamSpec } from '../spec.js';
 import { UpstreamSession, type SessionOptions } from './session.js';
 import { skipsProbeNext } from './revision.js';
 import { UpstreamStartError } from './start-failure.js';
-import { offeredBy, type Offered, type PassthroughNotice } from './passthrough.js';
-import type { ListedTool } from './tool-admission.js';
+import { offeredBy, type Offered, type PassthroughNotice } from '../passthrough/passthrough.js';
+import type { ListedTool } from '../tools/tool-admission.js';
 
 /**
  * connecting: first start, or restarting after it died (calls refused, UPSTREAM_CONNECTING);

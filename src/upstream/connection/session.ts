@@ -20,31 +20,31 @@ import {
   type ReadResourceResult,
 } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { ToolRefusedError, UpstreamAnswerError } from '../support/errors.js';
-import { describeIssues } from '../json-rpc/describe-issues.js';
-import type { UpstreamAuth } from './auth/upstream-auth.js';
+import { ToolRefusedError, UpstreamAnswerError } from '../../support/errors.js';
+import { describeIssues } from '../../json-rpc/describe-issues.js';
+import type { UpstreamAuth } from '../auth/upstream-auth.js';
 import { translateCallFailure, type LostHow } from './call-failure.js';
 import { messageWithCauses } from './error-text.js';
 import { watchLiveness, type Liveness } from './liveness.js';
-import { ProgressRouter } from './progress.js';
-import type { PassthroughMethod, PassthroughNotice } from './passthrough.js';
-import { listResourcePages, type ResourceListing } from './resource-routes.js';
-import { paramHeaderValues, scanParamHeaders } from './param-headers.js';
+import { ProgressRouter } from '../routing/progress.js';
+import type { PassthroughMethod, PassthroughNotice } from '../passthrough/passthrough.js';
+import { listResourcePages, type ResourceListing } from '../passthrough/resource-routes.js';
+import { paramHeaderValues, scanParamHeaders } from '../param-headers.js';
 import { listenForChanges } from './change-listen.js';
 import { revisionOf } from './revision.js';
-import { inputRequiredOf, roundParams, type UpstreamInputRequired, type UpstreamRound } from './round-trip.js';
+import { inputRequiredOf, roundParams, type UpstreamInputRequired, type UpstreamRound } from '../routing/round-trip.js';
 import { SessionClients, type ClientListener, type SessionClientsOptions } from './session-clients.js';
 import { prepareSignIn, sendWithSignInRetry, type SignInContext } from './sign-in-retry.js';
-import type { UpstreamSpec } from './spec.js';
+import type { UpstreamSpec } from '../spec.js';
 import { UpstreamStartError } from './start-failure.js';
-import { StderrLines } from '../support/stderr-lines.js';
-import { settleWithin } from '../support/settle.js';
-import type { ListedTool } from './tool-admission.js';
-import { listToolPages } from './tool-pages.js';
-import { checkToolResult } from './tool-result-check.js';
-import { connectUpstream, type Connector, type TransportKind } from './transport.js';
-import { logFailure, type Log } from '../support/log.js';
-import { traceHeaders, type TraceMeta } from '../telemetry/telemetry.js';
+import { StderrLines } from '../../support/stderr-lines.js';
+import { settleWithin } from '../../support/settle.js';
+import type { ListedTool } from '../tools/tool-admission.js';
+import { listToolPages } from '../tools/tool-pages.js';
+import { checkToolResult } from '../tools/tool-result-check.js';
+import { connectUpstream, type Connector, type TransportKind } from '../transport/connect-upstream.js';
+import { logFailure, type Log } from '../../support/log.js';
+import { traceHeaders, type TraceMeta } from '../../telemetry/telemetry.js';
 
 /**
  * The SDK's own timeout on a tool call: the largest a Node timer takes (a larger one fires at

@@ -3,9 +3,9 @@
  * (refused, lost, too large, not an answer), anything else (the upstream's JSON-RPC error) as it came.
  */
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLostError } from '../support/errors.js';
-import { describeSize, faultOf } from './answer-check.js';
-import { READ_LIMIT_RULE } from './read-limit.js';
+import { ResultTooLargeError, ToolRefusedError, UpstreamAnswerError, UpstreamLostError } from '../../support/errors.js';
+import { describeSize, faultOf } from '../transport/answer-check.js';
+import { READ_LIMIT_RULE } from '../transport/read-limit.js';
 
 /** How a session ended under a call in flight (UpstreamLostError's words). */
 export type LostHow = ConstructorParameters<typeof UpstreamLostError>[2];

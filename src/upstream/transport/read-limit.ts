@@ -3,8 +3,8 @@
  * its memory (`resultMaxBytes`); a message past that plus some headroom is skipped unread, and a
  * response among them fails just its call, as ResultTooLarge, while the connection stays up.
  */
-import { formatBytes } from '../../common/format-numbers.js';
-import { resultMaxBytes } from '../../protocol/contract.js';
+import { formatBytes } from '../../../common/format-numbers.js';
+import { resultMaxBytes } from '../../../protocol/contract.js';
 
 /** 1 MiB: what an upstream's message may hold beyond the result cap: its JSON-RPC envelope, and escapes the result's own JSON may not need. */
 export const UPSTREAM_READ_HEADROOM_BYTES = 1024 * 1024;

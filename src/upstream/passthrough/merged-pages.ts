@@ -6,8 +6,8 @@
  * were already given.
  */
 import { ProtocolError, ProtocolErrorCode, type ResultTypeMap } from '@modelcontextprotocol/client';
-import { quoteInput } from '../support/echo.js';
-import type { Upstream } from './upstream.js';
+import { quoteInput } from '../../support/echo.js';
+import type { Upstream } from '../connection/upstream.js';
 
 /** 100: items in one page of a merged list; past it the page ends with a nextCursor. */
 export const MERGED_PAGE_SIZE = 100;

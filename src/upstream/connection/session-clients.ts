@@ -4,8 +4,8 @@
  * end, so that a failed start can wait until every one of them is gone.
  */
 import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
-import type { PassthroughNotice } from './passthrough.js';
-import { installRelay, type LogListener, type RequestRelay } from './relay.js';
+import type { PassthroughNotice } from '../passthrough/passthrough.js';
+import { installRelay, type LogListener, type RequestRelay } from '../routing/relay.js';
 import { UPSTREAM_VERSION_NEGOTIATION } from './revision.js';
 
 /** Where a client's news goes once its session exists; before that, nothing listens. */

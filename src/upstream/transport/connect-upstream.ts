@@ -12,14 +12,14 @@ import {
   type OAuthClientProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { RefusalNotes } from './auth/refusals.js';
+import type { RefusalNotes } from '../auth/refusals.js';
 import { boundedFetch } from './bounded-fetch.js';
-import { LEGACY_ONLY } from './revision.js';
+import { LEGACY_ONLY } from '../connection/revision.js';
 import { upstreamEnvironment } from './environment.js';
-import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from './spec.js';
-import { StderrLines } from '../support/stderr-lines.js';
+import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from '../spec.js';
+import { StderrLines } from '../../support/stderr-lines.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
-import { logFailure, type Log } from '../support/log.js';
+import { logFailure, type Log } from '../../support/log.js';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
 

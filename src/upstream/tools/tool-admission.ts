@@ -10,10 +10,10 @@
  * client could not list `code_execution` either. MCP's rules are the stricter of the two SDK lines'.
  */
 import { specTypeSchemas } from '@modelcontextprotocol/client';
-import { describeInput } from '../support/echo.js';
-import { depthOf } from '../../common/json-depth.js';
-import { describeIssues } from '../json-rpc/describe-issues.js';
-import { scanParamHeaders } from './param-headers.js';
+import { describeInput } from '../../support/echo.js';
+import { depthOf } from '../../../common/json-depth.js';
+import { describeIssues } from '../../json-rpc/describe-issues.js';
+import { scanParamHeaders } from '../param-headers.js';
 
 /** 64 levels of JSON nesting in a tool's inputSchema or outputSchema; deeper is replaced by a placeholder. */
 export const SCHEMA_MAX_DEPTH = 64;

@@ -8,12 +8,12 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
-import { BoundedLineReader } from '../json-rpc/bounded-lines.js';
+import { BoundedLineReader } from '../../json-rpc/bounded-lines.js';
 import { checkLine, checkOversize, type Checked } from './answer-check.js';
-import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from '../support/process-group.js';
+import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from '../../support/process-group.js';
 import { claimEarlyUpstream, spawnUpstreamProcess } from './upstream-process.js';
-import type { StderrLines } from '../support/stderr-lines.js';
-import { settleWithin } from '../support/settle.js';
+import type { StderrLines } from '../../support/stderr-lines.js';
+import { settleWithin } from '../../support/settle.js';
 
 export interface StdioTransportOptions {
   /** The upstream's name in the config, for the shutdown's log. */

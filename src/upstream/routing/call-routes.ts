@@ -3,17 +3,17 @@
  * is sent: unknown, denied by the config, or its upstream not ready (starting, down, closed).
  */
 import type { CallToolResult, Progress, ReadResourceResult } from '@modelcontextprotocol/client';
-import type { Catalog, CatalogTool } from '../catalog/types.js';
-import { ToolRefusedError } from '../support/errors.js';
-import type { Log } from '../support/log.js';
+import type { Catalog, CatalogTool } from '../../catalog/types.js';
+import { ToolRefusedError } from '../../support/errors.js';
+import type { Log } from '../../support/log.js';
 import type { CallOrigin, CallOrigins } from './call-origins.js';
-import type { ResourceRoutes } from './resource-routes.js';
+import type { ResourceRoutes } from '../passthrough/resource-routes.js';
 import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
-import type { UpstreamSession } from './session.js';
-import { serverForName, TOOL_NAME_SEPARATOR } from './tool-names.js';
-import type { Upstream } from './upstream.js';
-import type { CallCaller } from '../telemetry/observe-call.js';
-import type { TraceMeta } from '../telemetry/telemetry.js';
+import type { UpstreamSession } from '../connection/session.js';
+import { serverForName, TOOL_NAME_SEPARATOR } from '../tools/tool-names.js';
+import type { Upstream } from '../connection/upstream.js';
+import type { CallCaller } from '../../telemetry/observe-call.js';
+import type { TraceMeta } from '../../telemetry/telemetry.js';
 
 /** Per call: where the upstream's `notifications/progress` for this call go, and whose call it is. */
 export interface CallContext {

@@ -13,8 +13,8 @@ import {
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
 } from '@modelcontextprotocol/client';
-import { isAllowedBy } from '../config/tool-policy.js';
-import type { ToolPolicy } from './spec.js';
+import { isAllowedBy } from '../../config/tool-policy.js';
+import type { ToolPolicy } from '../spec.js';
 
 /** One upstream's resources as it last listed them (every page). */
 export interface ResourceListing {

@@ -3,15 +3,15 @@
  * retry after a sign-in offered to the client finishes. A sign-in that no longer holds is reported
  * to the session (`onSignInLost`), which then reconnects with backoff.
  */
-import { ToolRefusedError } from '../support/errors.js';
-import { settleWithin } from '../support/settle.js';
-import { describeAuthFailure } from './auth/describe-auth-failure.js';
-import { SignInNeededError, type UpstreamOAuthProvider } from './auth/oauth-provider.js';
-import { RefusalNotes } from './auth/refusals.js';
-import type { UpstreamAuth } from './auth/upstream-auth.js';
-import type { UpstreamSpec } from './spec.js';
-import { remoteFetch } from './transport.js';
-import type { Log } from '../support/log.js';
+import { ToolRefusedError } from '../../support/errors.js';
+import { settleWithin } from '../../support/settle.js';
+import { describeAuthFailure } from '../auth/describe-auth-failure.js';
+import { SignInNeededError, type UpstreamOAuthProvider } from '../auth/oauth-provider.js';
+import { RefusalNotes } from '../auth/refusals.js';
+import type { UpstreamAuth } from '../auth/upstream-auth.js';
+import type { UpstreamSpec } from '../spec.js';
+import { remoteFetch } from '../transport/connect-upstream.js';
+import type { Log } from '../../support/log.js';
 
 /** A remote upstream's sign-in for one connection: its provider (none when the entry's headers carry the credential) and what it refused. */
 export interface SignInContext {

@@ -5,10 +5,10 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { describeSize, faultOf, type AnswerFault } from './answer-check.js';
-import { READ_LIMIT_RULE } from './read-limit.js';
+import { describeSize, faultOf, type AnswerFault } from '../transport/answer-check.js';
+import { READ_LIMIT_RULE } from '../transport/read-limit.js';
 import { admitTools, type ListedTool } from './tool-admission.js';
-import type { Log } from '../support/log.js';
+import type { Log } from '../../support/log.js';
 
 /** `tools/list` pages followed before the listing counts as broken (a cursor that never ends). */
 export const TOOLS_LIST_MAX_PAGES = 100;

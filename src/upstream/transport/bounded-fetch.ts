@@ -9,10 +9,10 @@
  */
 import { TransformStream, type Transformer, type TransformStreamDefaultController } from 'node:stream/web';
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { IdScanner } from '../json-rpc/id-scanner.js';
+import { IdScanner } from '../../json-rpc/id-scanner.js';
 import { checkOversize, faultError } from './answer-check.js';
 import type { ReadableStreamReadResult } from 'node:stream/web';
-import { logFailure } from '../support/log.js';
+import { logFailure } from '../../support/log.js';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;

@@ -4,14 +4,14 @@
  * listed page by page across upstreams, and each `prompts/get` sent to its upstream.
  */
 import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPromptsResult } from '@modelcontextprotocol/client';
-import { closestName } from '../../common/closest-names.js';
-import { isAllowedBy } from '../config/tool-policy.js';
-import { quoteInput } from '../support/echo.js';
+import { closestName } from '../../../common/closest-names.js';
+import { isAllowedBy } from '../../config/tool-policy.js';
+import { quoteInput } from '../../support/echo.js';
 import { mergedPage } from './merged-pages.js';
-import { scriptToolName, serverForName, TOOL_NAME_SEPARATOR } from './tool-names.js';
-import type { Upstream } from './upstream.js';
-import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
-import { logFailure } from '../support/log.js';
+import { scriptToolName, serverForName, TOOL_NAME_SEPARATOR } from '../tools/tool-names.js';
+import type { Upstream } from '../connection/upstream.js';
+import type { UpstreamInputRequired, UpstreamRound } from '../routing/round-trip.js';
+import { logFailure } from '../../support/log.js';
 
 /**
  * 10: `prompts/list` pages read from one upstream to check that a name our client sent is one it

@@ -4,11 +4,11 @@
  * scripts have resources to read. Two tools under one name are a collision, returned, never
  * skipped in silence.
  */
-import type { Catalog, CatalogTool } from '../catalog/types.js';
-import { isAllowedBy } from '../config/tool-policy.js';
-import { approvalOf } from '../config/approval-policy.js';
-import type { ApprovalGlobs } from '../config/types.js';
-import type { ToolPolicy } from './spec.js';
+import type { Catalog, CatalogTool } from '../../catalog/types.js';
+import { isAllowedBy } from '../../config/tool-policy.js';
+import { approvalOf } from '../../config/approval-policy.js';
+import type { ApprovalGlobs } from '../../config/types.js';
+import type { ToolPolicy } from '../spec.js';
 import type { ListedTool } from './tool-admission.js';
 import { assignToolNames, scriptToolName, type NameCollision } from './tool-names.js';
 

@@ -5,8 +5,8 @@
  * our own skills, or an earlier upstream in the config) is left out, said once in the log.
  */
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
-import { logFailure, type Log } from '../support/log.js';
-import type { Upstream } from './upstream.js';
+import { logFailure, type Log } from '../../support/log.js';
+import type { Upstream } from '../connection/upstream.js';
 
 /** The file every skill has, at its folder's root. */
 const SKILL_MANIFEST = 'SKILL.md';

@@ -4,9 +4,9 @@
  * template by its URI template as listed (resource-routes.ts).
  */
 import { ProtocolError, ProtocolErrorCode, type CompleteRequest, type CompleteResult } from '@modelcontextprotocol/client';
-import { quoteInput } from '../support/echo.js';
+import { quoteInput } from '../../support/echo.js';
 import { readyOrRefuse, type PromptRoutes } from './prompt-routes.js';
-import type { Upstream } from './upstream.js';
+import type { Upstream } from '../connection/upstream.js';
 
 /** Which upstream listed this URI template (and its policy allows it), if any. */
 export type TemplateOwner = (uriTemplate: string) => Upstream | undefined;

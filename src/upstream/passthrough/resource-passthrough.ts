@@ -12,11 +12,11 @@ import {
   type ListResourceTemplatesResult,
   type ReadResourceResult,
 } from '@modelcontextprotocol/client';
-import { quoteInput } from '../support/echo.js';
+import { quoteInput } from '../../support/echo.js';
 import { mergedPage } from './merged-pages.js';
 import { readyOrRefuse } from './prompt-routes.js';
 import type { ResourceRoutes } from './resource-routes.js';
-import type { Upstream } from './upstream.js';
+import type { Upstream } from '../connection/upstream.js';
 
 export class ResourcePassthrough {
   /** Per URI: the upstream asked to watch it, and our clients (sessions) that subscribed. */

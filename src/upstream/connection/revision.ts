@@ -13,7 +13,7 @@ import {
   type ConnectOptions,
   type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
-import type { UpstreamSpec } from './spec.js';
+import type { UpstreamSpec } from '../spec.js';
 
 export const UPSTREAM_VERSION_NEGOTIATION: VersionNegotiationOptions = { mode: 'auto' };
 

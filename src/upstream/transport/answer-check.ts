@@ -12,9 +12,9 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/client';
-import { quoteInput } from '../support/echo.js';
-import type { OversizeLine } from '../json-rpc/bounded-lines.js';
-import { parseLine } from '../json-rpc/parse-line.js';
+import { quoteInput } from '../../support/echo.js';
+import type { OversizeLine } from '../../json-rpc/bounded-lines.js';
+import { parseLine } from '../../json-rpc/parse-line.js';
 
 /** What was wrong with an upstream's answer to one request. */
 export type AnswerFault =
