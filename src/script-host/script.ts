@@ -26,6 +26,7 @@ import type {
   StopReason,
   ToolCaller,
 } from './types.js';
+import { deferred } from '../support/deferred.js';
 
 export interface ScriptLimits {
   readonly toolCallTimeoutMs: number;
@@ -63,9 +64,9 @@ export interface ScriptOptions {
  */
 export class Script {
   readonly id: string;
+  private readonly endedMark = deferred();
   /** Resolves once the script has ended (in any way). */
-  readonly ended: Promise<void>;
-  private markEnded!: () => void;
+  readonly ended: Promise<void> = this.endedMark.promise;
   private ending: Ending | null = null;
   private readonly output = new OutputWindow();
   private notifications: string[] = [];
@@ -98,7 +99,6 @@ export class Script {
       toolCallTimeoutMs: limits.toolCallTimeoutMs,
       memoryMaxBytes: limits.memoryMaxBytes,
     });
-    this.ended = new Promise((resolve) => (this.markEnded = resolve));
     // The lifetime starts here: the child strips TypeScript's types (engine/strip-types.ts) on the script's own time.
     this.stopping = new StopSequence(channel, limits.scriptLifetimeMs, () => this.stop('lifetime'));
     channel.listen({
@@ -271,6 +271,6 @@ export class Script {
     this.ending = ending;
     this.stopping.scriptEnded();
     this.calls.record.cancelOpen();
-    this.markEnded();
+    this.endedMark.resolve();
   }
 }

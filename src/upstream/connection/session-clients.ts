@@ -7,6 +7,7 @@ import { Client, type ClientCapabilities, type Implementation } from '@modelcont
 import type { PassthroughNotice } from '../passthrough/passthrough.js';
 import { installRelay, type LogListener, type RequestRelay } from '../routing/relay.js';
 import { UPSTREAM_VERSION_NEGOTIATION } from './revision.js';
+import { deferred } from '../../support/deferred.js';
 
 /** Where a client's news goes once its session exists; before that, nothing listens. */
 export interface ClientListener {
@@ -48,8 +49,8 @@ export class SessionClients {
   readonly create = (): Client => {
     const { clientInfo, capabilities, relay, onLog } = this.options;
     const client = new Client(clientInfo, { capabilities, versionNegotiation: UPSTREAM_VERSION_NEGOTIATION });
-    let markEnded = (): void => {};
-    const end = { ended: new Promise<void>((resolve) => (markEnded = resolve)), hasEnded: false };
+    const ended = deferred();
+    const end = { ended: ended.promise, hasEnded: false };
     this.ends.set(client, end);
     installRelay(client, this.server, capabilities, relay, onLog);
     client.setNotificationHandler('notifications/tools/list_changed', () => this.listener?.toolsChanged());
@@ -60,7 +61,7 @@ export class SessionClients {
     client.setNotificationHandler('notifications/resources/list_changed', () => this.listener?.resourcesChanged());
     client.onclose = () => {
       end.hasEnded = true;
-      markEnded();
+      ended.resolve();
       this.listener?.ended(client);
     };
     client.onerror = (error) => this.listener?.error(client, error);

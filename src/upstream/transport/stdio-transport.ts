@@ -14,6 +14,7 @@ import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from '../..
 import { claimEarlyUpstream, spawnUpstreamProcess } from './upstream-process.js';
 import type { StderrLines } from '../../support/stderr-lines.js';
 import { settleWithin } from '../../support/settle.js';
+import { deferred } from '../../support/deferred.js';
 
 export interface StdioTransportOptions {
   /** The upstream's name in the config, for the shutdown's log. */
@@ -38,8 +39,7 @@ export class StdioUpstreamTransport implements Transport {
   private leaderExited = false;
   private stdoutClosed = false;
   private finished = false;
-  private markFinished: () => void = () => {};
-  private readonly finishing = new Promise<void>((resolve) => (this.markFinished = resolve));
+  private readonly finishing = deferred();
   private ending: Promise<void> | undefined;
 
   constructor(private readonly options: StdioTransportOptions) {}
@@ -154,7 +154,7 @@ export class StdioUpstreamTransport implements Transport {
       }
       // Ended, but the pipe is held by a process outside the group (one that left it): stop reading.
       if (!this.stdoutClosed) child.stdout?.destroy();
-      await this.finishing;
+      await this.finishing.promise;
     })();
     return this.ending;
   }
@@ -171,7 +171,7 @@ export class StdioUpstreamTransport implements Transport {
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
-    this.markFinished();
+    this.finishing.resolve();
     this.onclose?.();
   }
 }
