@@ -34,10 +34,3 @@ export function formatConfigPath(path: ConfigPath): string {
   }
   return out === '' ? '(top level)' : out;
 }
-
-/** `number`, `null`, `array`, `a string`...: what a value is, for "must be X (got Y)". */
-export function describeValueType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}

@@ -19,7 +19,8 @@ import {
 } from './settings.js';
 import type { ApprovalGlobs } from './types.js';
 import { closestName } from '../../common/closest-names.js';
-import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
+import { ConfigError, formatConfigPath } from './config-error.js';
+import { valueType } from '../support/echo.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { isSettingName, readSettingValue } from './setting-value.js';
 import { isLocationSettingName, readLocationSettingValue } from './location-setting-value.js';
@@ -67,16 +68,13 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
       if (!choices.includes(value)) {
         throw new ConfigError(
           file,
-          `${formatConfigPath(['settings', name])} must be "refuse" or "allow" (got ${typeof value === 'string' ? JSON.stringify(value) : describeValueType(value)})`,
+          `${formatConfigPath(['settings', name])} must be "refuse" or "allow" (got ${typeof value === 'string' ? JSON.stringify(value) : valueType(value)})`,
         );
       }
       settings.approvalFallback = value as ApprovalFallback;
     } else if (name === SKILLS_SAVE_SETTING.name || isSwitchSettingName(name)) {
       if (typeof value !== 'boolean') {
-        throw new ConfigError(
-          file,
-          `${formatConfigPath(['settings', name])} must be true or false (got ${describeValueType(value)})`,
-        );
+        throw new ConfigError(file, `${formatConfigPath(['settings', name])} must be true or false (got ${valueType(value)})`);
       }
       settings[name] = value;
     } else if (isLogSettingName(name)) {
@@ -99,12 +97,12 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
 /** `settings.expose`: a list of globs, each a non-empty string. */
 function readExpose(value: unknown, invalid: (detail: string) => ConfigError): string[] {
   if (!Array.isArray(value)) {
-    throw invalid(`must be a list of tool-name globs, as in ["search", "github__get_*"] (got ${describeValueType(value)})`);
+    throw invalid(`must be a list of tool-name globs, as in ["search", "github__get_*"] (got ${valueType(value)})`);
   }
   value.forEach((glob: unknown, i) => {
     if (typeof glob !== 'string' || glob === '') {
       throw invalid(
-        `[${i}] must be a non-empty glob over tool names as scripts see them (got ${glob === '' ? 'an empty string' : describeValueType(glob)})`,
+        `[${i}] must be a non-empty glob over tool names as scripts see them (got ${glob === '' ? 'an empty string' : valueType(glob)})`,
       );
     }
   });
@@ -114,7 +112,7 @@ function readExpose(value: unknown, invalid: (detail: string) => ConfigError): s
 /** `settings.approvals`: `{"allow"|"ask"|"deny": [globs]}`, each glob over tool names as scripts see them. */
 function readApprovals(value: unknown, invalid: (detail: string) => ConfigError): ApprovalGlobs {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid(` must be an object of glob lists, as in {"ask": ["github__delete_*"]} (got ${describeValueType(value)})`);
+    throw invalid(` must be an object of glob lists, as in {"ask": ["github__delete_*"]} (got ${valueType(value)})`);
   }
   const approvals: ApprovalGlobs = {};
   for (const [key, globs] of Object.entries(value)) {
@@ -130,7 +128,7 @@ function readApprovals(value: unknown, invalid: (detail: string) => ConfigError)
 function settingEntries(raw: unknown, file: string | null): [string, unknown][] {
   if (raw === undefined) return [];
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError(file, `settings must be an object (got ${describeValueType(raw)})`);
+    throw new ConfigError(file, `settings must be an object (got ${valueType(raw)})`);
   }
   const entries = Object.entries(raw);
   for (const [name] of entries) {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { closestName } from '../../common/closest-names.js';
-import { describeValueType, formatConfigPath, type ConfigPath } from './config-error.js';
+import { formatConfigPath, type ConfigPath } from './config-error.js';
+import { valueType } from '../support/echo.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -30,7 +31,7 @@ export function formatIssue(issue: Issue, base: ConfigPath, input: unknown, keys
     }
     case 'invalid_type':
       if (found === undefined) return `${path} is required`;
-      return `${path} must be ${EXPECTED[issue.expected] ?? issue.expected} (got ${describeValueType(found)})`;
+      return `${path} must be ${EXPECTED[issue.expected] ?? issue.expected} (got ${valueType(found)})`;
     case 'invalid_value':
       return `${path} must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')} (got ${JSON.stringify(found)})`;
     default:

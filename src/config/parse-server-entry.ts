@@ -1,7 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { credentialHeaders, isCleartextToAnotherHost } from './cleartext.js';
-import { ConfigError, describeValueType, formatConfigPath, type ConfigPath } from './config-error.js';
+import { ConfigError, formatConfigPath, type ConfigPath } from './config-error.js';
+import { valueType } from '../support/echo.js';
 import { ENTRY_TYPES, keysTakenBy, remoteEntrySchema, stdioEntrySchema } from './entry-schemas.js';
 import { VariableError, expandVariables } from './expand-variables.js';
 import { formatIssue, pickIssue } from './format-issue.js';
@@ -26,11 +27,11 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   const at = formatConfigPath(path);
 
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw invalid(`${at} must be an object (got ${describeValueType(raw)})`);
+    throw invalid(`${at} must be an object (got ${valueType(raw)})`);
   }
   const entry = raw as Record<string, unknown>;
   if (entry.disabled !== undefined && typeof entry.disabled !== 'boolean') {
-    throw invalid(`${formatConfigPath([...path, 'disabled'])} must be true or false (got ${describeValueType(entry.disabled)})`);
+    throw invalid(`${formatConfigPath([...path, 'disabled'])} must be true or false (got ${valueType(entry.disabled)})`);
   }
   if (entry.disabled === true) return null;
 
