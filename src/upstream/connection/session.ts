@@ -21,7 +21,7 @@ import {
 } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { ToolRefusedError, UpstreamAnswerError } from '../../support/errors.js';
-import { describeIssues } from '../../json-rpc/describe-issues.js';
+import { describeIssues } from '../../support/describe-issues.js';
 import type { UpstreamAuth } from '../auth/upstream-auth.js';
 import { translateCallFailure, type LostHow } from './call-failure.js';
 import { messageWithCauses } from './error-text.js';

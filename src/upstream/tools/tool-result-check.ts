@@ -8,7 +8,7 @@
 import { specTypeSchemas, type CallToolResult } from '@modelcontextprotocol/client';
 import { UpstreamAnswerError } from '../../support/errors.js';
 import { describeInput } from '../../support/echo.js';
-import { describeIssues } from '../../json-rpc/describe-issues.js';
+import { describeIssues } from '../../support/describe-issues.js';
 
 /** The result, checked; a malformed one throws UpstreamAnswerError saying what is wrong with it. */
 export function checkToolResult(result: unknown, server: string, scriptName: string): CallToolResult {

@@ -4,7 +4,7 @@
  * SDK would print zod's issue list, a dump that also quotes keys the client sent, whole.
  */
 import type { StandardSchemaV1 } from '@modelcontextprotocol/server';
-import { describeInput, quoteInput } from '../support/echo.js';
+import { describeInput, quoteInput } from './echo.js';
 
 /** At most this many issues are described; the rest are counted. */
 const MAX_DESCRIBED_ISSUES = 3;
