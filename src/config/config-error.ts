@@ -22,15 +22,3 @@ export class ConfigError extends CodemodeError {
     this.detail = detail;
   }
 }
-
-const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
-
-export function formatConfigPath(path: ConfigPath): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else if (PLAIN_KEY.test(segment)) out += out === '' ? segment : `.${segment}`;
-    else out += `[${JSON.stringify(segment)}]`;
-  }
-  return out === '' ? '(top level)' : out;
-}

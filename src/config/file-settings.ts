@@ -19,7 +19,8 @@ import {
 } from './settings.js';
 import type { ApprovalGlobs } from './types.js';
 import { closestName } from '../../common/closest-names.js';
-import { ConfigError, formatConfigPath } from './config-error.js';
+import { ConfigError } from './config-error.js';
+import { formatPath } from '../support/value-path.js';
 import { valueType } from '../support/echo.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { isSettingName, readSettingValue } from './setting-value.js';
@@ -56,25 +57,22 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
   const baseDir = file === null ? process.cwd() : dirname(file);
   for (const [name, value] of settingEntries(raw, file)) {
     if (name === EXPOSE_SETTING.name) {
-      const at = formatConfigPath(['settings', name]);
+      const at = formatPath(['settings', name]);
       settings.expose = readExpose(value, (detail) => new ConfigError(file, `${at} ${detail}`));
     } else if (name === APPROVALS_SETTING.name) {
-      settings.approvals = readApprovals(
-        value,
-        (detail) => new ConfigError(file, `${formatConfigPath(['settings', name])}${detail}`),
-      );
+      settings.approvals = readApprovals(value, (detail) => new ConfigError(file, `${formatPath(['settings', name])}${detail}`));
     } else if (name === APPROVAL_FALLBACK_SETTING.name) {
       const choices: readonly unknown[] = APPROVAL_FALLBACK_SETTING.choices;
       if (!choices.includes(value)) {
         throw new ConfigError(
           file,
-          `${formatConfigPath(['settings', name])} must be "refuse" or "allow" (got ${typeof value === 'string' ? JSON.stringify(value) : valueType(value)})`,
+          `${formatPath(['settings', name])} must be "refuse" or "allow" (got ${typeof value === 'string' ? JSON.stringify(value) : valueType(value)})`,
         );
       }
       settings.approvalFallback = value as ApprovalFallback;
     } else if (name === SKILLS_SAVE_SETTING.name || isSwitchSettingName(name)) {
       if (typeof value !== 'boolean') {
-        throw new ConfigError(file, `${formatConfigPath(['settings', name])} must be true or false (got ${valueType(value)})`);
+        throw new ConfigError(file, `${formatPath(['settings', name])} must be true or false (got ${valueType(value)})`);
       }
       settings[name] = value;
     } else if (isLogSettingName(name)) {
@@ -144,7 +142,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     throw new ConfigError(
       file,
-      `${formatConfigPath(['settings', name])} is not a setting${hint}; the settings are ${ALL_NAMES.join(', ')}`,
+      `${formatPath(['settings', name])} is not a setting${hint}; the settings are ${ALL_NAMES.join(', ')}`,
     );
   }
   return entries;
@@ -152,7 +150,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
 
 /** The code prefix is dropped: the message already starts with this error's own. */
 function settingError(file: string | null, name: string, error: string): ConfigError {
-  return new ConfigError(file, `${formatConfigPath(['settings', name])}: ${error.replace(/^SETTING_INVALID: /, '')}`);
+  return new ConfigError(file, `${formatPath(['settings', name])}: ${error.replace(/^SETTING_INVALID: /, '')}`);
 }
 
 export function isSwitchSettingName(name: string): name is SwitchSettingName {
