@@ -29,7 +29,7 @@ import { watchLiveness, type Liveness } from './liveness.js';
 import { ProgressRouter } from '../routing/progress.js';
 import type { PassthroughMethod, PassthroughNotice } from '../passthrough/passthrough.js';
 import { listResourcePages, type ResourceListing } from '../passthrough/resource-routes.js';
-import { paramHeaderValues, scanParamHeaders } from '../param-headers.js';
+import { paramHeaderValues, scanParamHeaders } from '../../support/param-headers.js';
 import { listenForChanges } from './change-listen.js';
 import { revisionOf } from './revision.js';
 import { inputRequiredOf, roundParams, type UpstreamInputRequired, type UpstreamRound } from '../routing/round-trip.js';

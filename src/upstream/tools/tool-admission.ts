@@ -13,7 +13,7 @@ import { specTypeSchemas } from '@modelcontextprotocol/client';
 import { describeInput } from '../../support/echo.js';
 import { depthOf } from '../../../common/json-depth.js';
 import { describeIssues } from '../../support/describe-issues.js';
-import { scanParamHeaders } from '../param-headers.js';
+import { scanParamHeaders } from '../../support/param-headers.js';
 
 /** 64 levels of JSON nesting in a tool's inputSchema or outputSchema; deeper is replaced by a placeholder. */
 export const SCHEMA_MAX_DEPTH = 64;

@@ -1,12 +1,20 @@
 /**
  * SEP-2243's `x-mcp-header` (MCP 2026-07-28, Streamable HTTP): a tool's input schema may mark a
- * parameter to be mirrored into an `Mcp-Param-<Name>` header of each `tools/call`, and a client
- * must leave out a tool whose marks break the rules. The SDK does both only inside `callTool()` and
- * `listTools()`, which check the whole result or page against its schemas; we send `tools/call`
- * with `request()` (a bad result is quoted, tool-result-check.ts) and admit tools one by one
- * (tool-admission.ts), and the SDK exports neither its scan nor its header builder. So these are
- * ours, following the SDK's rules (`scanXMcpHeaderDeclarations`, `buildMcpParamHeaders`).
+ * parameter to be mirrored into an `Mcp-Param-<Name>` header of each `tools/call`, so a proxy can
+ * route on it (our `code_execution`'s `script`, so `wait` and `stop` reach the instance that runs
+ * the script). The codec, both sides in one place: the marks and their rules (a client must leave
+ * out a tool whose marks break them), the headers a client sends (upstream/), and the check a
+ * server makes that header and body agree (http/). The SDK does the client side only inside
+ * `callTool()` and `listTools()`, which check the whole result or page against its schemas; we send
+ * `tools/call` with `request()` (a bad result is quoted, tool-result-check.ts) and admit tools one
+ * by one (tool-admission.ts), and the SDK exports neither its scan nor its header builder. So these
+ * are ours, following the SDK's rules (`scanXMcpHeaderDeclarations`, `buildMcpParamHeaders`).
  */
+import type { IncomingHttpHeaders } from 'node:http';
+import { valueAt } from './value-path.js';
+
+/** JSON-RPC's HeaderMismatch (SEP-2243), as the SDK answers a mismatched `Mcp-Method`. */
+export const HEADER_MISMATCH = -32020;
 
 /** A parameter the schema marks: where it is in the arguments, and its header's name. */
 export interface ParamHeader {
@@ -47,6 +55,9 @@ const UNREACHABLE = [
 const NAMED = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 const BASE64_PREFIX = '=?base64?';
 const BASE64_SUFFIX = '?=';
+/** `=?base64?…?=`: a value that isn't plain ASCII travels Base64-encoded. */
+const BASE64_WRAPPED = /^=\?base64\?(.*)\?=$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** The parameters `inputSchema` marks, or the first rule a mark breaks. */
 export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
@@ -108,15 +119,6 @@ export function paramHeaderValues(headers: readonly ParamHeader[], args: Record<
   return values;
 }
 
-function valueAt(root: unknown, path: readonly string[]): unknown {
-  let node = root;
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
-
 function primitiveText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return String(value);
@@ -133,4 +135,43 @@ function encodeValue(text: string): string {
     !(text.startsWith(BASE64_PREFIX) && text.endsWith(BASE64_SUFFIX)) &&
     [...text].every((char) => char === '\t' || (char >= ' ' && char <= '~'));
   return plain ? text : `${BASE64_PREFIX}${Buffer.from(text, 'utf8').toString('base64')}${BASE64_SUFFIX}`;
+}
+
+/**
+ * What is wrong with a request's parameter headers against its body, or undefined: a header and
+ * its parameter must both be given, with one value (SEP-2243: a router reading the header and a
+ * server reading the body must not see two). `schema` is the called tool's inputSchema.
+ */
+export function paramHeaderMismatch(headers: IncomingHttpHeaders, schema: unknown, args: unknown): string | undefined {
+  const scan = scanParamHeaders(schema);
+  // A schema whose marks break the rules marks nothing a client would send (it leaves the tool out).
+  if (!scan.valid) return undefined;
+  for (const { path, name } of scan.headers) {
+    const parameter = path.join('.');
+    const header = `Mcp-Param-${name}`;
+    const raw = headers[header.toLowerCase()];
+    const body = valueAt(args, path);
+    const inBody = body !== undefined && body !== null;
+    if (raw === undefined) {
+      if (inBody) return `the body gives ${parameter} but the ${header} header is missing; send both, with the same value`;
+      continue;
+    }
+    const value = decodeValue(Array.isArray(raw) ? raw.join(', ') : raw);
+    if (value === undefined) return `the ${header} header's =?base64?…?= value is not valid Base64`;
+    if (!inBody) return `the ${header} header is given but the body has no ${parameter}`;
+    if (value !== (primitiveText(body) ?? JSON.stringify(body))) {
+      return `the body's ${parameter} and the ${header} header disagree; send the same value in both`;
+    }
+  }
+  return undefined;
+}
+
+/** A header's value: leading and trailing spaces dropped (RFC 9110), Base64 decoded when wrapped; undefined when that fails. */
+function decodeValue(raw: string): string | undefined {
+  const value = raw.trim();
+  const wrapped = BASE64_WRAPPED.exec(value);
+  if (wrapped === null) return value;
+  const encoded = wrapped[1]!;
+  if (!BASE64.test(encoded)) return undefined;
+  return Buffer.from(encoded, 'base64').toString('utf8');
 }
