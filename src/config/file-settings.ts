@@ -21,7 +21,7 @@ import type { ApprovalGlobs } from './types.js';
 import { closestName } from '../../common/closest-names.js';
 import { ConfigError } from './config-error.js';
 import { formatPath } from '../support/value-path.js';
-import { valueType } from '../support/echo.js';
+import { quoteInput, valueType } from '../support/echo.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { isSettingName, readSettingValue } from './setting-value.js';
 import { isLocationSettingName, readLocationSettingValue } from './location-setting-value.js';
@@ -66,7 +66,7 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
       if (!choices.includes(value)) {
         throw new ConfigError(
           file,
-          `${formatPath(['settings', name])} must be "refuse" or "allow" (got ${typeof value === 'string' ? JSON.stringify(value) : valueType(value)})`,
+          `${formatPath(['settings', name])} must be "refuse" or "allow" (got ${typeof value === 'string' ? quoteInput(value) : valueType(value)})`,
         );
       }
       settings.approvalFallback = value as ApprovalFallback;
