@@ -9,7 +9,7 @@
 import { EXIT_CONFIG, type CliInvocation } from './cli/parse-cli.js';
 import { LOG_SETTINGS } from './config/settings.js';
 import { configureProcessLog, LogFileError, processLog } from './support/log.js';
-import { NESTED_MARKER, nestedRefusal } from './upstream/environment.js';
+import { NESTED_MARKER, nestedRefusal } from './upstream/transport/environment.js';
 
 /** Exit code of a codemode-mcp started as an upstream of another (NESTED_MARKER set): it starts nothing. */
 const EXIT_NESTED = 1;

@@ -88,7 +88,7 @@ function buildDeclaration(tool: CatalogTool): string {
     Number.POSITIVE_INFINITY,
   );
 
-  // The upstream's schema couldn't be used (upstream/tool-admission.ts): say so where the types are.
+  // The upstream's schema couldn't be used (upstream/tools/tool-admission.ts): say so where the types are.
   const note = tool.note === undefined ? '' : `/* ${escapeComment(tool.note)} */\n`;
   const text = `${docComment(tool.description)}${note}tools[${JSON.stringify(tool.name)}](args${argsMark} ${args}): Promise<${result}>`;
   return inputCtx.cut || outputCtx.cut ? `${text}\n${CUT_MARKER}` : text;

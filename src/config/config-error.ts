@@ -22,22 +22,3 @@ export class ConfigError extends CodemodeError {
     this.detail = detail;
   }
 }
-
-const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
-
-export function formatConfigPath(path: ConfigPath): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else if (PLAIN_KEY.test(segment)) out += out === '' ? segment : `.${segment}`;
-    else out += `[${JSON.stringify(segment)}]`;
-  }
-  return out === '' ? '(top level)' : out;
-}
-
-/** `number`, `null`, `array`, `a string`...: what a value is, for "must be X (got Y)". */
-export function describeValueType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}

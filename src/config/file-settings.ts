@@ -19,7 +19,9 @@ import {
 } from './settings.js';
 import type { ApprovalGlobs } from './types.js';
 import { closestName } from '../../common/closest-names.js';
-import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
+import { ConfigError } from './config-error.js';
+import { formatPath } from '../support/value-path.js';
+import { quoteInput, valueType } from '../support/echo.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
 import { isSettingName, readSettingValue } from './setting-value.js';
 import { isLocationSettingName, readLocationSettingValue } from './location-setting-value.js';
@@ -55,28 +57,22 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
   const baseDir = file === null ? process.cwd() : dirname(file);
   for (const [name, value] of settingEntries(raw, file)) {
     if (name === EXPOSE_SETTING.name) {
-      const at = formatConfigPath(['settings', name]);
+      const at = formatPath(['settings', name]);
       settings.expose = readExpose(value, (detail) => new ConfigError(file, `${at} ${detail}`));
     } else if (name === APPROVALS_SETTING.name) {
-      settings.approvals = readApprovals(
-        value,
-        (detail) => new ConfigError(file, `${formatConfigPath(['settings', name])}${detail}`),
-      );
+      settings.approvals = readApprovals(value, (detail) => new ConfigError(file, `${formatPath(['settings', name])}${detail}`));
     } else if (name === APPROVAL_FALLBACK_SETTING.name) {
       const choices: readonly unknown[] = APPROVAL_FALLBACK_SETTING.choices;
       if (!choices.includes(value)) {
         throw new ConfigError(
           file,
-          `${formatConfigPath(['settings', name])} must be "refuse" or "allow" (got ${typeof value === 'string' ? JSON.stringify(value) : describeValueType(value)})`,
+          `${formatPath(['settings', name])} must be "refuse" or "allow" (got ${typeof value === 'string' ? quoteInput(value) : valueType(value)})`,
         );
       }
       settings.approvalFallback = value as ApprovalFallback;
     } else if (name === SKILLS_SAVE_SETTING.name || isSwitchSettingName(name)) {
       if (typeof value !== 'boolean') {
-        throw new ConfigError(
-          file,
-          `${formatConfigPath(['settings', name])} must be true or false (got ${describeValueType(value)})`,
-        );
+        throw new ConfigError(file, `${formatPath(['settings', name])} must be true or false (got ${valueType(value)})`);
       }
       settings[name] = value;
     } else if (isLogSettingName(name)) {
@@ -99,12 +95,12 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
 /** `settings.expose`: a list of globs, each a non-empty string. */
 function readExpose(value: unknown, invalid: (detail: string) => ConfigError): string[] {
   if (!Array.isArray(value)) {
-    throw invalid(`must be a list of tool-name globs, as in ["search", "github__get_*"] (got ${describeValueType(value)})`);
+    throw invalid(`must be a list of tool-name globs, as in ["search", "github__get_*"] (got ${valueType(value)})`);
   }
   value.forEach((glob: unknown, i) => {
     if (typeof glob !== 'string' || glob === '') {
       throw invalid(
-        `[${i}] must be a non-empty glob over tool names as scripts see them (got ${glob === '' ? 'an empty string' : describeValueType(glob)})`,
+        `[${i}] must be a non-empty glob over tool names as scripts see them (got ${glob === '' ? 'an empty string' : valueType(glob)})`,
       );
     }
   });
@@ -114,7 +110,7 @@ function readExpose(value: unknown, invalid: (detail: string) => ConfigError): s
 /** `settings.approvals`: `{"allow"|"ask"|"deny": [globs]}`, each glob over tool names as scripts see them. */
 function readApprovals(value: unknown, invalid: (detail: string) => ConfigError): ApprovalGlobs {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid(` must be an object of glob lists, as in {"ask": ["github__delete_*"]} (got ${describeValueType(value)})`);
+    throw invalid(` must be an object of glob lists, as in {"ask": ["github__delete_*"]} (got ${valueType(value)})`);
   }
   const approvals: ApprovalGlobs = {};
   for (const [key, globs] of Object.entries(value)) {
@@ -130,7 +126,7 @@ function readApprovals(value: unknown, invalid: (detail: string) => ConfigError)
 function settingEntries(raw: unknown, file: string | null): [string, unknown][] {
   if (raw === undefined) return [];
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError(file, `settings must be an object (got ${describeValueType(raw)})`);
+    throw new ConfigError(file, `settings must be an object (got ${valueType(raw)})`);
   }
   const entries = Object.entries(raw);
   for (const [name] of entries) {
@@ -146,7 +142,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
     const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
     throw new ConfigError(
       file,
-      `${formatConfigPath(['settings', name])} is not a setting${hint}; the settings are ${ALL_NAMES.join(', ')}`,
+      `${formatPath(['settings', name])} is not a setting${hint}; the settings are ${ALL_NAMES.join(', ')}`,
     );
   }
   return entries;
@@ -154,7 +150,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
 
 /** The code prefix is dropped: the message already starts with this error's own. */
 function settingError(file: string | null, name: string, error: string): ConfigError {
-  return new ConfigError(file, `${formatConfigPath(['settings', name])}: ${error.replace(/^SETTING_INVALID: /, '')}`);
+  return new ConfigError(file, `${formatPath(['settings', name])}: ${error.replace(/^SETTING_INVALID: /, '')}`);
 }
 
 export function isSwitchSettingName(name: string): name is SwitchSettingName {

@@ -1,4 +1,5 @@
 import { LOCATION_SETTINGS, type LocationSettingName } from './settings.js';
+import { describeFound } from '../support/echo.js';
 import { resolveUserPath } from './user-path.js';
 
 export function isLocationSettingName(name: string): name is LocationSettingName {
@@ -21,7 +22,7 @@ export function readLocationSettingValue(
   home: string,
 ): { value: string } | { error: string } {
   const spec = LOCATION_SETTINGS[name];
-  const got = typeof raw === 'string' ? JSON.stringify(raw) : `a ${raw === null ? 'null' : typeof raw}`;
+  const got = describeFound(raw);
   if (spec.kind !== 'redis-url') {
     if (typeof raw !== 'string' || raw.trim() === '') {
       return {

@@ -1,4 +1,5 @@
 import { LOG_LEVELS, type LogLevel, type LogSettings } from '../support/log.js';
+import { describeFound } from '../support/echo.js';
 import { LOG_SETTINGS, type LogSettingName } from './settings.js';
 import { closestName } from '../../common/closest-names.js';
 import { resolveUserPath } from './user-path.js';
@@ -20,7 +21,7 @@ export function readLogSettingValue<K extends LogSettingName>(
   home: string,
 ): { value: LogSettings[K] } | { error: string } {
   const spec = LOG_SETTINGS[name];
-  const got = typeof raw === 'string' ? JSON.stringify(raw) : `a ${raw === null ? 'null' : typeof raw}`;
+  const got = describeFound(raw);
   if (name === 'logLevel') {
     if (typeof raw === 'string' && (LOG_LEVELS as readonly string[]).includes(raw)) return { value: raw as LogLevel };
     const guess = typeof raw === 'string' ? closestName(raw, LOG_LEVELS) : null;

@@ -3,7 +3,7 @@
  * entry that starts us; started as an upstream, that copy would read the same file and start
  * another, without end. Found by command here, before anything is spawned, for a line that names
  * the entry; whatever slips past (a shell wrapper, an unusual spelling) meets the environment
- * marker instead (src/upstream/environment.ts: such a copy refuses to start).
+ * marker instead (src/upstream/transport/environment.ts: such a copy refuses to start).
  */
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';

@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import { closestName } from '../../common/closest-names.js';
-import { ConfigError, describeValueType } from './config-error.js';
+import { ConfigError } from './config-error.js';
+import { valueType } from '../support/echo.js';
 import { readFileSettings } from './file-settings.js';
 import { parseServerEntry } from './parse-server-entry.js';
 import type { LoadedConfig, UpstreamSpec, VariableSource } from './types.js';
@@ -38,10 +39,7 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   const file = options.path;
   const env = options.env ?? process.env;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError(
-      file,
-      `the file must hold a JSON object such as {"mcpServers": {...}} (got ${describeValueType(value)})`,
-    );
+    throw new ConfigError(file, `the file must hold a JSON object such as {"mcpServers": {...}} (got ${valueType(value)})`);
   }
   const top = value as Record<string, unknown>;
   for (const key of Object.keys(top)) {
@@ -64,7 +62,7 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   }
   const servers = top[serversKey];
   if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
-    throw new ConfigError(file, `${serversKey} must be an object of servers by name (got ${describeValueType(servers)})`);
+    throw new ConfigError(file, `${serversKey} must be an object of servers by name (got ${valueType(servers)})`);
   }
 
   const entries = Object.entries(servers);

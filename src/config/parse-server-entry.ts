@@ -1,10 +1,12 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { credentialHeaders, isCleartextToAnotherHost } from './cleartext.js';
-import { ConfigError, describeValueType, formatConfigPath, type ConfigPath } from './config-error.js';
+import { ConfigError, type ConfigPath } from './config-error.js';
+import { formatPath } from '../support/value-path.js';
+import { valueType } from '../support/echo.js';
 import { ENTRY_TYPES, keysTakenBy, remoteEntrySchema, stdioEntrySchema } from './entry-schemas.js';
 import { VariableError, expandVariables } from './expand-variables.js';
-import { formatIssue, pickIssue } from './format-issue.js';
+import { describeIssue, pickIssue } from '../support/describe-issues.js';
 import { readOAuth } from './read-oauth.js';
 import type { ApprovalGlobs, ToolPolicy, UpstreamSpec, VariableSource } from './types.js';
 
@@ -23,14 +25,14 @@ const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 export function parseServerEntry(name: string, raw: unknown, context: EntryContext): UpstreamSpec | null {
   const path: ConfigPath = [context.serversKey, name];
   const invalid = (detail: string): ConfigError => new ConfigError(context.file, detail);
-  const at = formatConfigPath(path);
+  const at = formatPath(path);
 
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw invalid(`${at} must be an object (got ${describeValueType(raw)})`);
+    throw invalid(`${at} must be an object (got ${valueType(raw)})`);
   }
   const entry = raw as Record<string, unknown>;
   if (entry.disabled !== undefined && typeof entry.disabled !== 'boolean') {
-    throw invalid(`${formatConfigPath([...path, 'disabled'])} must be true or false (got ${describeValueType(entry.disabled)})`);
+    throw invalid(`${formatPath([...path, 'disabled'])} must be true or false (got ${valueType(entry.disabled)})`);
   }
   if (entry.disabled === true) return null;
 
@@ -48,7 +50,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
 
   const type = entry.type ?? (entry.url !== undefined ? 'http' : 'stdio');
   if (!ENTRY_TYPES.some((known) => known === type)) {
-    throw invalid(`${formatConfigPath([...path, 'type'])} must be "stdio", "http" or "sse" (got ${JSON.stringify(type)})`);
+    throw invalid(`${formatPath([...path, 'type'])} must be "stdio", "http" or "sse" (got ${JSON.stringify(type)})`);
   }
   if (entry.type === undefined && entry.url !== undefined && entry.command !== undefined) {
     throw invalid(`${at} has both "command" and "url"; keep "command" to start it over stdio, or "url" to reach it over http`);
@@ -63,13 +65,17 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     const parsed = schema.safeParse(entry);
     if (parsed.success) return parsed.data as z.output<S>;
     const issue = pickIssue(parsed.error.issues);
-    throw invalid(issue === undefined ? `${at} is invalid` : formatIssue(issue, path, entry, keysTakenBy(schema)));
+    throw invalid(
+      issue === undefined
+        ? `${at} is invalid`
+        : describeIssue(issue, entry, { at: path, keysTaken: keysTakenBy(schema), got: 'type' }),
+    );
   };
   const expand = (text: string, where: ConfigPath): string => {
     try {
       return expandVariables(text, context.env);
     } catch (error) {
-      if (error instanceof VariableError) throw invalid(`${formatConfigPath([...path, ...where])} ${error.message}`);
+      if (error instanceof VariableError) throw invalid(`${formatPath([...path, ...where])} ${error.message}`);
       throw error;
     }
   };
@@ -92,7 +98,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   const url = expand(data.url, ['url']);
   if (!/^https?:$/.test(protocolOf(url))) {
     // The unexpanded value: the expanded one may carry a secret from the environment.
-    throw invalid(`${formatConfigPath([...path, 'url'])} must be an http:// or https:// URL (got ${JSON.stringify(data.url)})`);
+    throw invalid(`${formatPath([...path, 'url'])} must be an http:// or https:// URL (got ${JSON.stringify(data.url)})`);
   }
   const oauth =
     data.oauth === undefined
@@ -189,7 +195,7 @@ function checkUnprefixed(
   globs.forEach((glob, i) => {
     if (glob.startsWith(`${prefixed.name}__`)) {
       throw invalid(
-        `${formatConfigPath([...path, i])} is "${glob}", but globs match the ${prefixed.what}'s own name: ` +
+        `${formatPath([...path, i])} is "${glob}", but globs match the ${prefixed.what}'s own name: ` +
           `write "${glob.slice(prefixed.name.length + 2)}"`,
       );
     }

@@ -4,8 +4,8 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { isClientMetadataUrl } from './client-metadata-url.js';
-import type { ConfigError } from './config-error.js';
-import { formatConfigPath, type ConfigPath } from './config-error.js';
+import type { ConfigError, ConfigPath } from './config-error.js';
+import { formatPath } from '../support/value-path.js';
 import type { OAuthEntry } from './entry-schemas.js';
 import type { OAuthOptions } from './types.js';
 
@@ -22,7 +22,7 @@ export interface OAuthContext {
 const VARIABLE_REFERENCE = /\$\{[^}]*\}/;
 
 export function readOAuth(entry: OAuthEntry, context: OAuthContext): OAuthOptions {
-  const at = (key: string): string => formatConfigPath([...context.path, key]);
+  const at = (key: string): string => formatPath([...context.path, key]);
   const grant = entry.grant ?? 'authorization_code';
   const expandAt = (key: keyof OAuthEntry): string | undefined => {
     const value = entry[key];

@@ -1,4 +1,5 @@
 import { SETTINGS, checkSetting, type SettingName, type SettingUnit } from './settings.js';
+import { describeFound } from '../support/echo.js';
 
 /** Suffixes a value may carry, by unit, lower-cased; '' is the plain number. */
 const SUFFIXES: Record<SettingUnit, Readonly<Record<string, number>>> = {
@@ -33,7 +34,7 @@ export function readSettingValue(name: SettingName, raw: unknown): { value: numb
     const match = typeof raw === 'string' ? NUMBER_AND_SUFFIX.exec(raw.trim()) : null;
     const factor = match === null ? undefined : SUFFIXES[spec.unit][(match[2] ?? '').toLowerCase()];
     if (match === null || factor === undefined) {
-      const got = typeof raw === 'string' ? JSON.stringify(raw) : `a ${raw === null ? 'null' : typeof raw}`;
+      const got = describeFound(raw);
       return { error: `SETTING_INVALID: ${name} (--${spec.flag}) takes ${WHAT_IT_TAKES[spec.unit]}; got ${got}` };
     }
     value = Number(match[1]) * factor;

@@ -5,7 +5,7 @@
  * new work elsewhere.
  */
 import type { ServerResponse } from 'node:http';
-import type { UpstreamStatus } from '../upstream/upstream.js';
+import type { UpstreamStatus } from '../upstream/connection/upstream.js';
 
 export interface Health {
   readonly instanceId: string | undefined;

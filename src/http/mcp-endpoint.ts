@@ -27,7 +27,7 @@ import type { HttpSession, HttpSessions } from './sessions.js';
 import type { Log } from '../support/log.js';
 import type { Sessionless } from '../mcp/sessionless.js';
 import { carriesRequestEnvelope } from '../mcp/request-envelope.js';
-import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
+import { HEADER_MISMATCH, paramHeaderMismatch } from '../support/param-headers.js';
 
 export interface McpEndpointOptions {
   readonly maxMessageBytes: number;

@@ -4,7 +4,7 @@
  * the reader's owner can answer exactly the request, or fail exactly the call, it belongs to.
  */
 import { specTypeSchemas, type JSONRPCMessage, type StandardSchemaV1 } from '@modelcontextprotocol/server';
-import { describeIssues } from './describe-issues.js';
+import { describeIssues } from '../support/describe-issues.js';
 import type { OversizeLine } from './bounded-lines.js';
 import type { MessageRole } from './id-scanner.js';
 

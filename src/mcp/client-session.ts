@@ -12,12 +12,12 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
-import type { Offered } from '../upstream/passthrough.js';
+import type { Offered } from '../upstream/passthrough/passthrough.js';
 import type { HubNotice } from '../upstream/hub.js';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import type { Settings } from '../config/settings.js';
 import type { Principal } from '../state/state-store.js';
-import type { CallOrigin } from '../upstream/call-origins.js';
+import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
 import { logFailure, type Log } from '../support/log.js';

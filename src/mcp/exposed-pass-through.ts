@@ -14,7 +14,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { isUpstreamInputRequired, type UpstreamInputRequired, type UpstreamRound } from '../upstream/round-trip.js';
+import { isUpstreamInputRequired, type UpstreamInputRequired, type UpstreamRound } from '../upstream/routing/round-trip.js';
 import { foreignState, type ResumeState } from './request-state.js';
 import { declaredCapabilities } from './input-required-caller.js';
 

@@ -12,7 +12,7 @@ import { skillsApi, type SkillSaving } from '../skills/skills-api.js';
 import { stateApi } from '../state/state-api.js';
 import type { Principal, StateStore } from '../state/state-store.js';
 import type { Log } from '../support/log.js';
-import type { CallOrigin } from '../upstream/call-origins.js';
+import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 
 /** Whose scripts the APIs serve: what each API binds to. */

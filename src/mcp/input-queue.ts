@@ -10,7 +10,7 @@ import {
   ProtocolErrorCode,
   type InputRequests,
 } from '@modelcontextprotocol/server';
-import type { RelayedRequest, RelayedResult } from '../upstream/relay.js';
+import type { RelayedRequest, RelayedResult } from '../upstream/routing/relay.js';
 
 /** A request of an upstream the client could not be asked: whose call it was for (when known), and what was missing. */
 export interface Refusal {

@@ -13,7 +13,7 @@ import {
   type LoggingMessageNotification,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { CallOrigin } from '../upstream/call-origins.js';
+import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import { logFailure } from '../support/log.js';
 import { InputQueue } from './input-queue.js';
 import { missingCapability, requiredCapability } from './relay-to-client.js';

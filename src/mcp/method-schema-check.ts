@@ -6,7 +6,7 @@
  */
 import { ProtocolErrorCode, specTypeSchemas, type StandardSchemaV1 } from '@modelcontextprotocol/server';
 import { quoteInput } from '../support/echo.js';
-import { describeIssues } from '../json-rpc/describe-issues.js';
+import { describeIssues } from '../support/describe-issues.js';
 
 /** A JSON-RPC error to answer with. */
 export interface Refusal {

@@ -10,8 +10,8 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { quoteInput } from '../support/echo.js';
-import type { RelayedRequest, RequestRelay } from '../upstream/relay.js';
-import { SDK_CALL_TIMEOUT_MS } from '../upstream/session.js';
+import type { RelayedRequest, RequestRelay } from '../upstream/routing/relay.js';
+import { SDK_CALL_TIMEOUT_MS } from '../upstream/connection/session.js';
 
 /**
  * No timeout of our own on a relayed request (a human may take minutes to answer): the upstream's

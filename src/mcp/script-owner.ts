@@ -10,7 +10,7 @@ import { OwnerScripts } from '../scripts/owner-scripts.js';
 import type { Settings } from '../config/settings.js';
 import type { SkillLine } from '../catalog/description.js';
 import type { Principal } from '../state/state-store.js';
-import type { CallOrigin } from '../upstream/call-origins.js';
+import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import type { HostApis } from './host-apis.js';
 import { ApprovalGate } from '../approvals/approval-gate.js';

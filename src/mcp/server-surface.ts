@@ -17,7 +17,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
-import { passthroughCapabilities, type Offered } from '../upstream/passthrough.js';
+import { passthroughCapabilities, type Offered } from '../upstream/passthrough/passthrough.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { serveSkills, type SkillResources } from './serve-skills.js';
 import { traceServerRequest } from '../telemetry/trace-server-request.js';

@@ -10,6 +10,7 @@ import { ChildFrameReader } from './child-frames.js';
 import { ChildLease } from './child-lease.js';
 import { spawnScriptProcess, type ScriptProcess, type SpawnChildOptions } from './script-process.js';
 import { logFailure, processLog, type Log } from '../support/log.js';
+import { deferred } from '../support/deferred.js';
 
 /** 64 KiB: frames waiting for the child's stdin are joined into one write up to this size. */
 const WRITE_JOIN_MAX_BYTES = 64 * 1024;
@@ -79,8 +80,8 @@ export class ScriptChild implements ScriptChannel {
     this.onEnding = options.onEnding ?? ((child) => child.release());
     this.awaitReady();
     const settleReady = (error?: Error): void => this.settleReady(error);
-    let markGone: () => void = () => {};
-    this.gone = new Promise<void>((resolve) => (markGone = resolve));
+    const removed = deferred();
+    this.gone = removed.promise;
 
     const log = options.log ?? processLog;
     this.stderr = new StderrLines(`[script child ${this.process.pid}] `, log, CHILD_STDERR_LOGGED_MAX_CHARS);
@@ -103,7 +104,7 @@ export class ScriptChild implements ScriptChannel {
       // Off the event loop (a synchronous removal held it 1-1.5 ms a child, measured), and gone once removed.
       rm(this.dir, { recursive: true, force: true }, (error) => {
         if (error) log(`codemode-mcp: could not remove a script's directory ${this.dir}: ${error.message}`, 'warn');
-        markGone();
+        removed.resolve();
       });
     };
     const failed = (error: Error): void => {

@@ -18,6 +18,7 @@ import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.
 import { StopSequence } from './stop-sequence.js';
 import type { ScriptApis } from './apis.js';
 import type { CallSummary, ScriptReturn, ScriptStatus, StopReason } from './types.js';
+import { deferred } from '../support/deferred.js';
 
 export interface ScriptLimits {
   readonly toolCallTimeoutMs: number;
@@ -50,9 +51,9 @@ export interface ScriptOptions {
  */
 export class Script {
   readonly id: string;
+  private readonly endedMark = deferred();
   /** Resolves once the script has ended (in any way). */
-  readonly ended: Promise<void>;
-  private markEnded!: () => void;
+  readonly ended: Promise<void> = this.endedMark.promise;
   private ending: Ending | null = null;
   private readonly output = new OutputWindow();
   private notifications: string[] = [];
@@ -82,7 +83,6 @@ export class Script {
       toolCallTimeoutMs: limits.toolCallTimeoutMs,
       memoryMaxBytes: limits.memoryMaxBytes,
     });
-    this.ended = new Promise((resolve) => (this.markEnded = resolve));
     // The lifetime starts here: the child strips TypeScript's types (engine/strip-types.ts) on the script's own time.
     this.stopping = new StopSequence(channel, limits.scriptLifetimeMs, () => this.stop('lifetime'));
     channel.listen({
@@ -255,6 +255,6 @@ export class Script {
     this.ending = ending;
     this.stopping.scriptEnded();
     this.calls.record.cancelOpen();
-    this.markEnded();
+    this.endedMark.resolve();
   }
 }

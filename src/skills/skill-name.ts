@@ -2,6 +2,7 @@
  * A skill's name, as the Agent Skills format and the MCP Skills extension (SEP-2640) require it:
  * the folder's own name, the `name` in its SKILL.md, and the last segment of its `skill://` URI.
  */
+import { describeInput } from '../support/echo.js';
 
 /** Longest name the Agent Skills format allows; a longer one is refused before anything is written. */
 export const SKILL_NAME_MAX_CHARS = 64;
@@ -12,7 +13,7 @@ export const SKILL_NAME_MAX_CHARS = 64;
  * outside the skills directory (`..`, `/`) or make a folder the extension would refuse to serve.
  */
 export function skillNameProblem(name: unknown): string | null {
-  if (typeof name !== 'string') return `a skill's name must be a string; got ${name === null ? 'null' : typeof name}`;
+  if (typeof name !== 'string') return `a skill's name must be a string; got ${describeInput(name)}`;
   const shown = JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
   const rule = `a skill's name is 1 to ${SKILL_NAME_MAX_CHARS} lowercase letters, digits and single hyphens, as in "summarize-issues"`;
   if (name.length === 0) return `${rule}; got an empty name`;

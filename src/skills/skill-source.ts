@@ -38,7 +38,7 @@ export function skillsExtensionOf(library: SkillsLibrary, log: Log, upstreams?: 
 }
 
 /**
- * The upstreams' skills (src/upstream/skill-routes.ts), and when they may be asked: once the
+ * The upstreams' skills (src/upstream/passthrough/skill-routes.ts), and when they may be asked: once the
  * upstreams have started (or the startup wait is over).
  */
 export interface UpstreamSkills {

@@ -5,7 +5,7 @@
  */
 import { formatBytes, formatBytesRoughly, groupThousands } from '../../common/format-numbers.js';
 import { SETTINGS } from '../config/settings.js';
-import { describeInput, quoteInput } from '../support/echo.js';
+import { describeInput, describeType, quoteInput } from '../support/echo.js';
 import { StateError } from './state-error.js';
 import type { SetOptions, StateLimits } from './state-store.js';
 
@@ -21,7 +21,7 @@ export function checkKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key === '' || key.length > STATE_KEY_MAX_CHARS || LONE_SURROGATE.test(key)) {
     const got =
       typeof key !== 'string'
-        ? `a ${key === null ? 'null' : typeof key}`
+        ? describeType(key)
         : key === ''
           ? 'an empty string'
           : key.length > STATE_KEY_MAX_CHARS

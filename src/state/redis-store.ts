@@ -17,6 +17,7 @@ import type { Log } from '../support/log.js';
 import { checkKey, checkRoom, checkTtl, checkValue, entryBytes } from './entry-checks.js';
 import { StateError } from './state-error.js';
 import { digestName, type Principal, type SetOptions, type StateLimits, type StateStore } from './state-store.js';
+import { deferred } from '../support/deferred.js';
 
 /** Every key this store makes starts with it. */
 const KEY_PREFIX = 'codemode:state:';
@@ -90,7 +91,7 @@ export function showRedisUrl(url: string): string {
 
 export class RedisStateStore implements StateStore {
   /** Settles once the first attempt to connect has succeeded or failed. */
-  private readonly firstAttempt: Promise<void>;
+  private readonly firstAttempt = deferred();
   private lastError = 'not connected yet';
 
   private constructor(
@@ -99,12 +100,10 @@ export class RedisStateStore implements StateStore {
     private readonly limits: StateLimits,
     log: Log,
   ) {
-    let attempted: () => void = () => {};
-    this.firstAttempt = new Promise((resolve) => (attempted = resolve));
     client.on('ready', () => {
       if (this.lastError !== 'not connected yet') log(`codemode-mcp: state: reached ${showRedisUrl(url)} again`);
       this.lastError = '';
-      attempted();
+      this.firstAttempt.resolve();
     });
     client.on('error', (error: Error) => {
       if (error.message !== this.lastError) {
@@ -114,7 +113,7 @@ export class RedisStateStore implements StateStore {
         );
       }
       this.lastError = error.message;
-      attempted();
+      this.firstAttempt.resolve();
     });
     // Retried without end by the reconnect strategy; each failure is an 'error' event.
     client.connect().catch(() => {});
@@ -170,7 +169,7 @@ export class RedisStateStore implements StateStore {
   }
 
   private async send<T>(command: string[]): Promise<T> {
-    await this.firstAttempt;
+    await this.firstAttempt.promise;
     if (!this.client.isReady) throw this.unavailable(this.lastError);
     try {
       return await this.client.sendCommand<T>(command);

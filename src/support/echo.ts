@@ -17,15 +17,34 @@ export function quoteInput(text: string): string {
   return `${JSON.stringify(`${text.slice(0, ECHO_MAX_CHARS)}…`)} (${groupThousands(text.length)} characters)`;
 }
 
+/**
+ * What a value is, in a word, as JSON names it: `string`, `number`, `boolean`, `null`, `array`,
+ * `object` (past JSON, its typeof: `undefined`, `function`, ...). The one classification the
+ * describers below and every "must be X (got Y)" share.
+ */
+export function valueType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** The same with its article, for "got a boolean": `a string`, `an array`, `null`, `nothing` for undefined. */
+export function describeType(value: unknown): string {
+  const type = valueType(value);
+  if (type === 'undefined') return 'nothing';
+  if (type === 'null') return type;
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+/** A string quoted (and cut), anything else by its type: `"2h"`, `a boolean`, `null`. */
+export function describeFound(value: unknown): string {
+  return typeof value === 'string' ? quoteInput(value) : describeType(value);
+}
+
 /** A phrase for any value a client sent where something else was expected: `"run!"`, `an object`, `number 1.5`, `nothing`. */
 export function describeInput(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (typeof value === 'string') return quoteInput(value);
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  // What is left of parsed JSON: a number or a boolean.
-  return `${typeof value} ${value as number | boolean}`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`;
+  return describeFound(value);
 }
 
 /** `request 7 ("tools/call")`, for a log line: the id and method as the client sent them, quotes cut. */

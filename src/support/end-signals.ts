@@ -8,6 +8,7 @@
 import { constants } from 'node:os';
 import { liveGroups, signalGroup, type LiveGroup } from './process-group.js';
 import type { Log } from './log.js';
+import { deferred } from './deferred.js';
 
 /** Ctrl-C, kill's default, and the terminal closing. */
 export const END_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -51,14 +52,13 @@ export function listenForEndSignals(
   signals: readonly EndSignal[] = END_SIGNALS,
 ): EndSignals {
   let received: EndSignal | undefined;
-  let settle: (signal: EndSignal) => void = () => {};
-  const first = new Promise<EndSignal>((resolve) => (settle = resolve));
+  const first = deferred<EndSignal>();
   const handlers = signals.map((signal) => {
     const handler = (): void => {
       const hurry = received !== undefined || closing;
       if (received === undefined) {
         received = signal;
-        settle(signal);
+        first.resolve(signal);
       }
       if (!hurry) return;
       for (const group of groups()) {
@@ -77,7 +77,7 @@ export function listenForEndSignals(
     get received() {
       return received;
     },
-    first,
+    first: first.promise,
     dispose: () => {
       for (const [signal, handler] of handlers) process.off(signal, handler);
     },

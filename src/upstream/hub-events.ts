@@ -4,7 +4,7 @@
  * the upstreams offer). A listener that throws is logged, and the others still hear.
  */
 import type { Log } from '../support/log.js';
-import type { PassthroughNotice } from './passthrough.js';
+import type { PassthroughNotice } from './passthrough/passthrough.js';
 
 /** What the hub tells the sessions besides tool changes: an upstream's notice, or a change in what the upstreams offer. */
 export type HubNotice = PassthroughNotice | { readonly kind: 'offered_changed' };

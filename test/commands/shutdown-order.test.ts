@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { closeLeavingNoProcess } from '../../src/support/process-tree.js';
 import { closeInOrder } from '../../src/commands/serve-shutdown.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import type { UpstreamStatus } from '../../src/upstream/upstream.js';
+import type { UpstreamStatus } from '../../src/upstream/connection/upstream.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { collectLog, fixture, hubPerTest, readRecord, until } from '../upstream/specs.js';
 

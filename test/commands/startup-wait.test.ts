@@ -4,7 +4,7 @@ import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { startEarly } from '../../src/commands/serve-stdio/early-start.js';
 import { startupWait } from '../../src/commands/serve-startup.js';
 import type { LogLevel } from '../../src/support/log.js';
-import type { UpstreamStatus } from '../../src/upstream/upstream.js';
+import type { UpstreamStatus } from '../../src/upstream/connection/upstream.js';
 
 function recordingLog(): { lines: [string, LogLevel | undefined][]; log: (line: string, level?: LogLevel) => void } {
   const lines: [string, LogLevel | undefined][] = [];

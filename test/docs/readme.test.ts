@@ -19,11 +19,11 @@ import { LOG_SETTINGS, SETTINGS, LOCATION_SETTINGS, SWITCH_SETTINGS, formatSetti
 import { STATE_KEY_MAX_CHARS } from '../../src/state/entry-checks.js';
 import { MAX_SCANNED_ID_BYTES } from '../../src/json-rpc/id-scanner.js';
 import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/support/process-group.js';
-import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/read-limit.js';
-import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
+import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/transport/read-limit.js';
+import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tools/tool-admission.js';
 import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS } from '../../common/search-tools.js';
-import { MERGED_PAGE_MAX_READS, MERGED_PAGE_SIZE } from '../../src/upstream/merged-pages.js';
-import { PROMPT_LIST_MAX_PAGES } from '../../src/upstream/prompt-routes.js';
+import { MERGED_PAGE_MAX_READS, MERGED_PAGE_SIZE } from '../../src/upstream/passthrough/merged-pages.js';
+import { PROMPT_LIST_MAX_PAGES } from '../../src/upstream/passthrough/prompt-routes.js';
 import { LOGIN_ROUNDS_MAX } from '../../src/upstream/auth/login.js';
 import { HELD_REDIRECTS_MAX, SIGN_IN_WAIT_MS } from '../../src/upstream/auth/loopback-redirect.js';
 import { SIGN_IN_POLL_MS } from '../../src/upstream/auth/upstream-auth.js';

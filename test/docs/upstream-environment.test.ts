@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PASSED_ENV_VARS } from '../../src/upstream/environment.js';
+import { PASSED_ENV_VARS } from '../../src/upstream/transport/environment.js';
 
 const read = (page: string): string => readFileSync(new URL(`../../${page}`, import.meta.url), 'utf8');
 

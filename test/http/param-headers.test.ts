@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { paramHeaderMismatch } from '../../src/http/param-headers.js';
+import { paramHeaderMismatch, paramHeaderValues, scanParamHeaders } from '../../src/support/param-headers.js';
 
 const schema = { properties: { script: { type: 'string', 'x-mcp-header': 'Script' }, code: { type: 'string' } } };
 const hello64 = Buffer.from('Hello').toString('base64');
@@ -33,5 +33,20 @@ describe("a tool's parameter headers against its body (SEP-2243)", () => {
   test('a tool whose schema marks no parameter takes any headers', () => {
     expect(paramHeaderMismatch({ 'mcp-param-script': 'x' }, { properties: { script: { type: 'string' } } }, {})).toBeUndefined();
     expect(paramHeaderMismatch({}, undefined, { script: 'x' })).toBeUndefined();
+  });
+
+  test.each([
+    ['plain ASCII', 'abc-1'],
+    ['text that is not ASCII', 'Grüße, 世界'],
+    ['spaces at an end', '  padded '],
+    ['text that looks Base64-wrapped', '=?base64?SGVsbG8=?='],
+  ])('%s, as a client encodes it, passes the check of a server that reads it', (_what, script) => {
+    const scan = scanParamHeaders(schema);
+    if (!scan.valid) throw new Error(scan.reason);
+    const sent = paramHeaderValues(scan.headers, { script });
+    const received = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name.toLowerCase(), value]));
+    expect(received).toHaveProperty('mcp-param-script');
+    expect(paramHeaderMismatch(received, schema, { script })).toBeUndefined();
+    expect(paramHeaderMismatch(received, schema, { script: `${script}!` })).toContain('disagree');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ECHO_MAX_CHARS, describeInput, quoteInput } from '../../src/support/echo.js';
+import { ECHO_MAX_CHARS, describeFound, describeInput, describeType, quoteInput, valueType } from '../../src/support/echo.js';
 import { parseLine } from '../../src/json-rpc/parse-line.js';
 
 describe('parseLine', () => {
@@ -66,5 +66,12 @@ describe('quoting client input', () => {
       'number 1.5',
       'boolean true',
     ]);
+  });
+
+  test("a value's type is named in a word, or with its article, the same for every describer", () => {
+    const values = [undefined, null, [], {}, 'x', 1.5, true];
+    expect(values.map(valueType)).toEqual(['undefined', 'null', 'array', 'object', 'string', 'number', 'boolean']);
+    expect(values.map(describeType)).toEqual(['nothing', 'null', 'an array', 'an object', 'a string', 'a number', 'a boolean']);
+    expect(values.map(describeFound)).toEqual(['nothing', 'null', 'an array', 'an object', '"x"', 'a number', 'a boolean']);
   });
 });

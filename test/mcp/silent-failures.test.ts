@@ -12,7 +12,7 @@ const DROPPED = /\.catch\(\(\) => (\{\}|undefined|null|\[\])\)|\.on\('error', \(
  * keeps an unawaited rejection from ending the process. Each says so in a comment beside it.
  */
 const READ_ELSEWHERE: Record<string, number> = {
-  'src/upstream/upstream-process.ts': 1, // `started`: its caller reads the failure when it adopts the process
+  'src/upstream/transport/upstream-process.ts': 1, // `started`: its caller reads the failure when it adopts the process
   'src/script-host/script-child.ts': 1, // `ready`: the script waiting on it reads the failure
   'src/stdio/stdio-server-transport.ts': 1, // `lastWrite`: the caller of send() gets the write's failure
   'src/state/redis-store.ts': 1, // `connect()`: each failure is also an 'error' event, which the store logs and reports to each call

@@ -7,8 +7,8 @@ import { describe, expect, test } from 'vitest';
 import { ScriptChild } from '../../src/script-host/script-child.js';
 import { claimEarlyScriptProcess, offerEarlyScriptProcess, spawnScriptProcess } from '../../src/script-host/script-process.js';
 import { StderrLines } from '../../src/support/stderr-lines.js';
-import { StdioUpstreamTransport } from '../../src/upstream/stdio-transport.js';
-import { claimEarlyUpstream, offerEarlyUpstream, spawnUpstreamProcess } from '../../src/upstream/upstream-process.js';
+import { StdioUpstreamTransport } from '../../src/upstream/transport/stdio-transport.js';
+import { claimEarlyUpstream, offerEarlyUpstream, spawnUpstreamProcess } from '../../src/upstream/transport/upstream-process.js';
 import { fixturePath } from '../support/mcp-client.js';
 
 /** Writes a line to stderr and exits 3 at once, the way a server missing its API key does. */

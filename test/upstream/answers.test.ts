@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { ResultTooLargeError, UpstreamAnswerError } from '../../src/support/errors.js';
 import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { UpstreamHub, type UpstreamSettings } from '../../src/upstream/hub.js';
-import { upstreamReadLimit } from '../../src/upstream/read-limit.js';
+import { upstreamReadLimit } from '../../src/upstream/transport/read-limit.js';
 import { collectLog, fixture, hubPerTest, textOf } from './specs.js';
 
 const scratch = hubPerTest();

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { buildCatalog, type UpstreamListing } from '../../src/upstream/build-catalog.js';
-import type { ListedTool } from '../../src/upstream/tool-admission.js';
-import { describeCollision } from '../../src/upstream/tool-names.js';
+import { buildCatalog, type UpstreamListing } from '../../src/upstream/tools/build-catalog.js';
+import type { ListedTool } from '../../src/upstream/tools/tool-admission.js';
+import { describeCollision } from '../../src/upstream/tools/tool-names.js';
 
 const tool = (name: string, extra: Partial<ListedTool> = {}): ListedTool => ({
   name,

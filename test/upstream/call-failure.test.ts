@@ -2,8 +2,8 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
 import { LoginError } from '../../src/upstream/auth/login.js';
 import { SignInNeededError } from '../../src/upstream/auth/oauth-provider.js';
-import { translateCallFailure } from '../../src/upstream/call-failure.js';
-import { UpstreamStartError } from '../../src/upstream/start-failure.js';
+import { translateCallFailure } from '../../src/upstream/connection/call-failure.js';
+import { UpstreamStartError } from '../../src/upstream/connection/start-failure.js';
 import { CodemodeError } from '../../src/support/errors.js';
 import { inMemorySpec } from './in-memory.js';
 

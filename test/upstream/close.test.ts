@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, test, vi } from 'vitest';
-import { RESTART_DELAY_FIRST_MS } from '../../src/upstream/backoff.js';
+import { RESTART_DELAY_FIRST_MS } from '../../src/upstream/connection/backoff.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import { UpstreamSession } from '../../src/upstream/session.js';
+import { UpstreamSession } from '../../src/upstream/connection/session.js';
 import { childPidsOf } from '../support/processes.js';
 import { collectLog, fixture, textOf, until } from './specs.js';
 

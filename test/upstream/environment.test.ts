@@ -1,6 +1,6 @@
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { NESTED_MARKER, PASSED_ENV_VARS, upstreamEnvironment } from '../../src/upstream/environment.js';
+import { NESTED_MARKER, PASSED_ENV_VARS, upstreamEnvironment } from '../../src/upstream/transport/environment.js';
 
 describe('upstreamEnvironment', () => {
   afterEach(() => vi.unstubAllEnvs());

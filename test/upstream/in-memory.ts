@@ -7,7 +7,7 @@ import { InMemoryTransport, type Transport } from '@modelcontextprotocol/client'
 import { McpServer, Server } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { StdioUpstreamSpec, ToolPolicy } from '../../src/upstream/spec.js';
-import type { Connector } from '../../src/upstream/transport.js';
+import type { Connector } from '../../src/upstream/transport/connect-upstream.js';
 
 /** An entry whose command is never run: the hub is given `connect` from inMemoryUpstreams. */
 export function inMemorySpec(name: string, policy: ToolPolicy = {}): StdioUpstreamSpec {

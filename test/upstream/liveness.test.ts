@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { Liveness } from '../../src/upstream/liveness.js';
+import { Liveness } from '../../src/upstream/connection/liveness.js';
 
 describe('Liveness', () => {
   /** A Liveness on a clock the test moves, with pings it answers by hand. */

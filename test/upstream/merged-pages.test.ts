@@ -2,7 +2,7 @@ import { ProtocolError } from '@modelcontextprotocol/client';
 import type { Server } from '@modelcontextprotocol/server';
 import { describe, expect, test } from 'vitest';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import { MERGED_PAGE_SIZE } from '../../src/upstream/merged-pages.js';
+import { MERGED_PAGE_SIZE } from '../../src/upstream/passthrough/merged-pages.js';
 import type { UpstreamSpec } from '../../src/upstream/spec.js';
 import { lenientNamesServer } from '../fixtures/upstreams/lenient-names-server.mjs';
 import { resourcesServer } from '../fixtures/upstreams/resources-server.mjs';

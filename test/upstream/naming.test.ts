@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { NameCollisionError } from '../../src/support/errors.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import { assignToolNames, describeCollision, serverForName } from '../../src/upstream/tool-names.js';
+import { assignToolNames, describeCollision, serverForName } from '../../src/upstream/tools/tool-names.js';
 import { childPidsOf } from '../support/processes.js';
 import { inMemorySpec, inMemoryUpstreams, namedTools, pagedUpstream } from './in-memory.js';
 import { published, textOf } from './specs.js';

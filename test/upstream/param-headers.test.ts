@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { paramHeaderValues, scanParamHeaders } from '../../src/upstream/param-headers.js';
+import { paramHeaderValues, scanParamHeaders } from '../../src/support/param-headers.js';
 
 const schema = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   type: 'object',

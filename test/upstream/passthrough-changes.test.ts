@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { Offered } from '../../src/upstream/passthrough.js';
-import { PassthroughChanges } from '../../src/upstream/passthrough-changes.js';
+import type { Offered } from '../../src/upstream/passthrough/passthrough.js';
+import { PassthroughChanges } from '../../src/upstream/passthrough/passthrough-changes.js';
 
 const NONE: Offered = { prompts: false, resources: false, subscribe: false, completions: false };
 const PROMPTS: Offered = { ...NONE, prompts: true };

@@ -1,8 +1,8 @@
 import type { Progress } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import type { CallOrigin } from '../../src/upstream/call-origins.js';
-import type { RelayedRequest, RequestRelay } from '../../src/upstream/relay.js';
+import type { CallOrigin } from '../../src/upstream/routing/call-origins.js';
+import type { RelayedRequest, RequestRelay } from '../../src/upstream/routing/relay.js';
 import { recorderServer } from '../fixtures/upstreams/recorder-server.mjs';
 import { inMemorySpec, inMemoryUpstreams } from './in-memory.js';
 import { fixture, hubPerTest, textOf, until } from './specs.js';

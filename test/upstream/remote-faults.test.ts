@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { ResultTooLargeError } from '../../src/support/errors.js';
 import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import { upstreamReadLimit } from '../../src/upstream/read-limit.js';
+import { upstreamReadLimit } from '../../src/upstream/transport/read-limit.js';
 import { fixturePath } from '../support/mcp-client.js';
 import { collectLog, remotePerTest, textOf, until } from './specs.js';
 

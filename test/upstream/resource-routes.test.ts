@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ResourceRoutes, type ResourceListing } from '../../src/upstream/resource-routes.js';
+import { ResourceRoutes, type ResourceListing } from '../../src/upstream/passthrough/resource-routes.js';
 import { collectLog } from './specs.js';
 
 const listing = (uris: string[], templates: string[] = []): ResourceListing => ({

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { ToolRefusedError, UpstreamLostError } from '../../src/support/errors.js';
-import { Backoff, RESTART_DELAY_FIRST_MS, RESTART_DELAY_MAX_MS } from '../../src/upstream/backoff.js';
+import { Backoff, RESTART_DELAY_FIRST_MS, RESTART_DELAY_MAX_MS } from '../../src/upstream/connection/backoff.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import { UpstreamSession } from '../../src/upstream/session.js';
+import { UpstreamSession } from '../../src/upstream/connection/session.js';
 import type { StdioUpstreamSpec } from '../../src/upstream/spec.js';
 import { collectLog, fixture, hubPerTest, readRecord, textOf, until } from './specs.js';
 import { makeTempDir } from '../support/temp-dirs.js';

@@ -4,7 +4,12 @@ import { describe, expect, test } from 'vitest';
 import { declarationOf } from '../../src/catalog/declaration.js';
 import { listedTool } from '../../src/mcp/exposed-tools.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
-import { admitTools, PLACEHOLDER_INPUT_SCHEMA, SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tool-admission.js';
+import {
+  admitTools,
+  PLACEHOLDER_INPUT_SCHEMA,
+  SCHEMA_MAX_BYTES,
+  SCHEMA_MAX_DEPTH,
+} from '../../src/upstream/tools/tool-admission.js';
 import { collectLog, fixture, hubPerTest, textOf } from './specs.js';
 
 const scratch = hubPerTest();

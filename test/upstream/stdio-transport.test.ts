@@ -1,7 +1,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, test } from 'vitest';
 import { StderrLines } from '../../src/support/stderr-lines.js';
-import { StdioUpstreamTransport } from '../../src/upstream/stdio-transport.js';
+import { StdioUpstreamTransport } from '../../src/upstream/transport/stdio-transport.js';
 import { childPidsOf, statFieldsOf } from '../support/processes.js';
 import { fixturePath } from '../support/mcp-client.js';
 import { until } from './specs.js';

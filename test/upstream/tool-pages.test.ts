@@ -1,6 +1,6 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, test } from 'vitest';
-import { listToolPages, TOOLS_LIST_MAX_PAGES } from '../../src/upstream/tool-pages.js';
+import { listToolPages, TOOLS_LIST_MAX_PAGES } from '../../src/upstream/tools/tool-pages.js';
 import { pagedTools } from './in-memory.js';
 
 let client: Client | undefined;

@@ -1,7 +1,7 @@
 import { specTypeSchemas } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { UpstreamAnswerError } from '../../src/support/errors.js';
-import { checkToolResult } from '../../src/upstream/tool-result-check.js';
+import { checkToolResult } from '../../src/upstream/tools/tool-result-check.js';
 
 const fullSchema = (result: unknown) => specTypeSchemas.CallToolResult['~standard'].validate(result);
 

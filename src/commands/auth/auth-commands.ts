@@ -5,7 +5,7 @@
 import type { RemoteUpstreamSpec } from '../../upstream/spec.js';
 import { LoginError, login, logout } from '../../upstream/auth/login.js';
 import { openBrowser } from '../../upstream/auth/open-browser.js';
-import { upstreamReadLimit } from '../../upstream/read-limit.js';
+import { upstreamReadLimit } from '../../upstream/transport/read-limit.js';
 import type { CliInvocation } from '../../cli/parse-cli.js';
 import { readPackageVersion } from '../../cli/package-version.js';
 import { listenForEndSignals, signalExitCode } from '../../support/end-signals.js';

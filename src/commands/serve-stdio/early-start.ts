@@ -23,8 +23,9 @@ import {
 } from '../../script-host/script-process.js';
 import { processLog } from '../../support/log.js';
 import { settleWithin } from '../../support/settle.js';
-import { upstreamEnvironment } from '../../upstream/environment.js';
-import { discardEarlyUpstreams, offerEarlyUpstream, spawnUpstreamProcess } from '../../upstream/upstream-process.js';
+import { upstreamEnvironment } from '../../upstream/transport/environment.js';
+import { discardEarlyUpstreams, offerEarlyUpstream, spawnUpstreamProcess } from '../../upstream/transport/upstream-process.js';
+import { deferred } from '../../support/deferred.js';
 
 /** 64 KiB: a first line longer than this is not read for `initialize`; the server starts things when it has loaded. */
 const FIRST_LINE_MAX_BYTES = 64 * 1024;
@@ -56,16 +57,15 @@ export interface EarlyStart {
 
 export function startEarly(invocation: CliInvocation, stdin: Readable = process.stdin): EarlyStart {
   let watching = true;
-  let looked: () => void = () => {};
-  const looking = new Promise<void>((resolve) => (looked = resolve));
+  const looked = deferred();
   const stopWatching = (): void => {
     if (!watching) return;
     watching = false;
     stdin.off('readable', onReadable);
-    looked();
+    looked.resolve();
   };
   function onReadable(): void {
-    looked();
+    looked.resolve();
     const chunk = stdin.read() as Buffer | null;
     if (chunk === null) return;
     stopWatching();
@@ -76,7 +76,7 @@ export function startEarly(invocation: CliInvocation, stdin: Readable = process.
   stdin.on('readable', onReadable);
   return {
     firstLook: async () => {
-      await settleWithin(looking, { ms: FIRST_LOOK_MAX_MS, ref: true });
+      await settleWithin(looked.promise, { ms: FIRST_LOOK_MAX_MS, ref: true });
     },
     stopWatching,
     discard: () => {

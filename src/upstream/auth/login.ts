@@ -1,16 +1,17 @@
 /**
  * `codemode-mcp login <server>`: signs in to one remote upstream ahead of time, in the browser,
  * and keeps the result for the server to use; `codemode-mcp logout <server>` forgets it. The login
- * goes through the same connection as the server's (transport.ts), so what the server asks for
- * while it connects and lists its tools (a sign-in, more scope) is asked for here, and answered.
+ * goes through the same connection as the server's (transport/connect-upstream.ts), so what the
+ * server asks for while it connects and lists its tools (a sign-in, more scope) is asked for here,
+ * and answered.
  */
 import { Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { messageWithCauses } from '../error-text.js';
+import { messageWithCauses } from '../connection/error-text.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { StderrLines } from '../../support/stderr-lines.js';
-import { UPSTREAM_VERSION_NEGOTIATION } from '../revision.js';
-import { connectUpstream, remoteFetch } from '../transport.js';
+import { UPSTREAM_VERSION_NEGOTIATION } from '../connection/revision.js';
+import { connectUpstream, remoteFetch } from '../transport/connect-upstream.js';
 import { authDirectory } from './auth-directory.js';
 import { describeAuthFailure } from './describe-auth-failure.js';
 import { finishSignIn } from './finish-sign-in.js';

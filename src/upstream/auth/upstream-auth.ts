@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { ProtocolError, type FetchLike } from '@modelcontextprotocol/client';
-import type { RequestRelay } from '../relay.js';
+import type { RequestRelay } from '../routing/relay.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { authDirectory } from './auth-directory.js';
 import { signsInOverCleartext } from './cleartext-sign-in.js';

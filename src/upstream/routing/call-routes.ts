@@ -1,0 +1,203 @@
+/**
+ * Routing a script's tool call or resource read to its upstream, or refusing it before anything
+ * is sent: unknown, denied by the config, or its upstream not ready (starting, down, closed).
+ */
+import type { CallToolResult, Progress, ReadResourceResult } from '@modelcontextprotocol/client';
+import type { Catalog, CatalogTool } from '../../catalog/types.js';
+import { ToolRefusedError } from '../../support/errors.js';
+import type { Log } from '../../support/log.js';
+import type { CallOrigin, CallOrigins } from './call-origins.js';
+import type { ResourceRoutes } from '../passthrough/resource-routes.js';
+import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
+import type { UpstreamSession } from '../connection/session.js';
+import { serverForName, TOOL_NAME_SEPARATOR } from '../tools/tool-names.js';
+import type { Upstream } from '../connection/upstream.js';
+import type { CallCaller } from '../../telemetry/observe-call.js';
+import type { TraceMeta } from '../../telemetry/telemetry.js';
+
+/** Per call: where the upstream's `notifications/progress` for this call go, and whose call it is. */
+export interface CallContext {
+  readonly onProgress?: (progress: Progress) => void;
+  /** The session making the call: what the upstream asks or logs while it runs goes there (call-origins.ts). */
+  readonly origin?: CallOrigin;
+  /** Who makes the call, for its span and audit line (src/telemetry/); absent: no script, no parent span. */
+  readonly caller?: CallCaller;
+  /** Sent in the request's `_meta` (the call's `traceparent`). */
+  readonly meta?: TraceMeta;
+}
+
+export class CallRoutes {
+  private byName = new Map<string, CatalogTool>();
+  private readonly byServer: ReadonlyMap<string, Upstream>;
+
+  constructor(
+    private readonly upstreams: readonly Upstream[],
+    private readonly resources: ResourceRoutes,
+    private readonly origins: CallOrigins,
+    private readonly log: Log,
+  ) {
+    this.byServer = new Map(upstreams.map((upstream) => [upstream.name, upstream]));
+  }
+
+  /** The catalog calls are routed by from now on. */
+  setCatalog(catalog: Catalog): void {
+    this.byName = new Map(catalog.tools.map((tool) => [tool.name, tool]));
+  }
+
+  /**
+   * Name prefixes of upstreams that have never listed their tools (still starting, or down since
+   * start): '' for the only upstream. A script may call names under them; the call is refused.
+   */
+  unlistedPrefixes(): string[] {
+    const prefixed = this.upstreams.length > 1;
+    return this.upstreams
+      .filter((upstream) => upstream.tools === undefined)
+      .map((upstream) => (prefixed ? `${upstream.name}${TOOL_NAME_SEPARATOR}` : ''));
+  }
+
+  /** The listed tool of this name, denied ones included. */
+  toolNamed(name: string): CatalogTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** As UpstreamHub.callTool. */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    context: CallContext,
+  ): Promise<CallToolResult> {
+    return this.sendTo(name, context, (session, tool) =>
+      session.callTool(tool.upstreamName, name, args, signal, context.onProgress, context.meta),
+    );
+  }
+
+  /** As UpstreamHub.callToolRound. */
+  callToolRound(
+    name: string,
+    args: Record<string, unknown>,
+    round: UpstreamRound,
+    signal: AbortSignal | undefined,
+    context: CallContext,
+  ): Promise<CallToolResult | UpstreamInputRequired> {
+    return this.sendTo(name, context, (session, tool) =>
+      session.callToolRound(tool.upstreamName, name, args, round, signal, context.onProgress, context.meta),
+    );
+  }
+
+  /** Whether the tool's upstream is up and speaks 2026-07-28 (it answers input_required itself). */
+  speaksCurrentRevision(name: string): boolean {
+    const tool = this.byName.get(name);
+    return tool !== undefined && this.byServer.get(tool.server)?.readySession()?.speaksCurrentRevision === true;
+  }
+
+  /** Sends a call of the tool to its upstream, or refuses it before anything is sent (unknown, denied, not ready). */
+  private async sendTo<T extends object>(
+    name: string,
+    context: CallContext,
+    send: (session: UpstreamSession, tool: CatalogTool) => Promise<T>,
+  ): Promise<T> {
+    const tool = this.byName.get(name);
+    if (tool === undefined) throw this.refuseUnknown(name);
+    const upstream = this.upstreamOf(tool.server);
+    if (!tool.allowed) {
+      throw new ToolRefusedError(
+        'TOOL_DENIED',
+        name,
+        `the config does not allow tool "${tool.upstreamName}" of upstream "${tool.server}"`,
+      );
+    }
+    const session = upstream.readySession();
+    if (session === undefined) throw refuseNotReady(name, upstream);
+    const started = Date.now();
+    const call = this.origins.track(upstream.name, context.origin, () => send(session, tool));
+    const debug = (how: string): void =>
+      this.log(
+        `codemode-mcp: upstream "${tool.server}": tools/call ${tool.upstreamName} ${how} in ${Date.now() - started} ms`,
+        'debug',
+      );
+    call.then(
+      (result) => debug(answeredHow(result)),
+      (error: unknown) => debug(`failed (${error instanceof Error ? error.message : String(error)})`),
+    );
+    return call;
+  }
+
+  /** As UpstreamHub.readResource. */
+  async readResource(
+    uri: string,
+    label: string,
+    signal: AbortSignal | undefined,
+    context: CallContext,
+  ): Promise<ReadResourceResult> {
+    const route = this.resources.route(uri);
+    if (route === undefined) {
+      // An upstream that has never listed (starting, or down since start) may be the one: say so.
+      const unlisted = this.upstreams
+        .filter((upstream) => upstream.resources === undefined)
+        .map((upstream) => `"${upstream.name}"`);
+      const pending =
+        unlisted.length === 0 ? '' : ` (upstream ${unlisted.join(', ')} has not listed its resources yet: starting, or down)`;
+      throw new ToolRefusedError(
+        'RESOURCE_UNKNOWN',
+        label,
+        `no upstream lists this URI or a resource template that matches it${pending}; resources.list() and resources.templates() show what can be read`,
+      );
+    }
+    if (!route.allowed) {
+      throw new ToolRefusedError(
+        'RESOURCE_DENIED',
+        label,
+        `the config's resources policy of upstream "${route.server}" does not allow this URI`,
+      );
+    }
+    const upstream = this.upstreamOf(route.server);
+    const session = upstream.readySession();
+    if (session === undefined) throw refuseNotReady(label, upstream);
+    return this.origins.track(upstream.name, context.origin, () => session.readResource(uri, label, signal));
+  }
+
+  private upstreamOf(server: string): Upstream {
+    const upstream = this.byServer.get(server);
+    if (upstream === undefined) throw new Error(`a route to upstream "${server}", which is not configured`);
+    return upstream;
+  }
+
+  /**
+   * A name no listed tool has. If it belongs to an upstream that has never listed its tools (still
+   * starting, or down since start), say that, rather than that no such tool exists.
+   */
+  private refuseUnknown(name: string): ToolRefusedError {
+    const server = serverForName(name, [...this.byServer.keys()]);
+    const upstream = server === undefined ? undefined : this.byServer.get(server);
+    if (upstream !== undefined && upstream.tools === undefined) return refuseNotReady(name, upstream);
+    return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
+  }
+}
+
+function answeredHow(result: object): string {
+  if ('resultType' in result && result.resultType === 'input_required') return 'answered input_required';
+  return 'isError' in result && result.isError === true ? 'answered with isError' : 'answered';
+}
+
+function refuseNotReady(name: string, upstream: Upstream): ToolRefusedError {
+  const state = upstream.describeState();
+  switch (upstream.state) {
+    case 'connecting':
+      return new ToolRefusedError(
+        'UPSTREAM_CONNECTING',
+        name,
+        upstream.reason === undefined
+          ? `upstream "${upstream.name}" is still starting`
+          : `upstream "${upstream.name}" is restarting (${state})`,
+      );
+    case 'down':
+      return new ToolRefusedError('UPSTREAM_DOWN', name, `upstream "${upstream.name}" is down: ${state}`);
+    default:
+      return new ToolRefusedError(
+        'UPSTREAM_DOWN',
+        name,
+        `upstream "${upstream.name}" is ${upstream.state === 'closed' ? 'closed' : 'not ready'}`,
+      );
+  }
+}
