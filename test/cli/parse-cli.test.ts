@@ -142,9 +142,7 @@ describe('the two forms', () => {
     expect(exitOf(['--state-url', 'localhost:6379', '--', 'npx']).stderr).toContain('got a localhost: URL');
     expect(exitOf(['--state-url', 'not a url', '--', 'npx']).stderr).toContain('got text that is not a URL');
     const file = writeConfig({ ...SERVERS, settings: { stateUrl: 6379 } });
-    expect(exitOf(['--config', file]).stderr).toContain(
-      'settings.stateUrl: stateUrl (--state-url) takes a redis:// or rediss:// URL',
-    );
+    expect(exitOf(['--config', file]).stderr).toContain('settings.stateUrl takes a redis:// or rediss:// URL');
   });
 
   it('refuses a state value limit past the whole state limit', () => {
@@ -183,7 +181,7 @@ describe('the two forms', () => {
 
   it('refuses a log level that is not one, suggesting the close one', () => {
     expect(exitOf(['--log-level', 'debg', '--', 'npx']).stderr).toContain(
-      'SETTING_INVALID: logLevel (--log-level) takes one of error, warn, info, debug; got "debg" (did you mean "debug"?)',
+      'SETTING_INVALID: logLevel (--log-level) must be "error", "warn", "info" or "debug" (got "debg"; did you mean "debug"?)',
     );
   });
 
@@ -349,7 +347,9 @@ describe('setting flags', () => {
     expect(invocation(['--config', file]).settings.expose).toEqual(['a*']);
     expect(invocation(['--config', file, '--expose', 'search', '--expose=fs_*']).settings.expose).toEqual(['search', 'fs_*']);
     expect(invocation(['--', 'x']).settings.expose).toEqual([]);
-    expect(exitOf(['--expose', '', '--', 'x']).stderr).toContain('--expose takes a glob over tool names');
+    expect(exitOf(['--expose', '', '--', 'x']).stderr).toContain(
+      'SETTING_INVALID: expose (--expose) must be a non-empty glob over tool names as scripts see them (got an empty string)',
+    );
   });
 
   it('overrides the config file, which overrides the defaults', () => {
