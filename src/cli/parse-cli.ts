@@ -272,9 +272,9 @@ function settingsClash(http: HttpOptions | undefined, settings: Settings): strin
   return http === undefined ? null : (checkHttpReach(http, settings.httpTokensFile) ?? null);
 }
 
-/** A config file that can't be used: its ConfigError. */
+/** A config file that can't be used: its ConfigError, as every line the command writes, after the program's name. */
 function configExit(error: ConfigError): CliExit {
-  return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
+  return { exit: EXIT_CONFIG, stderr: `${PROGRAM_NAME}: ${error.message}\n` };
 }
 
 /** Where a flag's relative path is taken from, and what `~` is. */
