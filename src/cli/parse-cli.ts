@@ -7,10 +7,13 @@ import { runsCodemodeMcp, skipOwnEntries } from '../config/own-entries.js';
 import { loadConfigFile } from '../config/load-config-file.js';
 import { mergeSettings } from '../config/merge-settings.js';
 import { readFlagSettings } from '../config/flag-settings.js';
+import { describeFlagIssue } from '../config/read-settings.js';
+import { checkSettingsTogether } from '../config/settings-together.js';
 import type { UpstreamSpec, VariableSource } from '../config/types.js';
 import { upstreamFromCommand } from '../config/upstream-from-command.js';
-import { checkSettingsTogether, type Settings } from '../config/settings.js';
+import type { Settings } from '../config/settings.js';
 import type { LogSettings } from '../support/log.js';
+import type { ReadPlace } from '../config/setting-spec.js';
 import { resolveUserPath } from '../config/user-path.js';
 import type { HttpOptions } from '../config/http-options.js';
 import { readHttpFlags } from './http-flags.js';
@@ -136,7 +139,7 @@ function authInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context
       ...(raw.openBrowser !== undefined ? { openBrowser: raw.openBrowser } : {}),
     };
   } catch (error) {
-    if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
+    if (error instanceof ConfigError) return configExit(error);
     throw error;
   }
 }
@@ -151,12 +154,8 @@ function skillsInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, conte
     const hint = meant === null ? '' : ` (did you mean "${PROGRAM_NAME} skills ${meant}"?)`;
     return usageExit(formsMessage(`unknown skills command "${stray}"${hint}; the skills commands:`, SKILLS_FORMS), 'skills');
   }
-  const fromFlags = readFlagSettings(
-    { texts: raw.settings, expose: undefined },
-    context.cwd ?? process.cwd(),
-    context.homedir ?? homedir(),
-  );
-  if ('error' in fromFlags) return usageExit(fromFlags.error, 'skills');
+  const fromFlags = readFlagSettings(raw.settings, placeOf(context));
+  if ('issue' in fromFlags) return usageExit(describeFlagIssue(fromFlags.issue), 'skills');
   let fromFile: CliInvocation['settings'] | undefined;
   let configPath: string | null = null;
   if (raw.config !== undefined) {
@@ -165,14 +164,14 @@ function skillsInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, conte
       fromFile = mergeSettings(config.settings, {});
       configPath = config.path;
     } catch (error) {
-      if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
+      if (error instanceof ConfigError) return configExit(error);
       throw error;
     }
   }
   return {
     command: 'skills',
     upstreams: [],
-    settings: mergeSettings(fromFile ?? {}, fromFlags.settings),
+    settings: mergeSettings(fromFile ?? {}, fromFlags.layer.settings),
     logging: mergeLogSettings('skills', {}, {}),
     configPath,
     skills: { action, ...(name !== undefined ? { name } : {}), json: raw.json === true },
@@ -214,13 +213,9 @@ function invocationFrom(
   if (http !== undefined && 'error' in http) return usageError(http.error);
   const httpPart = http === undefined ? {} : { http };
 
-  const fromFlags = readFlagSettings(
-    { texts: raw.settings, expose: raw.expose },
-    context.cwd ?? process.cwd(),
-    context.homedir ?? homedir(),
-  );
-  if ('error' in fromFlags) return usageError(fromFlags.error);
-  const { settings: flags, logging: logFlags } = fromFlags;
+  const fromFlags = readFlagSettings(raw.settings, placeOf(context));
+  if ('issue' in fromFlags) return usageError(describeFlagIssue(fromFlags.issue));
+  const { settings: flags, logging: logFlags } = fromFlags.layer;
 
   if (configArg === undefined) {
     // The `--` form: checked above to hold a command.
@@ -232,7 +227,7 @@ function invocationFrom(
     }
     const upstreams = [upstreamFromCommand(command, args)];
     const settings = mergeSettings({}, flags);
-    const clash = checkSettingsTogether(settings) ?? reachWithoutToken(http, settings);
+    const clash = settingsClash(http, settings);
     if (clash !== null) return usageError(clash);
     return {
       command: raw.command,
@@ -249,10 +244,10 @@ function invocationFrom(
     const { kept, skipped } = skipOwnEntries(config.upstreams, context.ownBin ?? process.argv[1]);
     if (kept.length === 0) {
       const why = 'every server in it runs codemode-mcp itself; list the MCP servers to front in a config without it';
-      return { exit: EXIT_CONFIG, stderr: `${[...skipped, new ConfigError(config.path, why).message].join('\n')}\n` };
+      return { exit: EXIT_CONFIG, stderr: `${skipped.join('\n')}\n${configExit(new ConfigError(config.path, why)).stderr}` };
     }
     const settings = mergeSettings(config.settings, flags);
-    const clash = checkSettingsTogether(settings) ?? reachWithoutToken(http, settings);
+    const clash = settingsClash(http, settings);
     if (clash !== null) return usageError(clash);
     return {
       command: raw.command,
@@ -265,14 +260,26 @@ function invocationFrom(
       ...(skipped.length > 0 ? { skippedUpstreams: skipped } : {}),
     };
   } catch (error) {
-    if (error instanceof ConfigError) return { exit: EXIT_CONFIG, stderr: `${error.message}\n` };
+    if (error instanceof ConfigError) return configExit(error);
     throw error;
   }
 }
 
-/** With --http, the refusal for a listener others can reach with no token (http-options.ts), or null. */
-function reachWithoutToken(http: HttpOptions | undefined, settings: Settings): string | null {
+/** Settings that don't hold together (settings-together.ts), or, with --http, a listener others can reach with no token (http-options.ts); or null. */
+function settingsClash(http: HttpOptions | undefined, settings: Settings): string | null {
+  const issue = checkSettingsTogether(settings);
+  if (issue !== null) return describeFlagIssue(issue);
   return http === undefined ? null : (checkHttpReach(http, settings.httpTokensFile) ?? null);
+}
+
+/** A config file that can't be used: its ConfigError, as every line the command writes, after the program's name. */
+function configExit(error: ConfigError): CliExit {
+  return { exit: EXIT_CONFIG, stderr: `${PROGRAM_NAME}: ${error.message}\n` };
+}
+
+/** Where a flag's relative path is taken from, and what `~` is. */
+function placeOf(context: CliContext): ReadPlace {
+  return { baseDir: context.cwd ?? process.cwd(), home: context.homedir ?? homedir() };
 }
 
 /** The default, then the file, then the flags. `tools`, `run` and `skills` log at warn by default: their output is what was asked for. */

@@ -1,19 +1,7 @@
 import { Command, Option } from 'commander';
-import {
-  EXPOSE_SETTING,
-  LOG_SETTINGS,
-  SETTINGS,
-  LOCATION_SETTINGS,
-  SWITCH_SETTINGS,
-  formatSettingValue,
-  type LogSettingName,
-  type SettingName,
-  type SettingSpec,
-  type SettingUnit,
-  type LocationSettingName,
-  type SwitchSettingName,
-  type TextSettingSpec,
-} from '../config/settings.js';
+import { ALL_SETTINGS, LOCATION_SETTINGS, formatSettingValue, type SettingSpec } from '../config/settings.js';
+import { isNumberSetting } from '../config/setting-spec.js';
+import type { SettingFlags } from '../config/flag-settings.js';
 import {
   DESCRIPTION,
   FORMS,
@@ -42,10 +30,8 @@ import {
 export interface RawArgs {
   command: 'serve' | 'tools' | 'run' | 'login' | 'logout' | 'skills';
   config: string | undefined;
-  /** Setting flags as typed, by setting name (the log and state settings' too). */
-  settings: Partial<Record<TextFlagName, string>>;
-  /** Each `--expose <pattern>`, in order. */
-  expose?: string[];
+  /** Setting flags as typed, by setting name: each value in order (none for a switch given). */
+  settings: SettingFlags;
   /** Operands that shouldn't be there: usually an upstream command missing its `--`. For `run`, the first is its script. */
   stray: string[];
   /** login, logout: the server named, and whether to open a browser. */
@@ -66,9 +52,6 @@ export interface RawHttpArgs {
   instanceId: string | undefined;
 }
 
-/** Every setting read from a flag's text: the numbers, the log's, where state is kept. */
-type TextFlagName = SettingName | LogSettingName | LocationSettingName | SwitchSettingName;
-
 export interface CapturedOutput {
   stdout: string;
   stderr: string;
@@ -76,8 +59,6 @@ export interface CapturedOutput {
 
 /** Fixed, so help reads the same wherever it is printed and tests can compare it. */
 const HELP_WIDTH = 100;
-
-const PLACEHOLDER: Record<SettingUnit, string> = { ms: '<duration>', bytes: '<size>', count: '<n>' };
 
 /**
  * The commander program: `codemode-mcp [options]` and `codemode-mcp tools [options]`, each taking
@@ -120,7 +101,6 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
         command: 'serve',
         config: opts.config,
         settings: readSettingFlags(program),
-        expose: readExposeFlags(program),
         stray: program.args,
         http: { listen: opts.http, token: opts.httpToken, allowedHosts: opts.httpAllowedHosts, instanceId: opts.instanceId },
       });
@@ -133,23 +113,20 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
     .usage(usageOf(TOOLS_FORMS).replace(/^tools /, ''));
   addServeOptions(tools).action((opts: { config?: string }) => {
     const parentConfig = program.opts<{ config?: string }>().config;
-    const settings = { ...readSettingFlags(program), ...readSettingFlags(tools) };
+    const settings = mergeSettingFlags(readSettingFlags(program), readSettingFlags(tools));
     const none = { listen: undefined, token: undefined, allowedHosts: undefined, instanceId: undefined };
-    const expose = [...readExposeFlags(program), ...readExposeFlags(tools)];
-    onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, expose, stray: tools.args, http: none });
+    onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, stray: tools.args, http: none });
   });
 
   const run = program.command('run').description(RUN_DESCRIPTION).usage(usageOf(RUN_FORMS).replace(/^run /, ''));
   run.option('--json', 'print the whole answer (content blocks and structuredContent) as JSON');
   addServeOptions(run, false).action((opts: { config?: string; json?: boolean }) => {
     const parentConfig = program.opts<{ config?: string }>().config;
-    const settings = { ...readSettingFlags(program), ...readSettingFlags(run) };
-    const expose = [...readExposeFlags(program), ...readExposeFlags(run)];
+    const settings = mergeSettingFlags(readSettingFlags(program), readSettingFlags(run));
     onParsed({
       command: 'run',
       config: opts.config ?? parentConfig,
       settings,
-      expose,
       stray: run.args,
       json: opts.json === true,
     });
@@ -208,7 +185,7 @@ function addSkillsCommands(program: Command, onParsed: (raw: RawArgs) => void): 
   const spec = LOCATION_SETTINGS.skillsDir;
   const withOptions = (command: Command): Command =>
     command
-      .option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`)
+      .option(`--${spec.flag} ${spec.placeholder}`, describeSetting(spec))
       .option('--config <file>', 'a config file whose settings.skillsDir says where the skills are');
   const parsed = (command: Command, action: 'list' | 'show' | 'rm', name?: string): RawArgs => {
     // `skills --skills-dir x list` puts the option on `skills`, `skills list --skills-dir x` on `list`.
@@ -219,7 +196,7 @@ function addSkillsCommands(program: Command, onParsed: (raw: RawArgs) => void): 
     return {
       command: 'skills',
       config: opts.config ?? program.opts<{ config?: string }>().config,
-      settings: opts.skillsDir === undefined ? {} : { skillsDir: opts.skillsDir },
+      settings: opts.skillsDir === undefined ? {} : { skillsDir: [opts.skillsDir] },
       // `skills lst`: the parent's action gets what no subcommand took.
       stray: command === skills ? [...command.args] : [],
       ...(opts.json === true ? { json: true } : {}),
@@ -248,47 +225,47 @@ function addServeOptions(command: Command, passThrough = true): Command {
   command.allowExcessArguments();
   if (passThrough) command.passThroughOptions();
   command.option('--config <file>', 'the MCP servers to front: a JSON file as Claude Desktop, Claude Code or VS Code writes it');
-  for (const spec of Object.values<SettingSpec>(SETTINGS)) {
-    command.addOption(new Option(`--${spec.flag} ${PLACEHOLDER[spec.unit]}`, describeSetting(spec)));
+  for (const spec of ALL_SETTINGS) {
+    const option = new Option(
+      spec.placeholder === null ? `--${spec.flag}` : `--${spec.flag} ${spec.placeholder}`,
+      describeSetting(spec),
+    );
+    if (spec.repeatable) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+    command.addOption(option);
   }
-  command.addOption(
-    new Option(`--${EXPOSE_SETTING.flag} <pattern>`, `${EXPOSE_SETTING.doc} (default none)`).argParser(
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
-    ),
-  );
-  for (const spec of [...Object.values(LOG_SETTINGS), ...Object.values(LOCATION_SETTINGS)] as TextSettingSpec[]) {
-    command.addOption(new Option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`));
-  }
-  for (const spec of Object.values(SWITCH_SETTINGS)) command.addOption(new Option(`--${spec.flag}`, `${spec.doc} (default off)`));
   return command;
 }
 
-function readExposeFlags(command: Command): string[] {
-  const value: unknown = command.getOptionValue(EXPOSE_SETTING.flag);
-  return Array.isArray(value) ? (value as string[]) : [];
-}
-
+/** `<doc> (default 30 s; 0 ms to 60 min)`: a setting as --help shows it. */
 function describeSetting(spec: SettingSpec): string {
+  if (!isNumberSetting(spec)) return `${spec.doc} (default ${spec.defaultText})`;
   const format = (value: number): string => formatSettingValue(spec, value);
   return `${spec.doc} (default ${format(spec.default)}; ${format(spec.min)} to ${format(spec.max)})`;
 }
 
-function readSettingFlags(command: Command): Partial<Record<TextFlagName, string>> {
-  const flags: Partial<Record<TextFlagName, string>> = {};
-  const specs = [
-    ...Object.entries(SETTINGS),
-    ...Object.entries(LOG_SETTINGS),
-    ...Object.entries(LOCATION_SETTINGS),
-    ...Object.entries(SWITCH_SETTINGS),
-  ] as [TextFlagName, { flag: string }][];
-  for (const [name, spec] of specs) {
+/** The setting flags `command` was given, by setting name. */
+function readSettingFlags(command: Command): SettingFlags {
+  const flags: Record<string, readonly string[]> = {};
+  for (const spec of ALL_SETTINGS) {
     const option = command.options.find((candidate) => candidate.long === `--${spec.flag}`);
     const value: unknown = option === undefined ? undefined : command.getOptionValue(option.attributeName());
-    if (typeof value === 'string') flags[name] = value;
-    // A switch given is on: `true`, as flag-settings.ts reads it.
-    if (value === true) flags[name] = 'true';
+    // A switch given is `true`: given, with no value.
+    if (value === true) flags[spec.name] = [];
+    if (typeof value === 'string') flags[spec.name] = [value];
+    if (Array.isArray(value)) flags[spec.name] = value as string[];
   }
   return flags;
+}
+
+/** The program's flags, then a command's (`tools`, `run`): the command's value wins, and a repeatable flag's values add up. */
+function mergeSettingFlags(program: SettingFlags, command: SettingFlags): SettingFlags {
+  const merged: Record<string, readonly string[]> = { ...program };
+  for (const [name, texts] of Object.entries(command)) {
+    const before = program[name];
+    merged[name] =
+      before !== undefined && ALL_SETTINGS.some((spec) => spec.name === name && spec.repeatable) ? [...before, ...texts] : texts;
+  }
+  return merged;
 }
 
 /** Commander prints "Usage: codemode-mcp <usage>"; further forms line up under the first. */

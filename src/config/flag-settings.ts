@@ -1,51 +1,20 @@
-import type { LogSettings } from '../support/log.js';
-import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
-import { readSettingValue } from './setting-value.js';
-import {
-  EXPOSE_SETTING,
-  type LogSettingName,
-  type SettingLayer,
-  type SettingName,
-  type LocationSettingName,
-  type SwitchSettingName,
-} from './settings.js';
-import { isSwitchSettingName } from './file-settings.js';
-import { isLocationSettingName, readLocationSettingValue } from './location-setting-value.js';
+import type { ReadPlace, SettingIssue } from './setting-spec.js';
+import { readSettingsObject, settingNamed } from './read-settings.js';
+import type { SettingLayer } from './settings.js';
 
-/** The setting flags as typed: each by its setting's name (a switch given: `true`), and each `--expose` in order. */
-export interface SettingFlags {
-  readonly texts: Partial<Record<SettingName | LogSettingName | LocationSettingName | SwitchSettingName, string>>;
-  readonly expose: readonly string[] | undefined;
-}
+/** The setting flags as typed, by setting name: each value in order (none for a switch given). */
+export type SettingFlags = Readonly<Record<string, readonly string[]>>;
 
 /**
- * The setting flags, every one read: a number with its unit (`64MiB`, `5s`) checked with
- * `checkSetting`, a log level, a log file or a directory (taken from `cwd` when relative, `~`
- * from `home`), a state URL, the `--expose` globs. Returns what they set, or the message refusing the first bad one.
+ * The setting flags, read as the config file's fields are (a relative path taken from the
+ * working directory, in `place`): what they set, or the first problem.
  */
-export function readFlagSettings(flags: SettingFlags, cwd: string, home: string): SettingLayer | { error: string } {
-  const settings: Partial<Record<SettingName, number>> & { expose?: string[] } & Partial<Record<LocationSettingName, string>> &
-    Partial<Record<SwitchSettingName, boolean>> = {};
-  const logging: { -readonly [K in keyof LogSettings]?: LogSettings[K] } = {};
-  for (const [name, text] of Object.entries(flags.texts)) {
-    if (text === undefined) continue;
-    if (isSwitchSettingName(name)) {
-      settings[name] = true;
-      continue;
-    }
-    const read = isLogSettingName(name)
-      ? readLogSettingValue(name, text, cwd, home)
-      : isLocationSettingName(name)
-        ? readLocationSettingValue(name, text, cwd, home)
-        : readSettingValue(name as SettingName, text);
-    if ('error' in read) return read;
-    Object.assign(isLogSettingName(name) ? logging : settings, { [name]: read.value });
+export function readFlagSettings(flags: SettingFlags, place: ReadPlace): { layer: SettingLayer } | { issue: SettingIssue } {
+  const raw: Record<string, unknown> = {};
+  for (const [name, texts] of Object.entries(flags)) {
+    const value = settingNamed(name)?.flagValue(texts) ?? { raw: texts };
+    if ('message' in value) return { issue: { path: [name], code: 'SETTING_INVALID', message: value.message } };
+    raw[name] = value.raw;
   }
-  if (flags.expose !== undefined && flags.expose.length > 0) {
-    if (flags.expose.includes('')) {
-      return { error: `--${EXPOSE_SETTING.flag} takes a glob over tool names as scripts see them; got an empty one` };
-    }
-    settings.expose = [...flags.expose];
-  }
-  return { settings, logging };
+  return readSettingsObject(raw, place);
 }

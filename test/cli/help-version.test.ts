@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCli } from '../../src/cli/parse-cli.js';
 import { readPackageVersion } from '../../src/cli/package-version.js';
-import { SETTINGS, formatSettingValue, type SettingSpec } from '../../src/config/settings.js';
+import { SETTINGS, formatSettingValue, type NumberSettingSpec } from '../../src/config/settings.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -59,7 +59,7 @@ describe('--help', () => {
 
   it('lists every setting flag with its default and range', () => {
     const text = help(['--help']).replace(/\n\s+/g, ' ');
-    for (const spec of Object.values<SettingSpec>(SETTINGS)) {
+    for (const spec of Object.values<NumberSettingSpec>(SETTINGS)) {
       expect(text).toContain(`--${spec.flag} <`);
       const format = (value: number): string => formatSettingValue(spec, value);
       expect(text).toContain(`${spec.doc} (default ${format(spec.default)}; ${format(spec.min)} to ${format(spec.max)})`);
@@ -78,7 +78,7 @@ describe('--help', () => {
     expect(text).toContain(
       'Usage: codemode-mcp tools --config <file> [options]\n       codemode-mcp tools [options] -- <command> [args...]\n',
     );
-    for (const spec of Object.values<SettingSpec>(SETTINGS)) expect(text).toContain(`--${spec.flag} <`);
+    for (const spec of Object.values<NumberSettingSpec>(SETTINGS)) expect(text).toContain(`--${spec.flag} <`);
     expect(help(['help', 'tools'])).toBe(text);
   });
 

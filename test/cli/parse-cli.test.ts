@@ -142,9 +142,7 @@ describe('the two forms', () => {
     expect(exitOf(['--state-url', 'localhost:6379', '--', 'npx']).stderr).toContain('got a localhost: URL');
     expect(exitOf(['--state-url', 'not a url', '--', 'npx']).stderr).toContain('got text that is not a URL');
     const file = writeConfig({ ...SERVERS, settings: { stateUrl: 6379 } });
-    expect(exitOf(['--config', file]).stderr).toContain(
-      'settings.stateUrl: stateUrl (--state-url) takes a redis:// or rediss:// URL',
-    );
+    expect(exitOf(['--config', file]).stderr).toContain('settings.stateUrl takes a redis:// or rediss:// URL');
   });
 
   it('refuses a state value limit past the whole state limit', () => {
@@ -183,7 +181,7 @@ describe('the two forms', () => {
 
   it('refuses a log level that is not one, suggesting the close one', () => {
     expect(exitOf(['--log-level', 'debg', '--', 'npx']).stderr).toContain(
-      'SETTING_INVALID: logLevel (--log-level) takes one of error, warn, info, debug; got "debg" (did you mean "debug"?)',
+      'SETTING_INVALID: logLevel (--log-level) must be "error", "warn", "info" or "debug" (got "debg"; did you mean "debug"?)',
     );
   });
 
@@ -255,12 +253,36 @@ describe('the two forms', () => {
     const file = writeConfig({ mcpServers: { github: { command: 42 } } });
     expect(exitOf(['--config', file])).toEqual({
       exit: EXIT_CONFIG,
-      stderr: `CONFIG_INVALID: ${file}: mcpServers.github.command must be a string (got number)\n`,
+      stderr: `codemode-mcp: CONFIG_INVALID: ${file}: mcpServers.github.command must be a string (got number)\n`,
     });
     expect(exitOf(['--config', join(dir, 'absent.json')])).toEqual({
       exit: EXIT_CONFIG,
-      stderr: `CONFIG_INVALID: ${join(dir, 'absent.json')}: no such file; check the path\n`,
+      stderr: `codemode-mcp: CONFIG_INVALID: ${join(dir, 'absent.json')}: no such file; check the path\n`,
     });
+  });
+
+  // Regression: CONFIG_INVALID lines were the one refusal at start without the program's name.
+  it("starts every line of a config error with the program's name, whichever command read the file", () => {
+    const bad = writeConfig({ mcpServers: { github: { command: 42 } }, settings: { pool: 1 } }, 'bad.json');
+    const badSetting = writeConfig({ ...SERVERS, settings: { pool: 99 } }, 'bad-setting.json');
+    const own = writeConfig({ mcpServers: { me: { command: 'npx', args: ['-y', 'codemode-mcp'] } } }, 'own.json');
+    const exits = [
+      exitOf(['--config', bad]),
+      exitOf(['tools', '--config', badSetting]),
+      exitOf(['run', '-', '--config', join(dir, 'absent.json')]),
+      exitOf(['login', 'github', '--config', bad]),
+      exitOf(['skills', 'list', '--config', badSetting]),
+      exitOf(['--config', own]),
+    ];
+    for (const { exit, stderr } of exits) {
+      expect(exit).toBe(EXIT_CONFIG);
+      const lines = (stderr ?? '').trimEnd().split('\n');
+      expect(lines.at(-1)).toMatch(/^codemode-mcp: CONFIG_INVALID: \//);
+      for (const line of lines) expect(line).toMatch(/^codemode-mcp: /);
+    }
+    expect(exits[1]!.stderr).toBe(
+      `codemode-mcp: CONFIG_INVALID: ${badSetting}: settings.pool must be a whole number between 0 and 16; got 99\n`,
+    );
   });
 
   it('expands ${VAR} in the config file from the environment it is given', () => {
@@ -349,7 +371,9 @@ describe('setting flags', () => {
     expect(invocation(['--config', file]).settings.expose).toEqual(['a*']);
     expect(invocation(['--config', file, '--expose', 'search', '--expose=fs_*']).settings.expose).toEqual(['search', 'fs_*']);
     expect(invocation(['--', 'x']).settings.expose).toEqual([]);
-    expect(exitOf(['--expose', '', '--', 'x']).stderr).toContain('--expose takes a glob over tool names');
+    expect(exitOf(['--expose', '', '--', 'x']).stderr).toContain(
+      'SETTING_INVALID: expose (--expose) must be a non-empty glob over tool names as scripts see them (got an empty string)',
+    );
   });
 
   it('overrides the config file, which overrides the defaults', () => {

@@ -352,7 +352,7 @@ describe('config errors: settings', () => {
       'settings.expose must be a list of tool-name globs, as in ["search", "github__get_*"] (got string)',
     );
     expect(detailOf(withSettings({ expose: ['search', ''] }))).toBe(
-      'settings.expose [1] must be a non-empty glob over tool names as scripts see them (got an empty string)',
+      'settings.expose[1] must be a non-empty glob over tool names as scripts see them (got an empty string)',
     );
   });
 
@@ -364,18 +364,18 @@ describe('config errors: settings', () => {
 
   it('refuses an out-of-range setting, naming it and its range', () => {
     expect(detailOf(withSettings({ memoryMaxBytes: 1024 * 1024 }))).toBe(
-      'settings.memoryMaxBytes: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 1 MiB',
+      'settings.memoryMaxBytes must be a whole number between 4 MiB and 2 GiB; got 1 MiB',
     );
   });
 
   it('refuses a value in a unit the setting does not take', () => {
     expect(detailOf(withSettings({ yieldMs: '2h' }))).toBe(
-      'settings.yieldMs: yieldMs (--yield-ms) takes a whole number of milliseconds, or a number with ms, s or min (as in 5s); got "2h"',
+      'settings.yieldMs takes a whole number of milliseconds, or a number with ms, s or min (as in 5s); got "2h"',
     );
   });
 
   it('refuses a value that is neither a number nor a string', () => {
-    expect(detailOf(withSettings({ pool: true }))).toBe('settings.pool: pool (--pool) takes a whole number; got a boolean');
+    expect(detailOf(withSettings({ pool: true }))).toBe('settings.pool takes a whole number; got a boolean');
   });
 
   it('refuses settings that are not an object', () => {

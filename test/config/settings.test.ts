@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { mergeSettings } from '../../src/config/merge-settings.js';
 import { parseConfig } from '../../src/config/parse-config.js';
-import { readSettingValue } from '../../src/config/setting-value.js';
+import { describeFlagIssue, readSettingsObject } from '../../src/config/read-settings.js';
 import {
   DEFAULT_SETTINGS,
   SETTINGS,
-  checkSetting,
   formatSettingValue,
+  type NumberSettingSpec,
   type SettingName,
-  type SettingSpec,
 } from '../../src/config/settings.js';
 
 const MiB = 1024 * 1024;
+
+/** One number setting's value as the config file or a flag gives it, or its problem as a flag's message says it. */
+function readSettingValue(name: SettingName, raw: unknown): { value: unknown } | { error: string } {
+  const read = readSettingsObject({ [name]: raw }, { baseDir: '/', home: '/' });
+  return 'issue' in read ? { error: describeFlagIssue(read.issue) } : { value: read.layer.settings[name] };
+}
 
 describe('setting values', () => {
   it('takes a plain whole number, as a number or a string', () => {
@@ -36,7 +41,7 @@ describe('setting values', () => {
   });
 
   it('reads back every default, minimum and maximum as --help prints them ("30 s", "128 MiB")', () => {
-    for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
+    for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, NumberSettingSpec][]) {
       for (const value of [spec.default, spec.min, spec.max]) {
         expect(readSettingValue(name, formatSettingValue(spec, value))).toEqual({ value });
       }
@@ -51,8 +56,7 @@ describe('setting values', () => {
     expect(readSettingValue('pool', '2s')).toEqual({ error: 'SETTING_INVALID: pool (--pool) takes a whole number; got "2s"' });
   });
 
-  it('refuses a value out of range with checkSetting’s message, naming the setting and its range', () => {
-    expect(readSettingValue('memoryMaxBytes', '3GiB')).toEqual({ error: checkSetting('memoryMaxBytes', 3 * 1024 * MiB) });
+  it('refuses a value out of range, naming the setting and its range', () => {
     expect(readSettingValue('memoryMaxBytes', '3GiB')).toEqual({
       error: 'SETTING_INVALID: memoryMaxBytes (--memory-max-bytes) must be a whole number between 4 MiB and 2 GiB; got 3 GiB',
     });
@@ -62,7 +66,9 @@ describe('setting values', () => {
   });
 
   it('refuses a fraction that is not a whole number of the unit', () => {
-    expect(readSettingValue('yieldMs', '0.5ms')).toEqual({ error: checkSetting('yieldMs', 0.5) });
+    expect(readSettingValue('yieldMs', '0.5ms')).toEqual({
+      error: 'SETTING_INVALID: yieldMs (--yield-ms) must be a whole number between 0 ms and 60 min; got 0.5 ms',
+    });
   });
 });
 

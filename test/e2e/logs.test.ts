@@ -144,6 +144,8 @@ describe('logs', () => {
   test('a log level that is not one is refused, naming the levels', async () => {
     const { exitCode, stderr } = await runBin(['--config', writeConfig(everything()), '--log-level', 'verbose']);
     expect(exitCode).toBe(2);
-    expect(stderr).toContain('SETTING_INVALID: logLevel (--log-level) takes one of error, warn, info, debug; got "verbose"');
+    expect(stderr).toContain(
+      'SETTING_INVALID: logLevel (--log-level) must be "error", "warn", "info" or "debug" (got "verbose")',
+    );
   });
 });
