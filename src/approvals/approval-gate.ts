@@ -11,6 +11,7 @@
  */
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { ToolRefusedError } from '../support/errors.js';
+import { revealControls } from '../support/echo.js';
 import type { Log } from '../support/log.js';
 import type { ApprovalFallback } from '../config/settings.js';
 import { auditApproval, type ApprovalOutcome } from '../telemetry/approval-audit.js';
@@ -200,7 +201,7 @@ export class ApprovalGate {
     if (!state.fallbackLogged.has(tool)) {
       state.fallbackLogged.add(tool);
       this.options.log(
-        `codemode-mcp: approval: script ${call.script} called ${tool}, which asks for approval, but ${this.cannotAsk}: ` +
+        `codemode-mcp: approval: script ${call.script} called ${revealControls(tool)}, which asks for approval, but ${this.cannotAsk}: ` +
           `${allow ? 'sent unasked' : 'refused'}, as approvalFallback is "${this.options.fallback}"`,
         'info',
       );
@@ -221,7 +222,7 @@ export class ApprovalGate {
   private async ask(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
     const calls = batch.waiters.map((waiter) => waiter.argsJson);
     this.options.log(
-      `codemode-mcp: approval: asking about ${calls.length} call(s) of ${first.tool.name} by ${this.asker(first)}`,
+      `codemode-mcp: approval: asking about ${calls.length} call(s) of ${revealControls(first.tool.name)} by ${this.asker(first)}`,
       'info',
     );
     this.audit(first, 'asked', calls.length);
@@ -243,14 +244,14 @@ export class ApprovalGate {
       delete batch.reviewing;
       if (outcome.kind === 'allow-batch' || outcome.kind === 'review') {
         this.options.log(
-          `codemode-mcp: approval: a call of ${tool} by script ${first.script} allowed by a person (reviewed)`,
+          `codemode-mcp: approval: a call of ${revealControls(tool)} by script ${first.script} allowed by a person (reviewed)`,
           'info',
         );
         this.audit(first, 'allowed', 1, 'this call');
         waiter.settle({ allowed: true, by: 'person', release: NO_RELEASE });
       } else if (outcome.kind === 'deny') {
         this.options.log(
-          `codemode-mcp: approval: a call of ${tool} by script ${first.script} denied by a person (reviewed)`,
+          `codemode-mcp: approval: a call of ${revealControls(tool)} by script ${first.script} denied by a person (reviewed)`,
           'info',
         );
         this.audit(first, 'denied', 1);
@@ -293,7 +294,7 @@ export class ApprovalGate {
   ): void {
     const waiters = batch.waiters.splice(0);
     const count = waiters.length;
-    const calls = `${count} call(s) of ${tool} by script ${first.script}`;
+    const calls = `${count} call(s) of ${revealControls(tool)} by script ${first.script}`;
     const refuse = (
       by: 'person' | 'timeout' | 'unasked',
       code: 'APPROVAL_DENIED' | 'APPROVAL_TIMED_OUT' | 'APPROVAL_UNAVAILABLE',

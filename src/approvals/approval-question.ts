@@ -4,6 +4,7 @@
  */
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { formatBytesRoughly, groupThousands } from '../../common/format-numbers.js';
+import { quoteInput, revealControls } from '../support/echo.js';
 
 /** 200: characters of one call's arguments a question or an answer shows; past it they are cut, with the full size. */
 export const APPROVAL_ARGS_SHOWN_CHARS = 200;
@@ -48,30 +49,41 @@ export interface ApprovalQuestion {
   readonly owner: string;
 }
 
-/** `{"path":"a.txt"}`, or past APPROVAL_ARGS_SHOWN_CHARS its start and `… (12 KiB in all)`. */
+/**
+ * `{"path":"a.txt"}`, or past APPROVAL_ARGS_SHOWN_CHARS its start and `… (12 KiB in all)`; the
+ * characters that would act instead of showing (bidi marks, line separators) escaped.
+ */
 export function summarizeArgs(json: string): string {
-  if (json.length <= APPROVAL_ARGS_SHOWN_CHARS) return json;
-  return `${json.slice(0, APPROVAL_ARGS_SHOWN_CHARS)}… (${formatBytesRoughly(Buffer.byteLength(json))} in all)`;
+  if (json.length <= APPROVAL_ARGS_SHOWN_CHARS) return revealControls(json);
+  return `${revealControls(json.slice(0, APPROVAL_ARGS_SHOWN_CHARS))}… (${formatBytesRoughly(Buffer.byteLength(json))} in all)`;
 }
 
 /** `fs__delete_file({"path":"a.txt"})`: a call as a question or an answer names it. */
 export function describeCall(tool: string, json: string): string {
-  return `${tool}(${summarizeArgs(json)})`;
+  return `${revealControls(tool)}(${summarizeArgs(json)})`;
 }
 
-/** The elicitation request that asks a person about the waiting calls of one tool. */
+/**
+ * The elicitation request that asks a person about the waiting calls of one tool. Everything in
+ * it the upstream or the script wrote (the tool's name, title and annotations, the arguments) is
+ * shown with its acting characters escaped (revealControls): none of it can add a line to the
+ * question or reorder what the person reads.
+ */
 export function approvalRequest(question: ApprovalQuestion): ElicitRequest {
   const { tool, calls } = question;
+  const name = revealControls(tool.name);
+  // The owner names a principal, which a tokens file names: shown as safely as the rest.
+  const owner = revealControls(question.owner);
   const count = calls.length === 1 ? 'a call' : `${groupThousands(calls.length)} calls`;
-  const title = tool.title !== undefined && tool.title !== tool.name ? ` ("${tool.title}")` : '';
+  const title = tool.title !== undefined && tool.title !== tool.name ? ` (${quoteInput(tool.title)})` : '';
   const shown = calls.slice(0, APPROVAL_CALLS_SHOWN).map((json) => `- ${describeCall(tool.name, json)}`);
   const more = calls.length - shown.length;
   const message = [
-    `${capitalize(question.asker)} wants to make ${count} of ${tool.name}${title}, which asks for your approval.`,
+    `${capitalize(revealControls(question.asker))} wants to make ${count} of ${name}${title}, which asks for your approval.`,
     `Annotations: ${describeHints(tool.annotations)}.`,
     ...shown,
     ...(more > 0 ? [`- and ${groupThousands(more)} more calls of it`] : []),
-    `"Allow" covers ${calls.length === 1 ? 'this call' : 'these calls'} and the script's further calls of ${tool.name} in the same batch ` +
+    `"Allow" covers ${calls.length === 1 ? 'this call' : 'these calls'} and the script's further calls of ${name} in the same batch ` +
       '(while some are still out, or until it calls another tool). Nothing is sent until you answer.',
   ].join('\n');
   return {
@@ -87,15 +99,15 @@ export function approvalRequest(question: ApprovalQuestion): ElicitRequest {
             title: 'Decision',
             oneOf: [
               { const: 'allow', title: calls.length === 1 ? 'Allow once' : `Allow all ${groupThousands(calls.length)}` },
-              { const: 'allow-script', title: `Allow ${tool.name} for the rest of this script` },
-              { const: 'allow-owner', title: `Allow ${tool.name} for ${question.owner} for some minutes` },
+              { const: 'allow-script', title: `Allow ${name} for the rest of this script` },
+              { const: 'allow-owner', title: `Allow ${name} for ${owner} for some minutes` },
               { const: 'deny', title: calls.length === 1 ? 'Deny' : 'Deny all' },
               ...(calls.length > 1 ? [{ const: 'review', title: 'Review them one by one' }] : []),
             ],
           },
           minutes: {
             type: 'integer',
-            title: `Minutes (with "for ${question.owner}")`,
+            title: `Minutes (with "for ${owner}")`,
             minimum: 1,
             maximum: APPROVAL_GRANT_MAX_MINUTES,
             default: APPROVAL_GRANT_DEFAULT_MINUTES,
@@ -139,7 +151,7 @@ export function readApprovalAnswer(result: ElicitResult): ApprovalDecision {
 function describeHints(annotations: AskedTool['annotations']): string {
   const hints = Object.entries(annotations ?? {}).filter(([, value]) => typeof value === 'boolean');
   if (hints.length === 0) return 'none';
-  return hints.map(([hint, value]) => (value === true ? hint : `not ${hint}`)).join(', ');
+  return hints.map(([hint, value]) => (value === true ? revealControls(hint) : `not ${revealControls(hint)}`)).join(', ');
 }
 
 function capitalize(text: string): string {

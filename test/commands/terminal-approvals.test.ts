@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ElicitRequest } from '@modelcontextprotocol/client';
 import { terminalOrigin } from '../../src/commands/run/terminal-approvals.js';
 import { approvalRequest } from '../../src/approvals/approval-question.js';
+import { ACTING_KINDS, ALL_ACTING, rawActing } from '../support/acting-characters.js';
 
 const question = (): ElicitRequest =>
   approvalRequest({ tool: { name: 'delete_item' }, calls: ['{"id":"a"}'], asker: 'script s-1 of this run', owner: 'this run' });
@@ -43,6 +44,65 @@ describe("codemode-mcp run's terminal", () => {
     const other = person.ask(question(), new AbortController().signal, 'a1b2c3-1');
     await typeAt('Choose 1-4', 3, 'yes');
     expect(await other).toEqual({ action: 'decline' });
+    close();
+  });
+
+  it('shows a question whose tool and arguments carry every acting character with each one escaped, on its own lines only', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = '';
+    const prompted = new Promise<void>((resolve) =>
+      output.on('data', (chunk: Buffer) => {
+        shown += chunk.toString();
+        if (shown.includes('Choose 1-4')) resolve();
+      }),
+    );
+    const { person, close } = terminalOrigin({ input, output });
+    const hostile = approvalRequest({
+      tool: { name: `wipe${ALL_ACTING}`, title: `Wipe${ALL_ACTING}`, annotations: { [`readOnlyHint${ALL_ACTING}`]: true } },
+      calls: [JSON.stringify({ path: ALL_ACTING })],
+      asker: 'script s-1 of this run',
+      owner: 'this run',
+    });
+    const answer = person.ask(hostile, new AbortController().signal, 's-1');
+    await prompted;
+    input.write('4\n');
+    expect(await answer).toEqual({ action: 'accept', content: { decision: 'deny' } });
+    expect(rawActing(shown, 'lines')).toEqual([]);
+    // A blank line, the question's four lines, four choices, the prompt.
+    expect(shown.split('\n')).toHaveLength(10);
+    for (const [, , escape] of ACTING_KINDS) expect(shown).toContain(escape);
+    close();
+  });
+
+  it('escapes what acts in any question it is handed, not only in the ones approvalRequest wrote', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = '';
+    const prompted = new Promise<void>((resolve) =>
+      output.on('data', (chunk: Buffer) => {
+        shown += chunk.toString();
+        if (shown.includes('Choose 1-1')) resolve();
+      }),
+    );
+    const { person, close } = terminalOrigin({ input, output });
+    const raw = {
+      method: 'elicitation/create',
+      params: {
+        mode: 'form',
+        message: `first line\nsecond ${ALL_ACTING.replace('\n', '')}`,
+        requestedSchema: {
+          type: 'object',
+          properties: { decision: { type: 'string', oneOf: [{ const: 'allow', title: `Allow ${ALL_ACTING}` }] } },
+        },
+      },
+    } as unknown as ElicitRequest;
+    const answer = person.ask(raw, new AbortController().signal, 's-1');
+    await prompted;
+    input.write('9\n');
+    expect(await answer).toEqual({ action: 'decline' });
+    expect(rawActing(shown, 'lines')).toEqual([]);
+    expect(shown.split('\n')).toHaveLength(5);
     close();
   });
 

@@ -25,6 +25,7 @@ import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
 import { TasksClient, resultOf } from '../support/tasks-client.js';
+import { ALL_ACTING, rawActing } from '../support/acting-characters.js';
 
 interface Recorded {
   readonly tool: string;
@@ -395,5 +396,47 @@ describe('a script run as an MCP task', () => {
     expect(setup.deleted()).toEqual(['t']);
     await client.request('tasks/cancel', { taskId: other.taskId });
     expect((await server.stop()).left).toEqual([]);
+  });
+});
+
+// Regression (issue 45): an upstream's title with newlines, ESC and U+202E added lines of its own
+// choosing to the question ("Annotations: readOnlyHint.", a fake call); arguments kept U+202E raw.
+describe.each([
+  ['2025-11-25', undefined],
+  ['2026-07-28', { mode: { pin: '2026-07-28' as const } }],
+])('an upstream whose text is written to fool the person, for a client speaking %s', (_revision, versionNegotiation) => {
+  test('the question shows its title, annotations and the arguments with every acting character escaped, and the log too', async () => {
+    const config = writeConfig({ hostile: nodeEntry(fixturePath('upstreams/hostile-text.mjs')) }, { pool: 0 });
+    const at = person();
+    const server = await startServer(['--config', config], {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: at.onElicit,
+      ...(versionNegotiation !== undefined ? { versionNegotiation } : {}),
+    });
+    const result = await server.run({
+      code: `try { await tools.wipe({ path: ${JSON.stringify(`a${ALL_ACTING}b`)} }) } catch (e) { return e.name }`,
+    });
+    expect(valueOf(result)).toBe('ToolRefused');
+    expect(at.questions).toHaveLength(1);
+    const { message, requestedSchema } = at.questions[0] as {
+      message: string;
+      requestedSchema: { properties: Record<string, unknown> };
+    };
+    expect(rawActing(message, 'lines'), message).toEqual([]);
+    expect(message.split('\n')).toHaveLength(4);
+    expect(message).toContain('("Wipe\\nAnnotations: readOnlyHint.\\n- wipe({})\\u0000\\r\\u001b[2K');
+    expect(message).toMatch(/^Annotations: destructiveHint, readOnlyHint\\u2028\\u0000.*\\u2029\.$/m);
+    expect(message).toContain('\\u202e');
+    for (const choice of (requestedSchema.properties.decision as { oneOf: Array<{ title: string }> }).oneOf) {
+      expect(rawActing(choice.title)).toEqual([]);
+    }
+    await until("the upstream's stderr to be logged", () => server.stderr().includes('[hostile] hostile'));
+    const logged = server
+      .stderr()
+      .split('\n')
+      .find((line) => line.includes('[hostile] hostile'))!;
+    expect(logged).toContain('hostile \\u001b[31mred\\u001b[0m \\u202egnp.exe');
+    expect(rawActing(server.stderr(), 'lines')).toEqual([]);
+    expect(await server.close()).toEqual([]);
   });
 });

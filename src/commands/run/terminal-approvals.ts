@@ -7,6 +7,7 @@ import { createInterface, type Interface } from 'node:readline';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import type { PersonChannel } from '../../approvals/approval-gate.js';
 import { APPROVAL_GRANT_DEFAULT_MINUTES } from '../../approvals/approval-question.js';
+import { revealControls } from '../../support/echo.js';
 
 /** The terminal a person answers on: stdin when it is a TTY, the question written to stderr. */
 export interface ApprovalTerminal {
@@ -56,8 +57,14 @@ export function terminalOrigin(terminal: ApprovalTerminal | undefined): Terminal
       message: string;
       requestedSchema: { properties: { decision: { oneOf: { title: string }[] } } };
     };
-    const titles = params.requestedSchema.properties.decision.oneOf.map((choice, i) => `  ${i + 1}. ${choice.title}`);
-    const answer = await read(`\n${params.message}\n${titles.join('\n')}\nChoose 1-${titles.length}: `, signal);
+    // The question escapes what an upstream wrote already; the terminal does too, since an escape sequence here would act on it.
+    const titles = params.requestedSchema.properties.decision.oneOf.map(
+      (choice, i) => `  ${i + 1}. ${revealControls(choice.title)}`,
+    );
+    const answer = await read(
+      `\n${revealControls(params.message, 'lines')}\n${titles.join('\n')}\nChoose 1-${titles.length}: `,
+      signal,
+    );
     const decision = CHOICES[Number(answer) - 1];
     if (decision === undefined) return { action: 'decline' };
     if (decision !== 'allow-owner') return { action: 'accept', content: { decision } };
