@@ -20,11 +20,15 @@ export interface ApprovedCall {
   readonly tally: ApprovalTally;
 }
 
-/** Sends the call once the gate allows it; rejects with the gate's ToolRefused when it doesn't, nothing sent. */
+/**
+ * Sends the call once the gate allows it; rejects with the gate's ToolRefused when it doesn't,
+ * nothing sent. A tool the config denies is never put to a person: `send` refuses it at once
+ * (TOOL_DENIED), whatever its approval says.
+ */
 export async function sendApproved(call: ApprovedCall, send: () => Promise<ToolResult>): Promise<ToolResult> {
   const { gate, script, tool } = call;
   gate.noteCall(script, call.name);
-  if (tool?.approval !== 'ask') return send();
+  if (tool?.approval !== 'ask' || !tool.allowed) return send();
   call.hold?.hold();
   const verdict = await gate.approve({
     script,

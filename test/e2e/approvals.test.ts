@@ -32,13 +32,13 @@ interface Recorded {
   readonly id?: string;
 }
 
-/** A config whose one upstream is the deletable fixture, recording to a fresh file. */
-function deletableConfig(label: string, settings: Record<string, unknown> = {}) {
+/** A config whose one upstream is the deletable fixture, recording to a fresh file; `entry`: more fields of its entry. */
+function deletableConfig(label: string, settings: Record<string, unknown> = {}, entry: Record<string, unknown> = {}) {
   const dir = makeTempDir(label);
   const recordFile = join(dir, 'record.jsonl');
   const auditFile = join(dir, 'audit.jsonl');
   const config = writeConfig(
-    { items: nodeEntry(fixturePath('upstreams/deletable.mjs'), [], { env: { RECORD_FILE: recordFile } }) },
+    { items: nodeEntry(fixturePath('upstreams/deletable.mjs'), [], { env: { RECORD_FILE: recordFile }, ...entry }) },
     { pool: 0, auditLog: auditFile, ...settings },
   );
   const recorded = (): Recorded[] =>
@@ -201,6 +201,36 @@ describe('a 2025 client whose person answers', () => {
     expect(setup.audit()).toContainEqual(
       expect.objectContaining({ tool: 'delete_item', approval: 'allowed', scope: 'this session, for 5 min' }),
     );
+  });
+});
+
+// Regression (issue 45): a tool the entry's deny named and that was annotated destructive was put
+// to the person as a question before the deny applied.
+describe("a tool the entry's deny names, annotated destructive", () => {
+  test('is refused at once with ToolRefused, never asked about, whatever the approvals globs say', async () => {
+    const setup = deletableConfig(
+      'approvals-deny-wins',
+      { approvals: { ask: ['*delete*'], allow: ['*'] } },
+      { deny: ['delete_item'], approvals: { ask: ['delete_*'] } },
+    );
+    const at = person();
+    at.answerWith(() => choose('allow'));
+    const server = await startServer(['--config', setup.config], {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: at.onElicit,
+    });
+    const result = await server.run({
+      code: 'try { await tools.delete_item({ id: "d" }) } catch (e) { return e.name + ": " + e.message }',
+    });
+    expect(valueOf(result)).toMatch(/^ToolRefused: TOOL_DENIED: delete_item was refused: /);
+    expect(at.questions).toEqual([]);
+    expect(setup.deleted()).toEqual([]);
+    expect(setup.audit()).toEqual([expect.objectContaining({ tool: 'delete_item', outcome: 'refused', error: 'TOOL_DENIED' })]);
+    const { stdout } = await runBin(['tools', '--config', setup.config]);
+    expect(stdout).toMatch(
+      /Denied by the config .*\n {2}delete_item {2}\[server "items", tool "delete_item"\] {2}\(the server entry's deny "delete_item"\)/,
+    );
+    expect(await server.close()).toEqual([]);
   });
 });
 
