@@ -15,7 +15,14 @@ import { revealControls } from '../support/echo.js';
 import type { Log } from '../support/log.js';
 import type { ApprovalFallback } from '../config/settings.js';
 import { auditApproval, type ApprovalOutcome } from '../telemetry/approval-audit.js';
-import { approvalRequest, describeCall, readApprovalAnswer, type ApprovalDecision, type AskedTool } from './approval-question.js';
+import {
+  UNOFFERED_REVIEW,
+  approvalRequest,
+  describeCall,
+  readApprovalAnswer,
+  type ApprovalDecision,
+  type AskedTool,
+} from './approval-question.js';
 
 /**
  * How a person is reached: the owner's client (src/mcp wires its CallOrigin: elicitation for a 2025
@@ -233,8 +240,9 @@ export class ApprovalGate {
 
   /**
    * "Review them one by one": a question per waiting call, in order (calls that join meanwhile are
-   * reviewed too). Allow and deny decide that call alone; a grant, no answer in time or the
-   * script's end decides it and every call still waiting.
+   * reviewed too). Allow decides that call alone, and so does any answer that is not an allow
+   * (a denial, a dismissal, an answer the question did not offer): it refuses that call. A grant,
+   * no answer in time or the script's end decides it and every call still waiting.
    */
   private async review(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
     const tool = first.tool.name;
@@ -242,23 +250,25 @@ export class ApprovalGate {
       batch.reviewing = waiter.argsJson;
       const outcome = await this.askPerson(first, [waiter.argsJson]);
       delete batch.reviewing;
-      if (outcome.kind === 'allow-batch' || outcome.kind === 'review') {
+      if (outcome.kind === 'allow-batch') {
         this.options.log(
           `codemode-mcp: approval: a call of ${revealControls(tool)} by script ${first.script} allowed by a person (reviewed)`,
           'info',
         );
         this.audit(first, 'allowed', 1, 'this call');
         waiter.settle({ allowed: true, by: 'person', release: NO_RELEASE });
-      } else if (outcome.kind === 'deny') {
+      } else if (outcome.kind === 'deny' || outcome.kind === 'review') {
+        // "review" is not offered for one call: an answer of it allows nothing, as any other would.
+        const decision = outcome.kind === 'deny' ? outcome : unofferedReview;
         this.options.log(
-          `codemode-mcp: approval: a call of ${revealControls(tool)} by script ${first.script} denied by a person (reviewed)`,
+          `codemode-mcp: approval: a call of ${revealControls(tool)} by script ${first.script} ${deniedHow(decision)} (reviewed)`,
           'info',
         );
         this.audit(first, 'denied', 1);
         waiter.settle({
           allowed: false,
           by: 'person',
-          refusal: new ToolRefusedError('APPROVAL_DENIED', tool, 'a person denied it'),
+          refusal: new ToolRefusedError('APPROVAL_DENIED', tool, denialReason(decision)),
         });
       } else {
         batch.waiters.unshift(waiter);
@@ -273,7 +283,8 @@ export class ApprovalGate {
     const request = approvalRequest({ tool: first.tool, calls, asker: this.asker(first), owner: this.options.owner });
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      return readApprovalAnswer(await this.options.person.ask(request, AbortSignal.any([first.signal, timeout]), first.script));
+      const answer = await this.options.person.ask(request, AbortSignal.any([first.signal, timeout]), first.script);
+      return readApprovalAnswer(answer, calls.length);
     } catch (error) {
       if (first.signal.aborted) return { kind: 'withdrawn' };
       return timeout.aborted ? { kind: 'timeout' } : { kind: 'failed', reason: (error as Error).message };
@@ -323,16 +334,9 @@ export class ApprovalGate {
         return refuse('unasked', 'APPROVAL_UNAVAILABLE', `no person could be asked: ${decision.reason}`);
       case 'deny':
         state.denied.add(tool);
-        this.options.log(
-          `codemode-mcp: approval: ${calls} ${decision.how === 'declined' ? 'denied' : 'dismissed'} by a person`,
-          'info',
-        );
+        this.options.log(`codemode-mcp: approval: ${calls} ${deniedHow(decision)}`, 'info');
         this.audit(first, 'denied', count);
-        return refuse(
-          'person',
-          'APPROVAL_DENIED',
-          decision.how === 'declined' ? 'a person denied it' : 'a person dismissed the question without allowing it',
-        );
+        return refuse('person', 'APPROVAL_DENIED', denialReason(decision));
       case 'allow-batch':
         batch.state = 'allowed';
         batch.inFlight += count;
@@ -369,4 +373,23 @@ export class ApprovalGate {
       ...(scope !== undefined ? { scope } : {}),
     });
   }
+}
+
+type Denial = Extract<ApprovalDecision, { kind: 'deny' }>;
+
+/** An answer of "review" to a question that did not offer it (a question about one call). */
+const unofferedReview: Denial = { kind: 'deny', how: 'unreadable', answer: UNOFFERED_REVIEW };
+
+/** `denied by a person`, for the log. */
+function deniedHow(denial: Denial): string {
+  if (denial.how === 'declined') return 'denied by a person';
+  if (denial.how === 'dismissed') return 'dismissed by a person';
+  return `refused: the answer allowed nothing (${denial.answer})`;
+}
+
+/** Why the calls were refused, in the ToolRefused the script gets. */
+function denialReason(denial: Denial): string {
+  if (denial.how === 'declined') return 'a person denied it';
+  if (denial.how === 'dismissed') return 'a person dismissed the question without allowing it';
+  return `the answer to its question allowed nothing (${denial.answer})`;
 }

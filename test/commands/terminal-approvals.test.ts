@@ -106,6 +106,55 @@ describe("codemode-mcp run's terminal", () => {
     close();
   });
 
+  it('answers only with a choice the question offered and minutes that are minutes; anything else is a denial', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = '';
+    let onShown: (() => void) | undefined;
+    output.on('data', (chunk: Buffer) => {
+      shown += chunk.toString();
+      onShown?.();
+    });
+    const typeAt = (prompt: string, times: number, line: string) =>
+      new Promise<void>((resolve) => {
+        onShown = () => {
+          if (shown.split(prompt).length - 1 < times) return;
+          onShown = undefined;
+          input.write(`${line}\n`);
+          resolve();
+        };
+        onShown();
+      });
+    const { person, close } = terminalOrigin({ input, output });
+    const two = approvalRequest({
+      tool: { name: 'delete_item' },
+      calls: ['{"id":"a"}', '{"id":"b"}'],
+      asker: 'script s-1 of this run',
+      owner: 'this run',
+    });
+    const typed: Array<[request: ElicitRequest, prompt: string, lines: string[], answer: unknown]> = [
+      [two, 'Choose 1-5', ['5'], { action: 'accept', content: { decision: 'review' } }],
+      [question(), 'Choose 1-4', ['5'], { action: 'decline' }],
+      [question(), 'Choose 1-4', ['0'], { action: 'decline' }],
+      [question(), 'Choose 1-4', ['1.0'], { action: 'decline' }],
+      [question(), 'Choose 1-4', ['3', '0'], { action: 'decline' }],
+      [question(), 'Choose 1-4', ['3', 'ten'], { action: 'decline' }],
+      [question(), 'Choose 1-4', ['3', ''], { action: 'accept', content: { decision: 'allow-owner', minutes: 30 } }],
+    ];
+    const seen = new Map<string, number>();
+    for (const [request, prompt, lines, expected] of typed) {
+      const answer = person.ask(request, new AbortController().signal, 's-1');
+      const prompts = [prompt, 'Minutes [30]'];
+      for (const [i, line] of lines.entries()) {
+        const times = (seen.get(prompts[i]!) ?? 0) + 1;
+        seen.set(prompts[i]!, times);
+        await typeAt(prompts[i]!, times, line);
+      }
+      expect(await answer, lines.join(' then ')).toEqual(expected);
+    }
+    close();
+  });
+
   it('asks no one without a terminal, so the fallback decides', () => {
     const { person, cannotAsk } = terminalOrigin(undefined);
     expect(person.accepts(question())).toBe(false);

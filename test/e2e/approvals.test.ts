@@ -191,6 +191,24 @@ describe('a 2025 client whose person answers', () => {
     expect(setup.deleted()).toEqual(['x']);
   });
 
+  // Regression (issue 45): an answer of "review" to a question about one call reached the review
+  // one by one, where "review" again counted as allow and sent the call.
+  test('an answer that is not an allow the question offered sends nothing: "review" to one call, or malformed minutes', async () => {
+    const code = 'try { await tools.delete_item({ id: "x" }) } catch (e) { return e.message }';
+    at.answerWith(() => choose('review'));
+    expect(valueOf(await server.run({ code }))).toBe(
+      'APPROVAL_DENIED: delete_item was refused: the answer to its question allowed nothing (its decision was "review", ' +
+        'which a question about one call does not offer). Nothing was sent; it is safe to retry later.',
+    );
+    at.answerWith(() => ({ action: 'accept', content: { decision: 'allow-owner', minutes: 0 } }));
+    expect(valueOf(await server.run({ code }))).toBe(
+      'APPROVAL_DENIED: delete_item was refused: the answer to its question allowed nothing (its minutes was number 0). ' +
+        'Nothing was sent; it is safe to retry later.',
+    );
+    expect(at.questions).toHaveLength(2);
+    expect(setup.deleted()).toEqual([]);
+  });
+
   // Last in this session: its grant would cover the tests after it.
   test('"for this session" for some minutes covers the later scripts of the session without asking', async () => {
     at.answerWith(() => ({ action: 'accept', content: { decision: 'allow-owner', minutes: 5 } }));

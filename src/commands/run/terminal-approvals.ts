@@ -25,9 +25,6 @@ export interface TerminalAsking {
 
 const NO_TERMINAL = "stdin is not a terminal, so codemode-mcp run can't ask a person";
 
-/** The choices as the terminal offers them, in the form's order. */
-const CHOICES = ['allow', 'allow-script', 'allow-owner', 'deny'] as const;
-
 /** `terminal`: absent when stdin is not a TTY (or carried the script). */
 export function terminalOrigin(terminal: ApprovalTerminal | undefined): TerminalAsking {
   // A line typed before its question was shown answers nothing: a stray key must not approve a call.
@@ -55,23 +52,25 @@ export function terminalOrigin(terminal: ApprovalTerminal | undefined): Terminal
   const ask = async (request: ElicitRequest, signal: AbortSignal): Promise<ElicitResult> => {
     const params = request.params as unknown as {
       message: string;
-      requestedSchema: { properties: { decision: { oneOf: { title: string }[] } } };
+      requestedSchema: { properties: { decision: { oneOf: { const: string; title: string }[] } } };
     };
+    // The choices as the form offers them, in its order: "review" is there only when several calls wait.
+    const choices = params.requestedSchema.properties.decision.oneOf;
     // The question escapes what an upstream wrote already; the terminal does too, since an escape sequence here would act on it.
-    const titles = params.requestedSchema.properties.decision.oneOf.map(
-      (choice, i) => `  ${i + 1}. ${revealControls(choice.title)}`,
-    );
+    const titles = choices.map((choice, i) => `  ${i + 1}. ${revealControls(choice.title)}`);
     const answer = await read(
       `\n${revealControls(params.message, 'lines')}\n${titles.join('\n')}\nChoose 1-${titles.length}: `,
       signal,
     );
-    const decision = CHOICES[Number(answer) - 1];
+    // Only a number typed for one of the choices answers; anything else is a denial.
+    const decision = /^[1-9]\d*$/.test(answer) ? choices[Number(answer) - 1]?.const : undefined;
     if (decision === undefined) return { action: 'decline' };
     if (decision !== 'allow-owner') return { action: 'accept', content: { decision } };
-    const minutes = Number(
-      (await read(`Minutes [${APPROVAL_GRANT_DEFAULT_MINUTES}]: `, signal)) || APPROVAL_GRANT_DEFAULT_MINUTES,
-    );
-    return { action: 'accept', content: { decision, minutes } };
+    const typed = await read(`Minutes [${APPROVAL_GRANT_DEFAULT_MINUTES}]: `, signal);
+    if (typed === '') return { action: 'accept', content: { decision, minutes: APPROVAL_GRANT_DEFAULT_MINUTES } };
+    // Minutes that are not a whole number of at least one grant nothing.
+    if (!/^[1-9]\d*$/.test(typed)) return { action: 'decline' };
+    return { action: 'accept', content: { decision, minutes: Number(typed) } };
   };
   const person: PersonChannel = {
     accepts: () => terminal !== undefined,
