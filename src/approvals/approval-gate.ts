@@ -94,7 +94,7 @@ interface ScriptApprovals {
   readonly granted: Set<string>;
   readonly denied: Set<string>;
   readonly batches: Map<string, Batch>;
-  /** Tools whose fallback has been logged for this script: once each, not once per call. */
+  /** Tools whose fallback has been logged for this script: once each in the log (the audit log has every call). */
   readonly fallbackLogged: Set<string>;
 }
 
@@ -201,10 +201,14 @@ export class ApprovalGate {
     if (batch.inFlight === 0 && batch.interrupted && state.batches.get(tool) === batch) state.batches.delete(tool);
   }
 
-  /** The client can't ask a person: approvalFallback decides, said once per script and tool in the log. */
+  /**
+   * The client can't ask a person: approvalFallback decides. The audit log has a line for every
+   * call it decides; the log says it once per script and tool.
+   */
   private fallback(call: ApprovalCall, state: ScriptApprovals): Verdict {
     const tool = call.tool.name;
     const allow = this.options.fallback === 'allow';
+    this.audit(call, allow ? 'fallback_allowed' : 'fallback_refused', 1);
     if (!state.fallbackLogged.has(tool)) {
       state.fallbackLogged.add(tool);
       this.options.log(
@@ -212,7 +216,6 @@ export class ApprovalGate {
           `${allow ? 'sent unasked' : 'refused'}, as approvalFallback is "${this.options.fallback}"`,
         'info',
       );
-      this.audit(call, allow ? 'fallback_allowed' : 'fallback_refused', 1);
     }
     if (allow) return { allowed: true, by: 'fallback', release: NO_RELEASE };
     return {

@@ -26,6 +26,7 @@ import { until } from '../support/waiting.js';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
 import { TasksClient, resultOf } from '../support/tasks-client.js';
 import { ALL_ACTING, rawActing } from '../support/acting-characters.js';
+import { describeText } from '../../src/telemetry/call-outcome.js';
 
 interface Recorded {
   readonly tool: string;
@@ -124,6 +125,17 @@ describe('a 2025 client whose person answers', () => {
     expect(setup.deleted()).toEqual([]);
     expect(textOf(result)).toContain('calls: 0 answered, 1 denied by a person');
     expect(setup.audit()).toContainEqual(expect.objectContaining({ tool: 'delete_item', approval: 'denied', calls: 1 }));
+    // Never sent, the call still has its line (issue 45).
+    expect(setup.audit()).toContainEqual(
+      expect.objectContaining({
+        principal: 'local',
+        tool: 'delete_item',
+        upstream: 'items',
+        args: describeText('{"id":"b"}'),
+        outcome: 'refused',
+        error: 'APPROVAL_DENIED',
+      }),
+    );
   });
 
   test.each([
@@ -319,6 +331,9 @@ describe('a question no one answers', () => {
     expect(valueOf(result)).toMatch(/^APPROVAL_TIMED_OUT: delete_item was refused: no person answered within 1000 ms/);
     expect(textOf(result)).toContain('approvals: 1 call refused: no person answered within approvalTimeoutMs');
     expect(setup.deleted()).toEqual([]);
+    expect(setup.audit()).toContainEqual(
+      expect.objectContaining({ tool: 'delete_item', outcome: 'refused', error: 'APPROVAL_TIMED_OUT' }),
+    );
     expect(await server.close()).toEqual([]);
   });
 });
@@ -336,6 +351,28 @@ describe('a client that cannot ask a person (no elicitation)', () => {
     );
     expect(server.stderr()).toMatch(/approval: script \S+ called delete_item, which asks for approval, .* refused/);
     expect(setup.deleted()).toEqual([]);
+    expect(await server.close()).toEqual([]);
+  });
+
+  // Regression (issue 45): the fallback had one audit line per script and tool, and the refused calls none.
+  test('has an audit line for every call the fallback refuses, and a call line for each, with its arguments digest', async () => {
+    const setup = deletableConfig('approvals-fallback-audit');
+    const server = await startServer(['--config', setup.config]);
+    await server.run({ code: 'for (const id of ["f1", "f2", "f3"]) { try { await tools.delete_item({ id }) } catch {} }' });
+    const lines = setup.audit();
+    expect(lines.filter((line) => line.approval === 'fallback_refused')).toHaveLength(3);
+    expect(lines.filter((line) => line.outcome !== undefined)).toEqual(
+      ['f1', 'f2', 'f3'].map((id): unknown =>
+        expect.objectContaining({
+          principal: 'local',
+          tool: 'delete_item',
+          args: describeText(JSON.stringify({ id })),
+          outcome: 'refused',
+          error: 'APPROVAL_UNAVAILABLE',
+        }),
+      ),
+    );
+    expect(server.stderr().match(/called delete_item, which asks for approval/g)).toHaveLength(1);
     expect(await server.close()).toEqual([]);
   });
 
@@ -382,6 +419,10 @@ describe('codemode-mcp run', () => {
       "approvals: 1 call refused without asking: stdin is not a terminal, so codemode-mcp run can't ask a person",
     );
     expect(setup.deleted()).toEqual([]);
+    expect(setup.audit()).toEqual([
+      expect.objectContaining({ principal: 'local', tool: 'delete_item', approval: 'fallback_refused', calls: 1 }),
+      expect.objectContaining({ principal: 'local', tool: 'delete_item', outcome: 'refused', error: 'APPROVAL_UNAVAILABLE' }),
+    ]);
     expect(left).toEqual([]);
   });
 
