@@ -4,12 +4,13 @@
  * stop bound the child; nothing of the server waits on it). Sucrase does the stripping (it keeps
  * every line where it was; bench/STRIP-TYPES.md has the numbers it was chosen by), and its source
  * map puts every token back at its column: stack frames and syntax errors point at the user's own
- * line and column. Where it removes a statement that is only types, a `;` stands in its place if
- * the statement before could otherwise run on into the next (engine/type-statements.ts).
+ * line and column. Stripping never joins two statements the author's text kept apart: where it
+ * removes a statement or a member that is only types, or a type that ends a line, a `;` stands in
+ * its place if the statement before could otherwise run on into the next (engine/type-statements.ts).
  */
 import { decode } from '@jridgewell/sourcemap-codec';
 import { endedEarly, lineCount, syntaxErrorAt } from '../common/script-position.js';
-import { readTypeStatements, refusal, type TypeToken } from './type-statements.js';
+import { refusal, refusedConstruct, statementBreaks, type TypeToken } from './type-statements.js';
 
 type Transform = (code: string, options: object) => { code: string; sourceMap?: { mappings: string } };
 type Parse = (input: string, jsx: boolean, typeScript: boolean, flow: boolean) => { readonly tokens: readonly TypeToken[] };
@@ -66,8 +67,9 @@ function strip({ transform, parse }: NonNullable<typeof sucrase>, code: string):
   const source = PREFIX + code + SUFFIX;
   // Without a source map first: a script with no types comes back as it went, and needs nothing more.
   if (transform(source, STRIP_OPTIONS).code === source) return { code };
-  const statements = readTypeStatements(source, parse(source, false, true, false).tokens);
-  if ('refused' in statements) return { error: refusal(code, statements.refused.at - PREFIX.length, statements.refused.message) };
+  const { tokens } = parse(source, false, true, false);
+  const construct = refusedConstruct(source, tokens);
+  if (construct !== undefined) return { error: refusal(code, construct.refused.at - PREFIX.length, construct.refused.message) };
   const result = transform(source, { ...STRIP_OPTIONS, sourceMapOptions: { compiledFilename: 'script.js' } });
   const lines = realign(result.code, result.sourceMap?.mappings ?? '');
   if (lines.length !== lineCount(code) + 2) {
@@ -80,7 +82,9 @@ function strip({ transform, parse }: NonNullable<typeof sucrase>, code: string):
       ),
     };
   }
-  for (const offset of statements.semicolons) {
+  const breaks = statementBreaks(source, tokens, lines);
+  if ('refused' in breaks) return { error: refusal(code, breaks.refused.at - PREFIX.length, breaks.refused.message) };
+  for (const offset of breaks.semicolons) {
     const placed = placeSemicolon(lines, source, offset);
     if (placed !== null) return { error: refusal(code, offset - PREFIX.length, placed) };
   }

@@ -11,10 +11,18 @@
  */
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { ToolRefusedError } from '../support/errors.js';
+import { revealControls } from '../support/echo.js';
 import type { Log } from '../support/log.js';
 import type { ApprovalFallback } from '../config/settings.js';
 import { auditApproval, type ApprovalOutcome } from '../telemetry/approval-audit.js';
-import { approvalRequest, describeCall, readApprovalAnswer, type ApprovalDecision, type AskedTool } from './approval-question.js';
+import {
+  UNOFFERED_REVIEW,
+  approvalRequest,
+  describeCall,
+  readApprovalAnswer,
+  type ApprovalDecision,
+  type AskedTool,
+} from './approval-question.js';
 
 /**
  * How a person is reached: the owner's client (src/mcp wires its CallOrigin: elicitation for a 2025
@@ -86,7 +94,7 @@ interface ScriptApprovals {
   readonly granted: Set<string>;
   readonly denied: Set<string>;
   readonly batches: Map<string, Batch>;
-  /** Tools whose fallback has been logged for this script: once each, not once per call. */
+  /** Tools whose fallback has been logged for this script: once each in the log (the audit log has every call). */
   readonly fallbackLogged: Set<string>;
 }
 
@@ -193,18 +201,21 @@ export class ApprovalGate {
     if (batch.inFlight === 0 && batch.interrupted && state.batches.get(tool) === batch) state.batches.delete(tool);
   }
 
-  /** The client can't ask a person: approvalFallback decides, said once per script and tool in the log. */
+  /**
+   * The client can't ask a person: approvalFallback decides. The audit log has a line for every
+   * call it decides; the log says it once per script and tool.
+   */
   private fallback(call: ApprovalCall, state: ScriptApprovals): Verdict {
     const tool = call.tool.name;
     const allow = this.options.fallback === 'allow';
+    this.audit(call, allow ? 'fallback_allowed' : 'fallback_refused', 1);
     if (!state.fallbackLogged.has(tool)) {
       state.fallbackLogged.add(tool);
       this.options.log(
-        `codemode-mcp: approval: script ${call.script} called ${tool}, which asks for approval, but ${this.cannotAsk}: ` +
+        `codemode-mcp: approval: script ${call.script} called ${revealControls(tool)}, which asks for approval, but ${this.cannotAsk}: ` +
           `${allow ? 'sent unasked' : 'refused'}, as approvalFallback is "${this.options.fallback}"`,
         'info',
       );
-      this.audit(call, allow ? 'fallback_allowed' : 'fallback_refused', 1);
     }
     if (allow) return { allowed: true, by: 'fallback', release: NO_RELEASE };
     return {
@@ -221,7 +232,7 @@ export class ApprovalGate {
   private async ask(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
     const calls = batch.waiters.map((waiter) => waiter.argsJson);
     this.options.log(
-      `codemode-mcp: approval: asking about ${calls.length} call(s) of ${first.tool.name} by ${this.asker(first)}`,
+      `codemode-mcp: approval: asking about ${calls.length} call(s) of ${revealControls(first.tool.name)} by ${this.asker(first)}`,
       'info',
     );
     this.audit(first, 'asked', calls.length);
@@ -232,8 +243,9 @@ export class ApprovalGate {
 
   /**
    * "Review them one by one": a question per waiting call, in order (calls that join meanwhile are
-   * reviewed too). Allow and deny decide that call alone; a grant, no answer in time or the
-   * script's end decides it and every call still waiting.
+   * reviewed too). Allow decides that call alone, and so does any answer that is not an allow
+   * (a denial, a dismissal, an answer the question did not offer): it refuses that call. A grant,
+   * no answer in time or the script's end decides it and every call still waiting.
    */
   private async review(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
     const tool = first.tool.name;
@@ -241,23 +253,25 @@ export class ApprovalGate {
       batch.reviewing = waiter.argsJson;
       const outcome = await this.askPerson(first, [waiter.argsJson]);
       delete batch.reviewing;
-      if (outcome.kind === 'allow-batch' || outcome.kind === 'review') {
+      if (outcome.kind === 'allow-batch') {
         this.options.log(
-          `codemode-mcp: approval: a call of ${tool} by script ${first.script} allowed by a person (reviewed)`,
+          `codemode-mcp: approval: a call of ${revealControls(tool)} by script ${first.script} allowed by a person (reviewed)`,
           'info',
         );
         this.audit(first, 'allowed', 1, 'this call');
         waiter.settle({ allowed: true, by: 'person', release: NO_RELEASE });
-      } else if (outcome.kind === 'deny') {
+      } else if (outcome.kind === 'deny' || outcome.kind === 'review') {
+        // "review" is not offered for one call: an answer of it allows nothing, as any other would.
+        const decision = outcome.kind === 'deny' ? outcome : unofferedReview;
         this.options.log(
-          `codemode-mcp: approval: a call of ${tool} by script ${first.script} denied by a person (reviewed)`,
+          `codemode-mcp: approval: a call of ${revealControls(tool)} by script ${first.script} ${deniedHow(decision)} (reviewed)`,
           'info',
         );
         this.audit(first, 'denied', 1);
         waiter.settle({
           allowed: false,
           by: 'person',
-          refusal: new ToolRefusedError('APPROVAL_DENIED', tool, 'a person denied it'),
+          refusal: new ToolRefusedError('APPROVAL_DENIED', tool, denialReason(decision)),
         });
       } else {
         batch.waiters.unshift(waiter);
@@ -272,7 +286,8 @@ export class ApprovalGate {
     const request = approvalRequest({ tool: first.tool, calls, asker: this.asker(first), owner: this.options.owner });
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      return readApprovalAnswer(await this.options.person.ask(request, AbortSignal.any([first.signal, timeout]), first.script));
+      const answer = await this.options.person.ask(request, AbortSignal.any([first.signal, timeout]), first.script);
+      return readApprovalAnswer(answer, calls.length);
     } catch (error) {
       if (first.signal.aborted) return { kind: 'withdrawn' };
       return timeout.aborted ? { kind: 'timeout' } : { kind: 'failed', reason: (error as Error).message };
@@ -293,7 +308,7 @@ export class ApprovalGate {
   ): void {
     const waiters = batch.waiters.splice(0);
     const count = waiters.length;
-    const calls = `${count} call(s) of ${tool} by script ${first.script}`;
+    const calls = `${count} call(s) of ${revealControls(tool)} by script ${first.script}`;
     const refuse = (
       by: 'person' | 'timeout' | 'unasked',
       code: 'APPROVAL_DENIED' | 'APPROVAL_TIMED_OUT' | 'APPROVAL_UNAVAILABLE',
@@ -322,16 +337,9 @@ export class ApprovalGate {
         return refuse('unasked', 'APPROVAL_UNAVAILABLE', `no person could be asked: ${decision.reason}`);
       case 'deny':
         state.denied.add(tool);
-        this.options.log(
-          `codemode-mcp: approval: ${calls} ${decision.how === 'declined' ? 'denied' : 'dismissed'} by a person`,
-          'info',
-        );
+        this.options.log(`codemode-mcp: approval: ${calls} ${deniedHow(decision)}`, 'info');
         this.audit(first, 'denied', count);
-        return refuse(
-          'person',
-          'APPROVAL_DENIED',
-          decision.how === 'declined' ? 'a person denied it' : 'a person dismissed the question without allowing it',
-        );
+        return refuse('person', 'APPROVAL_DENIED', denialReason(decision));
       case 'allow-batch':
         batch.state = 'allowed';
         batch.inFlight += count;
@@ -368,4 +376,23 @@ export class ApprovalGate {
       ...(scope !== undefined ? { scope } : {}),
     });
   }
+}
+
+type Denial = Extract<ApprovalDecision, { kind: 'deny' }>;
+
+/** An answer of "review" to a question that did not offer it (a question about one call). */
+const unofferedReview: Denial = { kind: 'deny', how: 'unreadable', answer: UNOFFERED_REVIEW };
+
+/** `denied by a person`, for the log. */
+function deniedHow(denial: Denial): string {
+  if (denial.how === 'declined') return 'denied by a person';
+  if (denial.how === 'dismissed') return 'dismissed by a person';
+  return `refused: the answer allowed nothing (${denial.answer})`;
+}
+
+/** Why the calls were refused, in the ToolRefused the script gets. */
+function denialReason(denial: Denial): string {
+  if (denial.how === 'declined') return 'a person denied it';
+  if (denial.how === 'dismissed') return 'a person dismissed the question without allowing it';
+  return `the answer to its question allowed nothing (${denial.answer})`;
 }

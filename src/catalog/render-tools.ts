@@ -1,9 +1,12 @@
 /**
  * What `codemode-mcp tools` prints: each tool a script may call, with its summary and
  * declaration (and, for a tool whose calls ask a person first, that and why), then the tools the config denies.
+ * A person reads it on a terminal, so what the upstreams wrote is shown with its acting characters
+ * escaped (revealControls): a tool's name on its own line, and its text with only its own newlines kept.
  */
 
 import { CONTENT_TYPE } from '../../common/content-blocks.js';
+import { revealControls } from '../support/echo.js';
 import { declarationOf } from './declaration.js';
 import { summarize } from '../../common/summary.js';
 import type { CatalogTool } from './types.js';
@@ -25,15 +28,17 @@ export function renderTools(tools: readonly CatalogTool[], failed: readonly stri
     const summary = summarize(tool.description);
     const asks =
       tool.approval === 'ask' ? `\n// approval: ask, a person approves each call first (${tool.approvalWhy ?? 'config'})` : '';
-    sections.push(`== ${tool.name}${summary ? ` — ${summary}` : ''}  ${originOf(tool)}${asks}\n${declarationOf(tool)}`);
+    sections.push(
+      `== ${revealControls(tool.name)}${summary ? ` — ${summary}` : ''}  ${originOf(tool)}${asks}\n${declarationOf(tool)}`,
+    );
   }
   if (denied.length > 0) {
     const lines = denied.map(
-      (t) => `  ${t.name}  ${originOf(t)}${t.approval === 'deny' ? `  (${t.approvalWhy ?? 'approvals'})` : ''}`,
+      (t) => `  ${revealControls(t.name)}  ${originOf(t)}${t.approval === 'deny' ? `  (${t.approvalWhy ?? 'approvals'})` : ''}`,
     );
     sections.push(`Denied by the config (not callable, and not named to the model):\n${lines.join('\n')}`);
   }
-  return `${sections.join('\n\n')}\n`;
+  return revealControls(`${sections.join('\n\n')}\n`, 'lines');
 }
 
 function originOf(tool: CatalogTool): string {

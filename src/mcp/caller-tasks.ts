@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequests } from '@modelcontextprotocol/server';
-import { quoteInput } from '../support/echo.js';
+import { quoteInput, revealControls } from '../support/echo.js';
 import type { InputQueue } from './input-queue.js';
 import { foreignInstance, scriptIdPrefix } from '../scripts/script-ids.js';
 
@@ -223,8 +223,9 @@ function describeAsked(asked: InputRequests): string {
   return Object.values(asked)
     .map((request) => {
       const message = (request.params as { message?: unknown } | undefined)?.message;
+      // What the upstream wrote, read by a person: its control and bidi characters shown as escapes.
       return typeof message === 'string'
-        ? `${request.method} ("${message.length <= 80 ? message : `${message.slice(0, 80)}…`}")`
+        ? `${request.method} ("${revealControls(message.length <= 80 ? message : `${message.slice(0, 80)}…`)}")`
         : request.method;
     })
     .join(', ');

@@ -1,13 +1,15 @@
 /**
  * A script's tool calls through the approval gate (src/approvals/): a call of an `ask` tool waits,
  * its timeout held, until the gate allows or refuses it; every other call goes straight on. What
- * the gate decided without a person (the fallback, a timeout) is tallied for the script's answers.
+ * the gate decided without a person (the fallback, a timeout) is tallied for the script's answers,
+ * and a refused call gets its audit line here, since it never reaches the hub that writes the rest.
  */
 import { NO_ELICITATION, type ApprovalGate, type Verdict } from '../approvals/approval-gate.js';
 import type { CatalogTool } from '../catalog/types.js';
 import type { ApprovalFallback } from '../config/settings.js';
 import type { TimeoutHold } from '../script-host/apis.js';
 import type { ToolResult } from '../script-host/types.js';
+import { auditRefusedCall, callMade } from '../telemetry/observe-call.js';
 
 export interface ApprovedCall {
   readonly gate: ApprovalGate;
@@ -21,12 +23,17 @@ export interface ApprovedCall {
   readonly tally: ApprovalTally;
 }
 
-/** Sends the call once the gate allows it; rejects with the gate's ToolRefused when it doesn't, nothing sent. */
+/**
+ * Sends the call once the gate allows it; rejects with the gate's ToolRefused when it doesn't,
+ * nothing sent. A tool the config denies is never put to a person: `send` refuses it at once
+ * (TOOL_DENIED), whatever its approval says.
+ */
 export async function sendApproved(call: ApprovedCall, send: () => Promise<ToolResult>): Promise<ToolResult> {
   const { gate, script, tool } = call;
   gate.noteCall(script, call.name);
-  if (tool?.approval !== 'ask') return send();
+  if (tool?.approval !== 'ask' || !tool.allowed) return send();
   call.hold?.hold();
+  const made = callMade();
   const verdict = await gate.approve({
     script,
     tool,
@@ -35,7 +42,12 @@ export async function sendApproved(call: ApprovedCall, send: () => Promise<ToolR
     identity: call.identity,
   });
   call.tally.count(verdict);
-  if (!verdict.allowed) throw verdict.refusal;
+  if (!verdict.allowed) {
+    // Never sent, so the hub never sees it: its audit line is written here.
+    const info = { scriptName: call.name, tool: tool.upstreamName, upstream: tool.server };
+    auditRefusedCall(info, call.args, { id: script, ...call.identity }, made, verdict.refusal);
+    throw verdict.refusal;
+  }
   call.hold?.release();
   try {
     return await send();

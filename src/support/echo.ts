@@ -9,12 +9,40 @@ import { groupThousands } from '../../common/format-numbers.js';
 export const ECHO_MAX_CHARS = 200;
 
 /**
- * `"get-sum"`, or for long input `"abc…" (1,000,000 characters)`: JSON-quoted so control
- * characters and quotes stay visible, cut to ECHO_MAX_CHARS with the original length.
+ * Characters that act on what a person reads instead of showing: the C0 and C1 controls and DEL
+ * (ESC starts a terminal's escape sequences; CR, NEL and the rest move or end the line), the bidi
+ * controls that reorder what follows them (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
+ * U+2069), and the line and paragraph separators (U+2028, U+2029).
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
+const ACTING_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+/** Escapes a person knows on sight, for the commonest controls; the rest are written `\uXXXX`. */
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` as a person must read it when an upstream, a script or a client wrote it: every acting
+ * character (ACTING_CHARACTERS) written as a visible escape (`\n`, `\u001b`, `\u202e`), so that no
+ * text of theirs can add a line, recolour a terminal or reorder what is shown. `lines`: for text
+ * that is several lines by design (a log line, a tool's declaration), newlines and tabs stay.
+ * JSON text stays JSON meaning the same: acting characters can only stand inside its strings,
+ * where the escapes are JSON's own.
+ */
+export function revealControls(text: string, keep: 'lines' | 'nothing' = 'nothing'): string {
+  return text.replace(ACTING_CHARACTERS, (c) => {
+    if (keep === 'lines' && (c === '\n' || c === '\t')) return c;
+    return SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * `"get-sum"`, or for long input `"abc…" (1,000,000 characters)`: JSON-quoted and every acting
+ * character escaped (revealControls), so controls, bidi marks and quotes stay visible, cut to
+ * ECHO_MAX_CHARS with the original length.
  */
 export function quoteInput(text: string): string {
-  if (text.length <= ECHO_MAX_CHARS) return JSON.stringify(text);
-  return `${JSON.stringify(`${text.slice(0, ECHO_MAX_CHARS)}…`)} (${groupThousands(text.length)} characters)`;
+  if (text.length <= ECHO_MAX_CHARS) return revealControls(JSON.stringify(text));
+  return `${revealControls(JSON.stringify(`${text.slice(0, ECHO_MAX_CHARS)}…`))} (${groupThousands(text.length)} characters)`;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { closeSync, writeSync } from 'node:fs';
 import { openLogFile } from './log-file.js';
+import { revealControls } from './echo.js';
 
 export { LogFileError } from './log-file.js';
 
@@ -32,13 +33,17 @@ let sink: Sink = { level: 'info', fd: null, path: null };
 
 /**
  * The process's log, as configured by `configureProcessLog` (info, stderr only, until then). What
- * code logs to when it was given no log of its own.
+ * code logs to when it was given no log of its own. A line often quotes what an upstream, a
+ * script or a client wrote (and an upstream's stderr passes through here): its acting characters
+ * (ESC, bidi controls, line separators) are written as escapes, so none reaches a terminal or a
+ * reader of the file as what it would do.
  */
 export const processLog: Log = (line, level = 'info') => {
   if (!shows(sink.level, level)) return;
-  process.stderr.write(`${line}\n`);
+  const shown = revealControls(line, 'lines');
+  process.stderr.write(`${shown}\n`);
   // Synchronous, so the line is in the file before an exit that follows it.
-  if (sink.fd !== null) writeToFile(sink.fd, `${new Date().toISOString()} ${level} ${line}\n`);
+  if (sink.fd !== null) writeToFile(sink.fd, `${new Date().toISOString()} ${level} ${shown}\n`);
 };
 
 /**

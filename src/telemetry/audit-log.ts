@@ -7,6 +7,7 @@
  */
 import { closeSync, writeSync } from 'node:fs';
 import { openLogFile } from '../support/log-file.js';
+import { revealControls } from '../support/echo.js';
 import type { Log } from '../support/log.js';
 import type { CallOutcome } from './telemetry.js';
 import type { ApprovalAuditEntry } from './approval-audit.js';
@@ -49,8 +50,11 @@ export class AuditLog {
 
   /** A call's line, or an approval's (approval-audit.ts). */
   write(entry: AuditEntry | (ApprovalAuditEntry & { readonly time: string })): void {
-    // Sync and whole: each line lands in order, and none is left in a buffer at exit.
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    // Sync and whole: each line lands in order, and none is left in a buffer at exit. JSON leaves
+    // U+0085, U+2028 and U+2029 raw in strings, and readers that split lines the Unicode way
+    // (Python's splitlines, some log shippers) end a line there: escaped, as are the other
+    // controls and bidi marks, a record is one line by every reader's rule, meaning the same.
+    writeSync(this.fd, `${revealControls(JSON.stringify(entry))}\n`);
   }
 
   /** Opens the path again (a rotation renamed the file): later lines go to a new file there. */

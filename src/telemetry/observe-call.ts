@@ -34,24 +34,58 @@ function auditWhenSettled<T extends { readonly isError?: boolean }>(
   script: NonNullable<CallCaller['script']>,
   answer: Promise<T>,
 ): void {
-  const time = new Date().toISOString();
-  const started = performance.now();
-  const json = JSON.stringify(args);
-  const write = (ending: { result: T } | { error: unknown }): void =>
-    audit.write({
-      time,
-      principal: script.principal,
-      session: script.session,
-      script: script.id,
-      ...(call.upstream !== undefined ? { upstream: call.upstream } : {}),
-      tool: call.scriptName,
-      args: { ...describeText(json), ...(audit.withArguments ? { value: args } : {}) },
-      outcome: callOutcome(ending),
-      ...('error' in ending ? { error: errorType(ending.error) } : {}),
-      durationMs: Math.round(performance.now() - started),
-    });
+  const made = callMade();
   answer.then(
-    (result) => write({ result }),
-    (error: unknown) => write({ error }),
+    (result) => writeCallLine(audit, call, args, script, made, { result }),
+    (error: unknown) => writeCallLine(audit, call, args, script, made, { error }),
   );
+}
+
+/** When a call was made: the time its line names, and the clock its duration is read by. */
+export interface CallMade {
+  readonly time: string;
+  readonly started: number;
+}
+
+/** Now, as the start of a call whose line is written once it ends. */
+export function callMade(): CallMade {
+  return { time: new Date().toISOString(), started: performance.now() };
+}
+
+/**
+ * The audit line of a script's call that was refused before anything was sent (a person's
+ * denial, the approval fallback, a question no one answered): every call a script attempts has
+ * its line, outcome `refused`, the error its code. Nothing with no audit log.
+ */
+export function auditRefusedCall(
+  call: UpstreamCallInfo,
+  args: Readonly<Record<string, unknown>>,
+  script: NonNullable<CallCaller['script']>,
+  made: CallMade,
+  error: unknown,
+): void {
+  const audit = activeAuditLog();
+  if (audit !== undefined) writeCallLine(audit, call, args, script, made, { error });
+}
+
+function writeCallLine(
+  audit: AuditLog,
+  call: UpstreamCallInfo,
+  args: Readonly<Record<string, unknown>>,
+  script: NonNullable<CallCaller['script']>,
+  made: CallMade,
+  ending: { result: { readonly isError?: boolean } } | { error: unknown },
+): void {
+  audit.write({
+    time: made.time,
+    principal: script.principal,
+    session: script.session,
+    script: script.id,
+    ...(call.upstream !== undefined ? { upstream: call.upstream } : {}),
+    tool: call.scriptName,
+    args: { ...describeText(JSON.stringify(args)), ...(audit.withArguments ? { value: args } : {}) },
+    outcome: callOutcome(ending),
+    ...('error' in ending ? { error: errorType(ending.error) } : {}),
+    durationMs: Math.round(performance.now() - made.started),
+  });
 }

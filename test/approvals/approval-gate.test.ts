@@ -180,4 +180,56 @@ describe('the approval gate', () => {
     await asked;
     expect(questions).toHaveLength(5);
   });
+
+  // Regression (issue 45): in a review, an answer of "review" to a one-call question counted as allow.
+  it('sends nothing in a review on an answer that is not an allow: "review", malformed, missing or unknown', async () => {
+    const { origin, questions, nextQuestion } = askingOrigin();
+    const gate = gateWith(origin);
+    const notAllows: ElicitResult[] = [
+      choose('review'),
+      { action: 'accept' },
+      { action: 'accept', content: {} },
+      choose('yes'),
+      { action: 'accept', content: { decision: 'allow-owner', minutes: 0 } },
+      { action: 'cancel' },
+      { action: 'decline' },
+    ];
+    let asked = nextQuestion();
+    const verdicts = notAllows.map((_, i) => gate.approve(call('s1', { id: String(i) })));
+    await asked;
+    expect(questions[0]!.request.params.message).toContain(`${notAllows.length} calls of fs__delete_file`);
+    asked = nextQuestion();
+    questions[0]!.answer(choose('review'));
+    for (const [i, answer] of notAllows.entries()) {
+      await asked;
+      expect(questions[i + 1]!.request.params.message).toContain(`- fs__delete_file({"id":"${i}"})`);
+      asked = i + 1 < notAllows.length ? nextQuestion() : asked;
+      questions[i + 1]!.answer(answer);
+    }
+    const settled = await Promise.all(verdicts);
+    expect(settled.map((verdict) => verdict.allowed)).toEqual(notAllows.map(() => false));
+    expect(settled.map(refusalOf)[0]).toBe(
+      'APPROVAL_DENIED: fs__delete_file was refused: the answer to its question allowed nothing ' +
+        `(its decision was "review", which a question about one call does not offer). Nothing was sent; it is safe to retry later.`,
+    );
+  });
+
+  it('sends nothing on a first answer that is not an allow, and refuses every call it was about', async () => {
+    for (const answer of [
+      choose('review'),
+      { action: 'accept', content: { decision: 'allow-owner', minutes: Number.NaN } },
+      { action: 'accept', content: [] },
+      { action: 'unknown' },
+      null,
+    ] as unknown as ElicitResult[]) {
+      const { origin, questions, nextQuestion } = askingOrigin();
+      const asked = nextQuestion();
+      const verdict = gateWith(origin).approve(call('s1'));
+      await asked;
+      questions[0]!.answer(answer);
+      expect(refusalOf(await verdict), JSON.stringify(answer)).toMatch(
+        /^APPROVAL_DENIED: fs__delete_file was refused: the answer to its question allowed nothing \(/,
+      );
+    }
+  });
 });

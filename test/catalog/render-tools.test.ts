@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { renderTools } from '../../src/catalog/render-tools.js';
 import type { CatalogTool } from '../../src/catalog/types.js';
+import { ACTING_KINDS, rawActing } from '../support/acting-characters.js';
 
 function toolOf(name: string, server: string, upstreamName: string, allowed = true): CatalogTool {
   return {
@@ -51,5 +52,29 @@ describe('renderTools with approvals', () => {
       '== rm — Does rm  [server "fs", tool "rm"]\n// approval: ask, a person approves each call first (destructiveHint)\n',
     );
     expect(text).toContain('  wipe  [server "fs", tool "wipe"]  (settings.approvals.deny "wipe")');
+  });
+});
+
+describe('renderTools with hostile text', () => {
+  test.each(ACTING_KINDS)('shows %s in what an upstream wrote as its escape, never raw', (_kind, char, shown) => {
+    const hostile = (text: string) => `${text}${char}x`;
+    const tool: CatalogTool = {
+      name: hostile('wipe'),
+      server: 'fs',
+      upstreamName: hostile('wipe'),
+      title: hostile('Wipe'),
+      description: `${hostile('Wipes')}. More.\nSecond line ${char}.`,
+      inputSchema: { type: 'object', properties: { [hostile('path')]: { type: 'string', description: hostile('the path') } } },
+      allowed: true,
+      approval: 'ask',
+      approvalWhy: 'destructiveHint',
+    };
+    const denied: CatalogTool = { ...tool, name: hostile('gone'), allowed: false };
+    const text = renderTools([tool, denied]);
+    expect(rawActing(text, 'lines'), text).toEqual([]);
+    expect(text).toContain(`== wipe${shown}x`);
+    expect(text).toContain(`  gone${shown}x  [server "fs"`);
+    // The text's own lines, and no more: a name or a summary never breaks a line.
+    expect(text.split('\n').filter((line) => line.startsWith('== '))).toHaveLength(1);
   });
 });

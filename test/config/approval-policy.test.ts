@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { approvalOf } from '../../src/config/approval-policy.js';
 import { readFileSettings } from '../../src/config/file-settings.js';
 import { parseServerEntry } from '../../src/config/parse-server-entry.js';
+import type { ToolPolicy } from '../../src/config/types.js';
+
+/** A server entry with no allow/deny of its own and these approvals globs. */
+const entry = (approvals: Record<string, string[]>) => ({ tools: {}, approvals });
 
 const tool = (annotations?: Record<string, unknown>) => ({
   name: 'fs__delete_file',
@@ -28,12 +32,12 @@ describe('which calls wait for a person', () => {
   });
 
   it("lets the config win over the annotations: the entry's globs over the tool's own name", () => {
-    expect(approvalOf(tool({ destructiveHint: true }), { allow: ['delete_*'] }, undefined)).toEqual({
+    expect(approvalOf(tool({ destructiveHint: true }), entry({ allow: ['delete_*'] }), undefined)).toEqual({
       approval: 'allow',
       why: `the server entry's approvals.allow "delete_*"`,
     });
-    expect(approvalOf(tool(), { ask: ['delete_*'] }, undefined).approval).toBe('ask');
-    expect(approvalOf(tool(), { ask: ['fs__delete_*'] }, undefined).approval).toBe('allow');
+    expect(approvalOf(tool(), entry({ ask: ['delete_*'] }), undefined).approval).toBe('ask');
+    expect(approvalOf(tool(), entry({ ask: ['fs__delete_*'] }), undefined).approval).toBe('allow');
   });
 
   it('reads settings.approvals over the name scripts call', () => {
@@ -42,9 +46,9 @@ describe('which calls wait for a person', () => {
   });
 
   it('takes the most cautious of every glob that matches, entry and settings alike', () => {
-    expect(approvalOf(tool(), { allow: ['*'] }, { ask: ['fs__*'] }).approval).toBe('ask');
-    expect(approvalOf(tool(), { deny: ['delete_file'] }, { allow: ['*'], ask: ['*'] }).approval).toBe('deny');
-    expect(approvalOf(tool({ destructiveHint: true }), { ask: ['x'] }, { allow: ['fs__*'] }).approval).toBe('allow');
+    expect(approvalOf(tool(), entry({ allow: ['*'] }), { ask: ['fs__*'] }).approval).toBe('ask');
+    expect(approvalOf(tool(), entry({ deny: ['delete_file'] }), { allow: ['*'], ask: ['*'] }).approval).toBe('deny');
+    expect(approvalOf(tool({ destructiveHint: true }), entry({ ask: ['x'] }), { allow: ['fs__*'] }).approval).toBe('allow');
   });
 });
 
@@ -79,5 +83,71 @@ describe('approvals in the config', () => {
     expect(() => readFileSettings({ approvalFallback: 'ask' }, '/c.json')).toThrow(
       'settings.approvalFallback must be "refuse" or "allow" (got "ask")',
     );
+  });
+});
+
+// Deny wins (issue 45): a tool the entry's `deny` named and that was also annotated destructive
+// was put to a person as a question before the deny applied.
+describe('deny wins, whatever else is said of the tool, in every order of precedence', () => {
+  type Rule = 'allow' | 'ask' | 'deny' | undefined;
+  const annotations = {
+    none: undefined,
+    destructive: { destructiveHint: true },
+    'read-only': { readOnlyHint: true },
+    'destructive and read-only': { destructiveHint: true, readOnlyHint: true },
+  } as const;
+  const toolPolicies: Record<string, ToolPolicy> = {
+    'no allow/deny': {},
+    'deny names it': { deny: ['delete_*'] },
+    'allow names it': { allow: ['delete_*'] },
+    'allow leaves it out': { allow: ['read_*'] },
+    'allow and deny both name it': { allow: ['*'], deny: ['delete_file'] },
+  };
+  const rules: Rule[] = [undefined, 'allow', 'ask', 'deny'];
+  const globs = (rule: Rule, glob: string) => (rule === undefined ? {} : { [rule]: [glob] });
+
+  /** The rule, written out plainly: the entry's allow/deny first, then the most cautious glob, then the annotations. */
+  function expected(policy: string, fromEntry: Rule, fromSettings: Rule, hints: keyof typeof annotations): Rule {
+    if (policy === 'deny names it' || policy === 'allow leaves it out' || policy === 'allow and deny both name it') return 'deny';
+    for (const approval of ['deny', 'ask', 'allow'] as const)
+      if (fromEntry === approval || fromSettings === approval) return approval;
+    return hints === 'destructive' ? 'ask' : 'allow';
+  }
+
+  const cases = Object.keys(toolPolicies).flatMap((policy) =>
+    rules.flatMap((fromEntry) =>
+      rules.flatMap((fromSettings) => Object.keys(annotations).map((hints) => [policy, fromEntry, fromSettings, hints] as const)),
+    ),
+  );
+
+  it(`decides each of the ${cases.length} combinations of the entry's allow/deny, its approvals, settings.approvals and the annotations`, () => {
+    for (const [policy, fromEntry, fromSettings, hints] of cases) {
+      const subject = {
+        name: 'fs__delete_file',
+        upstreamName: 'delete_file',
+        ...(annotations[hints as keyof typeof annotations] !== undefined
+          ? { annotations: annotations[hints as keyof typeof annotations] }
+          : {}),
+      };
+      const decided = approvalOf(
+        subject,
+        { tools: toolPolicies[policy]!, approvals: globs(fromEntry, 'delete_*') },
+        globs(fromSettings, 'fs__*'),
+      );
+      const label = `${policy}; entry approvals ${fromEntry ?? 'none'}; settings ${fromSettings ?? 'none'}; ${hints}`;
+      expect(decided.approval, label).toBe(expected(policy, fromEntry, fromSettings, hints as keyof typeof annotations));
+    }
+  });
+
+  it("says why a tool the entry's allow/deny refuse is denied", () => {
+    const destructive = tool({ destructiveHint: true });
+    expect(approvalOf(destructive, { tools: { deny: ['delete_*'] }, approvals: { ask: ['*'] } }, { allow: ['*'] })).toEqual({
+      approval: 'deny',
+      why: `the server entry's deny "delete_*"`,
+    });
+    expect(approvalOf(destructive, { tools: { allow: ['read_*'] } }, undefined)).toEqual({
+      approval: 'deny',
+      why: "not in the server entry's allow",
+    });
   });
 });

@@ -25,19 +25,21 @@ import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
 import { TasksClient, resultOf } from '../support/tasks-client.js';
+import { ALL_ACTING, rawActing } from '../support/acting-characters.js';
+import { describeText } from '../../src/telemetry/call-outcome.js';
 
 interface Recorded {
   readonly tool: string;
   readonly id?: string;
 }
 
-/** A config whose one upstream is the deletable fixture, recording to a fresh file. */
-function deletableConfig(label: string, settings: Record<string, unknown> = {}) {
+/** A config whose one upstream is the deletable fixture, recording to a fresh file; `entry`: more fields of its entry. */
+function deletableConfig(label: string, settings: Record<string, unknown> = {}, entry: Record<string, unknown> = {}) {
   const dir = makeTempDir(label);
   const recordFile = join(dir, 'record.jsonl');
   const auditFile = join(dir, 'audit.jsonl');
   const config = writeConfig(
-    { items: nodeEntry(fixturePath('upstreams/deletable.mjs'), [], { env: { RECORD_FILE: recordFile } }) },
+    { items: nodeEntry(fixturePath('upstreams/deletable.mjs'), [], { env: { RECORD_FILE: recordFile }, ...entry }) },
     { pool: 0, auditLog: auditFile, ...settings },
   );
   const recorded = (): Recorded[] =>
@@ -123,6 +125,17 @@ describe('a 2025 client whose person answers', () => {
     expect(setup.deleted()).toEqual([]);
     expect(textOf(result)).toContain('calls: 0 answered, 1 denied by a person');
     expect(setup.audit()).toContainEqual(expect.objectContaining({ tool: 'delete_item', approval: 'denied', calls: 1 }));
+    // Never sent, the call still has its line (issue 45).
+    expect(setup.audit()).toContainEqual(
+      expect.objectContaining({
+        principal: 'local',
+        tool: 'delete_item',
+        upstream: 'items',
+        args: describeText('{"id":"b"}'),
+        outcome: 'refused',
+        error: 'APPROVAL_DENIED',
+      }),
+    );
   });
 
   test.each([
@@ -190,6 +203,24 @@ describe('a 2025 client whose person answers', () => {
     expect(setup.deleted()).toEqual(['x']);
   });
 
+  // Regression (issue 45): an answer of "review" to a question about one call reached the review
+  // one by one, where "review" again counted as allow and sent the call.
+  test('an answer that is not an allow the question offered sends nothing: "review" to one call, or malformed minutes', async () => {
+    const code = 'try { await tools.delete_item({ id: "x" }) } catch (e) { return e.message }';
+    at.answerWith(() => choose('review'));
+    expect(valueOf(await server.run({ code }))).toBe(
+      'APPROVAL_DENIED: delete_item was refused: the answer to its question allowed nothing (its decision was "review", ' +
+        'which a question about one call does not offer). Nothing was sent; it is safe to retry later.',
+    );
+    at.answerWith(() => ({ action: 'accept', content: { decision: 'allow-owner', minutes: 0 } }));
+    expect(valueOf(await server.run({ code }))).toBe(
+      'APPROVAL_DENIED: delete_item was refused: the answer to its question allowed nothing (its minutes was number 0). ' +
+        'Nothing was sent; it is safe to retry later.',
+    );
+    expect(at.questions).toHaveLength(2);
+    expect(setup.deleted()).toEqual([]);
+  });
+
   // Last in this session: its grant would cover the tests after it.
   test('"for this session" for some minutes covers the later scripts of the session without asking', async () => {
     at.answerWith(() => ({ action: 'accept', content: { decision: 'allow-owner', minutes: 5 } }));
@@ -200,6 +231,36 @@ describe('a 2025 client whose person answers', () => {
     expect(setup.audit()).toContainEqual(
       expect.objectContaining({ tool: 'delete_item', approval: 'allowed', scope: 'this session, for 5 min' }),
     );
+  });
+});
+
+// Regression (issue 45): a tool the entry's deny named and that was annotated destructive was put
+// to the person as a question before the deny applied.
+describe("a tool the entry's deny names, annotated destructive", () => {
+  test('is refused at once with ToolRefused, never asked about, whatever the approvals globs say', async () => {
+    const setup = deletableConfig(
+      'approvals-deny-wins',
+      { approvals: { ask: ['*delete*'], allow: ['*'] } },
+      { deny: ['delete_item'], approvals: { ask: ['delete_*'] } },
+    );
+    const at = person();
+    at.answerWith(() => choose('allow'));
+    const server = await startServer(['--config', setup.config], {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: at.onElicit,
+    });
+    const result = await server.run({
+      code: 'try { await tools.delete_item({ id: "d" }) } catch (e) { return e.name + ": " + e.message }',
+    });
+    expect(valueOf(result)).toMatch(/^ToolRefused: TOOL_DENIED: delete_item was refused: /);
+    expect(at.questions).toEqual([]);
+    expect(setup.deleted()).toEqual([]);
+    expect(setup.audit()).toEqual([expect.objectContaining({ tool: 'delete_item', outcome: 'refused', error: 'TOOL_DENIED' })]);
+    const { stdout } = await runBin(['tools', '--config', setup.config]);
+    expect(stdout).toMatch(
+      /Denied by the config .*\n {2}delete_item {2}\[server "items", tool "delete_item"\] {2}\(the server entry's deny "delete_item"\)/,
+    );
+    expect(await server.close()).toEqual([]);
   });
 });
 
@@ -270,6 +331,9 @@ describe('a question no one answers', () => {
     expect(valueOf(result)).toMatch(/^APPROVAL_TIMED_OUT: delete_item was refused: no person answered within 1000 ms/);
     expect(textOf(result)).toContain('approvals: 1 call refused: no person answered within approvalTimeoutMs');
     expect(setup.deleted()).toEqual([]);
+    expect(setup.audit()).toContainEqual(
+      expect.objectContaining({ tool: 'delete_item', outcome: 'refused', error: 'APPROVAL_TIMED_OUT' }),
+    );
     expect(await server.close()).toEqual([]);
   });
 });
@@ -287,6 +351,28 @@ describe('a client that cannot ask a person (no elicitation)', () => {
     );
     expect(server.stderr()).toMatch(/approval: script \S+ called delete_item, which asks for approval, .* refused/);
     expect(setup.deleted()).toEqual([]);
+    expect(await server.close()).toEqual([]);
+  });
+
+  // Regression (issue 45): the fallback had one audit line per script and tool, and the refused calls none.
+  test('has an audit line for every call the fallback refuses, and a call line for each, with its arguments digest', async () => {
+    const setup = deletableConfig('approvals-fallback-audit');
+    const server = await startServer(['--config', setup.config]);
+    await server.run({ code: 'for (const id of ["f1", "f2", "f3"]) { try { await tools.delete_item({ id }) } catch {} }' });
+    const lines = setup.audit();
+    expect(lines.filter((line) => line.approval === 'fallback_refused')).toHaveLength(3);
+    expect(lines.filter((line) => line.outcome !== undefined)).toEqual(
+      ['f1', 'f2', 'f3'].map((id): unknown =>
+        expect.objectContaining({
+          principal: 'local',
+          tool: 'delete_item',
+          args: describeText(JSON.stringify({ id })),
+          outcome: 'refused',
+          error: 'APPROVAL_UNAVAILABLE',
+        }),
+      ),
+    );
+    expect(server.stderr().match(/called delete_item, which asks for approval/g)).toHaveLength(1);
     expect(await server.close()).toEqual([]);
   });
 
@@ -333,6 +419,10 @@ describe('codemode-mcp run', () => {
       "approvals: 1 call refused without asking: stdin is not a terminal, so codemode-mcp run can't ask a person",
     );
     expect(setup.deleted()).toEqual([]);
+    expect(setup.audit()).toEqual([
+      expect.objectContaining({ principal: 'local', tool: 'delete_item', approval: 'fallback_refused', calls: 1 }),
+      expect.objectContaining({ principal: 'local', tool: 'delete_item', outcome: 'refused', error: 'APPROVAL_UNAVAILABLE' }),
+    ]);
     expect(left).toEqual([]);
   });
 
@@ -395,5 +485,47 @@ describe('a script run as an MCP task', () => {
     expect(setup.deleted()).toEqual(['t']);
     await client.request('tasks/cancel', { taskId: other.taskId });
     expect((await server.stop()).left).toEqual([]);
+  });
+});
+
+// Regression (issue 45): an upstream's title with newlines, ESC and U+202E added lines of its own
+// choosing to the question ("Annotations: readOnlyHint.", a fake call); arguments kept U+202E raw.
+describe.each([
+  ['2025-11-25', undefined],
+  ['2026-07-28', { mode: { pin: '2026-07-28' as const } }],
+])('an upstream whose text is written to fool the person, for a client speaking %s', (_revision, versionNegotiation) => {
+  test('the question shows its title, annotations and the arguments with every acting character escaped, and the log too', async () => {
+    const config = writeConfig({ hostile: nodeEntry(fixturePath('upstreams/hostile-text.mjs')) }, { pool: 0 });
+    const at = person();
+    const server = await startServer(['--config', config], {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: at.onElicit,
+      ...(versionNegotiation !== undefined ? { versionNegotiation } : {}),
+    });
+    const result = await server.run({
+      code: `try { await tools.wipe({ path: ${JSON.stringify(`a${ALL_ACTING}b`)} }) } catch (e) { return e.name }`,
+    });
+    expect(valueOf(result)).toBe('ToolRefused');
+    expect(at.questions).toHaveLength(1);
+    const { message, requestedSchema } = at.questions[0] as {
+      message: string;
+      requestedSchema: { properties: Record<string, unknown> };
+    };
+    expect(rawActing(message, 'lines'), message).toEqual([]);
+    expect(message.split('\n')).toHaveLength(4);
+    expect(message).toContain('("Wipe\\nAnnotations: readOnlyHint.\\n- wipe({})\\u0000\\r\\u001b[2K');
+    expect(message).toMatch(/^Annotations: destructiveHint, readOnlyHint\\u2028\\u0000.*\\u2029\.$/m);
+    expect(message).toContain('\\u202e');
+    for (const choice of (requestedSchema.properties.decision as { oneOf: Array<{ title: string }> }).oneOf) {
+      expect(rawActing(choice.title)).toEqual([]);
+    }
+    await until("the upstream's stderr to be logged", () => server.stderr().includes('[hostile] hostile'));
+    const logged = server
+      .stderr()
+      .split('\n')
+      .find((line) => line.includes('[hostile] hostile'))!;
+    expect(logged).toContain('hostile \\u001b[31mred\\u001b[0m \\u202egnp.exe');
+    expect(rawActing(server.stderr(), 'lines')).toEqual([]);
+    expect(await server.close()).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { remotePerTest } from '../upstream/specs.js';
 import { BIN, fixturePath, startServer, stderrLine, textOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -71,6 +72,21 @@ async function login(
       );
   }
   return { code: await exited, stderr, pages: await Promise.all(pages) };
+}
+
+/** A client whose person takes each sign-in link offered by URL elicitation (its message kept) and signs in. */
+function signingInPerson(offered: string[]) {
+  return {
+    capabilities: { elicitation: { url: {} } },
+    onElicit: (request: ElicitRequest): ElicitResult => {
+      const params = request.params;
+      if (params.mode !== 'url') throw new Error('a form was not expected');
+      offered.push(params.message);
+      // Accept, then do what the person does in the browser.
+      setImmediate(() => void follow(params.url));
+      return { action: 'accept' };
+    },
+  };
 }
 
 async function events(base: string): Promise<string[]> {
@@ -307,22 +323,51 @@ describe('tokens at run time', () => {
     expect(offered).toEqual([]);
   });
 
+  // Conformance auth/scope-retry-limit (issue 45): a server whose 403 insufficient_scope names the
+  // scope just signed in for was signed in to again, at every backoff step.
+  test.each([
+    ['the entry names the scope', { oauth: { scope: 'mcp:admin' } }, ['authorize mcp:admin']],
+    ['a step-up asks for it first', {}, ['authorize (no scope)', 'authorize mcp:admin']],
+  ])(
+    'a login whose server refuses the scope its sign-in asked for stops at once, saying why (%s)',
+    async (_how, extra, authorizations) => {
+      const base = await startFixture();
+      await fetch(`${base}/no-refresh`);
+      await fetch(`${base}/insufficient-scope`);
+      const result = await login(configFor(base, extra));
+      expect(result.code).toBe(1);
+      expect(result.pages).toHaveLength(authorizations.length);
+      expect(result.stderr).toContain(
+        `it refused the token (it answered 403 (insufficient_scope: Scope upgrade will never succeed)) for want of scope "mcp:admin", ` +
+          `which its sign-in already asked for ("mcp:admin"): signing in again for it can't help, so codemode-mcp does not; ` +
+          `the account may lack that access: ask the server's administrator, or sign in as another account (codemode-mcp login oauthy --config `,
+      );
+      expect((await events(base)).filter((event) => event.startsWith('authorize'))).toEqual(authorizations);
+    },
+  );
+
+  test('a server that refuses the scope a sign-in offered to the client asked for is not offered another: it waits, saying why', async () => {
+    const base = await startFixture();
+    await fetch(`${base}/no-refresh`);
+    await fetch(`${base}/insufficient-scope`);
+    const config = configFor(base, { oauth: { scope: 'mcp:admin' } });
+    const offered: string[] = [];
+    running = await startServer(['--config', config, '--pool', '0'], { env: env(), ...signingInPerson(offered) });
+    const line = await stderrLine(running, /upstream "oauthy" failed to start: sign-in needed: it refused the token/);
+    expect(line).toContain(`for want of scope "mcp:admin", which its sign-in already asked for ("mcp:admin")`);
+    expect(line).toMatch(/; no further attempt until it is signed in again$/);
+    for (let call = 0; call < 2; call++) {
+      expect(textOf(await running.run({ code: 'return await tools["whoami"]({})' }))).toContain('UPSTREAM_DOWN');
+    }
+    expect(offered).toEqual([`Sign in to "oauthy" (${new URL(base).host}) so that codemode-mcp can reach its tools.`]);
+    expect((await events(base)).filter((event) => event.startsWith('authorize'))).toEqual(['authorize mcp:admin']);
+  });
+
   test('the sign-in link is offered through URL elicitation, and the upstream comes up once the person has signed in', async () => {
     const base = await startFixture();
     const config = configFor(base);
     const offered: string[] = [];
-    running = await startServer(['--config', config, '--pool', '0'], {
-      env: env(),
-      capabilities: { elicitation: { url: {} } },
-      onElicit: (request) => {
-        const params = request.params;
-        if (params.mode !== 'url') throw new Error('a form was not expected');
-        offered.push(params.message);
-        // Accept, then do what the person does in the browser.
-        setImmediate(() => void follow(params.url));
-        return { action: 'accept' };
-      },
-    });
+    running = await startServer(['--config', config, '--pool', '0'], { env: env(), ...signingInPerson(offered) });
     await stderrLine(running, /upstream "oauthy" is up again: 1 tools/);
     expect(offered).toEqual([`Sign in to "oauthy" (${new URL(base).host}) so that codemode-mcp can reach its tools.`]);
     expect(running.stderr()).toContain('codemode-mcp: upstream "oauthy": signed in; reconnecting');

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { fixturePath, nodeEntry, publishedEntry, runBin, writeConfig } from '../support/mcp-client.js';
+import { rawActing } from '../support/acting-characters.js';
 
 describe('codemode-mcp tools', () => {
   test('prints every tool a script may call with its declaration, then the denied ones, and exits 0', async () => {
@@ -17,6 +18,19 @@ describe('codemode-mcp tools', () => {
     expect(stdout).toMatch(/Denied by the config \(not callable, and not named to the model\):\n {2}recorder__secret/);
     // Quiet: no upstream chatter, no "connected" line, no SDK noise, no signal to a slow-to-exit upstream.
     expect(stderr).toBe('');
+    expect(left).toEqual([]);
+  });
+
+  // Regression (issue 45): an upstream's title, description, annotations and name reached the terminal raw.
+  test("shows an upstream's names, descriptions and stderr with every acting character escaped", async () => {
+    const config = writeConfig({ hostile: nodeEntry(fixturePath('upstreams/hostile-text.mjs')) });
+    const { stdout, stderr, exitCode, left } = await runBin(['tools', '--config', config, '--log-level', 'info']);
+    expect(exitCode).toBe(0);
+    expect(rawActing(stdout, 'lines'), stdout).toEqual([]);
+    expect(rawActing(stderr, 'lines'), stderr).toEqual([]);
+    expect(stdout).toContain('== list\\u202eeman');
+    expect(stdout).toContain('Wipes a path.\\u001b[8m hidden');
+    expect(stderr).toContain('[hostile] hostile \\u001b[31mred\\u001b[0m \\u202egnp.exe');
     expect(left).toEqual([]);
   });
 

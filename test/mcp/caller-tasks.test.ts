@@ -44,6 +44,15 @@ describe("a task's answer", () => {
     expect(tasks.get(second.taskId).status).toBe('working');
   });
 
+  test("a task's status line shows the upstream's question with its control and bidi characters as escapes", () => {
+    const { inputs, tasks } = open();
+    const task = tasks.create(work('s-1'));
+    const sly: ElicitRequest = { ...question, params: { ...question.params, message: 'Delete \u202etxt.exe\n[ok]' } };
+    void inputs.ask('fs', sly, new AbortController().signal, 's-1').catch(() => {});
+    expect(tasks.get(task.taskId).statusMessage).toContain('("Delete \\u202etxt.exe\\n[ok]")');
+    inputs.failAll('done');
+  });
+
   test('keys are unguessable: no two alike, and none counts up', () => {
     const { inputs } = open();
     for (let i = 0; i < 50; i++) void inputs.ask('fs', question, new AbortController().signal, 's-1').catch(() => {});

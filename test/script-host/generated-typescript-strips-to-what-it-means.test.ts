@@ -66,6 +66,10 @@ const TYPE_STATEMENTS: ReadonlyArray<(w: Writer, n: number) => string> = [
   (w, n) => `declare function df${n}(a: number): void`,
   (w, n) => `declare${w.inline()}namespace${w.inline()}DN${n}${w.comment()}{ const z: number }`,
   (w, n) => `type${w.inline()}B${n} = number;${w.comment()}interface J${n} {}`,
+  (w, n) => `import${w.inline()}type { R${n} } from "./r"`,
+  (w, n) => `import { type R${n}${w.comment()}} from "./r"`,
+  (w, n) => `export type${w.inline()}{ R${n} }`,
+  (w, n) => `abstract class K${n}${w.comment()}{ abstract m(): void }`,
 ];
 
 /** Nested generics, `depth` deep. */

@@ -188,4 +188,25 @@ describe('approvals in the catalog', () => {
       ['wipe', 'deny', false],
     ]);
   });
+
+  // Regression (issue 45): the entry's deny did not make a destructive tool's approval `deny`, so
+  // a script's call of it was put to a person before the upstream routing refused it.
+  test("a tool the entry's deny names or its allow leaves out is denied, destructive or not, whatever the approvals globs say", () => {
+    const destructive = (name: string) => ({ ...tool(name), annotations: { destructiveHint: true } });
+    const { catalog } = buildCatalog({
+      upstreams: [
+        upstream('rec', [destructive('delete_item'), destructive('drop'), destructive('keep')], {
+          policy: { allow: ['delete_*', 'keep'], deny: ['delete_*'] },
+          approvals: { ask: ['*'], allow: ['drop'] },
+        }),
+      ],
+      resourcesOffered: false,
+      approvals: { allow: ['*'] },
+    });
+    expect(catalog.tools.map((t) => [t.name, t.approval, t.allowed, t.approvalWhy])).toEqual([
+      ['delete_item', 'deny', false, `the server entry's deny "delete_*"`],
+      ['drop', 'deny', false, "not in the server entry's allow"],
+      ['keep', 'ask', true, `the server entry's approvals.ask "*"`],
+    ]);
+  });
 });

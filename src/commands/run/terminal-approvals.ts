@@ -7,6 +7,7 @@ import { createInterface, type Interface } from 'node:readline';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import type { PersonChannel } from '../../approvals/approval-gate.js';
 import { APPROVAL_GRANT_DEFAULT_MINUTES } from '../../approvals/approval-question.js';
+import { revealControls } from '../../support/echo.js';
 
 /** The terminal a person answers on: stdin when it is a TTY, the question written to stderr. */
 export interface ApprovalTerminal {
@@ -23,9 +24,6 @@ export interface TerminalAsking {
 }
 
 const NO_TERMINAL = "stdin is not a terminal, so codemode-mcp run can't ask a person";
-
-/** The choices as the terminal offers them, in the form's order. */
-const CHOICES = ['allow', 'allow-script', 'allow-owner', 'deny'] as const;
 
 /** `terminal`: absent when stdin is not a TTY (or carried the script). */
 export function terminalOrigin(terminal: ApprovalTerminal | undefined): TerminalAsking {
@@ -54,17 +52,25 @@ export function terminalOrigin(terminal: ApprovalTerminal | undefined): Terminal
   const ask = async (request: ElicitRequest, signal: AbortSignal): Promise<ElicitResult> => {
     const params = request.params as unknown as {
       message: string;
-      requestedSchema: { properties: { decision: { oneOf: { title: string }[] } } };
+      requestedSchema: { properties: { decision: { oneOf: { const: string; title: string }[] } } };
     };
-    const titles = params.requestedSchema.properties.decision.oneOf.map((choice, i) => `  ${i + 1}. ${choice.title}`);
-    const answer = await read(`\n${params.message}\n${titles.join('\n')}\nChoose 1-${titles.length}: `, signal);
-    const decision = CHOICES[Number(answer) - 1];
+    // The choices as the form offers them, in its order: "review" is there only when several calls wait.
+    const choices = params.requestedSchema.properties.decision.oneOf;
+    // The question escapes what an upstream wrote already; the terminal does too, since an escape sequence here would act on it.
+    const titles = choices.map((choice, i) => `  ${i + 1}. ${revealControls(choice.title)}`);
+    const answer = await read(
+      `\n${revealControls(params.message, 'lines')}\n${titles.join('\n')}\nChoose 1-${titles.length}: `,
+      signal,
+    );
+    // Only a number typed for one of the choices answers; anything else is a denial.
+    const decision = /^[1-9]\d*$/.test(answer) ? choices[Number(answer) - 1]?.const : undefined;
     if (decision === undefined) return { action: 'decline' };
     if (decision !== 'allow-owner') return { action: 'accept', content: { decision } };
-    const minutes = Number(
-      (await read(`Minutes [${APPROVAL_GRANT_DEFAULT_MINUTES}]: `, signal)) || APPROVAL_GRANT_DEFAULT_MINUTES,
-    );
-    return { action: 'accept', content: { decision, minutes } };
+    const typed = await read(`Minutes [${APPROVAL_GRANT_DEFAULT_MINUTES}]: `, signal);
+    if (typed === '') return { action: 'accept', content: { decision, minutes: APPROVAL_GRANT_DEFAULT_MINUTES } };
+    // Minutes that are not a whole number of at least one grant nothing.
+    if (!/^[1-9]\d*$/.test(typed)) return { action: 'decline' };
+    return { action: 'accept', content: { decision, minutes: Number(typed) } };
   };
   const person: PersonChannel = {
     accepts: () => terminal !== undefined,

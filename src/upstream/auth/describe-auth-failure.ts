@@ -14,7 +14,7 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import type { RemoteUpstreamSpec } from '../spec.js';
-import { SignInNeededError } from './oauth-provider.js';
+import { ScopeRefusedError, SignInNeededError } from './oauth-provider.js';
 import { describeRefusal, type Refusal } from './refusals.js';
 import { cleartextSignInRefusal, signsInOverCleartext } from './cleartext-sign-in.js';
 
@@ -46,6 +46,16 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   const interactive = (spec.oauth?.grant ?? 'authorization_code') === 'authorization_code';
   const signIn = `run: ${loginCommand(spec)}${context.offered === undefined ? '' : `, or ${context.offered}`}`;
   if (error instanceof SignInNeededError) return `${error.message}${said}; ${signIn}`;
+  if (error instanceof ScopeRefusedError) {
+    // Final: no sign-in was started or offered, and a login for the same account would be refused the same way.
+    const wanted = error.requiredScope === undefined ? '' : ` scope "${cut(error.requiredScope)}"`;
+    const asked = error.signedInScope === undefined ? 'had' : `asked for ("${cut(error.signedInScope)}")`;
+    return (
+      `it refused the token${said} for want of${wanted === '' ? ' more scope' : wanted}, which its sign-in already ${asked}: ` +
+      `signing in again for it can't help, so codemode-mcp does not; the account may lack that access: ask the server's ` +
+      `administrator, or sign in as another account (${loginCommand(spec)})`
+    );
+  }
   if (error instanceof UnauthorizedError && refusal?.status === 403 && refusal.error === 'insufficient_scope') {
     const wanted = refusal.scope === undefined ? 'the scope it names' : `"${cut(refusal.scope)}"`;
     return `it needs more access than the sign-in gave${said}; set "scope": ${wanted} in its entry's oauth, then ${signIn}`;
@@ -91,13 +101,14 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
 /**
  * Whether only a person signing in can end this failure of an upstream codemode-mcp signs in to:
  * no sign-in kept, a refresh refused, a fresh token refused, or `403 insufficient_scope` after the
- * SDK's step-up (the server said more scope won't do). Retried unchanged, it fails the same way,
+ * SDK's step-up or for scope the sign-in already had (the server said more scope won't do). Retried unchanged, it fails the same way,
  * or asks for one more sign-in after another.
  */
 export function needsSignIn(error: unknown, context: Pick<AuthFailureContext, 'spec' | 'oauth'>): boolean {
   if (!context.oauth || (context.spec.oauth?.grant ?? 'authorization_code') !== 'authorization_code') return false;
   return (
     error instanceof SignInNeededError ||
+    error instanceof ScopeRefusedError ||
     error instanceof UnauthorizedError ||
     error instanceof InsufficientScopeError ||
     error instanceof OAuthError ||

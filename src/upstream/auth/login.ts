@@ -91,7 +91,7 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
       receiver = await LoopbackRedirect.listen(provider.redirectPort!, (state) => provider.knowsState(state));
     for (let round = 1; ; round++) {
       redirected = false;
-      const refusals = new RefusalNotes(() => provider.tokenRefused());
+      const refusals = new RefusalNotes(provider);
       try {
         const count = await connectAndCount(spec, provider, refusals, options, signal);
         return `codemode-mcp: signed in to "${spec.name}" (${spec.url}): ${count} tools. Kept in ${file.path}`;

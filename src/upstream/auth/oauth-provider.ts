@@ -32,6 +32,7 @@ import type { OAuthOptions } from '../../config/types.js';
 import { CodemodeError } from '../../support/errors.js';
 import { readClientKey } from './client-key.js';
 import { REDIRECT_PATH, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
+import type { RefusalListener } from './refusals.js';
 import type { KeptTokens, SignInFile } from './sign-in-file.js';
 
 /**
@@ -61,7 +62,29 @@ export class SignInNeededError extends CodemodeError {
   readonly code = 'SIGN_IN_NEEDED';
 }
 
-export class UpstreamOAuthProvider implements OAuthClientProvider {
+/**
+ * Thrown instead of a new sign-in when the server refused, as `403 insufficient_scope`, a token
+ * for scope that the sign-in it came from already asked for or was granted: signing in again for
+ * the same scope can only be refused the same way, so none is started, and none is offered.
+ */
+export class ScopeRefusedError extends CodemodeError {
+  override readonly name = 'ScopeRefusedError';
+  readonly code = 'SCOPE_REFUSED';
+
+  constructor(
+    /** The scope the server's challenge named; undefined when it named none. */
+    readonly requiredScope: string | undefined,
+    /** The scope the sign-in asked for or was granted. */
+    readonly signedInScope: string | undefined,
+  ) {
+    super(
+      `it refused the sign-in's token for want of scope${requiredScope === undefined ? '' : ` "${requiredScope}"`}, which the sign-in already ` +
+        `${signedInScope === undefined ? 'had' : `asked for ("${signedInScope}")`}, so signing in again for it can't help`,
+    );
+  }
+}
+
+export class UpstreamOAuthProvider implements OAuthClientProvider, RefusalListener {
   readonly clientMetadataUrl: string | undefined;
   readonly addClientAuthentication?: AddClientAuthentication;
   /** The port chosen by prepare() when neither the config nor the stored registration names one. */
@@ -77,6 +100,10 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   /** The scope the sign-in whose code is being exchanged asked for. */
   private currentScope: string | undefined;
   private renewing: Promise<void> | undefined;
+  /** The scope the sign-in that gave the kept tokens asked for (its token answer may name less). */
+  private askedScope: string | undefined;
+  /** A `403 insufficient_scope` for scope the sign-in already had: the next sign-in the SDK starts is refused instead. */
+  private finalRefusal: ScopeRefusedError | undefined;
 
   constructor(private readonly options: ProviderOptions) {
     const { oauth } = options;
@@ -170,6 +197,13 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
+    const final = this.finalRefusal;
+    if (final !== undefined) {
+      // The SDK's step-up would sign in again for what was just refused: a loop of sign-ins.
+      this.finalRefusal = undefined;
+      this.verifiers.delete(url.searchParams.get('state') ?? '');
+      throw final;
+    }
     const started = this.verifiers.get(url.searchParams.get('state') ?? '');
     const scope = url.searchParams.get('scope');
     if (started !== undefined && scope !== null) started.scope = scope;
@@ -214,7 +248,9 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   saveTokens(tokens: StoredOAuthTokens): void {
     const expiresAt = tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000;
     const scope = tokens.scope ?? this.currentScope ?? this.keptTokens()?.scope;
+    if (this.currentScope !== undefined) this.askedScope = this.currentScope;
     this.currentScope = undefined;
+    this.finalRefusal = undefined;
     const kept: KeptTokens = {
       ...tokens,
       ...(scope !== undefined ? { scope } : {}),
@@ -258,6 +294,19 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     this.invalidateCredentials('discovery');
   }
 
+  /**
+   * A token was refused as `403 insufficient_scope` (auth/refusals.ts), before the SDK's step-up
+   * sees it. When the sign-in already asked for, or was granted, every scope the server names (or
+   * it names none), the refusal is final: the sign-in the step-up then starts is refused instead
+   * (redirectToAuthorization), and whoever waits is told why.
+   */
+  scopeRefused(required: string | undefined): void {
+    const granted = this.keptTokens()?.scope;
+    const had = [granted, this.askedScope].filter((scope) => scope !== undefined).join(' ');
+    const covered = required === undefined || scopesOf(required).every((scope) => scopesOf(had).includes(scope));
+    this.finalRefusal = covered ? new ScopeRefusedError(required, this.askedScope ?? granted) : undefined;
+  }
+
   /** Kept in the file too, so a later process can refresh from a server whose metadata only its 401 names. */
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.discovery = state;
@@ -289,6 +338,11 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     const result = await auth(this, { serverUrl: this.options.serverUrl, fetchFn: this.options.fetch });
     if (result !== 'AUTHORIZED') throw new SignInNeededError('its access token expired and could not be refreshed');
   }
+}
+
+/** The scopes of a `scope` value: space-separated (RFC 6749 §3.3). */
+function scopesOf(scope: string): string[] {
+  return scope.split(' ').filter((part) => part !== '');
 }
 
 /** Within TOKEN_RENEW_MARGIN_MS of its expiry, or within half its lifetime for a short-lived token. */

@@ -17,21 +17,29 @@ export interface Refusal {
 /** A refusal body is read for its error fields up to this many bytes (4 KiB); past it only the challenge counts. */
 export const REFUSAL_BODY_MAX_BYTES = 4096;
 
+/** Who is told of a refusal, before the SDK's sign-in sees it (the provider, auth/oauth-provider.ts). */
+export interface RefusalListener {
+  /** A 401 to a request that carried a token: the token no longer holds, and where it came from may have moved (SEP-2352). */
+  tokenRefused(): void;
+  /** A 403 `insufficient_scope` to a request that carried a token, with the scope it names, if any. */
+  scopeRefused(required: string | undefined): void;
+}
+
 export class RefusalNotes {
   last: Refusal | undefined;
 
-  /**
-   * `onTokenRefused` is told of a 401 to a request that carried a token, before the SDK's sign-in
-   * sees it: the token no longer holds, and where it came from may have moved (SEP-2352).
-   */
-  constructor(private readonly onTokenRefused?: () => void) {}
+  constructor(private readonly listener?: RefusalListener) {}
 
   /** `inner`, noting each 401/403 answer; the response handed on is whole. */
   observe(inner: FetchLike): FetchLike {
     return async (url, init) => {
       const response = await inner(url, init);
-      if (response.status === 401 || response.status === 403) this.last = await readRefusal(response);
-      if (response.status === 401 && new Headers(init?.headers).has('authorization')) this.onTokenRefused?.();
+      if (response.status !== 401 && response.status !== 403) return response;
+      const refusal = await readRefusal(response);
+      this.last = refusal;
+      if (!new Headers(init?.headers).has('authorization')) return response;
+      if (response.status === 401) this.listener?.tokenRefused();
+      else if (refusal.error === 'insufficient_scope') this.listener?.scopeRefused(refusal.scope);
       return response;
     };
   }

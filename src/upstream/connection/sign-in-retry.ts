@@ -27,7 +27,7 @@ export async function prepareSignIn(
   if (spec.transport === 'stdio') return undefined;
   const provider = options.auth?.providerFor(spec, remoteFetch(spec, options));
   await provider?.prepare();
-  return { provider, refusals: new RefusalNotes(() => provider?.tokenRefused()) };
+  return { provider, refusals: new RefusalNotes(provider) };
 }
 
 /** What an authorization failure of this upstream means, in words; undefined for any other error (and for stdio). */

@@ -5,7 +5,6 @@
  * skipped in silence.
  */
 import type { Catalog, CatalogTool } from '../../catalog/types.js';
-import { isAllowedBy } from '../../config/tool-policy.js';
 import { approvalOf } from '../../config/approval-policy.js';
 import type { ApprovalGlobs } from '../../config/types.js';
 import type { ToolPolicy } from '../spec.js';
@@ -86,7 +85,7 @@ function catalogTool(
   { server, tool, definition, policy, approvals }: Claim,
   settings?: ApprovalGlobs,
 ): CatalogTool {
-  const { approval, why } = approvalOf({ ...definition, name, upstreamName: tool }, approvals, settings);
+  const { approval, why } = approvalOf({ ...definition, name, upstreamName: tool }, { tools: policy, approvals }, settings);
   return {
     name,
     server,
@@ -98,7 +97,8 @@ function catalogTool(
     ...(definition.annotations !== undefined ? { annotations: definition.annotations } : {}),
     ...(definition.taskSupport !== undefined ? { taskSupport: definition.taskSupport } : {}),
     ...(definition.note !== undefined ? { note: definition.note } : {}),
-    allowed: isAllowedBy(policy, tool) && approval !== 'deny',
+    // Deny wins: the entry's allow/deny are part of the approval (config/approval-policy.ts).
+    allowed: approval !== 'deny',
     approval,
     approvalWhy: why,
   };
