@@ -71,18 +71,22 @@ export async function serveStdio(
   let ready: Promise<void> | undefined;
 
   let shuttingDown = false;
-  const shutDown = createShutdown(async () => {
-    await closeInOrder(hub, async () => {
-      shuttingDown = true;
-      await Promise.all([session?.close(), supply?.close()]);
-      listing.close();
-      await state.close();
-      // Spawned at process start for an `initialize` that never got as far as starting them.
-      early?.discard();
-    });
-    // Last, so the spans of the scripts just stopped are exported before the process exits.
-    await observability.close();
-  }, log, io.exit);
+  const shutDown = createShutdown(
+    async () => {
+      await closeInOrder(hub, async () => {
+        shuttingDown = true;
+        await Promise.all([session?.close(), supply?.close()]);
+        listing.close();
+        await state.close();
+        // Spawned at process start for an `initialize` that never got as far as starting them.
+        early?.discard();
+      });
+      // Last, so the spans of the scripts just stopped are exported before the process exits.
+      await observability.close();
+    },
+    log,
+    io.exit,
+  );
 
   const startUpstreams = (): void => {
     if (shuttingDown) return;
