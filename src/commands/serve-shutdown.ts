@@ -20,15 +20,20 @@ export const EXIT_FAILURE = 1;
 /** Shuts down once: logs why, runs `close` on the shutdown clock, exits with `code` (EXIT_FAILURE if `close` threw). */
 export type ShutDown = (why: string, code?: number) => Promise<void>;
 
-export function createShutdown(close: () => Promise<void>, log: Log): ShutDown {
+/** `exit`: the process's, unless a test serves in its own process. */
+export function createShutdown(
+  close: () => Promise<void>,
+  log: Log,
+  exit: (code: number) => void = (code) => process.exit(code),
+): ShutDown {
   let shuttingDown: Promise<void> | undefined;
   return (why, code = 0) => {
     shuttingDown ??= (async () => {
       markClosing();
       log(`codemode-mcp: shutting down (${why})`);
-      setTimeout(() => {
+      const deadline = setTimeout(() => {
         log(`codemode-mcp: shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`, 'error');
-        process.exit(EXIT_FAILURE);
+        exit(EXIT_FAILURE);
       }, SHUTDOWN_DEADLINE_MS).unref();
       try {
         await closeLeavingNoProcess(close, log);
@@ -36,7 +41,8 @@ export function createShutdown(close: () => Promise<void>, log: Log): ShutDown {
         log(`codemode-mcp: error while shutting down: ${error instanceof Error ? error.stack : String(error)}`, 'error');
         code = EXIT_FAILURE;
       }
-      process.exit(code);
+      clearTimeout(deadline);
+      exit(code);
     })();
     return shuttingDown;
   };

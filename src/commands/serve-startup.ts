@@ -14,14 +14,12 @@ import { formatDelay } from '../upstream/connection/backoff.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/connection/upstream.js';
 import type { Log } from '../support/log.js';
-import { collectWhenIdle } from '../support/idle-collect.js';
 import { settleWithin } from '../support/settle.js';
 import { CodemodeError } from '../support/errors.js';
 import { startObservability, type Observability } from '../telemetry/start-telemetry.js';
 
 /**
- * Starts the upstreams and the warm pool, and the full collection once idle after work
- * (support/idle-collect.ts). `ready` settles when requests may be answered (startupWait);
+ * Starts the upstreams and the warm pool. `ready` settles when requests may be answered (startupWait);
  * one line says how each upstream stands once all have settled; a start that can't be served as
  * configured (a name collision) is logged and `onFailure` runs.
  */
@@ -35,7 +33,6 @@ export function startServing(
   const started = hub.start();
   const ready = startupWait(hub, started, settings.startupWaitMs, log);
   const supply = new ChildSupply(settings, log, ready);
-  collectWhenIdle((line) => log(line, 'debug'));
   // Pooled children get the catalog ahead of their scripts, and each change of it.
   hub.events.on('catalog-changed', () => supply.offerCatalog(scriptTools(toolEntries(hub.catalog().tools)).json));
   started.then(

@@ -144,6 +144,7 @@ export class ClientSession {
       savedSkills: () => options.listing.savedSkillsNow(),
       origin: this.origin,
       ...(options.instance !== undefined ? { instance: options.instance } : {}),
+      log: options.log,
       sendLog: (params) => this.sendLog(params),
     });
     this.asking?.attributeTo(() => this.owner.soleCaller());

@@ -14,7 +14,7 @@ import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import type { HostApis } from './host-apis.js';
 import { ApprovalGate } from '../approvals/approval-gate.js';
-import { processLog } from '../support/log.js';
+import type { Log } from '../support/log.js';
 
 /** The logger name on our own logging notifications (notify() payloads). */
 export const LOGGER_NAME = 'codemode-mcp';
@@ -35,6 +35,8 @@ export interface ScriptOwnerOptions {
   readonly label?: string;
   /** The server's --instance-id, which starts every script id (src/scripts/script-ids.ts). */
   readonly instance?: string;
+  /** The server's log. */
+  readonly log: Log;
   /** A logging notification to the client (a script's notify()). */
   readonly sendLog: (params: LoggingMessageNotification['params']) => void;
 }
@@ -68,7 +70,7 @@ export class ScriptOwner {
       timeoutMs: settings.approvalTimeoutMs,
       fallback: settings.approvalFallback,
       owner,
-      log: processLog,
+      log: this.options.log,
     });
     const apis = this.options.apis.forOwner({ principal, label: this.options.label ?? origin.label, origin });
     this.scripts = new OwnerScripts({

@@ -106,6 +106,7 @@ export class Sessionless {
       origin: asking.origin,
       label,
       ...(instanceId !== undefined ? { instance: instanceId } : {}),
+      log: this.options.log,
       sendLog: (params) => asking.sendLog(params),
     });
     asking.attributeTo(() => owner.soleCaller());

@@ -13,14 +13,13 @@ import {
   fixturePath,
   nodeEntry,
   runBin,
-  startServer,
   stderrLine,
   structuredOf,
   textOf,
   valueOf,
   writeConfig,
-  type RunningServer,
 } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
@@ -82,10 +81,10 @@ const choose = (decision: string): ElicitResult => ({ action: 'accept', content:
 describe('a 2025 client whose person answers', () => {
   const setup = deletableConfig('approvals-2025');
   const at = person();
-  let server: RunningServer;
+  let server: InProcessServer;
 
   beforeAll(async () => {
-    server = await startServer(['--config', setup.config], {
+    server = await startInProcess(['--config', setup.config], {
       capabilities: { elicitation: { form: {} } },
       onElicit: at.onElicit,
     });
@@ -271,7 +270,7 @@ describe('a script stopped while its call waits for approval', () => {
     const questionWithdrawn = new Promise<void>((resolve) => (withdrawn = resolve));
     let asked!: () => void;
     const questioned = new Promise<void>((resolve) => (asked = resolve));
-    const server = await startServer(['--config', setup.config], {
+    const server = await startInProcess(['--config', setup.config], {
       capabilities: { elicitation: { form: {} } },
       onElicit: () => {
         asked();
@@ -323,7 +322,7 @@ describe.each([
 describe('a question no one answers', () => {
   test('is refused after approvalTimeoutMs, and nothing is sent', async () => {
     const setup = deletableConfig('approvals-timeout', { approvalTimeoutMs: '1s' });
-    const server = await startServer(['--config', setup.config], {
+    const server = await startInProcess(['--config', setup.config], {
       capabilities: { elicitation: { form: {} } },
       onElicit: () => new Promise<ElicitResult>(() => {}),
     });
@@ -341,7 +340,7 @@ describe('a question no one answers', () => {
 describe('a client that cannot ask a person (no elicitation)', () => {
   test('gets the fallback, refuse by default, said in the answer and the log; nothing is sent', async () => {
     const setup = deletableConfig('approvals-fallback');
-    const server = await startServer(['--config', setup.config]);
+    const server = await startInProcess(['--config', setup.config]);
     const result = await server.run({
       code: 'try { await tools.delete_item({ id: "f" }) } catch (e) { return e.message }',
     });
@@ -378,7 +377,7 @@ describe('a client that cannot ask a person (no elicitation)', () => {
 
   test('with approvalFallback "allow", the call is sent unasked, and the answer says so', async () => {
     const setup = deletableConfig('approvals-fallback-allow', { approvalFallback: 'allow' });
-    const server = await startServer(['--config', setup.config]);
+    const server = await startInProcess(['--config', setup.config]);
     const result = await server.run({ code: 'return (await tools.delete_item({ id: "g" })).content[0].text' });
     expect(valueOf(result)).toBe('deleted g');
     expect(textOf(result)).toContain('approvals: 1 call sent without asking');
@@ -391,7 +390,7 @@ describe('a 2026-07-28 client', () => {
   test('is asked through input_required on the run watching the script, and its answers decide', async () => {
     const setup = deletableConfig('approvals-2026');
     const at = person();
-    const server = await startServer(['--config', setup.config], {
+    const server = await startInProcess(['--config', setup.config], {
       capabilities: { elicitation: { form: {} } },
       onElicit: at.onElicit,
       versionNegotiation: { mode: { pin: '2026-07-28' } },

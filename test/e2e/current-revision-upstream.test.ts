@@ -1,18 +1,19 @@
 import type { ElicitRequest } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ROUTE_SCHEMA } from '../fixtures/upstreams/current-revision-schema.mjs';
-import { fixturePath, startServer, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { fixturePath, valueOf } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 
 // An upstream that serves only MCP 2026-07-28 (its 2025 handshake refused), opened by
 // bin/codemode-mcp.js over stdio; our own client is an SDK client of the 2025 revision.
 const currentRevision = ['--pool', '0', '--', process.execPath, fixturePath('upstreams/current-revision.mjs')];
 
 describe('an upstream that speaks only 2026-07-28', () => {
-  let server: RunningServer;
+  let server: InProcessServer;
   const asked: ElicitRequest['params'][] = [];
 
   beforeAll(async () => {
-    server = await startServer([...currentRevision.slice(0, 2), '--log-level', 'debug', ...currentRevision.slice(2)], {
+    server = await startInProcess([...currentRevision.slice(0, 2), '--log-level', 'debug', ...currentRevision.slice(2)], {
       capabilities: { elicitation: { form: {} } },
       onElicit: (request) => {
         asked.push(request.params);
@@ -39,10 +40,10 @@ describe('an upstream that speaks only 2026-07-28', () => {
 });
 
 describe("its tools' schemas, JSON Schema 2020-12 with an x-mcp-header", () => {
-  let server: RunningServer;
+  let server: InProcessServer;
 
   beforeAll(async () => {
-    server = await startServer(['--expose', 'route', ...currentRevision]);
+    server = await startInProcess(['--expose', 'route', ...currentRevision]);
   });
 
   afterAll(async () => {

@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ENGINE_MAIN } from '../../src/script-host/engine-path.js';
 import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { childPidsOf, commandLineOf } from '../support/processes.js';
-import { publishedEntry, startServer, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { publishedEntry, textOf, valueOf } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 
 // One server for the file: these tests only read, and server-everything takes 2 s to close. The
 // burst test comes last: it may leave the pool grown.
-let server: RunningServer;
+let server: InProcessServer;
 
 beforeAll(async () => {
-  server = await startServer(['--', process.execPath, publishedEntry('server-everything'), 'stdio']);
+  server = await startInProcess(['--', process.execPath, publishedEntry('server-everything'), 'stdio']);
 });
 
 afterAll(async () => {
@@ -95,7 +96,7 @@ const ONE_CALL = 'return (await tools["get-sum"]({ a: 2, b: 40 })).content[0].te
 
 /** The server's script children (alive, pooled or running), by their command line. */
 function scriptChildren(): number[] {
-  return childPidsOf(server.pid).filter((pid) => commandLineOf(pid)?.includes(ENGINE_MAIN) === true);
+  return childPidsOf(process.pid).filter((pid) => commandLineOf(pid)?.includes(ENGINE_MAIN) === true);
 }
 
 /** The pool's lines in the server's log, to say what it did when a wait fails. */

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
-import { fixturePath, nodeEntry, startServer, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, writeConfig } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { rejection } from '../support/rejection.js';
 
 // Regression: a prompt name that wasn't listed ("P", "p ", "p-anything") was forwarded, and an
@@ -82,9 +83,9 @@ function checksNames(client: () => Client) {
 }
 
 describe('over stdio', () => {
-  let server: RunningServer;
+  let server: InProcessServer;
   beforeAll(async () => {
-    server = await startServer(['--config', config(), '--pool', '0']);
+    server = await startInProcess(['--config', config(), '--pool', '0']);
   });
   afterAll(async () => {
     expect(await server.close()).toEqual([]);

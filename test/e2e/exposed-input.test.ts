@@ -5,7 +5,8 @@
 import type { ElicitRequest } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
-import { fixturePath, startServer, textOf } from '../support/mcp-client.js';
+import { fixturePath, textOf } from '../support/mcp-client.js';
+import { startInProcess } from '../support/in-process-server.js';
 import { TasksClient, resultOf } from '../support/tasks-client.js';
 
 const upstream = [
@@ -35,7 +36,7 @@ async function connect(
 ): Promise<Caller> {
   const setup = { capabilities: { elicitation: { form: {} } }, onElicit, ...modern };
   if (transport === 'stdio') {
-    const server = await startServer(upstream, setup);
+    const server = await startInProcess(upstream, setup);
     return { callTool: (params) => server.client.callTool(params), close: async () => expect(await server.close()).toEqual([]) };
   }
   httpServer ??= await startHttpServer(upstream);
@@ -93,7 +94,7 @@ describe.each(['stdio', 'HTTP'])('over %s, a request the client did not declare 
     let client;
     let close: () => Promise<void>;
     if (transport === 'stdio') {
-      const server = await startServer(args, setup);
+      const server = await startInProcess(args, setup);
       client = server.client;
       close = async () => expect(await server.close()).toEqual([]);
     } else {

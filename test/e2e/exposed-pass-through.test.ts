@@ -8,7 +8,8 @@ import { LOG_LEVEL_META_KEY, type Client, type ClientCapabilities } from '@model
 import * as z from 'zod';
 import { afterAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
-import { fixturePath, startServer, textOf } from '../support/mcp-client.js';
+import { fixturePath, textOf } from '../support/mcp-client.js';
+import { startInProcess } from '../support/in-process-server.js';
 
 const modern = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const fixture = fixturePath('upstreams/conformance-everything.mjs');
@@ -31,7 +32,7 @@ async function connect(transport: string, args: readonly string[], capabilities:
   const onElicit = () => ({ action: 'accept' as const, content: { name: 'Ada', color: 'red' } });
   const setup = { capabilities, ...(capabilities.elicitation !== undefined ? { onElicit } : {}), ...modern };
   if (transport === 'stdio') {
-    const server = await startServer(args, setup);
+    const server = await startInProcess(args, setup);
     return { client: server.client, logs: server.logs, close: async () => expect(await server.close()).toEqual([]) };
   }
   const server = await startHttpServer(args);
@@ -154,7 +155,7 @@ describe.each(['stdio', 'HTTP'])('over %s, an upstream in 2026-07-28', (transpor
 describe('a 2025 client, an upstream in 2026-07-28', () => {
   test("gets the upstream's input_required as a server-to-client request, and its answer reaches the upstream", async () => {
     const asked: string[] = [];
-    const server = await startServer(currentUpstream, {
+    const server = await startInProcess(currentUpstream, {
       capabilities: { elicitation: { form: {} } },
       onElicit: (request) => {
         asked.push((request.params as { message: string }).message);

@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import {
-  fixturePath,
-  nodeEntry,
-  publishedEntry,
-  startServer,
-  writeConfig,
-  type RunningServer,
-  valueOf,
-} from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, publishedEntry, writeConfig, valueOf } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { rejection } from '../support/rejection.js';
 import { until } from '../upstream/specs.js';
 
 // One server for the file, in front of server-everything and two copies of our conformance
 // fixture ("conf" and "conf2", both listing test://who and the test:// resources): resources,
 // templates, prompts and completions pass through, named and routed as docs/server.md says.
-let server: RunningServer;
+let server: InProcessServer;
 const updates: string[] = [];
 
 const FIXTURE = fixturePath('upstreams/conformance-everything.mjs');
@@ -30,7 +23,7 @@ beforeAll(async () => {
     conf2: nodeEntry(FIXTURE, ['second']),
   });
   // No pool: what is checked is what passes through; the one run makes its child.
-  server = await startServer([
+  server = await startInProcess([
     '--config',
     config,
     '--pool',

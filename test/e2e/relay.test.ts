@@ -4,16 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CreateMessageRequest, ElicitRequest } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  eventually,
-  fixturePath,
-  nodeEntry,
-  publishedEntry,
-  startServer,
-  valueOf,
-  writeConfig,
-  type RunningServer,
-} from '../support/mcp-client.js';
+import { eventually, fixturePath, nodeEntry, publishedEntry, valueOf, writeConfig } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 // The recorder's "ask" tool calls elicitInput inside its tool, and "roots" lists the client's roots.
@@ -21,11 +13,11 @@ import { makeTempDir } from '../support/temp-dirs.js';
 const recorder = ['--pool', '0', '--', process.execPath, fixturePath('upstreams/recorder.mjs')];
 
 describe('an upstream asks the client during a script call', () => {
-  let server: RunningServer;
+  let server: InProcessServer;
   const asked: ElicitRequest['params'][] = [];
 
   beforeAll(async () => {
-    server = await startServer(recorder, {
+    server = await startInProcess(recorder, {
       capabilities: { elicitation: { form: {} }, roots: {} },
       onElicit: (request) => {
         asked.push(request.params);
@@ -52,10 +44,10 @@ describe('an upstream asks the client during a script call', () => {
 });
 
 describe('a client without the capability', () => {
-  let server: RunningServer;
+  let server: InProcessServer;
 
   beforeAll(async () => {
-    server = await startServer(recorder);
+    server = await startInProcess(recorder);
   });
 
   afterAll(async () => {
@@ -75,7 +67,7 @@ describe('a client without the capability', () => {
 });
 
 describe('sampling and roots from npm servers (server-everything is built on SDK 1.x)', () => {
-  let server: RunningServer;
+  let server: InProcessServer;
   const sampled: CreateMessageRequest['params'][] = [];
   const dir = realpathSync(makeTempDir('e2e-roots'));
   const [fromArgs, first, second] = ['from-args', 'first', 'second'].map((name) => join(dir, name));
@@ -87,7 +79,7 @@ describe('sampling and roots from npm servers (server-everything is built on SDK
       everything: nodeEntry(publishedEntry('server-everything'), ['stdio']),
       files: nodeEntry(publishedEntry('server-filesystem'), [fromArgs!]),
     });
-    server = await startServer(['--config', config, '--pool', '0'], {
+    server = await startInProcess(['--config', config, '--pool', '0'], {
       capabilities: { sampling: {}, roots: { listChanged: true } },
     });
     server.client.setRequestHandler('sampling/createMessage', (request) => {

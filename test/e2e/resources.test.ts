@@ -3,18 +3,10 @@
  * the resources fixture (paged lists, templates, a failing read, reads of any size).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  fixturePath,
-  nodeEntry,
-  publishedEntry,
-  startServer,
-  textOf,
-  valueOf,
-  writeConfig,
-  type RunningServer,
-} from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, publishedEntry, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 
-let server: RunningServer;
+let server: InProcessServer;
 
 beforeAll(async () => {
   const config = writeConfig(
@@ -26,7 +18,7 @@ beforeAll(async () => {
     { memoryMaxBytes: 8 * 1024 * 1024 },
   );
   // No pool: what is checked is reading resources; each run makes its child.
-  server = await startServer(['--config', config, '--pool', '0']);
+  server = await startInProcess(['--config', config, '--pool', '0']);
 });
 
 afterAll(async () => {

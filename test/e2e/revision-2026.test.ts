@@ -5,7 +5,8 @@
 import type { CallToolResult, Client, ClientOptions, ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
-import { fixturePath, startServer, structuredOf, textOf, valueOf } from '../support/mcp-client.js';
+import { fixturePath, structuredOf, textOf, valueOf } from '../support/mcp-client.js';
+import { startInProcess } from '../support/in-process-server.js';
 
 const upstream = ['--pool', '0', '--', process.execPath, fixturePath('upstreams/conformance-everything.mjs')];
 
@@ -31,7 +32,7 @@ interface ClientSetup {
 
 /** Over stdio: a server process of the client's own, which must leave nothing behind. */
 async function overStdio(setup: ClientSetup): Promise<Connected> {
-  const server = await startServer(upstream, setup);
+  const server = await startInProcess(upstream, setup);
   return {
     client: server.client,
     run: (args) => server.run(args),

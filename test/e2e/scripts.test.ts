@@ -1,12 +1,13 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { eventually, fixturePath, startServer, structuredOf, textOf, type RunningServer } from '../support/mcp-client.js';
+import { eventually, fixturePath, structuredOf, textOf } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 
 // One server for the file; each test starts its own scripts and reads only their answers.
-let server: RunningServer;
+let server: InProcessServer;
 
 beforeAll(async () => {
-  server = await startServer(['--', process.execPath, fixturePath('upstreams/recorder.mjs')]);
+  server = await startInProcess(['--', process.execPath, fixturePath('upstreams/recorder.mjs')]);
 });
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
 import { fixturePath, runBin, stderrLine } from '../support/mcp-client.js';
+import {} from '../support/in-process-server.js';
 import { RECORDER_UPSTREAM, valueOfRun, withRecorderServer } from '../support/recorder-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
-import { fixturePath, startServer, type RunningServer } from '../support/mcp-client.js';
+import { fixturePath } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 /** A skill written by hand, as a person would: SKILL.md and skill.ts in a folder of its name. */
@@ -19,7 +20,7 @@ function writeSkill(dir: string, name: string, description: string, code: string
 // The resources upstream makes the session pass resources through, so skill:// reads share
 // resources/read with an upstream's own.
 describe('skills served through the MCP Skills extension, over stdio', () => {
-  let server: RunningServer;
+  let server: InProcessServer;
   let skillsDir: string;
 
   beforeAll(async () => {
@@ -28,7 +29,7 @@ describe('skills served through the MCP Skills extension, over stdio', () => {
     mkdirSync(join(skillsDir, 'half-written'));
     writeFileSync(join(skillsDir, 'half-written', 'skill.js'), 'return 1;\n');
     // No script runs here: no pool.
-    server = await startServer([
+    server = await startInProcess([
       '--pool',
       '0',
       '--skills-dir',

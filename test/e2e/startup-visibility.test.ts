@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { fixturePath, nodeEntry, startServer, writeConfig } from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, writeConfig } from '../support/mcp-client.js';
+import { startInProcess } from '../support/in-process-server.js';
 import { until } from '../upstream/specs.js';
 
 // No script runs here: no pool.
@@ -9,7 +10,7 @@ describe('start-up visibility', () => {
       slow: nodeEntry(fixturePath('e2e/slow-start.mjs'), ['600000']),
       quick: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['ping']),
     });
-    const server = await startServer(['--config', config, '--startup-wait-ms', '5s', '--pool', '0']);
+    const server = await startInProcess(['--config', config, '--startup-wait-ms', '5s', '--pool', '0']);
     await until(() => server.stderr().includes('upstream "quick" connected'));
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description).toContain('quick__ping');
@@ -26,7 +27,7 @@ describe('start-up visibility', () => {
 
   test('an upstream past its start timeout is down, and the log and the description say which and why', async () => {
     const config = writeConfig({ slow: nodeEntry(fixturePath('e2e/slow-start.mjs'), ['600000']) });
-    const server = await startServer(['--config', config, '--upstream-start-timeout-ms', '1s', '--pool', '0']);
+    const server = await startInProcess(['--config', config, '--upstream-start-timeout-ms', '1s', '--pool', '0']);
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description).toContain('- slow is down: it did not answer within 1 s (upstreamStartTimeoutMs)');
     await until(() => server.stderr().includes('upstream "slow" failed to start'));

@@ -4,10 +4,11 @@
  * and the server goes on answering the same client.
  */
 import { afterEach, expect, test } from 'vitest';
-import { startServer, structuredOf, textOf, valueOf, type RunningServer } from '../support/mcp-client.js';
+import { structuredOf, textOf, valueOf } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { recorderConfig } from '../support/recorder.js';
 
-const servers: RunningServer[] = [];
+const servers: InProcessServer[] = [];
 
 afterEach(async () => {
   for (const server of servers.splice(0)) expect(await server.close()).toEqual([]);
@@ -15,7 +16,7 @@ afterEach(async () => {
 
 test('a script the stripper fails on fails alone with its position, one it backtracks on holds up no other and stops, and the server serves on', async () => {
   const { config } = recorderConfig('typescript-text');
-  const server = await startServer(['--config', config, '--pool', '1']);
+  const server = await startInProcess(['--config', config, '--pool', '1']);
   servers.push(server);
 
   const enumName = await server.run({ code: 'enum E { "a\\\nb" }\nreturn E' });

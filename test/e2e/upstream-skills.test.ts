@@ -6,7 +6,8 @@ import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
-import { fixturePath, startServer } from '../support/mcp-client.js';
+import { fixturePath } from '../support/mcp-client.js';
+import { startInProcess } from '../support/in-process-server.js';
 
 const args = [
   '--pool',
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 async function connect(transport: string): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
   if (transport === 'stdio') {
-    const server = await startServer(args);
+    const server = await startInProcess(args);
     return { client: server.client, stderr: () => server.stderr(), close: async () => expect(await server.close()).toEqual([]) };
   }
   httpServer ??= await startHttpServer(args);

@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { execa } from 'execa';
-import { childPidsOf, commandLineOf, statFieldsOf } from './processes.js';
+import { childPidsOf, commandLineOf, startTimeOf } from './processes.js';
 import { until } from './waiting.js';
 
 export { eventually } from './waiting.js';
@@ -191,12 +191,6 @@ export function trackDescendants(pid: number): { sample(): void; stop(): void; l
       return alive();
     },
   };
-}
-
-/** Field 22 of /proc/<pid>/stat (start time in clock ticks), or undefined when the process is gone or a zombie. */
-function startTimeOf(pid: number): string | undefined {
-  const fields = statFieldsOf(pid);
-  return fields === undefined || fields[0] === 'Z' ? undefined : fields[19];
 }
 
 /** A code_execution answer's structuredContent: the same facts as its text. */

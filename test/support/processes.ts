@@ -24,6 +24,17 @@ export function childPidsOf(pid: number): number[] {
   return found;
 }
 
+/** Field 22 of /proc/<pid>/stat (start time in clock ticks), or undefined when the process is gone or a zombie. */
+export function startTimeOf(pid: number): string | undefined {
+  const fields = statFieldsOf(pid);
+  return fields === undefined || fields[0] === 'Z' ? undefined : fields[19];
+}
+
+/** The processes whose parent is `pid`. */
+export function directChildrenOf(pid: number): number[] {
+  return childPidsOf(pid).filter((child) => parentOf(child) === pid);
+}
+
 /** Waits until `pid` has no descendants left (the test's timeout is the bound); returns those left: none. */
 export async function waitForNoChildren(pid: number): Promise<number[]> {
   await until(

@@ -26,6 +26,7 @@ import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { httpSaving } from '../../skills/skills-api.js';
 import { buildServedParts } from '../served-parts.js';
+import { collectWhenIdle } from '../../support/idle-collect.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -66,6 +67,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     await observability.close();
   }, log);
 
+  collectWhenIdle((line) => log(line, 'debug'));
   // Upstreams and pool start now, not at a first initialize: an HTTP server is started to be used.
   const { supply, ready } = startServing(
     hub,

@@ -4,7 +4,11 @@
  * every log line goes to stderr. The SDK's serveStdio picks the protocol revision from the
  * client's first message (`initialize` for 2025, a request with the 2026-07-28 `_meta` envelope,
  * or `server/discover`) and builds the connection's session from our factory for it.
+ *
+ * The process is the caller's (ServeIo): bin/ gives it its own stdin, stdout, signals and exit;
+ * the tests give it a pair of streams and an exit of their own, and serve in their own process.
  */
+import type { Readable, Writable } from 'node:stream';
 import type { CliInvocation } from '../../cli/parse-cli.js';
 import { readPackageVersion } from '../../cli/package-version.js';
 import type { ChildSupply } from '../../scripts/child-supply.js';
@@ -20,9 +24,35 @@ import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
 import { buildServedParts } from '../served-parts.js';
+import { collectWhenIdle } from '../../support/idle-collect.js';
 
-/** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
-export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
+/** Where the server reads and writes the protocol, and how it ends. */
+export interface ServeIo {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  /** The end, with its exit code: the process's exit, or a test's. */
+  readonly exit: (code: number) => void;
+  /**
+   * The process is the server's own, not a test's: SIGINT, SIGTERM, SIGHUP and an uncaught error
+   * shut it down, and it collects its garbage once idle after work (support/idle-collect.ts).
+   */
+  readonly ownsProcess: boolean;
+}
+
+const PROCESS_IO: ServeIo = {
+  stdin: process.stdin,
+  stdout: process.stdout,
+  exit: (code) => process.exit(code),
+  ownsProcess: true,
+};
+
+/** Serves until the client goes away or SIGINT/SIGTERM, then exits. */
+export async function serveStdio(
+  invocation: CliInvocation,
+  early?: EarlyStart,
+  log: Log = processLog,
+  io: ServeIo = PROCESS_IO,
+): Promise<void> {
   const version = readPackageVersion();
   const hub = new UpstreamHub(invocation.upstreams, {
     clientInfo: { name: 'codemode-mcp', version },
@@ -32,7 +62,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
   const observability = await startObserving(invocation.settings, version, log);
   if (observability === undefined) {
     early?.discard();
-    process.exitCode = EXIT_FAILURE;
+    io.exit(EXIT_FAILURE);
     return;
   }
   const state = await openStateStore(invocation.settings, log);
@@ -41,18 +71,22 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
   let ready: Promise<void> | undefined;
 
   let shuttingDown = false;
-  const shutDown = createShutdown(async () => {
-    await closeInOrder(hub, async () => {
-      shuttingDown = true;
-      await Promise.all([session?.close(), supply?.close()]);
-      listing.close();
-      await state.close();
-      // Spawned at process start for an `initialize` that never got as far as starting them.
-      early?.discard();
-    });
-    // Last, so the spans of the scripts just stopped are exported before the process exits.
-    await observability.close();
-  }, log);
+  const shutDown = createShutdown(
+    async () => {
+      await closeInOrder(hub, async () => {
+        shuttingDown = true;
+        await Promise.all([session?.close(), supply?.close()]);
+        listing.close();
+        await state.close();
+        // Spawned at process start for an `initialize` that never got as far as starting them.
+        early?.discard();
+      });
+      // Last, so the spans of the scripts just stopped are exported before the process exits.
+      await observability.close();
+    },
+    log,
+    io.exit,
+  );
 
   const startUpstreams = (): void => {
     if (shuttingDown) return;
@@ -96,10 +130,14 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     return opened;
   };
 
-  shutDownOnSignals(shutDown, log);
+  if (io.ownsProcess) {
+    shutDownOnSignals(shutDown, log);
+    collectWhenIdle((line) => log(line, 'debug'));
+  }
 
   const { maxMessageBytes } = invocation.settings;
-  const transport = new RequestGate(new StdioServerTransport({ maxMessageBytes }), {
+  const stdio = new StdioServerTransport({ maxMessageBytes, stdin: io.stdin, stdout: io.stdout });
+  const transport = new RequestGate(stdio, {
     // Every session serves the same methods; before the first, the lifecycle check says what may come.
     serves: (method) => session?.serves(method) ?? true,
     onInitialize: startUpstreams,
