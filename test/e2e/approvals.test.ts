@@ -244,7 +244,7 @@ describe("a tool the entry's deny names, annotated destructive", () => {
     );
     const at = person();
     at.answerWith(() => choose('allow'));
-    const server = await startServer(['--config', setup.config], {
+    const server = await startInProcess(['--config', setup.config], {
       capabilities: { elicitation: { form: {} } },
       onElicit: at.onElicit,
     });
@@ -356,7 +356,7 @@ describe('a client that cannot ask a person (no elicitation)', () => {
   // Regression (issue 45): the fallback had one audit line per script and tool, and the refused calls none.
   test('has an audit line for every call the fallback refuses, and a call line for each, with its arguments digest', async () => {
     const setup = deletableConfig('approvals-fallback-audit');
-    const server = await startServer(['--config', setup.config]);
+    const server = await startInProcess(['--config', setup.config]);
     await server.run({ code: 'for (const id of ["f1", "f2", "f3"]) { try { await tools.delete_item({ id }) } catch {} }' });
     const lines = setup.audit();
     expect(lines.filter((line) => line.approval === 'fallback_refused')).toHaveLength(3);
@@ -496,7 +496,7 @@ describe.each([
   test('the question shows its title, annotations and the arguments with every acting character escaped, and the log too', async () => {
     const config = writeConfig({ hostile: nodeEntry(fixturePath('upstreams/hostile-text.mjs')) }, { pool: 0 });
     const at = person();
-    const server = await startServer(['--config', config], {
+    const server = await startInProcess(['--config', config], {
       capabilities: { elicitation: { form: {} } },
       onElicit: at.onElicit,
       ...(versionNegotiation !== undefined ? { versionNegotiation } : {}),

@@ -23,6 +23,7 @@ import {
 import { isCliExit, parseCli } from '../../src/cli/parse-cli.js';
 import { serveStdio } from '../../src/commands/serve-stdio/serve-stdio.js';
 import { shows, type Log, type LogLevel } from '../../src/support/log.js';
+import { revealControls } from '../../src/support/echo.js';
 import { deferred } from '../../src/support/deferred.js';
 import { childPidsOf, commandLineOf, directChildrenOf, startTimeOf } from './processes.js';
 import { until } from './waiting.js';
@@ -61,8 +62,9 @@ export async function startInProcess(args: readonly string[], options: InProcess
     throw new Error(`the command line was refused (exit ${invocation.exit}): ${invocation.stderr ?? ''}`);
   let stderr = '';
   const level: LogLevel = invocation.logging.logLevel;
+  // As the process's log writes a line (support/log.ts): at its level, what acts on a terminal escaped.
   const log: Log = (line, at = 'info') => {
-    if (shows(level, at)) stderr += `${line}\n`;
+    if (shows(level, at)) stderr += `${revealControls(line, 'lines')}\n`;
   };
   const [stdin, stdout] = [new PassThrough(), new PassThrough()];
   const exited = deferred<{ code: number }>();
