@@ -34,6 +34,7 @@ import type { HostApis } from './host-apis.js';
 import type { ListingWatch, ToolListing } from './tool-listing.js';
 import { callCodeExecution } from './code-execution/call.js';
 import { refusalAnswer } from './code-execution/answer.js';
+import { InFlight } from '../support/in-flight.js';
 
 /**
  * The protocol revision a connection speaks: `2025` (the 2025 revisions: `initialize`, a session,
@@ -96,6 +97,8 @@ export class ClientSession {
   private closing: Promise<string[]> | undefined;
   /** Ids of the client's tool calls not yet answered, oldest first. */
   private readonly openCalls = new Set<RequestId>();
+  /** Every tool call not yet answered: the close waits for their answers (an open wait's ending). */
+  private readonly answering = new InFlight();
   /** This session, as the upstreams' requests and logs reach it. */
   readonly origin: CallOrigin;
 
@@ -118,7 +121,7 @@ export class ClientSession {
       startup: options.startup,
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
       listTools: () => this.listed.list(),
-      callTool: (name, args, ctx, trace) => this.callTool(name, args, ctx, trace),
+      callTool: (name, args, ctx, trace) => this.answering.track(() => this.callTool(name, args, ctx, trace)),
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
       ...(this.asking !== undefined ? { passThrough: this.codec } : {}),
       ...(this.tasks !== undefined ? { tasks: () => (this.closing === undefined ? this.tasks : undefined) } : {}),
@@ -234,14 +237,16 @@ export class ClientSession {
   }
 
   /**
-   * Stops every script (cancelling their calls upstream), then closes the connection. Resolves
-   * with how each script that was running ended, e.g. `a1b2c3-4 stopped`.
+   * Stops every script (cancelling their calls upstream), lets the calls watching them answer
+   * with their endings, then closes the connection. Resolves with how each script that was
+   * running ended, e.g. `a1b2c3-4 stopped`.
    */
   close(): Promise<string[]> {
     this.closing ??= (async () => {
       for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
       this.asking?.inputs.failAll('the connection to the MCP client closed');
       const ended = await this.owner.close();
+      await this.answering.answered();
       await this.server.close().catch(logFailure("closing the client's MCP session", this.options.log));
       return ended.map(({ id, status }) => `${id} ${status}`);
     })();

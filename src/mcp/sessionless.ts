@@ -30,6 +30,7 @@ import { ScriptOwner } from './script-owner.js';
 import { buildSurface } from './server-surface.js';
 import type { ListingWatch, ToolListing } from './tool-listing.js';
 import { callTool } from './tool-calls.js';
+import { InFlight } from '../support/in-flight.js';
 
 /** What every HTTP client is served with (src/http/sessions.ts takes the same). */
 export interface SessionlessOptions {
@@ -63,6 +64,8 @@ export class Sessionless {
   private readonly listed: ListingWatch;
   private closing = false;
   private readonly unsubscribe: Array<() => void> = [];
+  /** Every tool call not yet answered: the close waits for their answers (an open wait's ending). */
+  private readonly answering = new InFlight();
 
   constructor(private readonly options: SessionlessOptions) {
     this.handler = createMcpHandler(({ authInfo }) => this.serverFor(principalOf(authInfo)), {
@@ -147,7 +150,7 @@ export class Sessionless {
             track: <T>(key: string, call: () => Promise<T>) => owner.track(key, call),
           },
         };
-        return asking.during(ctx, () => callTool(deps, name, args, ctx, trace));
+        return this.answering.track(() => asking.during(ctx, () => callTool(deps, name, args, ctx, trace)));
       },
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
       passThrough: this.codec,
@@ -194,6 +197,7 @@ export class Sessionless {
         return (await owner.close()).map(({ id, status }) => `${id} ${status} (principal ${principal})`);
       }),
     );
+    await this.answering.answered();
     await this.handler.close();
     return ended.flat();
   }
