@@ -104,6 +104,21 @@ export const SETTINGS = {
     details:
       'per session (for 2026-07-28 clients over HTTP: per principal); the oldest ended script is forgotten, those whose ending was read first',
   }),
+  /**
+   * 64 MiB per owner: the results of its ended MCP tasks kept for tasks/get, as JSON bytes; past
+   * it the oldest results are dropped, and a tasks/get of one says so.
+   */
+  taskResultsMaxBytes: numberSetting({
+    name: 'taskResultsMaxBytes',
+    flag: 'task-results-max-bytes',
+    unit: 'bytes',
+    default: 64 * MiB,
+    min: 1 * MiB,
+    max: 4 * GiB,
+    doc: "per session or principal, the ended tasks' results kept for tasks/get; past it the oldest are dropped, and tasks/get says so",
+    details:
+      "per session (for 2026-07-28 clients over HTTP: per principal), the results of ended MCP tasks kept for `tasks/get`, as JSON; past it the oldest results are dropped, and a `tasks/get` of one says so",
+  }),
   notifyMax: numberSetting({
     name: 'notifyMax',
     flag: 'notify-max',

@@ -112,6 +112,7 @@ export class ClientSession {
         : new CallerTasks({
             inputs: this.asking.inputs,
             scriptLifetimeMs: options.settings.scriptLifetimeMs,
+            resultsMaxBytes: options.settings.taskResultsMaxBytes,
             ...(options.instance !== undefined ? { instance: options.instance } : {}),
           });
     const surface = buildSurface({

@@ -116,6 +116,7 @@ export class Sessionless {
     const tasks = new CallerTasks({
       inputs: asking.inputs,
       scriptLifetimeMs: settings.scriptLifetimeMs,
+      resultsMaxBytes: settings.taskResultsMaxBytes,
       ...(instanceId !== undefined ? { instance: instanceId } : {}),
     });
     const caller = { owner, asking, tasks };
