@@ -55,14 +55,14 @@ export class CallDispatch {
     const { state, skills, resources } = this.options.apis;
     if (call.kind === 'state') {
       const { request } = call;
-      const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
+      const open = this.record.opened(call.id, request.call, call.argsJson, request.label, false);
       return this.answerWith(open, () =>
         this.callServed(request.label, state && ((signal) => state(request, signal)), STATE_API),
       );
     }
     if (call.kind === 'skills') {
       const { request } = call;
-      const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
+      const open = this.record.opened(call.id, request.call, call.argsJson, request.label, false);
       return this.answerWith(open, () =>
         this.callServed(request.label, skills && ((signal) => skills(request, signal)), SKILLS_API),
       );

@@ -6,7 +6,7 @@ import type { ChildSource, Supplied } from './child-pool.js';
 import { quoteInput } from '../support/echo.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-entries.js';
-import { foreignInstance, fromEarlierRun, scriptIdPrefix } from './script-ids.js';
+import { foreignInstance, fromEarlierRun, nextScriptId } from './script-ids.js';
 import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
 import type { ApprovalGate } from '../approvals/approval-gate.js';
 import { ApprovalTally } from './approved-calls.js';
@@ -126,7 +126,6 @@ interface Entry {
  */
 export class OwnerScripts {
   private readonly entries = new Map<string, Entry>();
-  private counter = 0;
   private closing = false;
   /** Runs waiting for a child (ChildSource.take): they count against maxRunningScripts. */
   private taking = 0;
@@ -194,7 +193,7 @@ export class OwnerScripts {
   private start(supplied: Supplied, code: string, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
     if ('refused' in supplied) return refused(supplied.refused);
 
-    const id = `${scriptIdPrefix(this.deps.instance)}${++this.counter}`;
+    const id = nextScriptId(this.deps.instance);
     const { settings } = this.deps;
     const watching = (): Watch | null => this.entries.get(id)?.watch ?? null;
     const tally = new ApprovalTally(settings.approvalFallback);

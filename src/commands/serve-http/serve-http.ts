@@ -44,6 +44,14 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     process.exitCode = EXIT_FAILURE;
     return;
   }
+  // Read before anything starts: a file that can't be used stops the start with nothing to undo.
+  const tokens = await readTokens(settings.httpTokensFile, log);
+  if (tokens === 'refused') {
+    log('codemode-mcp: not serving: its tokens file cannot be used', 'error');
+    await observability.close();
+    process.exitCode = EXIT_FAILURE;
+    return;
+  }
   const state = await openStateStore(settings, log);
   let accepting = true;
   /** SIGTERM's drain has begun: no new session or script. */
@@ -95,8 +103,6 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   };
   const sessions = new HttpSessions(served);
   const sessionless = new Sessionless(served);
-  const tokens = await readTokens(settings.httpTokensFile, log);
-  if (tokens === 'refused') return shutDown('its tokens file cannot be used', EXIT_FAILURE);
   const drain: BeforeShutdown = (signal, hurry) =>
     drainOnSigterm({ supply, settings, instanceId: http.instanceId, log, began: () => (draining = true) }, signal, hurry);
   if (tokens !== undefined) {
