@@ -117,7 +117,7 @@ export const SETTINGS = {
     max: 4 * GiB,
     doc: "per session or principal, the ended tasks' results kept for tasks/get; past it the oldest are dropped, and tasks/get says so",
     details:
-      "per session (for 2026-07-28 clients over HTTP: per principal), the results of ended MCP tasks kept for `tasks/get`, as JSON; past it the oldest results are dropped, and a `tasks/get` of one says so",
+      'per session (for 2026-07-28 clients over HTTP: per principal), the results of ended MCP tasks kept for `tasks/get`, as JSON; past it the oldest results are dropped, and a `tasks/get` of one says so',
   }),
   notifyMax: numberSetting({
     name: 'notifyMax',
