@@ -12,7 +12,7 @@ import type { CliInvocation } from '../../cli/parse-cli.js';
 import { readPackageVersion } from '../../cli/package-version.js';
 import { UpstreamHub } from '../../upstream/hub.js';
 import { guardRequest } from '../../http/guard.js';
-import { sendHealth } from '../../http/health.js';
+import { sendHealth, sendPublicHealth } from '../../http/health.js';
 import { serveMcp } from '../../http/mcp-endpoint.js';
 import { acceptedHostnames, type HttpOptions } from '../../config/http-options.js';
 import { httpRefusal, sendRefusal } from '../../http/refusal.js';
@@ -112,14 +112,18 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   } else shutDownOnSignals(shutDown, log, undefined, drain);
 
   const guard = { hostnames: acceptedHostnames(http), token: http.token, tokens: () => tokens?.table };
+  const standing = (): 'serving' | 'draining' | 'shutting down' =>
+    !accepting ? 'shutting down' : draining ? 'draining' : 'serving';
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const admitted = guardRequest(req.headers, guard);
     if ('status' in admitted) {
-      sendRefusal(res, admitted, true);
+      // A liveness probe sends no token (and names the address it reached): the status, and nothing else.
+      if (http.publicHealth && path === HEALTH_PATH && req.method === 'GET') sendPublicHealth(res, standing());
+      else sendRefusal(res, admitted, true);
       return;
     }
     const { principal } = admitted;
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === MCP_PATH) {
       await serveMcp(req, res, sessions, {
         maxMessageBytes: settings.maxMessageBytes,
@@ -133,7 +137,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       sendHealth(res, {
         instanceId: http.instanceId,
         version,
-        state: !accepting ? 'shutting down' : draining ? 'draining' : 'serving',
+        state: standing(),
         upstreams: hub.upstreamStatus(),
         sessions: sessions.size,
         children: { alive: supply.size, pooled: supply.pooledCount, max: settings.maxScriptChildren },
