@@ -36,6 +36,8 @@ export interface InProcessOptions {
   readonly cwd?: string;
   /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one. */
   readonly versionNegotiation?: ClientOptions['versionNegotiation'];
+  /** Serve as if stderr were a person's terminal (src/commands/serve-stdio/serve-stdio.ts, ServeIo.terminal). */
+  readonly terminal?: boolean;
 }
 
 export interface InProcessServer {
@@ -70,7 +72,13 @@ export async function startInProcess(args: readonly string[], options: InProcess
   const exited = deferred<{ code: number }>();
   const started = trackStarted();
   void exited.promise.then(() => started.stop());
-  void serveStdio(invocation, undefined, log, { stdin, stdout, exit: (code) => exited.resolve({ code }), ownsProcess: false });
+  void serveStdio(invocation, undefined, log, {
+    stdin,
+    stdout,
+    exit: (code) => exited.resolve({ code }),
+    ownsProcess: false,
+    terminal: options.terminal === true,
+  });
 
   const client = new Client(
     { name: 'e2e-client', version: '1.0.0' },

@@ -37,6 +37,8 @@ export interface ServeIo {
    * shut it down, and it collects its garbage once idle after work (support/idle-collect.ts).
    */
   readonly ownsProcess: boolean;
+  /** A person's terminal shows the log (stderr is a TTY): they are told what the server waits for. */
+  readonly terminal?: boolean;
 }
 
 const PROCESS_IO: ServeIo = {
@@ -44,6 +46,7 @@ const PROCESS_IO: ServeIo = {
   stdout: process.stdout,
   exit: (code) => process.exit(code),
   ownsProcess: true,
+  terminal: process.stderr.isTTY === true,
 };
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits. */
@@ -145,9 +148,23 @@ export async function serveStdio(
     maxMessageBytes,
     log,
   });
+  if (io.terminal === true) log(waitingForAClient(version, invocation.upstreams.length));
   early?.stopWatching();
   serveStdioConnection(({ era }) => openSession(era).server, {
     transport,
     onerror: (error) => log(`codemode-mcp: ${error.message}`, 'warn'),
   });
+}
+
+/**
+ * What a person who ran the server in a terminal reads: it serves one MCP client over stdin and
+ * stdout, which a client starts it to do, and it starts nothing until that client says hello.
+ */
+export function waitingForAClient(version: string, upstreams: number): string {
+  return (
+    `codemode-mcp ${version}: serving MCP over stdio, waiting for an MCP client's messages on stdin. An MCP client ` +
+    "(Claude Desktop, Claude Code, Cursor, VS Code) runs this command itself: add it to the client's config (README, " +
+    `"Use it"); to try it by hand, \`npx @modelcontextprotocol/inspector\` runs it the same way. The ${upstreams} ` +
+    `upstream${upstreams === 1 ? '' : 's'} start when a client connects. Ctrl-C stops it.`
+  );
 }
