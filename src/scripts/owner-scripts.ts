@@ -130,8 +130,16 @@ export class OwnerScripts {
   private closing = false;
   /** Runs waiting for a child (ChildSource.take): they count against maxRunningScripts. */
   private taking = 0;
+  /** Scripts whose approval link only the model can pass on, told while no call watched them: the next watch answers at once. */
+  private readonly urgent = new Set<string>();
 
-  constructor(private readonly deps: OwnerScriptsDeps) {}
+  constructor(private readonly deps: OwnerScriptsDeps) {
+    deps.approvals?.onUrgent((id) => {
+      const entry = this.entries.get(id);
+      if (entry?.watch != null) entry.watch.release.abort();
+      else if (entry !== undefined) this.urgent.add(id);
+    });
+  }
 
   private get owner(): string {
     return this.deps.owner ?? 'this session';
@@ -236,6 +244,7 @@ export class OwnerScripts {
     ctx.onStarted?.(id);
     void script.ended.then(() => {
       gate?.forget(id);
+      this.urgent.delete(id);
       trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
       entry.endedAt = Date.now();
       this.forgetOldEnded();
@@ -255,6 +264,8 @@ export class OwnerScripts {
       progress: ctx.onProgress ? new ProgressThrottle(ctx.onProgress) : undefined,
     };
     entry.watch = watch;
+    // A link the model must pass on, given while no call watched: this watch carries it at once.
+    if (this.urgent.delete(id)) watch.release.abort();
     const cancel = () => watch.release.abort();
     ctx.signal.addEventListener('abort', cancel, { once: true });
     ctx.interrupt?.addEventListener('abort', cancel, { once: true });

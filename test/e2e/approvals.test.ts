@@ -274,9 +274,9 @@ describe('a question no one answers', () => {
   });
 });
 
-describe('a client that cannot ask a person (no elicitation)', () => {
+describe('a client that cannot ask a person (no elicitation), with approvalVia "client"', () => {
   test('gets the fallback, refuse by default, said in the answer and the log; nothing is sent', async () => {
-    const setup = deletableConfig('approvals-fallback');
+    const setup = deletableConfig('approvals-fallback', { approvalVia: 'client' });
     const server = await startServer(['--config', setup.config]);
     const result = await server.run({
       code: 'try { await tools.delete_item({ id: "f" }) } catch (e) { return e.message }',
@@ -291,7 +291,7 @@ describe('a client that cannot ask a person (no elicitation)', () => {
   });
 
   test('with approvalFallback "allow", the call is sent unasked, and the answer says so', async () => {
-    const setup = deletableConfig('approvals-fallback-allow', { approvalFallback: 'allow' });
+    const setup = deletableConfig('approvals-fallback-allow', { approvalVia: 'client', approvalFallback: 'allow' });
     const server = await startServer(['--config', setup.config]);
     const result = await server.run({ code: 'return (await tools.delete_item({ id: "g" })).content[0].text' });
     expect(valueOf(result)).toBe('deleted g');

@@ -26,6 +26,7 @@ import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { httpSaving } from '../../skills/skills-api.js';
 import { buildServedParts } from '../served-parts.js';
+import { isPagePath } from '../../approvals/page/page-requests.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -59,6 +60,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       if (stopped.length > 0) log(`codemode-mcp: scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
       await supply.close();
       listing.close();
+      await approvalPage.close();
       await state.close();
     });
     listener?.closeAllConnections();
@@ -74,10 +76,21 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     log,
     () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
   );
-  const { apis, listing, skills } = buildServedParts(hub, settings, state, log, {
+  const hostnames = acceptedHostnames(http);
+  const { apis, listing, skills, approvalPage } = buildServedParts(hub, settings, state, log, {
     saving: (owner) => httpSaving(settings, owner.label),
     startup: () => ready,
+    // A route of this server: its links name approvalPageUrl, or the address it listens at.
+    page: {
+      kind: 'route',
+      origin: () => settings.approvalPageUrl ?? listenerOrigin(listener),
+      hostnames,
+      ...(http.instanceId !== undefined ? { instance: http.instanceId } : {}),
+    },
   });
+  if (settings.approvalOpenBrowser) {
+    log('codemode-mcp: approvalOpenBrowser opens links over stdio only; over --http the link goes through the client', 'warn');
+  }
   // What 2025 sessions and 2026-07-28 callers both are served with.
   const served = {
     hub,
@@ -90,6 +103,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     listing,
     skills,
     instanceId: http.instanceId,
+    approvalPage,
   };
   const sessions = new HttpSessions(served);
   const sessionless = new Sessionless(served);
@@ -103,15 +117,17 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     process.on('SIGHUP', () => void tokens.reload());
   } else shutDownOnSignals(shutDown, log, undefined, drain);
 
-  const guard = { hostnames: acceptedHostnames(http), token: http.token, tokens: () => tokens?.table };
+  const guard = { hostnames, token: http.token, tokens: () => tokens?.table };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    // A person's browser carries no bearer token: the link's own token is what admits it (and the page checks Host and Origin).
+    if (isPagePath(path)) return approvalPage.serve(req, res);
     const admitted = guardRequest(req.headers, guard);
     if ('status' in admitted) {
       sendRefusal(res, admitted, true);
       return;
     }
     const { principal } = admitted;
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === MCP_PATH) {
       await serveMcp(req, res, sessions, {
         maxMessageBytes: settings.maxMessageBytes,
@@ -170,6 +186,15 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     `codemode-mcp ${version}: serving MCP over HTTP at http://${shownHost}:${address.port}${MCP_PATH}` +
       `${http.instanceId !== undefined ? ` as instance ${http.instanceId}` : ''}${http.token !== undefined ? ', bearer token required' : ''}`,
   );
+}
+
+/** `http://127.0.0.1:8080`: where the listener is reached, a wildcard address read as this machine's loopback. */
+function listenerOrigin(listener: NodeHttpServer | undefined): string | undefined {
+  const address = listener?.listening === true ? (listener.address() as AddressInfo) : undefined;
+  if (address === undefined) return undefined;
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 /** The tokens file as last read, and its reading again; `refused` when the first read fails (said in the log). */

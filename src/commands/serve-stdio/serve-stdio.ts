@@ -20,6 +20,7 @@ import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
 import { buildServedParts } from '../served-parts.js';
+import { openBrowser } from '../../upstream/auth/open-browser.js';
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits the process. */
 export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, log: Log = processLog): Promise<void> {
@@ -45,6 +46,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     await closeInOrder(hub, async () => {
       shuttingDown = true;
       await Promise.all([session?.close(), supply?.close()]);
+      await approvalPage.close();
       listing.close();
       await state.close();
       // Spawned at process start for an `initialize` that never got as far as starting them.
@@ -67,9 +69,21 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
 
   // Before the first request nothing has started, so there is nothing to wait for.
   const startup = (): Promise<void> => ready ?? Promise.resolve();
-  const { apis, listing, skills } = buildServedParts(hub, invocation.settings, state, log, {
+  const { apis, listing, skills, approvalPage } = buildServedParts(hub, invocation.settings, state, log, {
     saving: (owner) => ({ allowed: true, principal: `${owner.label} (stdio)` }),
     startup,
+    page: { kind: 'loopback' },
+    ...(invocation.settings.approvalOpenBrowser
+      ? {
+          openBrowser: (url: string) =>
+            void openBrowser(url).catch((error: unknown) =>
+              log(
+                `codemode-mcp: approval page: could not open a browser (${String(error)}); the link is in the script's answer`,
+                'warn',
+              ),
+            ),
+        }
+      : {}),
   });
   /** The connection's session; a `server/discover` probe's session, discarded when the client goes on with `initialize`, ends before the next. */
   let session: ClientSession | undefined;
@@ -89,6 +103,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
       listing,
       principal: LOCAL_PRINCIPAL,
       skills,
+      approvalPage,
     });
     // The SDK closes a discarded probe's Server, and the connection's when the connection ends.
     opened.server.onclose = () => void opened.close();
