@@ -188,6 +188,37 @@ describe.skipIf(!HAVE_CHROMIUM)('the approval page in a browser, for a client wi
     await page.close();
   });
 
+  test('one by one: each call gets its own page, reached from the one before, and each answer decides its call alone', async () => {
+    makeFiles(at, ['k.txt', 'l.txt']);
+    const { script, url } = await runUntilAsked(server, moveScript(at, ['k.txt', 'l.txt']));
+    await pageListing(url, 2);
+    const page = await browser.context.newPage();
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Allow or deny each call one by one' }).click();
+    const heading = page.getByRole('heading', { level: 1 });
+    await expect(heading.textContent()).resolves.toBe(
+      'Already decided: Each call to be asked about one by one (each gets its own link)',
+    );
+    for (const [name, choice] of [
+      ['k.txt', 'Allow this call'],
+      ['l.txt', 'Deny this call'],
+    ] as const) {
+      const next = page.getByRole('link', { name: `Script ${script} has another question waiting: open it` });
+      // The next call's question opens once the answer reached the script: the page is read again until it links to it.
+      await until(`a link to the question about ${name}`, async () => (await next.count()) > 0 || void (await page.reload()));
+      await next.click();
+      await expect(heading.textContent()).resolves.toBe('Approve a call of move_file?');
+      expect(await page.locator('section .json').textContent()).toContain(join(at.work, name));
+      await page.getByRole('button', { name: choice }).click();
+      await expect(heading.textContent()).resolves.toMatch(/^Already decided: (Allowed|Denied)$/);
+    }
+    const ended = await server.run({ action: 'wait', script });
+    expect(structuredOf(ended).value).toMatch(/^APPROVAL_DENIED: move_file was refused: a person denied it/);
+    expect(existsSync(join(at.trash, 'k.txt'))).toBe(true);
+    expect(existsSync(join(at.work, 'l.txt'))).toBe(true);
+    await page.close();
+  });
+
   test('a page kept open after the link was decided elsewhere decides nothing when clicked', async () => {
     const names = ['g.txt'];
     makeFiles(at, names);

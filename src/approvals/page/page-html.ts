@@ -82,12 +82,16 @@ ${count > 1 ? '<button name="choice" value="review">Allow or deny each call one 
   return page(`Approve ${tool.name}?`, body);
 }
 
-/** A link decided, expired or withdrawn: what became of it (the calls it covered), and no buttons. */
-export function renderEnded(link: PageLink, end: LinkEnd, calls: readonly string[], now: number): string {
+/**
+ * A link decided, expired or withdrawn: what became of it (the calls it covered), and no buttons;
+ * `next`, the path of the script's next open question (a one-by-one review's next call), if one waits.
+ */
+export function renderEnded(link: PageLink, end: LinkEnd, calls: readonly string[], now: number, next?: string): string {
   const { question } = link;
   const body = `
 <h1>${escapeText(endTitle(end))}</h1>
 <p class="ended">${escapeText(endLine(end, question.tool.name, calls.length))} This link decides nothing any more.</p>
+${next !== undefined ? `<p><a href="${escapeText(next)}">Script ${escapeText(question.script)} has another question waiting: open it</a></p>` : ''}
 ${facts(link, calls.length, now, false)}`;
   return page(endTitle(end), body);
 }

@@ -64,6 +64,8 @@ export interface PageLink {
 
 interface Held {
   readonly link: PageLink;
+  /** Issue order, for the question that came after another. */
+  readonly seq: number;
   /** The token the page's form must carry (per page, so a form not from this page decides nothing). */
   readonly formToken: Buffer;
   readonly decision: Deferred<PageAnswer>;
@@ -88,6 +90,7 @@ export type Refusal = 'unknown' | 'ended' | 'form-token' | 'bound';
 export class PageLinks {
   private readonly held = new Map<string, Held>();
   private readonly byLink = new WeakMap<PageLink, Held>();
+  private issued = 0;
   private readonly openListeners = new Set<(open: number) => void>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -105,7 +108,7 @@ export class PageLinks {
       expiresAt: issuedAt + timeoutMs,
       decided: decision.promise,
     };
-    const held: Held = { link, formToken: randomBytes(PAGE_TOKEN_BYTES), decision };
+    const held: Held = { link, seq: ++this.issued, formToken: randomBytes(PAGE_TOKEN_BYTES), decision };
     this.held.set(token, held);
     this.byLink.set(link, held);
     this.tellOpen();
@@ -148,6 +151,21 @@ export class PageLinks {
   end(link: PageLink, end: LinkEnd): void {
     const held = this.byLink.get(link);
     if (held !== undefined && held.end === undefined) this.endHeld(held, end);
+  }
+
+  /**
+   * The token of the first open link the same script was given after `link` (the next call of a
+   * one-by-one review, say), for the ended page to point the person to; undefined when none waits.
+   */
+  nextOpen(link: PageLink): string | undefined {
+    const after = this.byLink.get(link)?.seq ?? Number.POSITIVE_INFINITY;
+    let next: [string, Held] | undefined;
+    for (const entry of this.held) {
+      const [, held] = entry;
+      if (held.end !== undefined || held.seq <= after || held.link.question.script !== link.question.script) continue;
+      if (next === undefined || held.seq < next[1].seq) next = entry;
+    }
+    return next?.[0];
   }
 
   /** How many links are open now. */

@@ -66,8 +66,14 @@ export async function servePageRequest(req: IncomingMessage, res: ServerResponse
     switch (state.kind) {
       case 'unknown':
         return send(res, 404, renderUnknown());
-      case 'ended':
-        return send(res, 200, renderEnded(state.link, state.end, state.calls, now()));
+      case 'ended': {
+        const next = serving.links.nextOpen(state.link);
+        const path =
+          next === undefined
+            ? undefined
+            : `${APPROVE_PATH}${serving.instance !== undefined ? `${serving.instance}.` : ''}${next}`;
+        return send(res, 200, renderEnded(state.link, state.end, state.calls, now(), path));
+      }
       case 'open':
         return send(res, 200, renderQuestion({ ...state, now: now() }));
     }

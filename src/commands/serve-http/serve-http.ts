@@ -1,8 +1,9 @@
 /**
  * `codemode-mcp --http [host:]port`: Streamable HTTP at `/mcp` on node:http, many sessions at
  * once, each a world of its own (http-sessions.ts), sharing the upstreams and the script
- * children. Every request passes the Host/Origin and token checks first (http-guard.ts);
- * `/healthz` says how the instance stands. On SIGTERM it first drains (drain.ts); then, or at once
+ * children. Every request passes the Host/Origin and token checks first (http-guard.ts), but
+ * the approval page's (`/approve/`, whose link's token admits it, and which checks Host and Origin
+ * itself); `/healthz` says how the instance stands. On SIGTERM it first drains (drain.ts); then, or at once
  * on SIGINT, it stops accepting, ends every session (stopping its scripts), closes the pool and the
  * upstreams, and exits.
  */
@@ -26,7 +27,7 @@ import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { httpSaving } from '../../skills/skills-api.js';
 import { buildServedParts } from '../served-parts.js';
-import { isPagePath } from '../../approvals/page/page-requests.js';
+import { APPROVE_PATH, isPagePath } from '../../approvals/page/page-requests.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -151,7 +152,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
         res,
         httpRefusal(
           404,
-          `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}`,
+          `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}, approval pages under ${APPROVE_PATH}`,
         ),
       );
     }
