@@ -98,6 +98,8 @@ export interface TaskView {
   readonly script: Pick<Script, 'id' | 'status' | 'ended' | 'progress' | 'stop'>;
   readonly startedAt: number;
   readonly takeEnding: () => ScriptReturn;
+  /** The calls waiting for a person, a line each (with the approval page's link when only the model can pass it on). */
+  readonly waitingApproval: () => readonly string[];
 }
 
 interface Watch {
@@ -309,6 +311,7 @@ export class OwnerScripts {
     return {
       script,
       startedAt: entry.startedAt,
+      waitingApproval: () => this.deps.approvals?.waiting(id) ?? [],
       takeEnding: () => {
         const ret = script.takeReturn();
         entry.returnedAnything = true;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
+import { TasksClient } from '../support/tasks-client.js';
 import { fixturePath, nodeEntry, startServer, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { deferred } from '../../src/support/deferred.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -201,6 +202,38 @@ describe('a 2026-07-28 client that declares no elicitation', () => {
     expect(valueOf(await server.run({ action: 'wait', script }))).toBe('deleted m');
     expect(setup.deleted()).toEqual(['m']);
     expect(await server.close()).toEqual([]);
+  });
+});
+
+describe('a script run as an MCP task, for a client that declares no elicitation', () => {
+  test("the link is in the task's status message; the page decides, and the task completes", async () => {
+    const setup = deletable('approval-task');
+    const http = await startHttpServer(['--config', setup.config]);
+    try {
+      const client = new TasksClient(http.url);
+      const task = await client.codeExecution({
+        code: 'return (await tools.delete_item({ id: "n" })).content[0].text',
+        yield_ms: 0,
+      });
+      expect(task).toMatchObject({ resultType: 'task' });
+      const taskId = task.taskId as string;
+      const status = await until('the link in the task status', async () => {
+        const message = (await client.getTask(taskId)).statusMessage as string;
+        return linkIn(message) !== undefined && message;
+      });
+      expect(status).toMatch(
+        /; waiting for approval: delete_item\(\{"id":"n"\}\) — ask the user to open http:\/\/127\.0\.0\.1:\d+\/approve\/\S+, then call wait$/,
+      );
+      expect(await decideOnPage(linkIn(status)!, 'allow')).toBe(303);
+      const done = await until('the task to complete', async () => {
+        const got = await client.getTask(taskId);
+        return got.status === 'completed' && got;
+      });
+      expect(JSON.stringify(done.result)).toContain('deleted n');
+      expect(setup.deleted()).toEqual(['n']);
+    } finally {
+      expect((await http.stop()).left).toEqual([]);
+    }
   });
 });
 
