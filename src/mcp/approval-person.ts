@@ -11,15 +11,14 @@ import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/server';
 import type { AskDetail, PersonChannel } from '../approvals/approval-gate.js';
 import { readApprovalAnswer } from '../approvals/approval-question.js';
 import type { ApprovalPage, OpenedLink } from '../approvals/page/approval-page.js';
-import type { PageAnswer, PageQuestion } from '../approvals/page/page-links.js';
+import type { LinkEnd, PageAnswer, PageQuestion } from '../approvals/page/page-links.js';
 import type { ApprovalVia } from '../config/settings.js';
 import type { CallOrigin } from '../upstream/routing/call-origins.js';
 
-/** The name our own questions travel under in relay messages (script-owner.ts's LOGGER_NAME). */
-const ASKER = 'codemode-mcp';
-
 export interface PersonRoutes {
   readonly origin: CallOrigin;
+  /** The name our own questions travel under in relay messages, as an upstream's name would. */
+  readonly asker: string;
   readonly via: ApprovalVia;
   /** The server's approval page; absent, only the client can be asked. */
   readonly page?: ApprovalPage;
@@ -54,7 +53,7 @@ export function personChannel(routes: PersonRoutes): PersonChannel {
     }
   };
   const askClient = async (request: ElicitRequest, signal: AbortSignal, script: string): Promise<ElicitResult> =>
-    (await origin.relay(ASKER, request, { signal, script })) as ElicitResult;
+    (await origin.relay(routes.asker, request, { signal, script })) as ElicitResult;
   return {
     accepts: (request) => route(request) !== 'none',
     ask: async (request, signal, script, detail) => {
@@ -106,7 +105,7 @@ async function askByUrl(
     },
   };
   const stopAsking = new AbortController();
-  const asked = routes.origin.relay(ASKER, request, { signal: AbortSignal.any([signal, stopAsking.signal]), script });
+  const asked = routes.origin.relay(routes.asker, request, { signal: AbortSignal.any([signal, stopAsking.signal]), script });
   const inClient = (asked as Promise<ElicitResult>).then(
     (result) => {
       if (result.action === 'accept') return opened.decided;
@@ -159,22 +158,11 @@ async function firstAnswer(
 }
 
 /** What the client's answer was, as the page shows it. */
-function clientEnd(result: ElicitResult): Parameters<OpenedLink['end']>[0] {
+function clientEnd(result: ElicitResult): LinkEnd {
   const decision = readApprovalAnswer(result);
-  switch (decision.kind) {
-    case 'allow-batch':
-      return { kind: 'decided', where: 'client', answer: { choice: 'allow' } };
-    case 'allow-script':
-      return { kind: 'decided', where: 'client', answer: { choice: 'allow-script' } };
-    case 'allow-owner':
-      return {
-        kind: 'decided',
-        where: 'client',
-        answer: { choice: 'allow-owner', minutes: decision.minutes } satisfies PageAnswer,
-      };
-    case 'review':
-      return { kind: 'decided', where: 'client', answer: { choice: 'review' } };
-    case 'deny':
-      return { kind: 'decided', where: 'client', answer: { choice: 'deny' } };
-  }
+  const answer: PageAnswer =
+    decision.kind === 'allow-owner'
+      ? { choice: 'allow-owner', minutes: decision.minutes }
+      : { choice: decision.kind === 'allow-batch' ? 'allow' : decision.kind };
+  return { kind: 'decided', where: 'client', answer };
 }

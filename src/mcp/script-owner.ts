@@ -69,6 +69,7 @@ export class ScriptOwner {
       // The question travels as an upstream's request would (under our own name), or by the approval page.
       person: personChannel({
         origin,
+        asker: LOGGER_NAME,
         via: settings.approvalVia,
         ...(this.options.approvalPage !== undefined ? { page: this.options.approvalPage } : {}),
         ...(this.options.completeElicitation !== undefined ? { complete: this.options.completeElicitation } : {}),

@@ -85,6 +85,9 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
         }
       : {}),
   });
+  if (invocation.settings.approvalPageUrl !== null) {
+    log('codemode-mcp: approvalPageUrl is for --http; over stdio approval links name the local listener (127.0.0.1)', 'warn');
+  }
   /** The connection's session; a `server/discover` probe's session, discarded when the client goes on with `initialize`, ends before the next. */
   let session: ClientSession | undefined;
   // The SDK's serveStdio names the revisions by era: `legacy` is 2025's, `modern` 2026-07-28's.
