@@ -1,7 +1,7 @@
 /**
  * What both serve commands build once from what they opened, and pass down to every client of
- * either revision: the host APIs (src/mcp/host-apis.ts), the tool listing, and the skills library
- * served through the MCP Skills extension.
+ * either revision: the host APIs (src/mcp/host-apis.ts), the tool listing, the skills library
+ * served through the MCP Skills extension, and the approval page (src/approvals/page/).
  */
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Settings } from '../config/settings.js';
@@ -14,11 +14,13 @@ import { SkillsLibrary } from '../skills/skills-library.js';
 import type { StateStore } from '../state/state-store.js';
 import type { Log } from '../support/log.js';
 import type { UpstreamHub } from '../upstream/hub.js';
+import { ApprovalPage, type PagePlace } from '../approvals/page/approval-page.js';
 
 export interface ServedParts {
   readonly apis: HostApis;
   readonly listing: ToolListing;
   readonly skills: SkillsExtension;
+  readonly approvalPage: ApprovalPage;
 }
 
 export function buildServedParts(
@@ -31,6 +33,10 @@ export function buildServedParts(
     readonly saving: (owner: ApiOwner) => SkillSaving;
     /** Settles when the upstreams' skills may be listed. */
     readonly startup: () => Promise<void>;
+    /** Where the approval page is served: stdio's own listener, or a route of the HTTP server. */
+    readonly page: PagePlace;
+    /** Opens a link in this machine's browser (approvalOpenBrowser, stdio). */
+    readonly openBrowser?: (url: string) => void;
   },
 ): ServedParts {
   const library = new SkillsLibrary(skillsDirectory(settings));
@@ -42,5 +48,11 @@ export function buildServedParts(
     log,
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });
-  return { apis, listing, skills };
+  const approvalPage = new ApprovalPage({
+    place: options.page,
+    timeoutMs: settings.approvalTimeoutMs,
+    log,
+    ...(options.openBrowser !== undefined ? { openBrowser: options.openBrowser } : {}),
+  });
+  return { apis, listing, skills, approvalPage };
 }

@@ -237,21 +237,41 @@ export function pathSetting(
   };
 }
 
-/** The URL schemes a Redis or Valkey server is reached at (rediss: over TLS). */
-const REDIS_SCHEMES = ['redis:', 'rediss:'];
-
 /** What a refused URL was, without quoting it: a URL may carry a password, so only its scheme is named. */
 function describeUrl(raw: unknown): string {
   if (typeof raw !== 'string') return describeGot(raw);
   return URL.canParse(raw) ? `a ${new URL(raw).protocol} URL` : 'text that is not a URL';
 }
 
-/** A redis:// or rediss:// URL, none by default. */
-export function redisUrlSetting(init: Words & { placeholder: string; defaultText: string }): SettingSpec<string | null> {
+/** The URLs a setting of the `url` kind takes: its schemes, an example, and whether only an origin (no path) will do. */
+interface UrlShape {
+  readonly schemes: readonly string[];
+  readonly example: string;
+  readonly originOnly?: boolean;
+}
+
+/** The URL schemes a Redis or Valkey server is reached at (rediss: over TLS). */
+const REDIS_URL: UrlShape = { schemes: ['redis:', 'rediss:'], example: 'redis://localhost:6379' };
+
+/** A web origin: scheme, host and port, no path. */
+const WEB_ORIGIN: UrlShape = { schemes: ['http:', 'https:'], example: 'https://mcp.example.com', originOnly: true };
+
+/** A URL of one of `shape`'s schemes, none by default. */
+function urlSetting(shape: UrlShape, init: Words & { placeholder: string; defaultText: string }): SettingSpec<string | null> {
+  const schemes = shape.schemes.map((scheme) => `${scheme}//`);
+  const what = `${listChoices(schemes, (scheme) => scheme)} ${shape.originOnly === true ? 'origin (no path)' : 'URL'}`;
   const error = (issue: { input?: unknown }): string =>
-    `takes a redis:// or rediss:// URL, as in redis://localhost:6379; got ${describeUrl(issue.input)}`;
+    `takes a ${what}, as in ${shape.example}; got ${describeUrl(issue.input)}`;
+  const fits = (text: string): boolean => {
+    if (!URL.canParse(text)) return false;
+    const url = new URL(text);
+    return shape.schemes.includes(url.protocol) && (shape.originOnly !== true || `${url.origin}/` === url.href);
+  };
   const schema = lazily(() =>
-    z.string({ error }).refine((text) => URL.canParse(text) && REDIS_SCHEMES.includes(new URL(text).protocol), { error }),
+    z
+      .string({ error })
+      .refine(fits, { error })
+      .transform((text) => (shape.originOnly === true ? new URL(text).origin : text)),
   );
   return {
     kind: 'url',
@@ -259,10 +279,20 @@ export function redisUrlSetting(init: Words & { placeholder: string; defaultText
     layer: 'settings',
     default: null,
     defaultMarkdown: init.defaultText,
-    rangeMarkdown: 'a `redis://` or `rediss://` URL',
+    rangeMarkdown: `a ${listChoices(schemes, (scheme) => `\`${scheme}\``)} ${shape.originOnly === true ? 'origin' : 'URL'}`,
     details: init.doc,
     ...init,
     schema,
     flagValue: lastOf,
   };
+}
+
+/** A redis:// or rediss:// URL, none by default. */
+export function redisUrlSetting(init: Words & { placeholder: string; defaultText: string }): SettingSpec<string | null> {
+  return urlSetting(REDIS_URL, init);
+}
+
+/** An http:// or https:// origin, none by default. */
+export function webOriginSetting(init: Words & { placeholder: string; defaultText: string }): SettingSpec<string | null> {
+  return urlSetting(WEB_ORIGIN, init);
 }

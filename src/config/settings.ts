@@ -8,6 +8,9 @@ import type { LogSettings } from '../support/log.js';
 import {
   APPROVALS_SETTING,
   APPROVAL_FALLBACK_SETTING,
+  APPROVAL_OPEN_BROWSER_SETTING,
+  APPROVAL_PAGE_URL_SETTING,
+  APPROVAL_VIA_SETTING,
   EXPOSE_SETTING,
   SKILLS_SAVE_SETTING,
   SWITCH_SETTINGS,
@@ -18,7 +21,7 @@ import type { SettingSpec } from './setting-spec.js';
 
 export { SETTINGS } from './limit-settings.js';
 export { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
-export { SWITCH_SETTINGS, type ApprovalFallback } from './feature-settings.js';
+export { SWITCH_SETTINGS, type ApprovalFallback, type ApprovalVia } from './feature-settings.js';
 export { formatSettingValue } from './setting-units.js';
 export type { NumberSettingSpec, SettingSpec } from './setting-spec.js';
 
@@ -29,6 +32,9 @@ const SERVER_SETTINGS = {
   skillsSaveOverHttp: SKILLS_SAVE_SETTING,
   approvals: APPROVALS_SETTING,
   approvalFallback: APPROVAL_FALLBACK_SETTING,
+  approvalVia: APPROVAL_VIA_SETTING,
+  approvalOpenBrowser: APPROVAL_OPEN_BROWSER_SETTING,
+  approvalPageUrl: APPROVAL_PAGE_URL_SETTING,
   ...SWITCH_SETTINGS,
   ...LOCATION_SETTINGS,
 };
@@ -40,6 +46,9 @@ export const ALL_SETTINGS: readonly SettingSpec[] = [
   SKILLS_SAVE_SETTING,
   APPROVALS_SETTING,
   APPROVAL_FALLBACK_SETTING,
+  APPROVAL_VIA_SETTING,
+  APPROVAL_OPEN_BROWSER_SETTING,
+  APPROVAL_PAGE_URL_SETTING,
   ...Object.values(SWITCH_SETTINGS),
   ...Object.values(LOG_SETTINGS),
   ...Object.values(LOCATION_SETTINGS),

@@ -31,6 +31,7 @@ import { requestStateCodec } from './request-state.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import { LOCAL_PRINCIPAL } from '../state/state-store.js';
 import type { HostApis } from './host-apis.js';
+import type { ApprovalPage } from '../approvals/page/approval-page.js';
 import type { ListingWatch, ToolListing } from './tool-listing.js';
 import { callCodeExecution } from './code-execution/call.js';
 import { refusalAnswer } from './code-execution/answer.js';
@@ -79,6 +80,8 @@ export interface ClientSessionOptions {
   readonly skills?: SkillsExtension;
   /** Over HTTP: the server's --instance-id, which starts every script id (src/scripts/script-ids.ts). */
   readonly instance?: string;
+  /** The approval page (issue 46): the stdio listener's, or a route of the HTTP server. */
+  readonly approvalPage?: ApprovalPage;
 }
 
 export class ClientSession {
@@ -150,6 +153,19 @@ export class ClientSession {
       ...(options.instance !== undefined ? { instance: options.instance } : {}),
       log: options.log,
       sendLog: (params) => this.sendLog(params),
+      ...(options.approvalPage !== undefined ? { approvalPage: options.approvalPage } : {}),
+      // 2025 only: 2026-07-28 has no such notification (the client's retried call is the answer).
+      ...(this.asking === undefined
+        ? {
+            completeElicitation: (id: string) => {
+              const related = [...this.openCalls].at(-1);
+              return this.server.createElicitationCompletionNotifier(
+                id,
+                related !== undefined ? { relatedRequestId: related } : {},
+              )();
+            },
+          }
+        : {}),
     });
     this.asking?.attributeTo(() => this.owner.soleCaller());
     this.unsubscribe.push(hub.events.on('notice', (notice) => this.relayNotice(notice)));

@@ -24,6 +24,7 @@ import { CallerTasks } from './caller-tasks.js';
 import { refusalAnswer } from './code-execution/answer.js';
 import { callCodeExecution } from './code-execution/call.js';
 import type { HostApis } from './host-apis.js';
+import type { ApprovalPage } from '../approvals/page/approval-page.js';
 import { InputRequiredCaller } from './input-required-caller.js';
 import { requestStateCodec } from './request-state.js';
 import { ScriptOwner } from './script-owner.js';
@@ -47,6 +48,8 @@ export interface SessionlessOptions {
   readonly skills?: SkillsExtension;
   /** Prefixes every session id and script id as `<instanceId>.`. */
   readonly instanceId: string | undefined;
+  /** The approval page (issue 46), a route of the HTTP server. */
+  readonly approvalPage?: ApprovalPage;
 }
 
 /** One principal's scripts, and its ways back to its client. */
@@ -111,6 +114,7 @@ export class Sessionless {
       ...(instanceId !== undefined ? { instance: instanceId } : {}),
       log: this.options.log,
       sendLog: (params) => asking.sendLog(params),
+      ...(this.options.approvalPage !== undefined ? { approvalPage: this.options.approvalPage } : {}),
     });
     asking.attributeTo(() => owner.soleCaller());
     const tasks = new CallerTasks({

@@ -98,6 +98,8 @@ export interface TaskView {
   readonly script: Pick<Script, 'id' | 'status' | 'ended' | 'progress' | 'stop'>;
   readonly startedAt: number;
   readonly takeEnding: () => ScriptReturn;
+  /** The calls waiting for a person, a line each (with the approval page's link when only the model can pass it on). */
+  readonly waitingApproval: () => readonly string[];
 }
 
 interface Watch {
@@ -129,8 +131,16 @@ export class OwnerScripts {
   private closing = false;
   /** Runs waiting for a child (ChildSource.take): they count against maxRunningScripts. */
   private taking = 0;
+  /** Scripts whose approval link only the model can pass on, told while no call watched them: the next watch answers at once. */
+  private readonly urgent = new Set<string>();
 
-  constructor(private readonly deps: OwnerScriptsDeps) {}
+  constructor(private readonly deps: OwnerScriptsDeps) {
+    deps.approvals?.onUrgent((id) => {
+      const entry = this.entries.get(id);
+      if (entry?.watch != null) entry.watch.release.abort();
+      else if (entry !== undefined) this.urgent.add(id);
+    });
+  }
 
   private get owner(): string {
     return this.deps.owner ?? 'this session';
@@ -235,6 +245,7 @@ export class OwnerScripts {
     ctx.onStarted?.(id);
     void script.ended.then(() => {
       gate?.forget(id);
+      this.urgent.delete(id);
       trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
       entry.endedAt = Date.now();
       this.forgetOldEnded();
@@ -254,6 +265,8 @@ export class OwnerScripts {
       progress: ctx.onProgress ? new ProgressThrottle(ctx.onProgress) : undefined,
     };
     entry.watch = watch;
+    // A link the model must pass on, given while no call watched: this watch carries it at once.
+    if (this.urgent.delete(id)) watch.release.abort();
     const cancel = () => watch.release.abort();
     ctx.signal.addEventListener('abort', cancel, { once: true });
     ctx.interrupt?.addEventListener('abort', cancel, { once: true });
@@ -297,6 +310,7 @@ export class OwnerScripts {
     return {
       script,
       startedAt: entry.startedAt,
+      waitingApproval: () => this.deps.approvals?.waiting(id) ?? [],
       takeEnding: () => {
         const ret = script.takeReturn();
         entry.returnedAnything = true;

@@ -49,8 +49,10 @@ function sampleOf(spec: SettingSpec): { texts: string[]; field: unknown } {
       return { texts: ['search_*', 'fs__read'], field: ['search_*', 'fs__read'] };
     case 'approvals':
       return { texts: ['ask=*delete*', 'deny=fs__wipe'], field: { ask: ['*delete*'], deny: ['fs__wipe'] } };
-    case 'url':
-      return { texts: ['redis://localhost:6379'], field: 'redis://localhost:6379' };
+    case 'url': {
+      const url = spec.rangeMarkdown.includes('redis') ? 'redis://localhost:6379' : 'https://mcp.example.com';
+      return { texts: [url], field: url };
+    }
     default:
       return { texts: ['some/where'], field: 'some/where' };
   }

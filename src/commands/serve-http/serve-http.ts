@@ -1,8 +1,9 @@
 /**
  * `codemode-mcp --http [host:]port`: Streamable HTTP at `/mcp` on node:http, many sessions at
  * once, each a world of its own (http-sessions.ts), sharing the upstreams and the script
- * children. Every request passes the Host/Origin and token checks first (http-guard.ts);
- * `/healthz` says how the instance stands. On SIGTERM it first drains (drain.ts); then, or at once
+ * children. Every request passes the Host/Origin and token checks first (http-guard.ts), but
+ * the approval page's (`/approve/`, whose link's token admits it, and which checks Host and Origin
+ * itself); `/healthz` says how the instance stands. On SIGTERM it first drains (drain.ts); then, or at once
  * on SIGINT, it stops accepting, ends every session (stopping its scripts), closes the pool and the
  * upstreams, and exits.
  */
@@ -27,6 +28,7 @@ import { openStateStore } from '../../state/open-state-store.js';
 import { httpSaving } from '../../skills/skills-api.js';
 import { buildServedParts } from '../served-parts.js';
 import { collectWhenIdle } from '../../support/idle-collect.js';
+import { APPROVE_PATH, isPagePath } from '../../approvals/page/page-requests.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -68,6 +70,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       if (stopped.length > 0) log(`codemode-mcp: scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
       await supply.close();
       listing.close();
+      await approvalPage.close();
       await state.close();
     });
     listener?.closeAllConnections();
@@ -84,10 +87,21 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     log,
     () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
   );
-  const { apis, listing, skills } = buildServedParts(hub, settings, state, log, {
+  const hostnames = acceptedHostnames(http);
+  const { apis, listing, skills, approvalPage } = buildServedParts(hub, settings, state, log, {
     saving: (owner) => httpSaving(settings, owner.label),
     startup: () => ready,
+    // A route of this server: its links name approvalPageUrl, or the address it listens at.
+    page: {
+      kind: 'route',
+      origin: () => settings.approvalPageUrl ?? listenerOrigin(listener),
+      hostnames,
+      ...(http.instanceId !== undefined ? { instance: http.instanceId } : {}),
+    },
   });
+  if (settings.approvalOpenBrowser) {
+    log('codemode-mcp: approvalOpenBrowser opens links over stdio only; over --http the link goes through the client', 'warn');
+  }
   // What 2025 sessions and 2026-07-28 callers both are served with.
   const served = {
     hub,
@@ -100,6 +114,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     listing,
     skills,
     instanceId: http.instanceId,
+    approvalPage,
   };
   const sessions = new HttpSessions(served);
   const sessionless = new Sessionless(served);
@@ -111,11 +126,13 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     process.on('SIGHUP', () => void tokens.reload());
   } else shutDownOnSignals(shutDown, log, undefined, drain);
 
-  const guard = { hostnames: acceptedHostnames(http), token: http.token, tokens: () => tokens?.table };
+  const guard = { hostnames, token: http.token, tokens: () => tokens?.table };
   const standing = (): 'serving' | 'draining' | 'shutting down' =>
     !accepting ? 'shutting down' : draining ? 'draining' : 'serving';
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    // A person's browser carries no bearer token: the link's own token is what admits it (and the page checks Host and Origin).
+    if (isPagePath(path)) return approvalPage.serve(req, res);
     const admitted = guardRequest(req.headers, guard);
     if ('status' in admitted) {
       // A liveness probe sends no token (and names the address it reached): the status, and nothing else.
@@ -147,7 +164,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
         res,
         httpRefusal(
           404,
-          `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}`,
+          `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}, approval pages under ${APPROVE_PATH}`,
         ),
       );
     }
@@ -182,6 +199,15 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     `codemode-mcp ${version}: serving MCP over HTTP at http://${shownHost}:${address.port}${MCP_PATH}` +
       `${http.instanceId !== undefined ? ` as instance ${http.instanceId}` : ''}${http.token !== undefined ? ', bearer token required' : ''}`,
   );
+}
+
+/** `http://127.0.0.1:8080`: where the listener is reached, a wildcard address read as this machine's loopback. */
+function listenerOrigin(listener: NodeHttpServer | undefined): string | undefined {
+  const address = listener?.listening === true ? (listener.address() as AddressInfo) : undefined;
+  if (address === undefined) return undefined;
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 /** The tokens file as last read, and its reading again; `refused` when the first read fails (said in the log). */

@@ -25,6 +25,7 @@ import { openStateStore } from '../../state/open-state-store.js';
 import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
 import { buildServedParts } from '../served-parts.js';
 import { collectWhenIdle } from '../../support/idle-collect.js';
+import { openBrowser } from '../../upstream/auth/open-browser.js';
 
 /** Where the server reads and writes the protocol, and how it ends. */
 export interface ServeIo {
@@ -79,6 +80,7 @@ export async function serveStdio(
       await closeInOrder(hub, async () => {
         shuttingDown = true;
         await Promise.all([session?.close(), supply?.close()]);
+        await approvalPage.close();
         listing.close();
         await state.close();
         // Spawned at process start for an `initialize` that never got as far as starting them.
@@ -104,10 +106,25 @@ export async function serveStdio(
 
   // Before the first request nothing has started, so there is nothing to wait for.
   const startup = (): Promise<void> => ready ?? Promise.resolve();
-  const { apis, listing, skills } = buildServedParts(hub, invocation.settings, state, log, {
+  const { apis, listing, skills, approvalPage } = buildServedParts(hub, invocation.settings, state, log, {
     saving: (owner) => ({ allowed: true, principal: `${owner.label} (stdio)` }),
     startup,
+    page: { kind: 'loopback' },
+    ...(invocation.settings.approvalOpenBrowser
+      ? {
+          openBrowser: (url: string) =>
+            void openBrowser(url).catch((error: unknown) =>
+              log(
+                `codemode-mcp: approval page: could not open a browser (${String(error)}); the link is in the script's answer`,
+                'warn',
+              ),
+            ),
+        }
+      : {}),
   });
+  if (invocation.settings.approvalPageUrl !== null) {
+    log('codemode-mcp: approvalPageUrl is for --http; over stdio approval links name the local listener (127.0.0.1)', 'warn');
+  }
   /** The connection's session; a `server/discover` probe's session, discarded when the client goes on with `initialize`, ends before the next. */
   let session: ClientSession | undefined;
   // The SDK's serveStdio names the revisions by era: `legacy` is 2025's, `modern` 2026-07-28's.
@@ -126,6 +143,7 @@ export async function serveStdio(
       listing,
       principal: LOCAL_PRINCIPAL,
       skills,
+      approvalPage,
     });
     // The SDK closes a discarded probe's Server, and the connection's when the connection ends.
     opened.server.onclose = () => void opened.close();
