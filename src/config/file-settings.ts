@@ -5,6 +5,7 @@ import {
   APPROVALS_SETTING,
   APPROVAL_FALLBACK_SETTING,
   EXPOSE_SETTING,
+  FETCH_SETTING,
   LOG_SETTINGS,
   SETTINGS,
   SKILLS_SAVE_SETTING,
@@ -17,7 +18,8 @@ import {
   type LocationSettingName,
   type ApprovalFallback,
 } from './settings.js';
-import type { ApprovalGlobs } from './types.js';
+import type { ApprovalGlobs, VariableSource } from './types.js';
+import { readFetchSetting, type FetchOriginRule } from './fetch-setting.js';
 import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
@@ -30,6 +32,7 @@ const ALL_NAMES = [
   SKILLS_SAVE_SETTING.name,
   APPROVALS_SETTING.name,
   APPROVAL_FALLBACK_SETTING.name,
+  FETCH_SETTING.name,
   ...Object.keys(SWITCH_SETTINGS),
   ...Object.keys(LOG_SETTINGS),
   ...Object.keys(LOCATION_SETTINGS),
@@ -41,14 +44,15 @@ const ALL_NAMES = [
  * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `approvals`, lists of globs under
  * allow, ask and deny; `approvalFallback`, refuse or allow; `skillsSaveOverHttp` and the switches (`otel`, ...), true or false; `logLevel` and `logFile` (a
  * relative log file is taken from the config file's directory); `stateDir` and `skillsDir` (likewise)
- * and `stateUrl`.
+ * and `stateUrl`; `fetch`, the origins scripts may fetch, its header values expanded from `env`.
  */
-export function readFileSettings(raw: unknown, file: string | null): SettingLayer {
+export function readFileSettings(raw: unknown, file: string | null, env: VariableSource = process.env): SettingLayer {
   const settings: Partial<Record<SettingName, number>> & {
     expose?: string[];
     skillsSaveOverHttp?: boolean;
     approvals?: ApprovalGlobs;
     approvalFallback?: ApprovalFallback;
+    fetch?: FetchOriginRule[];
   } & Partial<Record<SwitchSettingName, boolean>> &
     Partial<Record<LocationSettingName, string>> = {};
   const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
@@ -71,6 +75,8 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
         );
       }
       settings.approvalFallback = value as ApprovalFallback;
+    } else if (name === FETCH_SETTING.name) {
+      settings.fetch = readFetchSetting(value, file, env);
     } else if (name === SKILLS_SAVE_SETTING.name || isSwitchSettingName(name)) {
       if (typeof value !== 'boolean') {
         throw new ConfigError(
@@ -140,6 +146,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
       SKILLS_SAVE_SETTING.name,
       APPROVALS_SETTING.name,
       APPROVAL_FALLBACK_SETTING.name,
+      FETCH_SETTING.name,
     ];
     if (known || named.includes(name)) continue;
     const guess = closestName(name, ALL_NAMES);

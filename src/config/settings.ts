@@ -7,6 +7,7 @@
 import { formatBytes } from '../../common/format-numbers.js';
 import { SHOW_MAX_BYTES_LIMIT } from '../../protocol/contract.js';
 import { LOG_LEVELS, type LogSettings } from '../support/log.js';
+import type { FetchOriginRule } from './fetch-setting.js';
 import type { ApprovalGlobs } from './types.js';
 
 const SECOND = 1_000;
@@ -323,6 +324,35 @@ export const SETTINGS = {
     max: 1_000_000,
     doc: 'keys a principal keeps; a store() of a further key is refused, naming this setting; a key already kept may still change',
   }),
+  /**
+   * 10 MiB: the most of one response body a script's fetch() reads (after decompression); the
+   * server streams it and stops reading past this, and the fetch rejects with ToolRefused
+   * FETCH_TOO_LARGE, saying the request was sent. A body also travels to the script within a third
+   * of its memory (memoryMaxBytes), as any result does.
+   */
+  fetchMaxBytes: setting({
+    name: 'fetchMaxBytes',
+    flag: 'fetch-max-bytes',
+    unit: 'bytes',
+    default: 10 * MiB,
+    min: 1 * KiB,
+    max: 256 * MiB,
+    doc: "bytes of one response body a script's fetch() reads; past it reading stops and the fetch is refused (FETCH_TOO_LARGE), the request having been sent",
+  }),
+  /**
+   * 30 s: one fetch() from its first byte sent to its body's last byte read, redirects included;
+   * past it the request is aborted and the fetch rejects with TypeError. The call's own
+   * toolCallTimeoutMs runs as well, from when the script made it.
+   */
+  fetchTimeoutMs: setting({
+    name: 'fetchTimeoutMs',
+    flag: 'fetch-timeout-ms',
+    unit: 'ms',
+    default: 30 * SECOND,
+    min: 1,
+    max: 3_600 * SECOND,
+    doc: "one fetch() from sending to its body's end, redirects included; past it the request is aborted and the fetch rejects with TypeError",
+  }),
 } as const;
 
 /**
@@ -354,6 +384,17 @@ export const SKILLS_SAVE_SETTING = {
 export const APPROVALS_SETTING = {
   name: 'approvals',
   doc: 'allow, ask or deny by glob over the tool names scripts see: an ask call waits for a person to approve it',
+} as const;
+
+/**
+ * none: `settings.fetch` (config file only), `{"<origin>": {methods?, headers?, approval?, paths?,
+ * allowPrivate?, allowInsecureHttp?}}`: the origins scripts' fetch() may reach, what the server
+ * adds to each request (credentials from `${VAR}`, never shown to scripts), which requests wait
+ * for a person (src/config/fetch-setting.ts). With none listed, every fetch() is refused.
+ */
+export const FETCH_SETTING = {
+  name: 'fetch',
+  doc: 'origins scripts may fetch: their methods, the headers the server adds (credentials scripts never see), approval, paths, private addresses',
 } as const;
 
 /** What an `ask` call gets when the client can't ask a person (no elicitation capability). */
@@ -524,6 +565,8 @@ export type Settings = { readonly [K in SettingName]: number } & {
   readonly approvals: Readonly<ApprovalGlobs>;
   /** What an ask call gets when the client can't ask (APPROVAL_FALLBACK_SETTING); config file only. */
   readonly approvalFallback: ApprovalFallback;
+  /** The origins scripts may fetch, in the file's order (FETCH_SETTING); none: fetch() is off. Config file only. */
+  readonly fetch: readonly FetchOriginRule[];
 } & { readonly [K in SwitchSettingName]: boolean } & {
   /** Absolute paths, or a URL (LOCATION_SETTINGS); null: the default. */
   readonly [K in LocationSettingName]: string | null;
@@ -543,6 +586,7 @@ export const DEFAULT_SETTINGS: Settings = {
   skillsSaveOverHttp: false,
   approvals: {},
   approvalFallback: 'refuse',
+  fetch: [],
   otel: false,
   otelScriptCode: false,
   auditArguments: false,
