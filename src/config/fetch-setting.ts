@@ -21,7 +21,7 @@ export interface FetchOriginRule {
   readonly methods: readonly string[];
   /** The headers the server adds to every request to the origin. */
   readonly headers: ServerHeaders;
-  /** Absent: GET, HEAD and OPTIONS go at once and every other method asks (FETCH_ASK_BY_DEFAULT). */
+  /** Absent: the safe methods go at once and every other one asks (FETCH_SAFE_METHODS). */
   readonly approval?: FetchApproval;
   /** Globs over the URL's path (`*` within a segment, `**` across); absent: every path. */
   readonly paths?: readonly string[];
@@ -32,8 +32,11 @@ export interface FetchOriginRule {
 /** Methods a listed origin takes when its entry names none. */
 export const FETCH_DEFAULT_METHODS: readonly string[] = ['GET', 'HEAD'];
 
-/** Methods that ask a person first when the entry says no `approval`: every one that may change something. */
-export const FETCH_ASK_BY_DEFAULT: readonly string[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
+/**
+ * Methods that only read (RFC 9110's safe methods): with no `approval` in the entry they go at
+ * once, and every other method (POST, PUT, PATCH, DELETE, …) waits for a person.
+ */
+export const FETCH_SAFE_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS'];
 
 /**
  * Headers the server alone writes (the connection's framing, the host, the encodings it decodes):

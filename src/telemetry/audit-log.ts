@@ -10,6 +10,7 @@ import { openLogFile } from '../support/log-file.js';
 import type { Log } from '../support/log.js';
 import type { CallOutcome } from './telemetry.js';
 import type { ApprovalAuditEntry } from './approval-audit.js';
+import type { FetchAuditEntry } from './fetch-audit.js';
 
 /** The signal that reopens the audit log at its path. */
 export const AUDIT_REOPEN_SIGNAL = 'SIGUSR2';
@@ -47,8 +48,8 @@ export class AuditLog {
     process.on(AUDIT_REOPEN_SIGNAL, this.onReopen);
   }
 
-  /** A call's line, or an approval's (approval-audit.ts). */
-  write(entry: AuditEntry | (ApprovalAuditEntry & { readonly time: string })): void {
+  /** A call's line, an approval's (approval-audit.ts) or a fetch's (fetch-audit.ts). */
+  write(entry: AuditEntry | ((ApprovalAuditEntry | FetchAuditEntry) & { readonly time: string })): void {
     // Sync and whole: each line lands in order, and none is left in a buffer at exit.
     writeSync(this.fd, `${JSON.stringify(entry)}\n`);
   }
