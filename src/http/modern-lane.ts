@@ -84,6 +84,7 @@ export class ModernLane {
       settings,
       supply: () => (this.closing ? undefined : supply),
       state: { store: this.options.state, principal },
+      ...(this.options.fetcher !== undefined ? { fetcher: this.options.fetcher } : {}),
       ...(callSkills !== undefined ? { callSkills: this.skillsSaving(callSkills(principal)) } : {}),
       savedSkills: () => this.skillLines,
       origin: modern.origin,

@@ -29,6 +29,8 @@ export interface HttpSessionsOptions {
    * token is one for every client, so it names no one (docs/config.md, "Where scripts' state is kept").
    */
   readonly state: StateStore;
+  /** The server's fetcher, for every session's scripts' fetch() calls (issue 49). */
+  readonly fetcher?: ClientSessionOptions['fetcher'];
   /** The saved skills, served to every session through the Skills extension. */
   readonly skills?: SkillsExtension;
   /** The `skills` calls of a session's scripts, given the session's id (src/commands/skills-caller.ts). */
@@ -71,6 +73,7 @@ export class HttpSession {
       streamOpen: () => this.getStreams > 0,
       // A named principal keeps its state across sessions; otherwise the session is a principal of its own.
       state: { store: options.state, principal: principal ?? id },
+      ...(options.fetcher !== undefined ? { fetcher: options.fetcher } : {}),
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
       ...(options.callSkills !== undefined ? { callSkills: options.callSkills(id) } : {}),
       ...(options.savedSkills !== undefined ? { savedSkills: options.savedSkills } : {}),

@@ -31,7 +31,7 @@ import { buildSurface } from './server-surface.js';
 import { callTool } from './tool-calls.js';
 import { progressSender } from './progress.js';
 import type { ToolCallAnswer } from './tool-answer.js';
-import { ScriptOwner } from './script-owner.js';
+import { ScriptOwner, type ScriptOwnerOptions } from './script-owner.js';
 import { ModernCaller } from './modern-caller.js';
 import { CallerTasks } from './caller-tasks.js';
 import { codeExecutionWithInput, requestStateCodec } from './input-required.js';
@@ -66,6 +66,8 @@ export interface ClientSessionOptions {
   readonly streamOpen?: () => boolean;
   /** The server's state store, and whose state this session's scripts read and write in it. */
   readonly state: { readonly store: StateStore; readonly principal: Principal };
+  /** The server's fetcher, for this session's scripts' fetch() calls (issue 49). */
+  readonly fetcher?: ScriptOwnerOptions['fetcher'];
   /** The saved skills, served through the MCP Skills extension (skills/list, skills/get, skill:// resources). */
   readonly skills?: SkillsExtension;
   /** How this session's scripts' `skills` calls reach the skills library, saving as this session may (src/commands/skills-caller.ts). */
@@ -141,6 +143,7 @@ export class ClientSession {
       settings: options.settings,
       supply: options.supply,
       state: options.state,
+      ...(options.fetcher !== undefined ? { fetcher: options.fetcher } : {}),
       ...(options.callSkills !== undefined ? { callSkills: this.skillsSaving(options.callSkills) } : {}),
       savedSkills: () => this.skillLines ?? [],
       origin: this.origin,

@@ -15,6 +15,8 @@ import type { CallOrigin } from '../upstream/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { resourceCaller } from './resource-caller.js';
 import { stateCaller } from './state-caller.js';
+import { fetchCaller } from './fetch-caller.js';
+import type { Fetcher } from '../fetch/fetcher.js';
 import { ApprovalGate } from '../approvals/approval-gate.js';
 import { processLog } from '../support/log.js';
 
@@ -28,6 +30,8 @@ export interface ScriptOwnerOptions {
   readonly supply: () => ChildSupply | undefined;
   /** The server's state store, and whose state these scripts read and write in it. */
   readonly state: { readonly store: StateStore; readonly principal: Principal };
+  /** The server's fetcher, for the scripts' fetch() calls; absent, each is refused (FETCH_ORIGIN). */
+  readonly fetcher?: Fetcher;
   /** The scripts' `skills` calls, saving as this owner may (src/commands/skills-caller.ts). */
   readonly callSkills?: SkillsCaller;
   /** The saved skills as last read, for searchTools. */
@@ -81,6 +85,9 @@ export class ScriptOwner {
       callResource: resourceCaller(hub, origin),
       callState: stateCaller(this.options.state.store, this.options.state.principal),
       ...(callSkills !== undefined ? { callSkills } : {}),
+      ...(this.options.fetcher !== undefined
+        ? { callFetch: fetchCaller(this.options.fetcher, this.options.state.principal) }
+        : {}),
       savedSkills: this.options.savedSkills,
       settings,
       identity: { principal: this.options.state.principal, session: this.options.origin.label },

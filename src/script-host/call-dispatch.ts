@@ -1,9 +1,9 @@
-import { RefusedError, SkillsFailedError, StateFailedError, ToolRefusedError } from '../support/errors.js';
+import { FetchRefusedError, RefusedError, SkillsFailedError, StateFailedError, ToolRefusedError } from '../support/errors.js';
 import { CallRecord, type OpenCall } from './call-record.js';
 import type { AdmittedCall } from './call-policy.js';
 import type { ScriptChannel } from './channel.js';
 import { failedRead, resultFrame } from './result-frame.js';
-import type { ResourceCaller, SkillsCaller, StateCaller, ToolCaller } from './types.js';
+import type { FetchCaller, ResourceCaller, SkillsCaller, StateCaller, ToolCaller } from './types.js';
 
 export interface CallDispatchOptions {
   readonly callTool: ToolCaller;
@@ -13,6 +13,8 @@ export interface CallDispatchOptions {
   readonly callState?: StateCaller;
   /** How `skills` calls reach the skills library; absent, each is refused (SKILLS_OFF). */
   readonly callSkills?: SkillsCaller;
+  /** How fetch() calls reach the server's fetcher; absent, each is refused (FETCH_ORIGIN: no origin is listed). */
+  readonly callFetch?: FetchCaller;
   readonly toolCallTimeoutMs: number;
   /** The script's memory: a result past a third of it is too large (protocol/contract.ts). */
   readonly memoryMaxBytes: number;
@@ -58,7 +60,26 @@ export class CallDispatch {
       const hold = { hold: () => this.record.holdTimeout(open), release: () => this.record.releaseTimeout(open) };
       return this.answerWith(open, () => this.options.callTool(call.tool, call.args, this.record.signal, hold));
     }
-    const { callState, callSkills } = this.options;
+    const { callState, callSkills, callFetch } = this.options;
+    if (call.kind === 'fetch') {
+      const { request } = call;
+      const open = this.record.opened(call.id, 'fetch', call.argsJson, request.label);
+      const hold = { hold: () => this.record.holdTimeout(open), release: () => this.record.releaseTimeout(open) };
+      return this.answerWith(
+        open,
+        () =>
+          callFetch?.(request, this.record.signal, hold) ??
+          Promise.reject(
+            new FetchRefusedError(
+              'FETCH_ORIGIN',
+              request.label.replace(/^fetch /, ''),
+              'this server lists no origins scripts may fetch; add them under settings.fetch in the config file',
+            ),
+          ),
+        // Past the fetcher's own failures (which it answers as `failed`): a TypeError in the script all the same.
+        (error) => ({ failed: error instanceof Error ? error.message : String(error) }),
+      );
+    }
     if (call.kind === 'state') {
       const { request } = call;
       const open = this.record.opened(call.id, request.call, call.argsJson, request.label);

@@ -18,6 +18,7 @@ import { ShownBlocks, liftResultBlocks, parseShownBlocks } from './shown-blocks.
 import { StopSequence } from './stop-sequence.js';
 import type {
   CallSummary,
+  FetchCaller,
   ResourceCaller,
   SkillsCaller,
   StateCaller,
@@ -49,6 +50,8 @@ export interface ScriptOptions {
   readonly callState?: StateCaller;
   /** How `skills` calls reach the skills library; absent, each is refused (SKILLS_OFF). */
   readonly callSkills?: SkillsCaller;
+  /** How fetch() calls reach the server's fetcher; absent, each is refused (FETCH_ORIGIN). */
+  readonly callFetch?: FetchCaller;
   readonly limits: ScriptLimits;
   /** Output as it arrives, for progress notifications while a call watches the script. */
   readonly onOutput?: (text: string) => void;
@@ -95,6 +98,7 @@ export class Script {
       callResource: options.callResource,
       callState: options.callState,
       callSkills: options.callSkills,
+      callFetch: options.callFetch,
       toolCallTimeoutMs: limits.toolCallTimeoutMs,
       memoryMaxBytes: limits.memoryMaxBytes,
     });

@@ -76,6 +76,44 @@ export type SkillsRequest = { readonly label: string } & (
  */
 export type SkillsCaller = (request: SkillsRequest, signal: AbortSignal) => Promise<unknown>;
 
+/** One fetch() of a script, its arguments checked (fetch-request.ts). */
+export interface FetchRequest {
+  readonly url: string;
+  /** Upper case. */
+  readonly method: string;
+  /** Names lower-cased, none twice (the prelude's Headers joins repeated ones). */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  /** The body: text (sent as UTF-8) or the base64 of its bytes. */
+  readonly body?: { readonly text: string } | { readonly base64: string };
+  readonly redirect: 'follow' | 'manual' | 'error';
+  /** How the record names it: `fetch GET https://api.github.com/user`. */
+  readonly label: string;
+}
+
+/**
+ * What the prelude's fetch() makes its Response of: the response, its body as text when the bytes
+ * are UTF-8 and as base64 when not; or, for a request that failed on the way, `failed`, which the
+ * script gets as a TypeError, as the web's fetch gives one.
+ */
+export type FetchAnswer =
+  | {
+      readonly status: number;
+      readonly statusText: string;
+      readonly url: string;
+      readonly redirected: boolean;
+      readonly headers: ReadonlyArray<readonly [string, string]>;
+      readonly bodyText?: string;
+      readonly bodyBase64?: string;
+    }
+  | { readonly failed: string };
+
+/**
+ * How a script's fetch() calls reach the server's fetcher. Throws a RefusedError for a request
+ * refused (by the policy, or a person): the script's ToolRefused. `hold` stops the call's
+ * toolCallTimeoutMs while a person is asked.
+ */
+export type FetchCaller = (request: FetchRequest, signal: AbortSignal, hold?: TimeoutHold) => Promise<FetchAnswer>;
+
 export type ScriptStatus = 'running' | 'finished' | 'failed' | 'crashed' | 'stopped';
 
 /** Why a script was stopped. */

@@ -15,6 +15,7 @@ import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
 import type { ApprovalGate } from '../approvals/approval-gate.js';
 import { ApprovalTally, sendApproved } from './approved-calls.js';
+import { approveThrough, type ScriptFetch } from './script-fetch.js';
 
 export interface WatchContext {
   /** Aborts when the client cancels its call: the watch is released. */
@@ -68,6 +69,8 @@ export interface SessionScriptsDeps {
   readonly callState?: StateCaller;
   /** The scripts' `skills` calls, saving as the session may; absent, each is refused (SKILLS_OFF). */
   readonly callSkills?: SkillsCaller;
+  /** The scripts' fetch() calls, made by the server's fetcher; absent, each is refused (FETCH_ORIGIN). */
+  readonly callFetch?: ScriptFetch;
   /** The saved skills as last read, for searchTools to find beside the tools; none when absent. */
   readonly savedSkills?: () => readonly SkillEntrySource[];
   readonly settings: Settings;
@@ -212,6 +215,8 @@ export class SessionScripts {
       ...(trace.context !== undefined ? { trace: trace.context } : {}),
       script: { id, ...this.deps.identity },
     };
+    const approve = gate && approveThrough(gate, id, this.deps.identity, tally);
+    const fetchCaller = this.deps.callFetch?.({ id, caller, ...(approve !== undefined ? { approve } : {}) });
     const script = new Script(supplied.child.lease(), {
       id,
       code,
@@ -244,6 +249,16 @@ export class SessionScripts {
       ...(this.deps.callResource !== undefined ? { callResource: this.deps.callResource } : {}),
       ...(this.deps.callState !== undefined ? { callState: this.deps.callState } : {}),
       ...(this.deps.callSkills !== undefined ? { callSkills: this.deps.callSkills } : {}),
+      ...(fetchCaller !== undefined
+        ? {
+            callFetch: (request, signal, hold) => {
+              const answer = fetchCaller(request, signal, hold);
+              // A fetch that failed on the way counts as a call that failed after sending.
+              trace.countCall(answer.then((got) => ('failed' in got ? { isError: true } : {})));
+              return answer;
+            },
+          }
+        : {}),
       limits: settings,
       onOutput: (text) => watching()?.progress?.push(text),
       onNotify: (payload) => {

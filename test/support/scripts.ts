@@ -3,6 +3,7 @@ import { ScriptChild, type ScriptChildOptions } from '../../src/script-host/scri
 import { Script, type ScriptLimits } from '../../src/script-host/script.js';
 import { ToolRefusedError } from '../../src/support/errors.js';
 import type {
+  FetchCaller,
   ResourceCaller,
   StateCaller,
   SkillsCaller,
@@ -112,6 +113,7 @@ export interface StartOptions {
   readonly callResource?: ResourceCaller;
   readonly callState?: StateCaller;
   readonly callSkills?: SkillsCaller;
+  readonly callFetch?: FetchCaller;
   readonly limits?: Partial<ScriptLimits>;
   readonly entry?: string;
   readonly onNotify?: (payload: string) => void;
@@ -141,6 +143,7 @@ export function startScript(code: string, options: StartOptions = {}): Script {
     ...(options.callResource ? { callResource: options.callResource } : {}),
     ...(options.callState ? { callState: options.callState } : {}),
     ...(options.callSkills ? { callSkills: options.callSkills } : {}),
+    ...(options.callFetch ? { callFetch: options.callFetch } : {}),
     limits,
     ...(options.onNotify ? { onNotify: options.onNotify } : {}),
     ...(options.onOutput ? { onOutput: options.onOutput } : {}),

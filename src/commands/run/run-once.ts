@@ -8,6 +8,9 @@
  */
 import { resourceCaller } from '../../mcp/resource-caller.js';
 import { stateCaller } from '../../mcp/state-caller.js';
+import { fetchCaller } from '../../mcp/fetch-caller.js';
+import { fetcherFor } from '../../fetch/fetcher.js';
+import { approveThrough } from '../../scripts/script-fetch.js';
 import { savedSkillsOf, skillsCaller } from '../skills-caller.js';
 import { skillsDirectory } from '../../skills/skills-directory.js';
 import { SkillsLibrary } from '../../skills/skills-library.js';
@@ -148,6 +151,14 @@ async function startAndRun(
         callState: stateCaller(state, LOCAL_PRINCIPAL),
         // The stdio server's skills: what a script run by hand saves, the server's scripts call.
         callSkills: skillsCaller(library, { allowed: true, principal: 'run' }, io.stderr),
+        callFetch: fetchCaller(
+          fetcherFor(settings, io.stderr, readPackageVersion()),
+          LOCAL_PRINCIPAL,
+        )({
+          id,
+          caller,
+          approve: approveThrough(gate, id, identity, tally),
+        }),
         limits: settings,
       },
     );

@@ -24,6 +24,7 @@ import { drainOnSigterm } from './drain.js';
 import { startObserving, startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
+import { fetcherFor } from '../../fetch/fetcher.js';
 import { skillsExtensionOf } from '../../skills/skill-source.js';
 import { skillsDirectory } from '../../skills/skills-directory.js';
 import { SkillsLibrary } from '../../skills/skills-library.js';
@@ -86,6 +87,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     startup: () => ready,
     log,
     state,
+    fetcher: fetcherFor(settings, log, version),
     skills,
     savedSkills: savedSkillsOf(library),
   };

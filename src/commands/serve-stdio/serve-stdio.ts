@@ -18,6 +18,7 @@ import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '.
 import { startObserving, startServing } from '../serve-startup.js';
 import { processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
+import { fetcherFor } from '../../fetch/fetcher.js';
 import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
 import { skillsExtensionOf } from '../../skills/skill-source.js';
 import { skillsDirectory } from '../../skills/skills-directory.js';
@@ -39,6 +40,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
     return;
   }
   const state = await openStateStore(invocation.settings, log);
+  const fetcher = fetcherFor(invocation.settings, log, version);
   // Both start when the client's first valid `initialize` goes through (see RequestGate).
   let supply: ChildSupply | undefined;
   let ready: Promise<void> | undefined;
@@ -85,6 +87,7 @@ export async function serveStdio(invocation: CliInvocation, early?: EarlyStart, 
       sole: true,
       label: 'the client',
       state: { store: state, principal: LOCAL_PRINCIPAL },
+      fetcher,
       skills,
       callSkills,
       savedSkills: savedSkillsOf(library),
