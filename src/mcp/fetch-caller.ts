@@ -33,7 +33,7 @@ export function fetchCaller(fetcher: Fetcher, principal: Principal): ScriptFetch
     try {
       return answerOf(await fetcher.fetch(order, party, signal));
     } catch (error) {
-      if (error instanceof FetchFailedError) return { failed: error.message };
+      if (error instanceof FetchFailedError) return { failed: error.message, isError: true };
       throw error;
     }
   };

@@ -77,7 +77,7 @@ export class CallDispatch {
             ),
           ),
         // Past the fetcher's own failures (which it answers as `failed`): a TypeError in the script all the same.
-        (error) => ({ failed: error instanceof Error ? error.message : String(error) }),
+        (error) => ({ failed: error instanceof Error ? error.message : String(error), isError: true }),
       );
     }
     if (call.kind === 'state') {

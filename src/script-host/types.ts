@@ -93,7 +93,8 @@ export interface FetchRequest {
 /**
  * What the prelude's fetch() makes its Response of: the response, its body as text when the bytes
  * are UTF-8 and as base64 when not; or, for a request that failed on the way, `failed`, which the
- * script gets as a TypeError, as the web's fetch gives one.
+ * script gets as a TypeError, as the web's fetch gives one (`isError` marks it for the counts, as
+ * a tool's failed result is marked).
  */
 export type FetchAnswer =
   | {
@@ -105,7 +106,7 @@ export type FetchAnswer =
       readonly bodyText?: string;
       readonly bodyBase64?: string;
     }
-  | { readonly failed: string };
+  | { readonly failed: string; readonly isError: true };
 
 /**
  * How a script's fetch() calls reach the server's fetcher. Throws a RefusedError for a request

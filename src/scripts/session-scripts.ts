@@ -253,8 +253,8 @@ export class SessionScripts {
         ? {
             callFetch: (request, signal, hold) => {
               const answer = fetchCaller(request, signal, hold);
-              // A fetch that failed on the way counts as a call that failed after sending.
-              trace.countCall(answer.then((got) => ('failed' in got ? { isError: true } : {})));
+              // A fetch that failed on the way says `isError`, and counts as a call that failed after sending.
+              trace.countCall(answer as Promise<{ readonly isError?: boolean }>);
               return answer;
             },
           }

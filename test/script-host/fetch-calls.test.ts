@@ -219,7 +219,7 @@ describe('fetch in a script', () => {
     let calls = 0;
     const callFetch: FetchCaller = async () => {
       calls++;
-      return { failed: 'sent' };
+      return { failed: 'sent', isError: true };
     };
     const outcomes = cases.map(([call]) => `await ${call}.then(() => "answered", (e) => e.name + ": " + e.message)`);
     expect(await valueOf(`return [${outcomes.join(', ')}];`, callFetch)).toEqual(cases.map(([, message]) => message));
