@@ -59,6 +59,11 @@ export const FETCH_SERVER_HEADERS: readonly string[] = [
 /** Methods no origin may take: the web's fetch forbids them too. */
 const FORBIDDEN_METHODS = ['CONNECT', 'TRACE', 'TRACK'];
 
+/** Whether `method` to the rule's origin waits for a person: the entry's `approval`, else ask unless the method is safe. */
+export function fetchApprovalOf(rule: FetchOriginRule, method: string): FetchApproval {
+  return rule.approval ?? (FETCH_SAFE_METHODS.includes(method) ? 'allow' : 'ask');
+}
+
 const ENTRY_KEYS = ['methods', 'headers', 'approval', 'paths', 'allowPrivate', 'allowInsecureHttp'] as const;
 
 /** RFC 9110's token: a method or a header name. */

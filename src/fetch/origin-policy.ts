@@ -4,7 +4,7 @@
  * headers the script may set there. Pure: a refusal is a FetchRefusedError naming the rule and
  * what would allow the request.
  */
-import { FETCH_SAFE_METHODS, FETCH_SERVER_HEADERS, type FetchApproval, type FetchOriginRule } from '../config/fetch-setting.js';
+import { FETCH_SERVER_HEADERS, fetchApprovalOf, type FetchApproval, type FetchOriginRule } from '../config/fetch-setting.js';
 import { FetchRefusedError } from '../support/errors.js';
 
 /** 400 characters: the listed origins as a refusal names them; past it, the rest are counted. */
@@ -95,7 +95,7 @@ export class OriginPolicy {
 
   /** Whether `method` to the rule's origin waits for a person: the entry's `approval`, else ask unless the method is safe. */
   approvalOf(rule: FetchOriginRule, method: string): FetchApproval {
-    return rule.approval ?? (FETCH_SAFE_METHODS.includes(method) ? 'allow' : 'ask');
+    return fetchApprovalOf(rule, method);
   }
 
   /** `it lists https://a, https://b` or `it lists none`, cut at ORIGINS_NAMED_MAX_CHARS with the rest counted. */
