@@ -54,11 +54,6 @@ export class InFlight {
     });
   }
 
-  /** How many are out for `key` now. */
-  outFor(key: string): number {
-    return this.lanes.get(key)?.out ?? 0;
-  }
-
   private release(key: string, lane: Lane): void {
     lane.out--;
     const next = lane.waiting.shift();
