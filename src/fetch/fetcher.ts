@@ -23,7 +23,7 @@ import { BodyTooLargeError, sendRequest, type OneResponse } from './send-request
 /** 20: redirects one fetch follows, as the web's fetch does; one more rejects with TypeError. */
 export const FETCH_REDIRECTS_MAX = 20;
 
-/** 150 characters: a URL as a question to a person shows it; a longer one keeps its start, marked as cut. */
+/** 150 characters: a URL's path and query as a question to a person shows them; longer, their start, marked as cut. */
 export const QUESTION_URL_MAX_CHARS = 150;
 
 /** What a script asked: its fetch(url, init) as the prelude sent it, the body as bytes. */
@@ -41,7 +41,7 @@ export interface FetchOrder {
 export interface FetchQuestion {
   /** What an answer covers (a grant for the script, or for a time): `fetch POST https://api.github.com`. */
   readonly subject: string;
-  /** The request itself: `POST https://api.github.com/repos/o/r/issues, body 1.2 KiB sha256 1a2b3c4d5e6f7a8b`. Never a credential. */
+  /** The request after its subject: `/repos/o/r/issues, body 1.2 KiB sha256 1a2b3c4d5e6f7a8b`. Never a credential. */
   readonly request: string;
 }
 
@@ -153,7 +153,7 @@ export class Fetcher {
     const approve = async (): Promise<void> => {
       const subject = `fetch ${method} ${rule.origin}`;
       if (party.approve === undefined || this.policy.approvalOf(rule, method) !== 'ask' || approved.has(subject)) return;
-      releases.push(await party.approve({ subject, request: describeRequest(method, url, body) }));
+      releases.push(await party.approve({ subject, request: describeRequest(url, body) }));
       approved.add(subject);
     };
     try {
@@ -354,14 +354,17 @@ export class Fetcher {
   }
 }
 
-/** `POST https://api.github.com/repos/o/r/issues, body 1.2 KiB sha256 1a2b3c4d5e6f7a8b`: what a person is asked to allow. */
-function describeRequest(method: string, url: URL, body: Buffer | undefined): string {
-  const href = url.href.replace(/#.*$/, '');
+/**
+ * `/repos/o/r/issues?state=open, body 1.2 KiB sha256 1a2b3c4d5e6f7a8b`: the request as a person
+ * reads it after its subject (`fetch POST https://api.github.com`), which names the method and origin.
+ */
+function describeRequest(url: URL, body: Buffer | undefined): string {
+  const path = `${url.pathname}${url.search}`;
   const shown =
-    href.length <= QUESTION_URL_MAX_CHARS ? href : `${href.slice(0, QUESTION_URL_MAX_CHARS)}… (${href.length} characters)`;
-  if (body === undefined || body.length === 0) return `${method} ${shown}`;
+    path.length <= QUESTION_URL_MAX_CHARS ? path : `${path.slice(0, QUESTION_URL_MAX_CHARS)}… (${path.length} characters)`;
+  if (body === undefined || body.length === 0) return shown;
   const digest = createHash('sha256').update(body).digest('hex').slice(0, 16);
-  return `${method} ${shown}, body ${formatBytes(body.length)} sha256 ${digest}`;
+  return `${shown}, body ${formatBytes(body.length)} sha256 ${digest}`;
 }
 
 /** The server's fetcher, from its settings (`fetch`, fetchMaxBytes, fetchTimeoutMs); the origins it allows said once in the log. */

@@ -8,7 +8,10 @@ import type { FetchCaller, TimeoutHold } from '../script-host/types.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
 import type { ApprovalTally } from './approved-calls.js';
 
-/** A request that waits for a person: what an answer covers (`fetch POST https://api.github.com`), and the request as shown. */
+/**
+ * A request that waits for a person: what an answer covers (`fetch POST https://api.github.com`),
+ * and the request after it, as shown (`/repos/o/r/issues, body 14 bytes sha256 …`).
+ */
 export interface RequestQuestion {
   readonly subject: string;
   readonly request: string;

@@ -97,4 +97,27 @@ describe('fetch over stdio', () => {
     );
     expect(stdout).not.toContain('tok_default_never_printed');
   });
+
+  test('codemode-mcp run fetches as the server does, with the credential the config names', async () => {
+    const api = await startTarget((request, response) => {
+      response.statusCode = request.headers['x-api-key'] === 'k_run_default_0123' ? 200 : 401;
+      response.end(JSON.stringify({ path: request.path }));
+    });
+    const config = writeConfig(
+      { recorder: nodeEntry(fixturePath('upstreams/recorder.mjs')) },
+      {
+        fetch: {
+          [api.origin]: { headers: { 'X-Api-Key': '${CODEMODE_E2E_UNSET_KEY:-k_run_default_0123}' }, allowPrivate: true },
+        },
+      },
+    );
+    const { stdout, exitCode, left } = await runBin(
+      ['run', '-', '--config', config],
+      `const res = await fetch("${api.origin}/by-hand"); return [res.status, await res.json()];`,
+    );
+    expect(exitCode).toBe(0);
+    expect(stdout).toContain('value: [200,{"path":"/by-hand"}]');
+    expect(stdout).not.toContain('k_run_default_0123');
+    expect(left).toEqual([]);
+  });
 });

@@ -311,14 +311,16 @@ describe('a fetch that needs approval', () => {
     });
     const value = await valueOf(
       `const get = await fetch("${api.origin}/read"); await get.text();
-       const res = await fetch("${api.origin}/repos/o/r/issues", { method: "POST", body: JSON.stringify({ title: "hi" }) });
+       const res = await fetch("${api.origin}/repos/o/r/issues?label=x", { method: "POST", body: JSON.stringify({ title: "hi" }) });
        return res.status;`,
       callFetchOf([rule], approve),
     );
     expect(value).toBe(200);
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain(`fetch POST ${api.origin}`);
-    expect(asked[0]).toMatch(new RegExp(`POST ${api.origin}/repos/o/r/issues, body 14 bytes sha256 [0-9a-f]{16}`));
+    expect(asked[0]).toContain(`wants to make a call of fetch POST ${api.origin}, which asks for your approval.`);
+    expect(asked[0]).toMatch(
+      new RegExp(`\\n- fetch POST ${api.origin}\\(/repos/o/r/issues\\?label=x, body 14 bytes sha256 [0-9a-f]{16}\\)\\n`),
+    );
     expect(asked[0]).not.toContain(TOKEN);
     expect(api.seen.map((request) => request.method)).toEqual(['GET', 'POST']);
   });
