@@ -1,10 +1,11 @@
 /**
  * What both serve commands build once from what they opened, and pass down to every client of
- * either revision: the host APIs (src/mcp/host-apis.ts), the tool listing, and the skills library
- * served through the MCP Skills extension.
+ * either revision: the host APIs (src/mcp/host-apis.ts, with the fetcher for scripts' fetch()), the
+ * tool listing, and the skills library served through the MCP Skills extension.
  */
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Settings } from '../config/settings.js';
+import { fetcherFor } from '../fetch/fetcher.js';
 import { createHostApis, type ApiOwner, type HostApis } from '../mcp/host-apis.js';
 import { ToolListing } from '../mcp/tool-listing.js';
 import { savedSkillsOf, type SkillSaving } from '../skills/skills-api.js';
@@ -31,6 +32,8 @@ export function buildServedParts(
     readonly saving: (owner: ApiOwner) => SkillSaving;
     /** Settles when the upstreams' skills may be listed. */
     readonly startup: () => Promise<void>;
+    /** The server's version, in the User-Agent of scripts' fetch() requests. */
+    readonly version: string;
   },
 ): ServedParts {
   const library = new SkillsLibrary(skillsDirectory(settings));
@@ -39,6 +42,7 @@ export function buildServedParts(
     hub,
     state,
     skills: { library, saving: options.saving, onSaved: () => listing.skillsSaved() },
+    fetcher: fetcherFor(settings, log, options.version),
     log,
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });

@@ -9,6 +9,7 @@ import {
   APPROVALS_SETTING,
   APPROVAL_FALLBACK_SETTING,
   EXPOSE_SETTING,
+  FETCH_SETTING,
   SKILLS_SAVE_SETTING,
   SWITCH_SETTINGS,
 } from './feature-settings.js';
@@ -29,6 +30,7 @@ const SERVER_SETTINGS = {
   skillsSaveOverHttp: SKILLS_SAVE_SETTING,
   approvals: APPROVALS_SETTING,
   approvalFallback: APPROVAL_FALLBACK_SETTING,
+  fetch: FETCH_SETTING,
   ...SWITCH_SETTINGS,
   ...LOCATION_SETTINGS,
 };
@@ -40,6 +42,7 @@ export const ALL_SETTINGS: readonly SettingSpec[] = [
   SKILLS_SAVE_SETTING,
   APPROVALS_SETTING,
   APPROVAL_FALLBACK_SETTING,
+  FETCH_SETTING,
   ...Object.values(SWITCH_SETTINGS),
   ...Object.values(LOG_SETTINGS),
   ...Object.values(LOCATION_SETTINGS),

@@ -17,7 +17,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const PLACE = { baseDir: '/base', home: '/home/me' };
+const PLACE = { baseDir: '/base', home: '/home/me', env: {} };
 
 function invocation(argv: string[]): CliInvocation {
   const result = parseCli(argv, { env: {}, cwd: dir, homedir: dir });
@@ -51,6 +51,8 @@ function sampleOf(spec: SettingSpec): { texts: string[]; field: unknown } {
       return { texts: ['ask=*delete*', 'deny=fs__wipe'], field: { ask: ['*delete*'], deny: ['fs__wipe'] } };
     case 'url':
       return { texts: ['redis://localhost:6379'], field: 'redis://localhost:6379' };
+    case 'fetch':
+      return { texts: ['{"https://api.example": {"methods": ["GET"]}}'], field: { 'https://api.example': { methods: ['GET'] } } };
     default:
       return { texts: ['some/where'], field: 'some/where' };
   }

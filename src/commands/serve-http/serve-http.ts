@@ -79,6 +79,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   const { apis, listing, skills } = buildServedParts(hub, settings, state, log, {
     saving: (owner) => httpSaving(settings, owner.label),
     startup: () => ready,
+    version,
   });
   // What 2025 sessions and 2026-07-28 callers both are served with.
   const served = {

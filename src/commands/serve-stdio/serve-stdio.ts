@@ -104,6 +104,7 @@ export async function serveStdio(
   const { apis, listing, skills } = buildServedParts(hub, invocation.settings, state, log, {
     saving: (owner) => ({ allowed: true, principal: `${owner.label} (stdio)` }),
     startup,
+    version,
   });
   /** The connection's session; a `server/discover` probe's session, discarded when the client goes on with `initialize`, ends before the next. */
   let session: ClientSession | undefined;
