@@ -1,11 +1,16 @@
 /**
- * `settings.fetch`: the origins scripts may fetch, read from the config file, checked whole, with
- * `${VAR}` expanded in header values, and the values never shown by a dump of the settings.
+ * `settings.fetch`: the origins scripts may fetch, read from the config file (or `--fetch`, the
+ * same JSON), checked whole, with `${VAR}` expanded in header values, and the values never shown
+ * by a dump of the settings or a refusal.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { isCliExit, parseCli } from '../../src/cli/parse-cli.js';
 import { parseConfig } from '../../src/config/parse-config.js';
 import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 const env = { GITHUB_TOKEN: 'ghp_s3cret-token-value', EMPTY: '' };
 const servers = { mcpServers: { a: { command: 'a' } } };
@@ -126,5 +131,60 @@ describe('settings.fetch', () => {
   it('takes plain http to this machine with a credential, and to another machine when the entry says allowInsecureHttp', () => {
     expect(read({ 'http://localhost:9': { headers: { Authorization: 'x' } } })).toHaveLength(1);
     expect(read({ 'http://api.example': { headers: { Authorization: 'x' }, allowInsecureHttp: true } })).toHaveLength(1);
+  });
+});
+
+describe('--fetch', () => {
+  function flagged(argv: string[], env: Record<string, string> = {}) {
+    return parseCli([...argv, '--', 'npx', 'server'], { env });
+  }
+  const originsOf = (result: ReturnType<typeof flagged>) =>
+    isCliExit(result) ? result.stderr : result.settings.fetch.map((rule) => rule.origin);
+
+  it('takes the JSON object the file holds, its header values expanded from the environment', () => {
+    const result = flagged(
+      [
+        '--fetch',
+        '{"https://api.github.com": {"methods": ["GET", "POST"], "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}}',
+      ],
+      env,
+    );
+    if (isCliExit(result)) throw new Error(result.stderr);
+    const [rule] = result.settings.fetch;
+    expect(rule).toMatchObject({ origin: 'https://api.github.com', methods: ['GET', 'POST'] });
+    expect(rule!.headers.entries()).toEqual([['authorization', 'Bearer ghp_s3cret-token-value']]);
+  });
+
+  it('adds the origins of each flag given, and replaces the file’s', () => {
+    const file = join(makeTempDir('fetch-flag'), 'servers.json');
+    writeFileSync(file, JSON.stringify({ ...servers, settings: { fetch: { 'https://file.example': {} } } }));
+    expect(originsOf(parseCli(['--config', file], { env }))).toEqual(['https://file.example']);
+    const both = parseCli(['--config', file, '--fetch', '{"https://a.example": {}}', '--fetch', '{"https://b.example": {}}'], {
+      env,
+    });
+    expect(originsOf(both)).toEqual(['https://a.example', 'https://b.example']);
+  });
+
+  it.each([
+    [
+      'text that is not JSON, not quoting it back',
+      ['--fetch', '{"https://x.example": {"headers": {"a": "s3cret"}'],
+      'SETTING_INVALID: fetch (--fetch) takes a JSON object of origins, as in {"https://api.github.com": {}}; got text that is not JSON',
+    ],
+    [
+      'an origin in two flags',
+      ['--fetch', '{"https://x.example": {}}', '--fetch', '{"https://x.example": {}}'],
+      'SETTING_INVALID: fetch (--fetch) names "https://x.example" twice; list each origin once',
+    ],
+    ['a JSON list', ['--fetch', '[]'], 'SETTING_INVALID: fetch (--fetch) must be an object of origins'],
+    [
+      'a method inside an origin',
+      ['--fetch', '{"https://x.example": {"methods": ["connect"]}}'],
+      'SETTING_INVALID: fetch["https://x.example"].methods[0] (--fetch) is CONNECT, which fetch never sends',
+    ],
+  ])('refuses %s, naming the place inside the flag', (_what, argv, message) => {
+    const result = flagged(argv, env);
+    expect(isCliExit(result) ? result.stderr : '').toContain(message);
+    expect(isCliExit(result) ? result.stderr : '').not.toContain('s3cret');
   });
 });
