@@ -1,12 +1,14 @@
 /**
- * fetch() end to end, as a client drives it: bin/codemode-mcp.js over stdio with one origin listed
- * (a server this test starts on 127.0.0.1) and its token from the environment. A script reads the
- * API and combines it with an MCP tool's answer; the token reaches the API and nowhere the model or
- * the log can see; the description names the origin; `codemode-mcp tools` shows the policy.
+ * fetch() end to end, as a client drives it: the server over stdio (in this process, with the SDK's
+ * client) with one origin listed (a server this test starts on 127.0.0.1) and its token from the
+ * environment. A script reads the API and combines it with an MCP tool's answer; the token reaches
+ * the API and nowhere the model or the log can see; the description names the origin.
+ * `codemode-mcp tools` shows the policy and `codemode-mcp run` fetches, each as the real bin.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { fixturePath, nodeEntry, runBin, startServer, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, runBin, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { closeTargets, startTarget } from '../support/fetch-target.js';
+import { startInProcess } from '../support/in-process-server.js';
 
 afterEach(closeTargets);
 
@@ -35,7 +37,7 @@ describe('fetch over stdio', () => {
         },
       },
     );
-    const server = await startServer(['--config', config, '--pool', '0'], { env: { FETCH_TOKEN: TOKEN } });
+    const server = await startInProcess(['--config', config, '--pool', '0'], { env: { FETCH_TOKEN: TOKEN } });
     try {
       const { tools } = await server.client.listTools();
       const description = tools.find((tool) => tool.name === 'code_execution')!.description!;
