@@ -6,6 +6,7 @@
  */
 import { promises as dns, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import { CodemodeError } from '../support/errors.js';
 import { privateKindOf, type PrivateKind } from './private-address.js';
 
 /** Resolves a host name to its addresses (Node's resolver by default; tests give their own). */
@@ -14,8 +15,9 @@ export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
 export const SYSTEM_RESOLVER: Resolver = (hostname) => dns.lookup(hostname, { all: true, order: 'verbatim' });
 
 /** A host that is, or resolves to, an address its origin may not reach. */
-export class PrivateAddressError extends Error {
+export class PrivateAddressError extends CodemodeError {
   override readonly name = 'PrivateAddressError';
+  readonly code = 'FETCH_PRIVATE';
 
   constructor(
     readonly host: string,

@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { CodemodeError } from '../support/errors.js';
 import { checkLiteralAddress, checkedLookup, type Resolver } from './checked-lookup.js';
 
 export interface OneRequest {
@@ -35,8 +36,9 @@ export interface OneResponse {
 }
 
 /** A body past the cap: declared so by its Content-Length, or read that far. */
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends CodemodeError {
   override readonly name = 'BodyTooLargeError';
+  readonly code = 'FETCH_TOO_LARGE';
 
   constructor(
     readonly status: number,
