@@ -6,30 +6,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Fetcher } from '../../src/fetch/fetcher.js';
 import { AuditLog, setActiveAuditLog } from '../../src/telemetry/audit-log.js';
 import { createOtelTelemetry } from '../../src/telemetry/otel-telemetry.js';
 import { TELEMETRY_OFF, setActiveTelemetry } from '../../src/telemetry/telemetry.js';
 import { closeTargets, originRule, startTarget } from '../support/fetch-target.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { receiverPerTest } from '../support/otlp-receiver.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const TOKEN = 'tok_audit_0123456789';
-let receiver: OtlpReceiver;
-const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-
-beforeEach(async () => {
-  receiver = await startOtlpReceiver();
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
-});
+const receiver = receiverPerTest();
 
 afterEach(async () => {
   setActiveTelemetry(TELEMETRY_OFF);
   setActiveAuditLog(undefined);
-  if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved;
-  await receiver.close();
   await closeTargets();
 });
 
@@ -80,8 +71,8 @@ describe('the records of a fetch', () => {
     await telemetry.shutdown();
     audit.close();
 
-    const scriptSpan = receiver.spans.find((span) => span.name === 'code_execution script')!;
-    const requests = receiver.spans.filter((span) => span.name === 'GET');
+    const scriptSpan = receiver().spans.find((span) => span.name === 'code_execution script')!;
+    const requests = receiver().spans.filter((span) => span.name === 'GET');
     expect(requests).toHaveLength(3);
     const [here, missing, moved] = requests.sort(
       (a, b) => String(a.attributes['url.full']).localeCompare(String(b.attributes['url.full'])) || 0,
@@ -104,7 +95,7 @@ describe('the records of a fetch', () => {
     expect(missing).toMatchObject({ statusCode: 2, attributes: { 'http.response.status_code': 404, 'error.type': '404' } });
     // The span's context went with the request, as the conventions' propagation does.
     expect(JSON.parse(first.body.toString()).traceparent).toMatch(new RegExp(`^00-${scriptSpan.traceId}-${here!.spanId}-01$`));
-    expect(receiver.metrics.get('http.client.request.duration')).toEqual(
+    expect(receiver().metrics.get('http.client.request.duration')).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ 'http.request.method': 'GET', 'http.response.status_code': 404, 'error.type': '404' }),
       ]),
