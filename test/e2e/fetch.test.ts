@@ -3,12 +3,17 @@
  * client) with one origin listed (a server this test starts on 127.0.0.1) and its token from the
  * environment. A script reads the API and combines it with an MCP tool's answer; the token reaches
  * the API and nowhere the model or the log can see; the description names the origin.
- * `codemode-mcp tools` shows the policy and `codemode-mcp run` fetches, each as the real bin.
+ * `codemode-mcp tools` shows the policy and `codemode-mcp run` fetches, each as the real bin; over
+ * HTTP, with the origin given by `--fetch`, a 2025 session's scripts and a 2026-07-28 caller's fetch alike.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { connectHttp, startHttpServer } from '../support/http-server.js';
 import { fixturePath, nodeEntry, runBin, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { closeTargets, startTarget } from '../support/fetch-target.js';
 import { startInProcess } from '../support/in-process-server.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 afterEach(closeTargets);
 
@@ -121,5 +126,53 @@ describe('fetch over stdio', () => {
     expect(stdout).toContain('value: [200,{"path":"/by-hand"}]');
     expect(stdout).not.toContain('k_run_default_0123');
     expect(left).toEqual([]);
+  });
+
+  test('over HTTP, with the origin from --fetch, a 2025 session and a 2026-07-28 caller each fetch, audited as their owner', async () => {
+    const api = await startTarget((request, response) => {
+      response.statusCode = request.headers['x-api-key'] === 'k_http_0123456789' ? 200 : 401;
+      response.end(JSON.stringify({ path: request.path }));
+    });
+    const audit = join(makeTempDir('fetch-audit'), 'audit.jsonl');
+    const policy = { [api.origin]: { headers: { 'X-Api-Key': '${FETCH_E2E_KEY}' }, allowPrivate: true } };
+    const server = await startHttpServer(
+      // The upstream never answers: no call waits for its start (the scripts here call no tool).
+      ['--fetch', JSON.stringify(policy), '--audit-log', audit, '--pool', '0', '--startup-wait-ms', '0', '--'].concat(
+        process.execPath,
+        '-e',
+        'setInterval(() => {}, 1e9)',
+      ),
+      { env: { FETCH_E2E_KEY: 'k_http_0123456789' } },
+    );
+    try {
+      const code = (path: string) => `const res = await fetch("${api.origin}${path}"); return [res.status, await res.json()];`;
+      for (const [path, options] of [
+        ['/session', {}],
+        ['/sessionless', { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const],
+      ] as const) {
+        const client = await connectHttp(server.url, options);
+        try {
+          const result = await client.run({ code: code(path) });
+          expect(valueOf(result), textOf(result)).toEqual([200, { path }]);
+          expect(JSON.stringify(result)).not.toContain('k_http_0123456789');
+        } finally {
+          await client.close();
+        }
+      }
+      const lines = readFileSync(audit, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { principal: string; session: string; fetch?: { path: string }; status?: number });
+      // No tokens file: both are the shared principal, the session named by its id, the caller by its principal.
+      const fetches = lines.filter((line) => line.fetch !== undefined);
+      expect(fetches.map((line) => [line.fetch!.path, line.status, line.principal])).toEqual([
+        ['/session', 200, 'shared'],
+        ['/sessionless', 200, 'shared'],
+      ]);
+      expect(fetches.map((line) => line.session)).toEqual([expect.stringMatching(/^session \S+$/), 'principal shared']);
+      expect(readFileSync(audit, 'utf8') + server.stderr()).not.toContain('k_http_0123456789');
+    } finally {
+      expect((await server.stop()).left).toEqual([]);
+    }
   });
 });
