@@ -324,7 +324,8 @@ export class ApprovalGate {
     try {
       return readApprovalAnswer(
         await this.options.person.ask(request, signal, first.script, { question, waiting, identity: first.identity, passOn }),
-        calls.length,
+        // The calls waiting when the answer came: the page shows the calls that joined meanwhile, and offers a review of them.
+        waiting().length,
       );
     } catch (error) {
       if (first.signal.aborted) return { kind: 'withdrawn' };

@@ -1,10 +1,12 @@
 /**
  * What both serve commands build once from what they opened, and pass down to every client of
- * either revision: the host APIs (src/mcp/host-apis.ts), the tool listing, the skills library
- * served through the MCP Skills extension, and the approval page (src/approvals/page/).
+ * either revision: the host APIs (src/mcp/host-apis.ts, with the fetcher for scripts' fetch()), the
+ * tool listing, the skills library served through the MCP Skills extension, and the approval page
+ * (src/approvals/page/).
  */
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Settings } from '../config/settings.js';
+import { fetcherFor } from '../fetch/fetcher.js';
 import { createHostApis, type ApiOwner, type HostApis } from '../mcp/host-apis.js';
 import { ToolListing } from '../mcp/tool-listing.js';
 import { savedSkillsOf, type SkillSaving } from '../skills/skills-api.js';
@@ -37,6 +39,8 @@ export function buildServedParts(
     readonly page: PagePlace;
     /** Opens a link in this machine's browser (approvalOpenBrowser, stdio). */
     readonly openBrowser?: (url: string) => void;
+    /** The server's version, in the User-Agent of scripts' fetch() requests. */
+    readonly version: string;
   },
 ): ServedParts {
   const library = new SkillsLibrary(skillsDirectory(settings));
@@ -45,6 +49,7 @@ export function buildServedParts(
     hub,
     state,
     skills: { library, saving: options.saving, onSaved: () => listing.skillsSaved() },
+    fetcher: fetcherFor(settings, log, options.version),
     log,
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });

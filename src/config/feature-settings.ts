@@ -2,7 +2,14 @@
  * The settings that turn something on or choose how it behaves: tools offered directly, skills
  * saved over HTTP, approvals, and what telemetry and the audit log record.
  */
-import { approvalsSetting, choiceSetting, globsSetting, switchSetting, webOriginSetting } from './setting-kinds.js';
+import {
+  approvalsSetting,
+  choiceSetting,
+  fetchOriginsSetting,
+  globsSetting,
+  switchSetting,
+  webOriginSetting,
+} from './setting-kinds.js';
 
 /**
  * The tools offered beside `code_execution` in `tools/list`, callable directly. A denied tool is
@@ -98,6 +105,23 @@ export const APPROVAL_FALLBACK_SETTING = choiceSetting<ApprovalFallback>({
   doc: 'what an ask call gets when no person can be asked (approvalVia "client" and no elicitation, or run without a terminal): refused, or sent unasked',
   details:
     'what an `ask` call gets when no person can be asked (`approvalVia` is `client` and the client declared no elicitation; `run` without a terminal): refused, or sent unasked; the answer and the log say which',
+});
+
+/**
+ * `{"<origin>": {methods?, headers?, approval?, paths?, allowPrivate?, allowInsecureHttp?}}`: the
+ * origins scripts' fetch() may reach, what the server adds to each request (credentials from
+ * `${VAR}`, never shown to scripts), which requests wait for a person (src/config/fetch-setting.ts).
+ * None listed (the default): every fetch() is refused, FETCH_ORIGIN.
+ */
+export const FETCH_SETTING = fetchOriginsSetting({
+  name: 'fetch',
+  flag: 'fetch',
+  doc: 'origins scripts may fetch, as the JSON object the file holds: their methods, the headers the server adds (credentials scripts never see), approval, paths, private addresses; repeatable',
+  defaultMarkdown: 'none: `fetch()` is refused',
+  rangeMarkdown:
+    '`{"<origin>": {methods, headers, approval, paths, allowPrivate, allowInsecureHttp}}`; as a flag the same JSON, once or more',
+  details:
+    "scripts' `fetch()` reaches these origins alone, made by the server, which adds the entry's headers (`${VAR}` expanded; scripts never see them); another origin, method, path or a private address is refused (`FETCH_ORIGIN`, ...). The flags' origins replace the file's ([docs/config.md](docs/config.md#fetch-fetchmaxbytes-and-fetchtimeoutms))",
 });
 
 /** Off by default, each: telemetry (src/telemetry/) and what it and the audit log may record. */

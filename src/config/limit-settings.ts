@@ -294,4 +294,37 @@ export const SETTINGS = {
     details:
       'keys per principal; a store of a further key is refused (`STATE_TOO_MANY_KEYS`); a key already kept may still change',
   }),
+  /**
+   * 10 MiB: the most of one response body a script's fetch() reads (after decompression); the
+   * server streams it and stops reading past this, and the fetch rejects with ToolRefused
+   * FETCH_TOO_LARGE, saying the request was sent. A body also travels to the script within a third
+   * of its memory (memoryMaxBytes), as any result does.
+   */
+  fetchMaxBytes: numberSetting({
+    name: 'fetchMaxBytes',
+    flag: 'fetch-max-bytes',
+    unit: 'bytes',
+    default: 10 * MiB,
+    min: 1 * KiB,
+    max: 256 * MiB,
+    doc: "bytes of one response body a script's fetch() reads; past it reading stops and the fetch is refused (FETCH_TOO_LARGE), the request having been sent",
+    details:
+      "one response body a script's `fetch()` reads, once decompressed; past it reading stops and the fetch is refused (`FETCH_TOO_LARGE`), saying the request was sent",
+  }),
+  /**
+   * 30 s: one fetch() from its first byte sent to its body's last byte read, redirects included;
+   * past it the request is aborted and the fetch rejects with TypeError. The call's own
+   * toolCallTimeoutMs runs as well, from when the script made it.
+   */
+  fetchTimeoutMs: numberSetting({
+    name: 'fetchTimeoutMs',
+    flag: 'fetch-timeout-ms',
+    unit: 'ms',
+    default: 30 * SECOND,
+    min: 1,
+    max: 60 * MINUTE,
+    doc: "one fetch() from sending to its body's end, redirects included; past it the request is aborted and the fetch rejects with TypeError",
+    details:
+      "one `fetch()` from sending to its body's end, redirects included; past it the request is aborted and the fetch rejects with `TypeError` (the call's `toolCallTimeoutMs` runs too)",
+  }),
 } as const;

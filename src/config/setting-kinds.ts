@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { closestName } from '../../common/closest-names.js';
 import { valueType } from '../support/echo.js';
+import { readFetchOrigins, type FetchOriginRule } from './fetch-setting.js';
 import type { NumberSettingSpec, SettingSpec } from './setting-spec.js';
 import { UNIT_PLACEHOLDERS, WHAT_IT_TAKES, formatSettingValue, readWithSuffix, type SettingUnit } from './setting-units.js';
 import type { ApprovalGlobs } from './types.js';
@@ -295,4 +296,50 @@ export function redisUrlSetting(init: Words & { placeholder: string; defaultText
 /** An http:// or https:// origin, none by default. */
 export function webOriginSetting(init: Words & { placeholder: string; defaultText: string }): SettingSpec<string | null> {
   return urlSetting(WEB_ORIGIN, init);
+}
+
+/**
+ * The origins scripts may fetch (fetch-setting.ts), none by default: the file's object, its header
+ * values expanded from the environment. As a flag, the same object as JSON; given again, each adds
+ * its origins, and an origin in two of them is refused.
+ */
+export function fetchOriginsSetting(
+  init: Words & { defaultMarkdown: string; rangeMarkdown: string },
+): SettingSpec<readonly FetchOriginRule[]> {
+  return {
+    kind: 'fetch',
+    placeholder: '<json>',
+    repeatable: true,
+    flagIsJson: true,
+    layer: 'settings',
+    default: [],
+    defaultText: 'none',
+    details: init.doc,
+    ...init,
+    schema: (place) =>
+      z.unknown().transform((raw, ctx) => {
+        const read = readFetchOrigins(raw, place.env);
+        if ('rules' in read) return read.rules;
+        ctx.addIssue({ code: 'custom', path: [...read.issue.path], message: read.issue.message, input: raw });
+        return z.NEVER;
+      }),
+    flagValue: (texts) => {
+      const origins: Record<string, unknown> = {};
+      for (const text of texts) {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          // Not quoted back: the text may carry a credential.
+          return { message: 'takes a JSON object of origins, as in {"https://api.github.com": {}}; got text that is not JSON' };
+        }
+        if (value === null || typeof value !== 'object' || Array.isArray(value)) return { raw: value };
+        for (const [origin, entry] of Object.entries(value)) {
+          if (Object.hasOwn(origins, origin)) return { message: `names ${JSON.stringify(origin)} twice; list each origin once` };
+          origins[origin] = entry;
+        }
+      }
+      return { raw: origins };
+    },
+  };
 }

@@ -1,10 +1,13 @@
 /**
  * Every host API a script reaches, as one object: built once by the command from what it opened
- * (the upstreams, the state store, the skills library), passed down once, and bound to each owner
- * of scripts when that owner's scripts are made. `tools` and `resources` are the upstreams' (the
- * hub routes them); `state` and `skills` keep their rules in their own folders (state-api.ts,
- * skills-api.ts). docs/architecture.md, "Host APIs", says what adding an API touches.
+ * (the upstreams, the state store, the skills library, the fetcher), passed down once, and bound to
+ * each owner of scripts when that owner's scripts are made. `tools` and `resources` are the
+ * upstreams' (the hub routes them); `state`, `skills` and `fetch` keep their rules in their own
+ * folders (state-api.ts, skills-api.ts, fetch-api.ts). docs/architecture.md, "Host APIs", says
+ * what adding an API touches.
  */
+import { fetchApi } from '../fetch/fetch-api.js';
+import type { Fetcher } from '../fetch/fetcher.js';
 import type { ResourceCaller } from '../script-host/apis.js';
 import type { OwnerApis } from '../scripts/script-apis.js';
 import type { SkillsLibrary } from '../skills/skills-library.js';
@@ -40,10 +43,12 @@ export interface HostApiParts {
     /** After a save, before the script gets its answer: the listing reads the saved skills again. */
     readonly onSaved: () => Promise<void>;
   };
+  /** The server's fetcher (src/fetch/fetcher.ts); absent, every fetch() is refused (FETCH_ORIGIN). */
+  readonly fetcher?: Fetcher;
   readonly log: Log;
 }
 
-export function createHostApis({ hub, state, skills, log }: HostApiParts): HostApis {
+export function createHostApis({ hub, state, skills, fetcher, log }: HostApiParts): HostApis {
   return {
     forOwner: (owner) => {
       const { origin } = owner;
@@ -55,6 +60,7 @@ export function createHostApis({ hub, state, skills, log }: HostApiParts): HostA
         ...(skills !== undefined
           ? { skills: savingSkills(skillsApi(skills.library, skills.saving(owner), log), skills.onSaved) }
           : {}),
+        ...(fetcher !== undefined ? { fetch: fetchApi(fetcher, owner.principal) } : {}),
       };
     },
   };

@@ -17,7 +17,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const PLACE = { baseDir: '/base', home: '/home/me' };
+const PLACE = { baseDir: '/base', home: '/home/me', env: {} };
 
 function invocation(argv: string[]): CliInvocation {
   const result = parseCli(argv, { env: {}, cwd: dir, homedir: dir });
@@ -53,6 +53,8 @@ function sampleOf(spec: SettingSpec): { texts: string[]; field: unknown } {
       const url = spec.rangeMarkdown.includes('redis') ? 'redis://localhost:6379' : 'https://mcp.example.com';
       return { texts: [url], field: url };
     }
+    case 'fetch':
+      return { texts: ['{"https://api.example": {"methods": ["GET"]}}'], field: { 'https://api.example': { methods: ['GET'] } } };
     default:
       return { texts: ['some/where'], field: 'some/where' };
   }

@@ -205,7 +205,15 @@ describe.skipIf(!HAVE_CHROMIUM)('the approval page in a browser, for a client wi
     ] as const) {
       const next = page.getByRole('link', { name: `Script ${script} has another question waiting: open it` });
       // The next call's question opens once the answer reached the script: the page is read again until it links to it.
-      await until(`a link to the question about ${name}`, async () => (await next.count()) > 0 || void (await page.reload()));
+      let seen = '';
+      await until(
+        `a link to the question about ${name}`,
+        async () => {
+          seen = await page.locator('body').innerText();
+          return (await next.count()) > 0 || void (await page.reload());
+        },
+        () => seen + '\nSTDERR\n' + server.stderr().slice(-3000),
+      );
       await next.click();
       await expect(heading.textContent()).resolves.toBe('Approve a call of move_file?');
       expect(await page.locator('section .json').textContent()).toContain(join(at.work, name));

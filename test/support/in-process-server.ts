@@ -34,6 +34,8 @@ export interface InProcessOptions {
   readonly onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
   /** A relative --config is taken from here. */
   readonly cwd?: string;
+  /** Where the config's `${VAR}` are looked up; unset, this process's environment. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one. */
   readonly versionNegotiation?: ClientOptions['versionNegotiation'];
   /** Serve as if stderr were a person's terminal (src/commands/serve-stdio/serve-stdio.ts, ServeIo.terminal). */
@@ -59,7 +61,10 @@ export interface InProcessServer {
 
 /** Serves `args` (as bin/codemode-mcp.js would take them) in this process, with a client connected. */
 export async function startInProcess(args: readonly string[], options: InProcessOptions = {}): Promise<InProcessServer> {
-  const invocation = parseCli(args, options.cwd !== undefined ? { cwd: options.cwd } : {});
+  const invocation = parseCli(args, {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  });
   if (isCliExit(invocation))
     throw new Error(`the command line was refused (exit ${invocation.exit}): ${invocation.stderr ?? ''}`);
   let stderr = '';

@@ -16,6 +16,7 @@ import { ScriptChild } from '../../script-host/script-child.js';
 import { Script } from '../../script-host/script.js';
 import { refusalAnswer, scriptAnswer } from '../../mcp/code-execution/answer.js';
 import { parseCommand } from '../../mcp/code-execution/input.js';
+import { fetcherFor } from '../../fetch/fetcher.js';
 import { createHostApis } from '../../mcp/host-apis.js';
 import { scriptApis } from '../../scripts/script-apis.js';
 import { entriesWithSkills, toolEntries } from '../../scripts/tool-entries.js';
@@ -121,11 +122,13 @@ async function startAndRun(
     });
     const tally = new ApprovalTally(settings.approvalFallback, asking.cannotAsk);
     const identity = { principal: LOCAL_PRINCIPAL, session: 'run' };
-    // The stdio server's state and skills: what a script run by hand saves, the server's scripts call.
+    // The stdio server's state and skills: what a script run by hand saves, the server's scripts call;
+    // its fetch() as the server's scripts make it, a person at the terminal asked where the config says so.
     const owner = createHostApis({
       hub,
       state,
       skills: { library, saving: () => ({ allowed: true, principal: 'run' }), onSaved: () => Promise.resolve() },
+      fetcher: fetcherFor(settings, io.stderr, readPackageVersion()),
       log: io.stderr,
     }).forOwner({ principal: LOCAL_PRINCIPAL, label: 'run' });
     const script = new Script(

@@ -98,6 +98,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       hostnames,
       ...(http.instanceId !== undefined ? { instance: http.instanceId } : {}),
     },
+    version,
   });
   if (settings.approvalOpenBrowser) {
     log('codemode-mcp: approvalOpenBrowser opens links over stdio only; over --http the link goes through the client', 'warn');

@@ -121,6 +121,7 @@ export async function serveStdio(
             ),
         }
       : {}),
+    version,
   });
   if (invocation.settings.approvalPageUrl !== null) {
     log('codemode-mcp: approvalPageUrl is for --http; over stdio approval links name the local listener (127.0.0.1)', 'warn');

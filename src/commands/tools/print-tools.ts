@@ -4,6 +4,7 @@
  */
 import type { CliInvocation } from '../../cli/parse-cli.js';
 import { renderTools } from '../../catalog/render-tools.js';
+import { renderFetchPolicy } from '../../fetch/render-policy.js';
 import { startCommandHub } from '../one-shot-hub.js';
 import { closeLeavingNoProcess } from '../../support/process-tree.js';
 import { listenForEndSignals, signalExitCode, type EndSignals } from '../../support/end-signals.js';
@@ -52,6 +53,7 @@ async function startAndPrint(invocation: CliInvocation, output: PrintToolsOutput
         failed.map((status) => status.name),
       ),
     );
+    if (invocation.settings.fetch.length > 0) output.stdout(`\n${renderFetchPolicy(invocation.settings.fetch)}`);
     if (failed.length === 0) return 0;
     output.stderr(
       `codemode-mcp: ${failed.length} of ${statuses.length} upstream servers could not start, and their tools are not listed:\n${reasons}`,
