@@ -18,6 +18,7 @@ import {
   type ApprovalFallback,
 } from './settings.js';
 import type { ApprovalGlobs } from './types.js';
+import { TOKENIZE_SETTING, readTokenizeSetting, type TokenizeSettings } from './tokenize-setting.js';
 import { closestName } from '../../common/closest-names.js';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { isLogSettingName, readLogSettingValue } from './log-setting-value.js';
@@ -30,6 +31,7 @@ const ALL_NAMES = [
   SKILLS_SAVE_SETTING.name,
   APPROVALS_SETTING.name,
   APPROVAL_FALLBACK_SETTING.name,
+  TOKENIZE_SETTING.name,
   ...Object.keys(SWITCH_SETTINGS),
   ...Object.keys(LOG_SETTINGS),
   ...Object.keys(LOCATION_SETTINGS),
@@ -39,7 +41,8 @@ const ALL_NAMES = [
  * The config file's `settings` object, every field read in one pass, the first bad one throwing
  * `ConfigError`: those named as in `SETTINGS`, each a number or a string with a unit (`"64MiB"`,
  * `"5s"`) checked with `checkSetting`; `expose`, a list of globs; `approvals`, lists of globs under
- * allow, ask and deny; `approvalFallback`, refuse or allow; `skillsSaveOverHttp` and the switches (`otel`, ...), true or false; `logLevel` and `logFile` (a
+ * allow, ask and deny; `approvalFallback`, refuse or allow; `tokenize`, true, false or an object
+ * (tokenize-setting.ts); `skillsSaveOverHttp` and the switches (`otel`, ...), true or false; `logLevel` and `logFile` (a
  * relative log file is taken from the config file's directory); `stateDir` and `skillsDir` (likewise)
  * and `stateUrl`.
  */
@@ -49,6 +52,7 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
     skillsSaveOverHttp?: boolean;
     approvals?: ApprovalGlobs;
     approvalFallback?: ApprovalFallback;
+    tokenize?: TokenizeSettings | null;
   } & Partial<Record<SwitchSettingName, boolean>> &
     Partial<Record<LocationSettingName, string>> = {};
   const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
@@ -71,6 +75,8 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
         );
       }
       settings.approvalFallback = value as ApprovalFallback;
+    } else if (name === TOKENIZE_SETTING.name) {
+      settings.tokenize = readTokenizeSetting(value, file);
     } else if (name === SKILLS_SAVE_SETTING.name || isSwitchSettingName(name)) {
       if (typeof value !== 'boolean') {
         throw new ConfigError(
@@ -140,6 +146,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
       SKILLS_SAVE_SETTING.name,
       APPROVALS_SETTING.name,
       APPROVAL_FALLBACK_SETTING.name,
+      TOKENIZE_SETTING.name,
     ];
     if (known || named.includes(name)) continue;
     const guess = closestName(name, ALL_NAMES);

@@ -7,6 +7,7 @@
 import { formatBytes } from '../../common/format-numbers.js';
 import { SHOW_MAX_BYTES_LIMIT } from '../../protocol/contract.js';
 import { LOG_LEVELS, type LogSettings } from '../support/log.js';
+import type { TokenizeSettings } from './tokenize-setting.js';
 import type { ApprovalGlobs } from './types.js';
 
 const SECOND = 1_000;
@@ -524,6 +525,8 @@ export type Settings = { readonly [K in SettingName]: number } & {
   readonly approvals: Readonly<ApprovalGlobs>;
   /** What an ask call gets when the client can't ask (APPROVAL_FALLBACK_SETTING); config file only. */
   readonly approvalFallback: ApprovalFallback;
+  /** Personal data as tokens toward the client (TOKENIZE_SETTING, src/config/tokenize-setting.ts); null: off. Config file only. */
+  readonly tokenize: TokenizeSettings | null;
 } & { readonly [K in SwitchSettingName]: boolean } & {
   /** Absolute paths, or a URL (LOCATION_SETTINGS); null: the default. */
   readonly [K in LocationSettingName]: string | null;
@@ -543,6 +546,7 @@ export const DEFAULT_SETTINGS: Settings = {
   skillsSaveOverHttp: false,
   approvals: {},
   approvalFallback: 'refuse',
+  tokenize: null,
   otel: false,
   otelScriptCode: false,
   auditArguments: false,
