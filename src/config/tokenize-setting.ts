@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import type * as PhoneNumbers from 'libphonenumber-js/max';
+import type * as PhoneNumbers from 'libphonenumber-js/core';
 import { ConfigError, describeValueType, formatConfigPath } from './config-error.js';
 import { formatIssue, pickIssue } from './format-issue.js';
 
@@ -152,6 +152,9 @@ function patternProblem(pattern: string): string | null {
 /** Whether libphonenumber-js has a numbering plan for the region; loaded only when a region is set. */
 function isPhoneRegion(region: string): boolean {
   const require = createRequire(import.meta.url);
-  const { isSupportedCountry } = require('libphonenumber-js/max') as typeof PhoneNumbers;
-  return isSupportedCountry(region);
+  const { isSupportedCountry } = require('libphonenumber-js/core') as typeof PhoneNumbers;
+  return isSupportedCountry(
+    region as PhoneNumbers.CountryCode,
+    require('libphonenumber-js/max/metadata') as PhoneNumbers.MetadataJson,
+  );
 }
