@@ -10,6 +10,7 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isRunning } from '../support/processes.js';
 import { until } from '../support/waiting.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,15 +34,6 @@ function filesUnder(folder: string): string[] {
     .sort();
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function withServer<T>(name: string, args: string[], use: (client: Client) => Promise<T>): Promise<T> {
   const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
   const client = new Client({ name: 'corpus', version: '0.0.0' });
@@ -51,7 +43,7 @@ async function withServer<T>(name: string, args: string[], use: (client: Client)
     return await use(client);
   } finally {
     await client.close();
-    if (pid !== null) await until(`${name} (pid ${pid}) to exit after close`, () => !isAlive(pid));
+    if (pid !== null) await until(`${name} (pid ${pid}) to exit after close`, () => !isRunning(pid));
   }
 }
 
