@@ -24,13 +24,22 @@ export class Detectors {
   private readonly fields: ReadonlyMap<string, string>;
   private readonly finders: readonly Finder[];
   private readonly shortest: number;
+  private readonly hasPatterns: boolean;
   private readonly tokens: RegExp;
 
   constructor(settings: TokenizeSettings) {
     const libraries = loadLibraries();
     const finders: Finder[] = [];
     this.fields = new Map(settings.fields.map((field) => [field.toLowerCase(), fieldLabel(field)]));
-    if (this.fields.size > 0) finders.push(fieldFinder(this.fields));
+    this.labels = [
+      ...new Set([
+        ...settings.detectors.map((detector) => DETECTOR_LABELS[detector]),
+        ...(settings.patterns.length > 0 ? [PATTERN_LABEL] : []),
+        ...this.fields.values(),
+      ]),
+    ];
+    this.tokens = tokenPattern(this.labels.length > 0 ? this.labels : [PATTERN_LABEL]);
+    if (this.fields.size > 0) finders.push(fieldFinder(this.fields, (text) => this.isToken(text)));
     if (settings.patterns.length > 0) finders.push(patternFinder(settings.patterns, PATTERN_LABEL));
     for (const detector of settings.detectors) {
       const label = DETECTOR_LABELS[detector];
@@ -54,15 +63,20 @@ export class Detectors {
     }
     this.finders = finders;
     // A configured pattern may match a single character.
-    this.shortest = settings.patterns.length > 0 ? 1 : SHORTEST_FIND;
-    this.labels = [
-      ...new Set([
-        ...settings.detectors.map((detector) => DETECTOR_LABELS[detector]),
-        ...(settings.patterns.length > 0 ? [PATTERN_LABEL] : []),
-        ...this.fields.values(),
-      ]),
-    ];
-    this.tokens = tokenPattern(this.labels.length > 0 ? this.labels : [PATTERN_LABEL]);
+    this.hasPatterns = settings.patterns.length > 0;
+    this.shortest = this.hasPatterns ? 1 : SHORTEST_FIND;
+  }
+
+  /** Whether `text` is one token of these labels, whole: a field's value already tokenized, left as it is. */
+  isToken(text: string): boolean {
+    if (!text.startsWith('[') || !text.endsWith(']')) return false;
+    const tokens = this.findTokens(text);
+    return tokens.length === 1 && tokens[0]!.start === 0 && tokens[0]!.end === text.length;
+  }
+
+  /** The shortest text worth scanning (with no pattern configured, a shorter one can hold nothing). */
+  get shortestFind(): number {
+    return this.shortest;
   }
 
   /** The label of a field's values, by its name in any case; undefined for a field not configured. */
@@ -76,7 +90,8 @@ export class Detectors {
     const found: Found[] = [];
     for (const find of this.finders) find(text, found);
     if (found.length === 0) return NOTHING;
-    return settleOverlaps(found, text.includes('[') ? this.findTokens(text) : []);
+    // Only a configured pattern can match inside a token (no built-in detector takes `[`, `_` or `]`).
+    return settleOverlaps(found, this.hasPatterns && text.includes('[') ? this.findTokens(text) : []);
   }
 
   /** The tokens (of these labels) in `text`, each with where it stands. */

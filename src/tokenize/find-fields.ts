@@ -26,8 +26,8 @@ function decodeContents(contents: string): string {
   }
 }
 
-/** `fields`: lower-cased field name → its tokens' label. */
-export function fieldFinder(fields: ReadonlyMap<string, string>): Finder {
+/** `fields`: lower-cased field name → its tokens' label; `isToken`: a value already a token, left as it is. */
+export function fieldFinder(fields: ReadonlyMap<string, string>, isToken: (text: string) => boolean): Finder {
   const names = [...fields.keys()].map((name) => name.replace(REGEXP_SPECIAL, '\\$&')).join('|');
   // "key": "contents" or "key": number.
   const plain = new RegExp(String.raw`"(${names})"\s*:\s*(?:"((?:[^"\\\n]|\\.)*)"|${NUMBER})`, 'gi');
@@ -40,9 +40,10 @@ export function fieldFinder(fields: ReadonlyMap<string, string>): Finder {
       const label = fields.get(name!.toLowerCase())!;
       const end = match.index + whole.length;
       if (contents !== undefined) {
-        if (contents === '') continue;
+        const value = decode(contents);
+        if (value === '' || isToken(value)) continue;
         const start = end - quote.length - contents.length;
-        found.push({ start, end: start + contents.length, label, value: decode(contents) });
+        found.push({ start, end: start + contents.length, label, value });
       } else if (number !== undefined) {
         found.push({ start: end - number.length, end, label, value: numberValue(number), quote });
       }

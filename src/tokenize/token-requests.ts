@@ -1,13 +1,15 @@
 /**
  * The values one tokenize pass needs tokens for, each asked once however often it occurs, and
- * their tokens once the vault has answered.
+ * their tokens once the vault has answered. Strings and numbers are kept apart, so neither needs
+ * a key made for it.
  */
 import type { TokenRequest, TokenScope, TokenVault } from './token-vault.js';
 import type { TokenValue } from './token-text.js';
 
 export class TokenRequests {
   private readonly requests: TokenRequest[] = [];
-  private readonly index = new Map<string, number>();
+  private readonly strings = new Map<string, number>();
+  private readonly numbers = new Map<number, number>();
   private tokens: readonly string[] = [];
 
   get size(): number {
@@ -15,9 +17,9 @@ export class TokenRequests {
   }
 
   add(label: string, value: TokenValue): void {
-    const key = typeof value === 'string' ? `s${value}` : `n${value}`;
-    if (this.index.has(key)) return;
-    this.index.set(key, this.requests.length);
+    const index = typeof value === 'string' ? this.strings : this.numbers;
+    if ((index as Map<TokenValue, number>).has(value)) return;
+    (index as Map<TokenValue, number>).set(value, this.requests.length);
     this.requests.push({ label, value });
   }
 
@@ -27,7 +29,7 @@ export class TokenRequests {
 
   /** The token of a value added before resolve(). */
   tokenOf(value: TokenValue): string {
-    const key = typeof value === 'string' ? `s${value}` : `n${value}`;
-    return this.tokens[this.index.get(key)!]!;
+    const index = typeof value === 'string' ? this.strings.get(value) : this.numbers.get(value);
+    return this.tokens[index!]!;
   }
 }

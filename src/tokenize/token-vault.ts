@@ -28,53 +28,80 @@ export interface TokenVault {
 export interface VaultLimits {
   /** How long a token lives after its last use (settings.tokenize.ttlMs). */
   readonly ttlMs: number;
-  /** Values a scope keeps; past it, the least recently used is forgotten (settings.tokenize.maxValues). */
+  /** Values a scope keeps; past it, the least recently used are forgotten (settings.tokenize.maxValues). */
   readonly maxValues: number;
 }
+
+/**
+ * 60 s: the longest a forgotten entry's memory is held before a sweep frees it (a sweep reads
+ * the whole scope, so it runs at most this often; an entry past its time is never used meanwhile).
+ */
+const SWEEP_EVERY_MS = 60_000;
+/**
+ * A tenth: past maxValues, the least recently used tenth of the bound is forgotten at once, so the
+ * sort that finds them runs once per tenth of new values, not at every one.
+ */
+const EVICT_FRACTION = 0.1;
 
 interface Entry {
   readonly token: string;
   readonly value: TokenValue;
-  readonly key: string;
-  /** Epoch ms past which the entry is forgotten. */
+  /** Epoch ms from which the entry is forgotten: its last use plus the time to live. */
   expiresAt: number;
+  /** When it was last used, as the scope's count of uses: which is least recent, within a millisecond too. */
+  lastUse: number;
 }
 
-/** One scope's tokens; `byValue` in the order of last use, least recent first. */
+/** One scope's tokens. */
 class Shelf {
-  readonly byValue = new Map<string, Entry>();
+  readonly strings = new Map<string, Entry>();
+  readonly numbers = new Map<number, Entry>();
   readonly byToken = new Map<string, Entry>();
   /** The last number given, per label: kept when entries go, so no number is given twice. */
   readonly lastNumber = new Map<string, number>();
+  nextSweep = 0;
+  private uses = 0;
 
-  touch(entry: Entry, expiresAt: number): void {
-    entry.expiresAt = expiresAt;
-    this.byValue.delete(entry.key);
-    this.byValue.set(entry.key, entry);
+  get size(): number {
+    return this.byToken.size;
   }
 
-  add(label: string, value: TokenValue, key: string, expiresAt: number): Entry {
+  entryOf(value: TokenValue): Entry | undefined {
+    return typeof value === 'string' ? this.strings.get(value) : this.numbers.get(value);
+  }
+
+  add(label: string, value: TokenValue, expiresAt: number): Entry {
     const n = (this.lastNumber.get(label) ?? 0) + 1;
     this.lastNumber.set(label, n);
-    const entry: Entry = { token: formatToken(label, n), value, key, expiresAt };
-    this.byValue.set(key, entry);
+    const entry: Entry = { token: formatToken(label, n), value, expiresAt, lastUse: ++this.uses };
+    if (typeof value === 'string') this.strings.set(value, entry);
+    else this.numbers.set(value, entry);
     this.byToken.set(entry.token, entry);
     return entry;
   }
 
-  /** Forgets the expired entries, then the least recently used past `maxValues` (both at the front). */
-  trim(now: number, maxValues: number): void {
-    for (const entry of this.byValue.values()) {
-      if (entry.expiresAt > now && this.byValue.size <= maxValues) break;
-      this.byValue.delete(entry.key);
-      this.byToken.delete(entry.token);
-    }
+  use(entry: Entry, expiresAt: number): void {
+    entry.expiresAt = expiresAt;
+    entry.lastUse = ++this.uses;
   }
-}
 
-/** A value's identity in the vault: the string `42` and the number 42 are two values. */
-function valueKey(value: TokenValue): string {
-  return typeof value === 'string' ? `s${value}` : `n${value}`;
+  drop(entry: Entry): void {
+    if (typeof entry.value === 'string') this.strings.delete(entry.value);
+    else this.numbers.delete(entry.value);
+    this.byToken.delete(entry.token);
+  }
+
+  /** Frees the entries past their time (at most every SWEEP_EVERY_MS), then the least recently used past `maxValues`. */
+  trim(now: number, maxValues: number): void {
+    if (now >= this.nextSweep) {
+      this.nextSweep = now + SWEEP_EVERY_MS;
+      for (const entry of this.byToken.values()) if (entry.expiresAt <= now) this.drop(entry);
+    }
+    if (this.size <= maxValues) return;
+    const keep = maxValues - Math.floor(maxValues * EVICT_FRACTION);
+    const oldest = [...this.byToken.values()].sort((a, b) => a.lastUse - b.lastUse);
+    for (const entry of oldest.slice(0, this.size - keep)) this.drop(entry);
+  }
 }
 
 /** Tokens in the server's memory: gone with the process, each scope bounded by count and time. */
@@ -87,39 +114,31 @@ export class MemoryTokenVault implements TokenVault {
   ) {}
 
   tokensFor(scope: TokenScope, requests: readonly TokenRequest[]): Promise<string[]> {
-    return Promise.resolve(this.tokensNow(scope, requests));
-  }
-
-  /** As tokensFor, at once: the memory vault needs no wait. */
-  tokensNow(scope: TokenScope, requests: readonly TokenRequest[]): string[] {
     let shelf = this.shelves.get(scope);
     if (shelf === undefined) this.shelves.set(scope, (shelf = new Shelf()));
     const now = this.now();
     const expiresAt = now + this.limits.ttlMs;
-    shelf.trim(now, this.limits.maxValues);
     const tokens = requests.map(({ label, value }) => {
-      const key = valueKey(value);
-      const known = shelf.byValue.get(key);
-      if (known !== undefined) {
-        shelf.touch(known, expiresAt);
+      const known = shelf.entryOf(value);
+      if (known !== undefined && known.expiresAt > now) {
+        shelf.use(known, expiresAt);
         return known.token;
       }
-      return shelf.add(label, value, key, expiresAt).token;
+      if (known !== undefined) shelf.drop(known);
+      return shelf.add(label, value, expiresAt).token;
     });
     shelf.trim(now, this.limits.maxValues);
-    return tokens;
+    return Promise.resolve(tokens);
   }
 
   valuesOf(scope: TokenScope, tokens: readonly string[]): Promise<Array<TokenValue | undefined>> {
     const shelf = this.shelves.get(scope);
-    if (shelf === undefined) return Promise.resolve(tokens.map(() => undefined));
     const now = this.now();
-    shelf.trim(now, this.limits.maxValues);
     return Promise.resolve(
       tokens.map((token) => {
-        const entry = shelf.byToken.get(token);
-        if (entry === undefined) return undefined;
-        shelf.touch(entry, now + this.limits.ttlMs);
+        const entry = shelf?.byToken.get(token);
+        if (entry === undefined || entry.expiresAt <= now) return undefined;
+        shelf!.use(entry, now + this.limits.ttlMs);
         return entry.value;
       }),
     );

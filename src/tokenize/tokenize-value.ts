@@ -34,6 +34,11 @@ export async function tokenizeText(text: string, detectors: Detectors, vault: To
   return spliceTokens(text, found, requests);
 }
 
+/** A string under a field is tokenized whole unless it is empty or a token already. */
+function isWholeValue(text: string, detectors: Detectors): boolean {
+  return text !== '' && !detectors.isToken(text);
+}
+
 /** Each string's finds in one scan's coordinates: the string's place in the joined text is `shift`. */
 interface StringFinds {
   readonly found: readonly Found[];
@@ -51,18 +56,22 @@ class Collector {
 
   walk(value: unknown, fieldLabel: string | undefined): void {
     if (typeof value === 'string') {
-      if (fieldLabel === undefined) this.strings.push(value);
-      else if (value !== '') this.requests.add(fieldLabel, value);
+      if (fieldLabel === undefined) this.scanLater(value);
+      else if (isWholeValue(value, this.detectors)) this.requests.add(fieldLabel, value);
     } else if (typeof value === 'number') {
       if (fieldLabel !== undefined && Number.isFinite(value)) this.requests.add(fieldLabel, value);
     } else if (Array.isArray(value)) {
       for (const item of value) this.walk(item, fieldLabel);
     } else if (value !== null && typeof value === 'object') {
       for (const key of Object.keys(value)) {
-        this.strings.push(key);
+        this.scanLater(key);
         this.walk((value as Record<string, unknown>)[key], fieldLabel ?? this.detectors.fieldLabel(key));
       }
     }
+  }
+
+  private scanLater(text: string): void {
+    if (text.length >= this.detectors.shortestFind) this.strings.push(text);
   }
 
   /**
@@ -112,6 +121,12 @@ class Collector {
   }
 }
 
+/** Sets a key as JSON.parse does, `__proto__` included (an assignment would set the prototype). */
+function define(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
+}
+
 /** The second pass: the copy, sharing whatever has nothing replaced. */
 class Builder {
   private next = 0;
@@ -123,6 +138,7 @@ class Builder {
   ) {}
 
   private scanned(text: string): string {
+    if (text.length < this.detectors.shortestFind) return text;
     const { found, shift } = this.finds[this.next++]!;
     return found.length === 0 ? text : spliceTokens(text, found, this.requests, shift);
   }
@@ -130,7 +146,7 @@ class Builder {
   build(value: unknown, fieldLabel: string | undefined): unknown {
     if (typeof value === 'string') {
       if (fieldLabel === undefined) return this.scanned(value);
-      return value === '' ? value : this.requests.tokenOf(value);
+      return isWholeValue(value, this.detectors) ? this.requests.tokenOf(value) : value;
     }
     if (typeof value === 'number') {
       return fieldLabel !== undefined && Number.isFinite(value) ? this.requests.tokenOf(value) : value;
@@ -145,18 +161,20 @@ class Builder {
     }
     if (value !== null && typeof value === 'object') {
       const record = value as Record<string, unknown>;
+      let copy: Record<string, unknown> | undefined;
       const keys = Object.keys(record);
-      const entries: Array<[string, unknown]> = [];
-      let changed = false;
-      for (const key of keys) {
+      keys.forEach((key, i) => {
         const newKey = this.scanned(key);
         const item = record[key];
         const built = this.build(item, fieldLabel ?? this.detectors.fieldLabel(key));
-        changed ||= newKey !== key || built !== item;
-        entries.push([newKey, built]);
-      }
-      // fromEntries defines each key, `__proto__` included, as JSON.parse does.
-      return changed ? Object.fromEntries(entries) : value;
+        if (copy === undefined && newKey === key && built === item) return;
+        if (copy === undefined) {
+          copy = {};
+          for (const before of keys.slice(0, i)) define(copy, before, record[before]);
+        }
+        define(copy, newKey, built);
+      });
+      return copy ?? value;
     }
     return value;
   }
