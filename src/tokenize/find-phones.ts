@@ -81,11 +81,25 @@ function isInternationalNumber(candidate: string, plans: Map<string, Set<number>
   return false;
 }
 
-/** Where each group of digits ends in a candidate (a separator, or the end, after it). */
-const GROUP_END = /\d(?=[ ().\-\u00A0]|$)/g;
-/** Where each group starts: a digit or `(` after a separator. */
-const GROUP_START = /(?<=[ ().\-\u00A0])[\d(]/g;
+const isSeparator = (c: number) => c === 32 || c === 40 || c === 41 || c === 46 || c === 45 || c === 0xa0;
+
+/**
+ * Where a run's groups of digits start (a digit or `(` after a separator; with `fromEitherEnd`,
+ * else only at 0) and end (after a digit followed by a separator, or at the run's end), in order.
+ */
+function groupsOf(run: string, fromEitherEnd: boolean): { starts: number[]; ends: number[] } {
+  const starts = [0];
+  const ends: number[] = [];
+  for (let i = 0; i < run.length; i++) {
+    const c = run.charCodeAt(i);
+    if (isDigit(c) && (i + 1 === run.length || isSeparator(run.charCodeAt(i + 1)))) ends.push(i + 1);
+    if (fromEitherEnd && i > 0 && (isDigit(c) || c === 40) && isSeparator(run.charCodeAt(i - 1))) starts.push(i);
+  }
+  return { starts, ends };
+}
 const OPENS_NUMBER = /^[\d(+]/;
+/** A run of one group has no shorter part to try. */
+const HAS_SEPARATOR = /[ ().\-\u00A0]/;
 
 /**
  * Each match, or else the longest part of it that holds a number: a run such as `2024-12-07
@@ -99,19 +113,14 @@ function pushMatches(
   fromEitherEnd: boolean,
   label: string,
   found: Found[],
+  taken: readonly Found[] = [],
 ) {
+  let next = 0;
   const tryPart = (start: number, end: number): boolean => {
     const digits = countDigits(text, start, end);
-    if (digits < PHONE_MIN_DIGITS || digits > E164_MAX_DIGITS + 1) return false;
+    if (digits < PHONE_MIN_DIGITS || digits > E164_MAX_DIGITS + 1 || !standsAlone(text, start, end)) return false;
     const candidate = text.slice(start, end);
-    if (
-      !OPENS_NUMBER.test(candidate) ||
-      !standsAlone(text, start, end) ||
-      BAD_PUNCTUATION.test(candidate) ||
-      !accept(candidate, start, end)
-    ) {
-      return false;
-    }
+    if (!OPENS_NUMBER.test(candidate) || BAD_PUNCTUATION.test(candidate) || !accept(candidate, start, end)) return false;
     found.push({ start, end, label, value: candidate });
     pattern.lastIndex = end;
     return true;
@@ -120,11 +129,18 @@ function pushMatches(
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     const at = match.index;
     const run = match[0];
-    if (tryPart(at, at + run.length) || countDigits(text, at, at + run.length) < PHONE_MIN_DIGITS) continue;
-    const ends = [...run.matchAll(GROUP_END)].map((end) => end.index + 1).reverse();
-    const starts = fromEitherEnd ? [0, ...[...run.matchAll(GROUP_START)].map((start) => start.index)] : [0];
+    // A run that starts inside an international number found already (its digits after the `+`) goes on after it.
+    while (next < taken.length && taken[next]!.end <= at) next++;
+    if (next < taken.length && taken[next]!.start <= at) {
+      pattern.lastIndex = taken[next]!.end;
+      continue;
+    }
+    if (tryPart(at, at + run.length) || !HAS_SEPARATOR.test(run) || countDigits(text, at, at + run.length) < PHONE_MIN_DIGITS)
+      continue;
+    const { starts, ends } = groupsOf(run, fromEitherEnd);
     search: for (const from of starts) {
-      for (const to of ends) {
+      for (let e = ends.length - 1; e >= 0; e--) {
+        const to = ends[e]!;
         if (to <= from) break;
         if ((from !== 0 || to !== run.length) && tryPart(at + from, at + to)) break search;
       }
@@ -166,6 +182,7 @@ export function phoneFinder(libraries: Libraries, label: string, region: string 
       true,
       label,
       found,
+      internationals,
     );
   };
 }

@@ -79,6 +79,16 @@ describe('configured fields', () => {
     expect(await scope.tokenizeText(`value: ${inner}`)).toBe(`value: "{\\"name\\":\\"[NAME_1]\\",\\"phone\\":\\"[PHONE_1]\\"}"`);
     expect((await scope.restoreValue({ n: '[NAME_1]', p: '[PHONE_1]' })).value).toEqual({ n: 'Ada "A" L', p: 4155550143 });
   });
+
+  it('leaves a field whose value is a token already as it is, in a value and in JSON text', async () => {
+    const scope = new Tokenizer(settings({ fields: ['name'] })).forScope('s');
+    expect(await scope.tokenizeValue({ name: 'Ada' })).toEqual({ name: '[NAME_1]' });
+    expect(await scope.tokenizeValue({ name: '[NAME_1]', other: { name: '[NAME_1]' } })).toEqual({
+      name: '[NAME_1]',
+      other: { name: '[NAME_1]' },
+    });
+    expect(await scope.tokenizeText('{"name": "[NAME_1]"}')).toBe('{"name": "[NAME_1]"}');
+  });
 });
 
 describe('tokens', () => {
