@@ -1,8 +1,8 @@
 /**
  * A text or a JSON value with what the detectors find replaced by tokens, around one request to
- * the vault. A value's strings (object keys included) are scanned as one text, joined by line
- * breaks, rather than one by one: a megabyte of rows is some 40,000 short strings, and a scan's
- * fixed cost per string was most of the time. Strings and numbers under a configured field are
+ * the vault. A value's distinct strings (object keys included) are scanned as one text, joined by
+ * line breaks, rather than one by one: a megabyte of rows is some 40,000 short strings, and a
+ * scan's fixed cost per string was most of the time. Strings and numbers under a configured field are
  * taken whole, unscanned. The copy shares every part of the value that has nothing to replace.
  */
 import type { Detectors } from './detectors.js';
@@ -47,10 +47,12 @@ interface StringFinds {
 
 const NONE: StringFinds = { found: NOTHING, shift: 0 };
 
-/** The first pass: the strings to scan, in the order the second pass meets them, and the values under fields. */
+/** The first pass: the distinct strings to scan (a row's keys, a status met a thousand times: once each), and the values under fields. */
 class Collector {
   readonly requests = new TokenRequests();
   readonly strings: string[] = [];
+  /** Each string to scan → its place in `strings`. */
+  readonly index = new Map<string, number>();
 
   constructor(private readonly detectors: Detectors) {}
 
@@ -71,7 +73,9 @@ class Collector {
   }
 
   private scanLater(text: string): void {
-    if (text.length >= this.detectors.shortestFind) this.strings.push(text);
+    if (text.length < this.detectors.shortestFind || this.index.has(text)) return;
+    this.index.set(text, this.strings.length);
+    this.strings.push(text);
   }
 
   /**
@@ -129,17 +133,17 @@ function define(record: Record<string, unknown>, key: string, value: unknown): v
 
 /** The second pass: the copy, sharing whatever has nothing replaced. */
 class Builder {
-  private next = 0;
-
   constructor(
     private readonly detectors: Detectors,
     private readonly requests: TokenRequests,
+    private readonly index: ReadonlyMap<string, number>,
     private readonly finds: readonly StringFinds[],
   ) {}
 
   private scanned(text: string): string {
-    if (text.length < this.detectors.shortestFind) return text;
-    const { found, shift } = this.finds[this.next++]!;
+    const at = this.index.get(text);
+    if (at === undefined) return text;
+    const { found, shift } = this.finds[at]!;
     return found.length === 0 ? text : spliceTokens(text, found, this.requests, shift);
   }
 
@@ -191,5 +195,5 @@ export async function tokenizeValue(
   const finds = collector.scanStrings();
   if (collector.requests.size === 0) return value;
   await collector.requests.resolve(vault, scope);
-  return new Builder(detectors, collector.requests, finds).build(value, undefined);
+  return new Builder(detectors, collector.requests, collector.index, finds).build(value, undefined);
 }

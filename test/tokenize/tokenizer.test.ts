@@ -80,6 +80,24 @@ describe('configured fields', () => {
     expect((await scope.restoreValue({ n: '[NAME_1]', p: '[PHONE_1]' })).value).toEqual({ n: 'Ada "A" L', p: 4155550143 });
   });
 
+  it('tokenizes everything under a field in JSON text as in the structured value, keys left to the detectors', async () => {
+    const value = [
+      { id: 7, address: { street: '12 Elm St', zip: 75001, lines: ['Flat 2', { note: 'ring twice' }] }, status: 'paid' },
+    ];
+    const structured = await new Tokenizer(settings({ fields: ['address'] })).forScope('s').tokenizeValue(value);
+    const text = await new Tokenizer(settings({ fields: ['address'] }))
+      .forScope('s')
+      .tokenizeText(JSON.stringify(value, null, 2));
+    expect(JSON.parse(text)).toEqual(structured);
+    expect(structured).toEqual([
+      {
+        id: 7,
+        address: { street: '[ADDRESS_1]', zip: '[ADDRESS_2]', lines: ['[ADDRESS_3]', { note: '[ADDRESS_4]' }] },
+        status: 'paid',
+      },
+    ]);
+  });
+
   it('leaves a field whose value is a token already as it is, in a value and in JSON text', async () => {
     const scope = new Tokenizer(settings({ fields: ['name'] })).forScope('s');
     expect(await scope.tokenizeValue({ name: 'Ada' })).toEqual({ name: '[NAME_1]' });
