@@ -164,6 +164,10 @@ describe('restoring', () => {
       '1 token was not restored (unknown here, or expired): [EMAIL_7]; passed on as written.',
     );
     expect(describeUnknownTokens([])).toBeNull();
+    const many = Array.from({ length: 12 }, (_, i) => `[PHONE_${i + 1}]`);
+    expect(describeUnknownTokens(many)).toBe(
+      `12 tokens were not restored (unknown here, or expired): ${many.slice(0, 10).join(', ')} and 2 more; passed on as written.`,
+    );
   });
 
   it("restores nothing of another scope's tokens", async () => {
