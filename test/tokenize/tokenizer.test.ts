@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOKENIZE, type TokenizeSettings } from '../../src/config/tokenize-setting.js';
 import { Tokenizer } from '../../src/tokenize/tokenizer.js';
 import { MemoryTokenVault } from '../../src/tokenize/token-vault.js';
+import { describeTokens } from '../../src/tokenize/tokens-note.js';
 import { describeUnknownTokens } from '../../src/tokenize/unknown-tokens.js';
 
 const settings = (over: Partial<TokenizeSettings> = {}): TokenizeSettings => ({ ...DEFAULT_TOKENIZE, ...over });
@@ -202,6 +203,15 @@ describe('restoring', () => {
     });
     expect(new Tokenizer(settings({ restore: [] })).restoresTo('crm')).toBe(false);
     expect(new Tokenizer(settings()).restoresTo('anything')).toBe(true);
+  });
+});
+
+describe('what the model is told', () => {
+  it('names the token kinds these settings give, in one line', () => {
+    const tokenizer = new Tokenizer(settings({ detectors: ['email', 'phone'], fields: ['name'] }));
+    expect(describeTokens(tokenizer.labels)).toBe(
+      'Personal data reaches you as tokens ([EMAIL_1], [PHONE_1], [NAME_1]): write one as it is in a string and tools receive the real value; the same value keeps its token.',
+    );
   });
 });
 
