@@ -45,6 +45,7 @@ const SRC_FOLDERS = [
   'approvals',
   'script-host',
   'telemetry',
+  'tokenize',
   'state',
   'catalog',
   'json-rpc',
@@ -141,6 +142,7 @@ export default tseslint.config(
     'approvals',
     'script-host',
     'telemetry',
+    'tokenize',
     'state',
     'catalog',
     'json-rpc',
@@ -156,6 +158,7 @@ export default tseslint.config(
   layerRule('approvals', ['telemetry', 'config', 'support']),
   layerRule('script-host', ['catalog', 'config', 'support'], MCP_SDK),
   layerRule('telemetry', ['config', 'support']),
+  layerRule('tokenize', ['config', 'support']),
   // state/ and skills/ implement their host APIs over script-host/apis.ts's types.
   layerRule('state', ['script-host', 'config', 'support']),
   layerRule('skills', ['script-host', 'config', 'support']),

@@ -26,7 +26,7 @@ export interface SettingIssue {
   readonly message: string;
 }
 
-export type SettingKind = 'number' | 'switch' | 'choice' | 'globs' | 'approvals' | 'path' | 'url';
+export type SettingKind = 'number' | 'switch' | 'choice' | 'globs' | 'approvals' | 'path' | 'url' | 'tokenize';
 
 export interface SettingSpec<T = unknown> {
   readonly kind: SettingKind;

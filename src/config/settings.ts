@@ -15,6 +15,7 @@ import {
 import { SETTINGS } from './limit-settings.js';
 import { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
 import type { SettingSpec } from './setting-spec.js';
+import { TOKENIZE_SETTING } from './tokenize-setting.js';
 
 export { SETTINGS } from './limit-settings.js';
 export { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
@@ -29,6 +30,7 @@ const SERVER_SETTINGS = {
   skillsSaveOverHttp: SKILLS_SAVE_SETTING,
   approvals: APPROVALS_SETTING,
   approvalFallback: APPROVAL_FALLBACK_SETTING,
+  tokenize: TOKENIZE_SETTING,
   ...SWITCH_SETTINGS,
   ...LOCATION_SETTINGS,
 };
@@ -40,6 +42,7 @@ export const ALL_SETTINGS: readonly SettingSpec[] = [
   SKILLS_SAVE_SETTING,
   APPROVALS_SETTING,
   APPROVAL_FALLBACK_SETTING,
+  TOKENIZE_SETTING,
   ...Object.values(SWITCH_SETTINGS),
   ...Object.values(LOG_SETTINGS),
   ...Object.values(LOCATION_SETTINGS),

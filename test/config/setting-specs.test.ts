@@ -51,6 +51,8 @@ function sampleOf(spec: SettingSpec): { texts: string[]; field: unknown } {
       return { texts: ['ask=*delete*', 'deny=fs__wipe'], field: { ask: ['*delete*'], deny: ['fs__wipe'] } };
     case 'url':
       return { texts: ['redis://localhost:6379'], field: 'redis://localhost:6379' };
+    case 'tokenize':
+      return { texts: ['{"fields":["name"]}'], field: { fields: ['name'] } };
     default:
       return { texts: ['some/where'], field: 'some/where' };
   }
