@@ -60,6 +60,8 @@ const SKILLS_TEXT =
 export interface DescriptionOptions {
   /** The server's yieldMs: how long a run waits by default, as the description states it. */
   readonly yieldMs: number;
+  /** With tokenize on, the line on tokens (src/tokenize/tokens-note.ts), after the API. */
+  readonly tokens?: string;
 }
 
 /** The `resources` line, when some upstream offers resources: the calls and what each returns. */
@@ -85,6 +87,7 @@ function apiText(options: DescriptionOptions, resourcesOffered: boolean): string
     ...(resourcesOffered ? [RESOURCES_TEXT] : []),
     'store(key,value,{ttlMs}?), load(key): JSON kept between scripts; state.keys(prefix?), state.remove(key).',
     'console.log/text() print; show(block|result) adds images/resources to the answer; notify(x) tells the user; sleep(ms). No files, network, processes.',
+    ...(options.tokens !== undefined ? [options.tokens] : []),
   ].join('\n');
 }
 

@@ -1,7 +1,8 @@
 /**
  * What both serve commands build once from what they opened, and pass down to every client of
- * either revision: the host APIs (src/mcp/host-apis.ts), the tool listing, and the skills library
- * served through the MCP Skills extension.
+ * either revision: the host APIs (src/mcp/host-apis.ts), the tokenizer among them when
+ * settings.tokenize is on, the tool listing, and the skills library served through the MCP
+ * Skills extension.
  */
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Settings } from '../config/settings.js';
@@ -14,6 +15,9 @@ import { SkillsLibrary } from '../skills/skills-library.js';
 import type { StateStore } from '../state/state-store.js';
 import type { Log } from '../support/log.js';
 import type { UpstreamHub } from '../upstream/hub.js';
+import { describeTokens } from '../tokenize/tokens-note.js';
+import { tokenLabels } from '../tokenize/token-text.js';
+import { Tokenizer } from '../tokenize/tokenizer.js';
 
 export interface ServedParts {
   readonly apis: HostApis;
@@ -34,12 +38,21 @@ export function buildServedParts(
   },
 ): ServedParts {
   const library = new SkillsLibrary(skillsDirectory(settings));
-  const listing = new ToolListing({ hub, settings, savedSkills: savedSkillsOf(library), log });
+  const { tokenize } = settings;
+  const listing = new ToolListing({
+    hub,
+    settings,
+    savedSkills: savedSkillsOf(library),
+    log,
+    ...(tokenize !== null ? { tokensNote: describeTokens(tokenLabels(tokenize)) } : {}),
+  });
   const apis = createHostApis({
     hub,
     state,
     skills: { library, saving: options.saving, onSaved: () => listing.skillsSaved() },
     log,
+    // Made at start, so its packages and phone plans load now (about 100 ms), not at the first answer.
+    ...(tokenize !== null ? { tokenizer: new Tokenizer(tokenize) } : {}),
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });
   return { apis, listing, skills };

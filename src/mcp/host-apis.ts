@@ -3,7 +3,9 @@
  * (the upstreams, the state store, the skills library), passed down once, and bound to each owner
  * of scripts when that owner's scripts are made. `tools` and `resources` are the upstreams' (the
  * hub routes them); `state` and `skills` keep their rules in their own folders (state-api.ts,
- * skills-api.ts). docs/architecture.md, "Host APIs", says what adding an API touches.
+ * skills-api.ts). With tokenize on, the tokenizer is one more service here: each principal's
+ * tokens (`tokensFor`), which the connections use at the boundary with their client
+ * (src/mcp/tokens/). docs/architecture.md, "Host APIs", says what adding an API touches.
  */
 import type { ResourceCaller } from '../script-host/apis.js';
 import type { OwnerApis } from '../scripts/script-apis.js';
@@ -12,6 +14,7 @@ import { skillsApi, type SkillSaving } from '../skills/skills-api.js';
 import { stateApi } from '../state/state-api.js';
 import type { Principal, StateStore } from '../state/state-store.js';
 import type { Log } from '../support/log.js';
+import type { ScopeTokens, Tokenizer } from '../tokenize/tokenizer.js';
 import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 
@@ -28,6 +31,8 @@ export interface ApiOwner {
 export interface HostApis {
   /** The APIs as `owner`'s scripts reach them. */
   forOwner(owner: ApiOwner): OwnerApis;
+  /** The principal's tokens (settings.tokenize); undefined when tokenize is off, the one check its off path makes. */
+  tokensFor(principal: Principal): ScopeTokens | undefined;
 }
 
 export interface HostApiParts {
@@ -41,10 +46,13 @@ export interface HostApiParts {
     readonly onSaved: () => Promise<void>;
   };
   readonly log: Log;
+  /** Made by the command when settings.tokenize is on; absent, nothing is tokenized. */
+  readonly tokenizer?: Tokenizer;
 }
 
-export function createHostApis({ hub, state, skills, log }: HostApiParts): HostApis {
+export function createHostApis({ hub, state, skills, log, tokenizer }: HostApiParts): HostApis {
   return {
+    tokensFor: (principal) => tokenizer?.forScope(principal),
     forOwner: (owner) => {
       const { origin } = owner;
       const context = origin !== undefined ? { origin } : {};

@@ -11,7 +11,7 @@ import { patternFinder } from './find-patterns.js';
 import { phoneFinder } from './find-phones.js';
 import { settleOverlaps, type Finder, type Found } from './found.js';
 import { loadLibraries } from './libraries.js';
-import { DETECTOR_LABELS, PATTERN_LABEL, fieldLabel, tokenPattern } from './token-text.js';
+import { DETECTOR_LABELS, PATTERN_LABEL, fieldLabel, tokenLabels, tokenPattern } from './token-text.js';
 
 /** The shortest text a built-in detector can find anything in (`a@b.co`, `1.2.3.4`). */
 const SHORTEST_FIND = 6;
@@ -31,13 +31,7 @@ export class Detectors {
     const libraries = loadLibraries();
     const finders: Finder[] = [];
     this.fields = new Map(settings.fields.map((field) => [field.toLowerCase(), fieldLabel(field)]));
-    this.labels = [
-      ...new Set([
-        ...settings.detectors.map((detector) => DETECTOR_LABELS[detector]),
-        ...(settings.patterns.length > 0 ? [PATTERN_LABEL] : []),
-        ...this.fields.values(),
-      ]),
-    ];
+    this.labels = tokenLabels(settings);
     this.tokens = tokenPattern(this.labels.length > 0 ? this.labels : [PATTERN_LABEL]);
     if (this.fields.size > 0) finders.push(fieldFinder(this.fields, (text) => this.isToken(text)));
     if (settings.patterns.length > 0) finders.push(patternFinder(settings.patterns, PATTERN_LABEL));

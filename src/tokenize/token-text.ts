@@ -2,7 +2,7 @@
  * What a token looks like: `[LABEL_n]`, a label in capitals and a number from 1, numbered per
  * label within a scope. The labels a configuration gives, and how a field name becomes one.
  */
-import type { TokenDetector } from '../config/tokenize-setting.js';
+import type { TokenDetector, TokenizeSettings } from '../config/tokenize-setting.js';
 
 /** The label of each built-in detector's tokens. */
 export const DETECTOR_LABELS: Readonly<Record<TokenDetector, string>> = {
@@ -40,4 +40,15 @@ export function fieldLabel(field: string): string {
 export function tokenPattern(labels: Iterable<string>): RegExp {
   const alternatives = [...new Set(labels)].sort((a, b) => b.length - a.length).join('|');
   return new RegExp(`\\[(${alternatives})_([1-9]\\d{0,9})\\]`, 'g');
+}
+
+/** Every label these settings give, in order (detectors, patterns, fields): what a restore looks for and the model is told of. */
+export function tokenLabels(settings: Pick<TokenizeSettings, 'detectors' | 'patterns' | 'fields'>): string[] {
+  return [
+    ...new Set([
+      ...settings.detectors.map((detector) => DETECTOR_LABELS[detector]),
+      ...(settings.patterns.length > 0 ? [PATTERN_LABEL] : []),
+      ...settings.fields.map(fieldLabel),
+    ]),
+  ];
 }
