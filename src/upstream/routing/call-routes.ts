@@ -67,8 +67,8 @@ export class CallRoutes {
     signal: AbortSignal | undefined,
     context: CallContext,
   ): Promise<CallToolResult> {
-    return this.sendTo(name, context, (session, tool) =>
-      session.callTool(tool.upstreamName, name, args, signal, context.onProgress, context.meta),
+    return this.sendTo(name, context, async (session, tool) =>
+      session.callTool(tool.upstreamName, name, await sentFor(tool, args, context), signal, context.onProgress, context.meta),
     );
   }
 
@@ -80,8 +80,19 @@ export class CallRoutes {
     signal: AbortSignal | undefined,
     context: CallContext,
   ): Promise<CallToolResult | UpstreamInputRequired> {
-    return this.sendTo(name, context, (session, tool) =>
-      session.callToolRound(tool.upstreamName, name, args, round, signal, context.onProgress, context.meta),
+    return this.sendTo(name, context, async (session, tool) =>
+      session.callToolRound(
+        tool.upstreamName,
+        name,
+        await sentFor(tool, args, context),
+        // The client's answers pass as its arguments do; the upstream's own requestState, as it wrote it.
+        round.inputResponses === undefined
+          ? round
+          : { ...round, inputResponses: await sentFor(tool, round.inputResponses, context) },
+        signal,
+        context.onProgress,
+        context.meta,
+      ),
     );
   }
 
@@ -173,6 +184,12 @@ export class CallRoutes {
     if (upstream !== undefined && upstream.tools === undefined) return refuseNotReady(name, upstream);
     return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
   }
+}
+
+/** What the tool's upstream receives of what the call carries: as it is, or through its caller's tokens (call-origins.ts). */
+function sentFor<T>(tool: CatalogTool, value: T, context: CallContext): Promise<T> | T {
+  const tokens = context.origin?.tokens;
+  return tokens === undefined ? value : tokens.argumentsFor(tool.server, value);
 }
 
 function answeredHow(result: object): string {
