@@ -1,10 +1,12 @@
 /**
- * What tokenizing costs (issue 48): the tokenizer on a 1 MB answer of customer rows, against the
- * time of that answer end to end through codemode-mcp (a script reads the sheet fixture's rows and
- * returns them; the clock stops when the client has the answer), rounds alternating. Each round
- * tokenizes in a fresh scope, so every value is new to the vault: the dearest case. The tokenizer
- * runs here, in the bench's process, as it will in the server's, on the value the server renders.
- * Off, nothing of it runs or loads (src/tokenize/libraries.ts): that needs no figure.
+ * What tokenizing costs (issue 48). First, wired: a 1 MB answer of customer rows end to end
+ * through codemode-mcp with --tokenize (a script reads the sheet fixture's rows and returns them;
+ * the clock stops when the client has the answer, tokenized at the connection's transport), against
+ * the same answer from a server without it, rounds alternating. The server's one client is one
+ * scope, so past the first round its values are known to the vault. Then the tokenizer alone, in
+ * the bench's process, on that answer in a fresh scope each round (every value new to the vault:
+ * the dearest case), against the answer end to end without it. Off, nothing of it runs or loads
+ * (src/tokenize/libraries.ts; the off path is one check that no tokenizer exists): that needs no figure.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +16,7 @@ import { Tokenizer } from '../src/tokenize/tokenizer.js';
 import type { CustomerRow } from '../test/fixtures/upstreams/customer-rows.mjs';
 import { interleaved, median, timed } from './measure.js';
 import { atMost, type BenchContext, type Row } from './report.js';
+import { ownCpuMs } from './processes.js';
 import { connect, runCode } from './server.js';
 import { poolSettled } from './settle.js';
 
@@ -46,21 +49,44 @@ export async function measureTokenize(ctx: BenchContext): Promise<Row[]> {
   )) as typeof import('../test/fixtures/upstreams/customer-rows.mjs');
   const rows: CustomerRow[] = customerRows(ROWS);
   const text = JSON.stringify(rows);
-  const server = await connect(process.execPath, [
-    BIN,
-    '--pool',
-    '2',
-    '--',
-    process.execPath,
-    join(FIXTURES, 'sheet.mjs'),
-    String(ROWS),
-  ]);
+  const serve = (flags: readonly string[]) =>
+    connect(process.execPath, [BIN, '--pool', '2', ...flags, '--', process.execPath, join(FIXTURES, 'sheet.mjs'), String(ROWS)]);
+  const server = await serve([]);
+  const tokenizing = await serve(['--tokenize']);
   const results: Row[] = [];
   try {
     await poolSettled(server.pid, 2);
+    await poolSettled(tokenizing.pid, 2);
     const returned = await runCode(server, RETURN_ROWS);
     if (JSON.stringify(returned) !== text)
       throw new Error('bench: the rows returned through codemode-mcp are not the sheet rows');
+    const tokenized = JSON.stringify(await runCode(tokenizing, RETURN_ROWS));
+    if (rows.some((row) => tokenized.includes(row.email)) || !tokenized.includes(`[EMAIL_${ROWS}]`))
+      throw new Error('bench: the rows returned with --tokenize are not tokenized');
+    ctx.log('a 1 MB answer end to end with --tokenize…');
+    const serverCpu = { on: [] as number[], off: [] as number[] };
+    const answer = async (target: typeof server, cpu: number[]): Promise<number> => {
+      await poolSettled(target.pid, 2);
+      const before = ownCpuMs(target.pid);
+      const ms = await timed(() => runCode(target, RETURN_ROWS));
+      cpu.push(ownCpuMs(target.pid) - before);
+      return ms;
+    };
+    const wired = await interleaved(
+      ctx.rounds,
+      () => answer(tokenizing, serverCpu.on),
+      () => answer(server, serverCpu.off),
+    );
+    results.push({
+      name: `a 1 MB answer (${ROWS} customer rows) end to end with --tokenize, the default detectors`,
+      value: wired.subject,
+      unit: 'ms',
+      floorName: 'that answer end to end without it',
+      floor: wired.floor,
+      goal: atMost(1.1),
+      // The server's own CPU for the answer (10 ms ticks): what the wall clock of a loaded machine blurs.
+      note: `server CPU ${median(serverCpu.on).toFixed(0)} ms, without ${median(serverCpu.off).toFixed(0)} ms`,
+    });
     let round = 0;
     for (const { name, settings, as } of CASES) {
       ctx.log(`tokenizing a 1 MB answer ${name}…`);
@@ -97,6 +123,7 @@ export async function measureTokenize(ctx: BenchContext): Promise<Row[]> {
     }
   } finally {
     await server.close();
+    await tokenizing.close();
   }
   return results;
 }
