@@ -22,31 +22,26 @@ const SEPARATORS = /[ -]/g;
 const ISSUER_OPENING = /^(?:[2-6]|1800|81)/;
 
 export function cardFinder(libraries: Libraries, label: string): Finder {
-  const pattern = new RegExp(CARD);
+  return checkedFinder(CARD, JOINED_CARD, label, (candidate) => {
+    const digits = candidate.replace(SEPARATORS, '');
+    return ISSUER_OPENING.test(digits) && libraries.isCreditCard(digits);
+  });
+}
+
+export function ibanFinder(libraries: Libraries, label: string): Finder {
+  return checkedFinder(IBAN, JOINED_IBAN, label, (candidate) => libraries.isIban(candidate.replace(SEPARATORS, '')));
+}
+
+/** Each run of `shape` that stands alone (no `joined` character before it) and passes `check`. */
+function checkedFinder(shape: RegExp, joined: RegExp, label: string, check: (candidate: string) => boolean): Finder {
+  const pattern = new RegExp(shape);
   return (text, found) => {
     pattern.lastIndex = 0;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       const candidate = match[0];
       // Checked here, not by a lookbehind: one that opens the pattern is tried at every digit, and slowly.
-      if (match.index > 0 && JOINED_CARD.test(text[match.index - 1]!)) continue;
-      const digits = candidate.replace(SEPARATORS, '');
-      if (ISSUER_OPENING.test(digits) && libraries.isCreditCard(digits)) {
-        found.push({ start: match.index, end: match.index + candidate.length, label, value: candidate });
-      }
-    }
-  };
-}
-
-export function ibanFinder(libraries: Libraries, label: string): Finder {
-  const pattern = new RegExp(IBAN);
-  return (text, found) => {
-    pattern.lastIndex = 0;
-    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-      const candidate = match[0];
-      if (match.index > 0 && JOINED_IBAN.test(text[match.index - 1]!)) continue;
-      if (libraries.isIban(candidate.replace(SEPARATORS, ''))) {
-        found.push({ start: match.index, end: match.index + candidate.length, label, value: candidate });
-      }
+      if (match.index > 0 && joined.test(text[match.index - 1]!)) continue;
+      if (check(candidate)) found.push({ start: match.index, end: match.index + candidate.length, label, value: candidate });
     }
   };
 }
