@@ -74,7 +74,7 @@ export async function callCodeExecution(
   else {
     const parsed = parseCommand(args ?? {}, deps.maxYieldMs);
     if ('refused' in parsed) return refusalAnswer(parsed.refused);
-    command = await restoreTokens(parsed.command, deps.tokens);
+    command = deps.tokens === undefined ? parsed.command : await restoreTokens(parsed.command, deps.tokens);
   }
   return watchAskingInput(deps.scripts, ways, command, watch, ctx, resumed !== undefined);
 }
@@ -89,16 +89,18 @@ export async function answerArguments(
 ): Promise<CallToolResult> {
   const parsed = parseCommand(args, maxYieldMs);
   if ('refused' in parsed) return refusalAnswer(parsed.refused);
-  return replyAnswer(settled(await scripts.command(await restoreTokens(parsed.command, tokens), watch)));
+  const command = tokens === undefined ? parsed.command : await restoreTokens(parsed.command, tokens);
+  return replyAnswer(settled(await scripts.command(command, watch)));
 }
 
 /**
  * A run whose code has the caller's tokens put back, each in its string literal (a token this
  * caller doesn't know stays as written: the answer's line on it is the transport's,
- * tokens/tokenizing-transport.ts); the code as sent is kept for the script's span.
+ * tokens/tokenizing-transport.ts); the code as sent is kept for the script's span. Called only
+ * with tokenize on: off, a command goes on in the turn it was parsed.
  */
-async function restoreTokens(command: ScriptCommand, tokens: CodeExecutionDeps['tokens']): Promise<ScriptCommand> {
-  if (tokens === undefined || command.action !== 'run') return command;
+async function restoreTokens(command: ScriptCommand, tokens: NonNullable<CodeExecutionDeps['tokens']>): Promise<ScriptCommand> {
+  if (command.action !== 'run') return command;
   const { value } = await tokens.restoreCode(command.code);
   return value === command.code ? command : { ...command, code: value, sentCode: command.code };
 }

@@ -67,8 +67,10 @@ export class CallRoutes {
     signal: AbortSignal | undefined,
     context: CallContext,
   ): Promise<CallToolResult> {
-    return this.sendTo(name, context, async (session, tool) =>
-      session.callTool(tool.upstreamName, name, await sentFor(tool, args, context), signal, context.onProgress, context.meta),
+    return this.sendTo(name, context, (session, tool) =>
+      whenSent(sentFor(tool, args, context), (sent) =>
+        session.callTool(tool.upstreamName, name, sent, signal, context.onProgress, context.meta),
+      ),
     );
   }
 
@@ -80,18 +82,18 @@ export class CallRoutes {
     signal: AbortSignal | undefined,
     context: CallContext,
   ): Promise<CallToolResult | UpstreamInputRequired> {
-    return this.sendTo(name, context, async (session, tool) =>
-      session.callToolRound(
-        tool.upstreamName,
-        name,
-        await sentFor(tool, args, context),
-        // The client's answers pass as its arguments do; the upstream's own requestState, as it wrote it.
-        round.inputResponses === undefined
-          ? round
-          : { ...round, inputResponses: await sentFor(tool, round.inputResponses, context) },
-        signal,
-        context.onProgress,
-        context.meta,
+    // The client's answers pass as its arguments do; the upstream's own requestState, as it wrote it.
+    return this.sendTo(name, context, (session, tool) =>
+      whenSent(sentFor(tool, [args, round.inputResponses] as const, context), ([sentArgs, responses]) =>
+        session.callToolRound(
+          tool.upstreamName,
+          name,
+          sentArgs,
+          responses === undefined ? round : { ...round, inputResponses: responses },
+          signal,
+          context.onProgress,
+          context.meta,
+        ),
       ),
     );
   }
@@ -190,6 +192,11 @@ export class CallRoutes {
 function sentFor<T>(tool: CatalogTool, value: T, context: CallContext): Promise<T> | T {
   const tokens = context.origin?.tokens;
   return tokens === undefined ? value : tokens.argumentsFor(tool.server, value);
+}
+
+/** Sends at once what is at hand, so a call without tokens goes out in the turn it is made; else once it is ready. */
+function whenSent<T, R>(value: T | Promise<T>, send: (value: T) => Promise<R>): Promise<R> {
+  return value instanceof Promise ? value.then(send) : send(value);
 }
 
 function answeredHow(result: object): string {
