@@ -15,8 +15,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkKey, checkRoom, checkTtl, checkValue, entryBytes } from './entry-checks.js';
+import { DirVaultStore } from './dir-vault-store.js';
 import { StateError } from './state-error.js';
 import { digestName, type Now, type Principal, type SetOptions, type StateLimits, type StateStore } from './state-store.js';
+import type { VaultStore } from './vault-store.js';
 
 const EXPIRY_DIGITS = 15;
 const KEY_BYTES_DIGITS = 5;
@@ -61,11 +63,15 @@ function isMissing(error: unknown): boolean {
 }
 
 export class DirStateStore implements StateStore {
+  readonly vaultStore: VaultStore;
+
   constructor(
     private readonly dir: string,
     private readonly limits: StateLimits,
     private readonly now: Now = Date.now,
-  ) {}
+  ) {
+    this.vaultStore = new DirVaultStore(dir, now);
+  }
 
   get(principal: Principal, key: string): Promise<string | undefined> {
     return this.guard(() => this.getNow(principal, key));

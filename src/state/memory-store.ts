@@ -44,6 +44,7 @@ function promised<T>(work: () => T): Promise<T> {
 }
 
 export class MemoryStateStore implements StateStore {
+  readonly vaultStore = undefined;
   private readonly shelves = new Map<Principal, Shelf>();
 
   constructor(

@@ -18,6 +18,8 @@ import { checkKey, checkRoom, checkTtl, checkValue, entryBytes } from './entry-c
 import { StateError } from './state-error.js';
 import { digestName, type Principal, type SetOptions, type StateLimits, type StateStore } from './state-store.js';
 import { deferred } from '../support/deferred.js';
+import { RedisVaultStore } from './redis-vault-store.js';
+import type { VaultStore } from './vault-store.js';
 
 /** Every key this store makes starts with it. */
 const KEY_PREFIX = 'codemode:state:';
@@ -90,6 +92,7 @@ export function showRedisUrl(url: string): string {
 }
 
 export class RedisStateStore implements StateStore {
+  readonly vaultStore: VaultStore = new RedisVaultStore(<T>(command: string[]) => this.send<T>(command));
   /** Settles once the first attempt to connect has succeeded or failed. */
   private readonly firstAttempt = deferred();
   private lastError = 'not connected yet';

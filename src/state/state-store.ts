@@ -6,6 +6,7 @@
  * write wins. Every backend checks keys and limits with entry-checks.ts, so each says the same.
  */
 import { createHash } from 'node:crypto';
+import type { VaultStore } from './vault-store.js';
 
 /**
  * Whose state (and, over HTTP, whose scripts): a stdio server and `run` have one (LOCAL_PRINCIPAL);
@@ -46,6 +47,11 @@ export interface StateStore {
   remove(principal: Principal, key: string): Promise<boolean>;
   /** Lets go of what the store holds open (a connection); its data stays where it lives. */
   close(): Promise<void>;
+  /**
+   * Where the tokenizer keeps its vault in this store, so instances sharing the store share tokens
+   * (docs/tokenize.md); undefined in memory, where the tokenizer keeps its own.
+   */
+  readonly vaultStore: VaultStore | undefined;
 }
 
 /** The limits every backend applies, per principal: the settings of the same names. */
