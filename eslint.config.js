@@ -162,7 +162,8 @@ export default tseslint.config(
   layerRule('fetch', ['script-host', 'telemetry', 'config', 'support'], MCP_SDK),
   layerRule('script-host', ['catalog', 'config', 'support'], MCP_SDK),
   layerRule('telemetry', ['config', 'support']),
-  layerRule('tokenize', ['config', 'support']),
+  // tokenize/ keeps its vault in the state store when one is shared (src/tokenize/stored-vault.ts).
+  layerRule('tokenize', ['state', 'config', 'support']),
   // state/ and skills/ implement their host APIs over script-host/apis.ts's types.
   layerRule('state', ['script-host', 'config', 'support']),
   layerRule('skills', ['script-host', 'config', 'support']),

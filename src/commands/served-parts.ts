@@ -20,12 +20,20 @@ import { ApprovalPage, type PagePlace } from '../approvals/page/approval-page.js
 import { describeTokens } from '../tokenize/tokens-note.js';
 import { tokenLabels } from '../tokenize/token-text.js';
 import { Tokenizer } from '../tokenize/tokenizer.js';
+import { StoredTokenVault } from '../tokenize/stored-vault.js';
+import type { TokenizeSettings } from '../config/tokenize-setting.js';
 
 export interface ServedParts {
   readonly apis: HostApis;
   readonly listing: ToolListing;
   readonly skills: SkillsExtension;
   readonly approvalPage: ApprovalPage;
+}
+
+/** The tokenizer, its vault in the state store when that is shared (stateDir, stateUrl), else in memory. */
+function makeTokenizer(settings: TokenizeSettings, state: StateStore): Tokenizer {
+  const store = state.vaultStore;
+  return store === undefined ? new Tokenizer(settings) : new Tokenizer(settings, new StoredTokenVault(store, settings));
 }
 
 export function buildServedParts(
@@ -62,7 +70,7 @@ export function buildServedParts(
     fetcher: fetcherFor(settings, log, options.version),
     log,
     // Made at start, so its packages and phone plans load now (about 100 ms), not at the first answer.
-    ...(tokenize !== null ? { tokenizer: new Tokenizer(tokenize) } : {}),
+    ...(tokenize !== null ? { tokenizer: makeTokenizer(tokenize, state) } : {}),
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });
   const approvalPage = new ApprovalPage({

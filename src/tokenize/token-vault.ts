@@ -36,12 +36,12 @@ export interface VaultLimits {
  * 60 s: the longest a forgotten entry's memory is held before a sweep frees it (a sweep reads
  * the whole scope, so it runs at most this often; an entry past its time is never used meanwhile).
  */
-const SWEEP_EVERY_MS = 60_000;
+export const SWEEP_EVERY_MS = 60_000;
 /**
  * A tenth: past maxValues, the least recently used tenth of the bound is forgotten at once, so the
  * sort that finds them runs once per tenth of new values, not at every one.
  */
-const EVICT_FRACTION = 0.1;
+export const EVICT_FRACTION = 0.1;
 
 interface Entry {
   readonly token: string;

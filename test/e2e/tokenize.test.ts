@@ -4,7 +4,7 @@
 // a token from before a restart, one past its time to live, and any token with `restore: []`.
 // Served in process (the stdio server whole, its byte stream captured); the second principal
 // needs HTTP with a tokens file, its responses' bytes captured as they arrive.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -45,8 +45,8 @@ function received(crmFile: string): Array<{ tool: string; args: Record<string, u
 const realIn = (text: string): string[] => REAL.filter((value) => text.includes(value));
 
 const running: InProcessServer[] = [];
-async function start(configFile: string): Promise<InProcessServer> {
-  const server = await startInProcess(['--config', configFile, '--log-level', 'debug']);
+async function start(configFile: string, flags: readonly string[] = []): Promise<InProcessServer> {
+  const server = await startInProcess(['--config', configFile, '--log-level', 'debug', ...flags]);
   running.push(server);
   return server;
 }
@@ -129,6 +129,37 @@ describe('tokenized personal data, end to end', () => {
     ]);
     expect(textOf(sent)).toMatch(UNKNOWN_LINE);
     expect(sent.structuredContent).toMatchObject({ tokensNotRestored: ['[EMAIL_7]', '[PHONE_7]'] });
+  });
+
+  test('with --state-dir, servers share tokens: rows read through one, a token sent through another reaches the crm real, and a restart keeps them', async () => {
+    const dir = makeTempDir('tokenize');
+    const crmFile = join(dir, 'crm.jsonl');
+    const stateDir = join(dir, 'state');
+    const file = config(crmFile, true);
+    const serve = () => start(file, ['--state-dir', stateDir]);
+    const [reader, sender] = [await serve(), await serve()];
+
+    const rows = valueOf(await reader.run({ code: READ_ROWS })) as Array<Record<string, unknown>>;
+    expect(rows[6]).toMatchObject({ email: '[EMAIL_7]', phone: '[PHONE_7]' });
+    const sent = await sender.run({ code: SEND_SEVENTH });
+    expect(textOf(sent)).not.toMatch(/not restored/);
+    // The crm's answer, the real values again, reached the sender's client as the same tokens.
+    expect(textOf(sent)).toContain('[EMAIL_7]');
+    expect(received(crmFile)).toEqual([
+      { tool: 'create_contact', args: { name: 'row 7', email: ROWS[6]!.email, phone: ROWS[6]!.phone } },
+    ]);
+    for (const server of [reader, sender]) {
+      expect(realIn(server.received())).toEqual([]);
+      expect(realIn(server.stderr())).toEqual([]);
+    }
+
+    // Closed together: each in-process server counts the other's processes among those it started.
+    expect(await Promise.all(running.splice(0).map((server) => server.close()))).toEqual([[], []]);
+    const restarted = await serve();
+    await restarted.run({ code: SEND_SEVENTH });
+    expect(received(crmFile)[1]!.args).toMatchObject({ email: ROWS[6]!.email, phone: ROWS[6]!.phone });
+    // The values are in the store's files, and nowhere in their names.
+    expect(realIn(readdirSync(stateDir, { recursive: true }).join('\n'))).toEqual([]);
   });
 
   test('a token past its time to live is not restored', async () => {
