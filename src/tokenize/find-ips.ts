@@ -9,14 +9,26 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Finder, Found } from './found.js';
 
-function colonsIn(text: string): number {
+function colonsIn(text: string, start: number, end: number): number {
   let colons = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 58) colons++;
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) === 58) colons++;
   return colons;
 }
 
-/** A run of digits and dots that is four groups of one to three digits. */
-const IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+/** Whether the run of digits and dots from `start` to `end` is four groups of one to three digits. */
+function isDottedQuad(text: string, start: number, end: number): boolean {
+  let groups = 0;
+  let digits = 0;
+  for (let i = start; i <= end; i++) {
+    if (i < end && text.charCodeAt(i) !== 46) {
+      if (++digits > 3) return false;
+      continue;
+    }
+    if (digits === 0 || ++groups > 4) return false;
+    digits = 0;
+  }
+  return groups === 4;
+}
 const HEX_GROUP = /[0-9A-Fa-f]+/g;
 /** IPv6 groups written, below which a match is more likely a clock, a C++ scope or a loopback. */
 const IPV6_MIN_GROUPS = 3;
@@ -49,14 +61,9 @@ function findV4(text: string, label: string, found: Found[]): void {
     while (start > 0 && (isDigit(text.charCodeAt(start - 1)) || text.charCodeAt(start - 1) === 46)) start--;
     let end = dot + 1;
     while (end < text.length && (isDigit(text.charCodeAt(end)) || text.charCodeAt(end) === 46)) end++;
-    const candidate = text.slice(start, end);
-    if (
-      IPV4.test(candidate) &&
-      !isWordChar(text.charCodeAt(start - 1)) &&
-      !isWordChar(text.charCodeAt(end)) &&
-      isIPv4(candidate)
-    ) {
-      if (!SELF_V4.test(candidate)) found.push({ start, end, label, value: candidate });
+    if (isDottedQuad(text, start, end) && !isWordChar(text.charCodeAt(start - 1)) && !isWordChar(text.charCodeAt(end))) {
+      const candidate = text.slice(start, end);
+      if (isIPv4(candidate) && !SELF_V4.test(candidate)) found.push({ start, end, label, value: candidate });
     }
     dot = text.indexOf('.', end);
   }
@@ -79,12 +86,12 @@ export function ipFinder(label: string): Finder {
       let end = colon + 1;
       while (end < text.length && end - start < IPV6_MAX_CHARS && isV6Char(text.charCodeAt(end))) end++;
       while (end > colon + 1 && text[end - 1] === '.') end--;
-      const candidate = text.slice(start, end);
       // Three groups or more take three colons or more (two with `::` take three); a clock has two.
-      if (colonsIn(candidate) < IPV6_MIN_GROUPS) {
+      if (colonsIn(text, start, end) < IPV6_MIN_GROUPS) {
         colon = text.indexOf(':', Math.max(end, colon + 1));
         continue;
       }
+      const candidate = text.slice(start, end);
       const alone = !isWordChar(text.charCodeAt(start - 1)) && !isWordChar(text.charCodeAt(end)) && text[end] !== ':';
       if (
         alone &&

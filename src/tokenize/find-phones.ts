@@ -16,14 +16,13 @@ const E164_MAX_DIGITS = 15;
 /** Fewer digits than this is an extension, a year or an amount, in any plan worth finding. */
 const PHONE_MIN_DIGITS = 7;
 
-/** `+`, then digits with the separators people write between them; the edges are checked after. */
-const INTERNATIONAL = /\+\d[\d ().\-\u00A0]{5,24}\d/g;
+/**
+ * After `+` and a digit, 5 to 24 digits and the separators people write between them, then a
+ * digit: `\+\d[\d ().\-\u00A0]{5,24}\d`, found by nextInternational; the edges are checked after.
+ */
+const INTERNATIONAL_MIDDLE = { min: 5, max: 24 };
 /** A run of digits and separators, possibly opening with a parenthesised area code. */
 const NATIONAL = /\(?\d[\d ().\-\u00A0]{5,22}\d/g;
-/** `(0)` after the country code: the trunk prefix some countries write, dialled only at home. */
-const TRUNK_IN_PARENTHESES = /\(0\)/;
-/** Separators doubled, or a parenthesis that doesn't close: not a number as people write one. */
-const BAD_PUNCTUATION = /[ .\-\u00A0]{2}|\([^)]*$|^[^(]*\)/;
 const DATE_OR_TIME = /^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$|^\d{1,2}:\d{2}/;
 const DECIMAL = /^\d+[.,]\d{1,2}$/;
 /** Four groups of digits joined by dots: an IPv4 address (the ip detector's), a version or an OID, never a number people dial. */
@@ -54,14 +53,17 @@ function countDigits(text: string, start: number, end: number): number {
   return digits;
 }
 
-/** Calling code → the national lengths its plans allow (several plans share +1, +7, +44, ...). */
-function callingCodeLengths(libraries: Libraries): Map<string, Set<number>> {
+/**
+ * Calling code (as a number: no code opens with 0, so it names one) → the national lengths its
+ * plans allow (several plans share +1, +7, +44, ...).
+ */
+function callingCodeLengths(libraries: Libraries): Map<number, Set<number>> {
   const { Metadata, getCountries, getCountryCallingCode } = libraries.phoneNumbers;
   const metadata = new Metadata(libraries.phoneMetadata);
-  const table = new Map<string, Set<number>>();
+  const table = new Map<number, Set<number>>();
   for (const country of getCountries(libraries.phoneMetadata)) {
     metadata.selectNumberingPlan(country);
-    const code = getCountryCallingCode(country, libraries.phoneMetadata);
+    const code = Number(getCountryCallingCode(country, libraries.phoneMetadata));
     const lengths = table.get(code) ?? new Set<number>();
     for (const length of metadata.numberingPlan?.possibleLengths() ?? []) lengths.add(length);
     table.set(code, lengths);
@@ -69,18 +71,57 @@ function callingCodeLengths(libraries: Libraries): Map<string, Set<number>> {
   return table;
 }
 
-function isInternationalNumber(candidate: string, plans: Map<string, Set<number>>): boolean {
-  const digits = (TRUNK_IN_PARENTHESES.test(candidate) ? candidate.replace(TRUNK_IN_PARENTHESES, '') : candidate).replace(
-    NOT_DIGIT,
-    '',
-  );
-  if (digits.length < PHONE_MIN_DIGITS || digits.length > E164_MAX_DIGITS) return false;
+/** The longest calling code, in digits. */
+const CALLING_CODE_MAX_DIGITS = 3;
+
+/**
+ * Whether the candidate's digits (less the `0` of a first `(0)`, dialled only at home) are a
+ * calling code and a national part of a length its plans allow. Read in place, digit by digit.
+ */
+function isInternationalNumber(candidate: string, plans: Map<number, Set<number>>): boolean {
+  const trunk = candidate.indexOf('(0)');
+  const trunkZero = trunk === -1 ? -1 : trunk + 1;
+  const prefixes = [0, 0, 0];
+  let digits = 0;
+  for (let i = 0; i < candidate.length; i++) {
+    const c = candidate.charCodeAt(i);
+    if (!isDigit(c) || i === trunkZero) continue;
+    if (digits < CALLING_CODE_MAX_DIGITS) prefixes[digits] = (digits === 0 ? 0 : prefixes[digits - 1]!) * 10 + (c - 48);
+    digits++;
+  }
+  if (digits < PHONE_MIN_DIGITS || digits > E164_MAX_DIGITS) return false;
   // Calling codes are prefix-free: at most one of the three lengths names a plan.
-  for (let k = 1; k <= 3; k++) {
-    const lengths = plans.get(digits.slice(0, k));
-    if (lengths !== undefined) return lengths.has(digits.length - k);
+  for (let k = 1; k <= CALLING_CODE_MAX_DIGITS; k++) {
+    const lengths = plans.get(prefixes[k - 1]!);
+    if (lengths !== undefined) return lengths.has(digits - k);
   }
   return false;
+}
+
+/**
+ * Separators doubled (` `, `.`, `-`, a no-break space), a `(` that no `)` closes after it, or a `)`
+ * before any `(`: not a number as people write one.
+ */
+function hasBadPunctuation(candidate: string): boolean {
+  let firstOpen = -1;
+  let lastOpen = -1;
+  let firstClose = -1;
+  let lastClose = -1;
+  let previousSeparator = false;
+  for (let i = 0; i < candidate.length; i++) {
+    const c = candidate.charCodeAt(i);
+    const separator = c === 32 || c === 46 || c === 45 || c === 0xa0;
+    if (separator && previousSeparator) return true;
+    previousSeparator = separator;
+    if (c === 40) {
+      if (firstOpen === -1) firstOpen = i;
+      lastOpen = i;
+    } else if (c === 41) {
+      if (firstClose === -1) firstClose = i;
+      lastClose = i;
+    }
+  }
+  return (lastOpen !== -1 && lastClose < lastOpen) || (firstClose !== -1 && (firstOpen === -1 || firstClose < firstOpen));
 }
 
 const isSeparator = (c: number) => c === 32 || c === 40 || c === 41 || c === 46 || c === 45 || c === 0xa0;
@@ -99,7 +140,42 @@ function groupsOf(run: string, fromEitherEnd: boolean): { starts: number[]; ends
   }
   return { starts, ends };
 }
-const OPENS_NUMBER = /^[\d(+]/;
+/** Where a run of a number starts and ends (`[start, end)`), the first at or after `from`; undefined when there is none. */
+type Matcher = (text: string, from: number) => readonly [start: number, end: number] | undefined;
+
+const isNumberChar = (c: number) => isDigit(c) || isSeparator(c);
+
+/**
+ * The first match of `\+\d[\d ().\-\u00A0]{5,24}\d` at or after `from`, as the regular
+ * expression's greedy match: from each `+` (found with indexOf, where the expression was tried at
+ * every `+` and paid a match object for each), the last digit the middle's bounds allow.
+ */
+const nextInternational: Matcher = (text, from) => {
+  for (let plus = text.indexOf('+', from); plus !== -1; plus = text.indexOf('+', plus + 1)) {
+    if (!isDigit(text.charCodeAt(plus + 1))) continue;
+    const middle = plus + 2;
+    let end = -1;
+    for (let i = middle; i <= middle + INTERNATIONAL_MIDDLE.max && i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (!isNumberChar(c)) break;
+      if (isDigit(c) && i - middle >= INTERNATIONAL_MIDDLE.min) end = i + 1;
+    }
+    if (end !== -1) return [plus, end];
+  }
+  return undefined;
+};
+
+/** A global regular expression's matches as a Matcher. */
+function matcherOf(pattern: RegExp): Matcher {
+  return (text, from) => {
+    pattern.lastIndex = from;
+    const match = pattern.exec(text);
+    return match === null ? undefined : [match.index, match.index + match[0].length];
+  };
+}
+
+/** A number opens with a digit, `(` or `+`. */
+const opensNumber = (c: number) => isDigit(c) || c === 40 || c === 43;
 /** A run of one group has no shorter part to try. */
 const HAS_SEPARATOR = /[ ().\-\u00A0]/;
 
@@ -110,7 +186,7 @@ const HAS_SEPARATOR = /[ ().\-\u00A0]/;
  */
 function pushMatches(
   text: string,
-  pattern: RegExp,
+  match: Matcher,
   accept: (candidate: string, start: number, end: number) => boolean,
   fromEitherEnd: boolean,
   label: string,
@@ -118,27 +194,29 @@ function pushMatches(
   taken: readonly Found[] = [],
 ) {
   let next = 0;
+  /** Where the next match is looked for: past the last run, or past a number found in it. */
+  let cursor = 0;
   const tryPart = (start: number, end: number): boolean => {
     const digits = countDigits(text, start, end);
     if (digits < PHONE_MIN_DIGITS || digits > E164_MAX_DIGITS + 1 || !standsAlone(text, start, end)) return false;
     const candidate = text.slice(start, end);
-    if (!OPENS_NUMBER.test(candidate) || BAD_PUNCTUATION.test(candidate) || !accept(candidate, start, end)) return false;
+    if (!opensNumber(text.charCodeAt(start)) || hasBadPunctuation(candidate) || !accept(candidate, start, end)) return false;
     found.push({ start, end, label, value: candidate });
-    pattern.lastIndex = end;
+    cursor = end;
     return true;
   };
-  pattern.lastIndex = 0;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    const at = match.index;
-    const run = match[0];
+  for (let span = match(text, cursor); span !== undefined; span = match(text, cursor)) {
+    const [at, runEnd] = span;
+    cursor = runEnd;
     // A run that starts inside an international number found already (its digits after the `+`) goes on after it.
     while (next < taken.length && taken[next]!.end <= at) next++;
     if (next < taken.length && taken[next]!.start <= at) {
-      pattern.lastIndex = taken[next]!.end;
+      cursor = taken[next]!.end;
       continue;
     }
-    if (tryPart(at, at + run.length) || !HAS_SEPARATOR.test(run) || countDigits(text, at, at + run.length) < PHONE_MIN_DIGITS)
-      continue;
+    if (tryPart(at, runEnd)) continue;
+    const run = text.slice(at, runEnd);
+    if (!HAS_SEPARATOR.test(run) || countDigits(text, at, runEnd) < PHONE_MIN_DIGITS) continue;
     const { starts, ends } = groupsOf(run, fromEitherEnd);
     search: for (const from of starts) {
       for (let e = ends.length - 1; e >= 0; e--) {
@@ -152,13 +230,13 @@ function pushMatches(
 
 export function phoneFinder(libraries: Libraries, label: string, region: string | null): Finder {
   const plans = callingCodeLengths(libraries);
-  const international = new RegExp(INTERNATIONAL);
+  const international = nextInternational;
   const isInternational = (candidate: string) => isInternationalNumber(candidate, plans);
   if (region === null) return (text, found) => pushMatches(text, international, isInternational, false, label, found);
   const { isValidPhoneNumber } = libraries.phoneNumbers;
   // settings.tokenize.phoneRegion was checked against the same plans (src/config/tokenize-setting.ts).
   const country = region as PhoneNumbers.CountryCode;
-  const national = new RegExp(NATIONAL);
+  const national = matcherOf(new RegExp(NATIONAL));
   const isNational = (text: string, candidate: string, start: number, end: number) => {
     const digits = candidate.replace(NOT_DIGIT, '').length;
     if (digits < PHONE_MIN_DIGITS || digits > E164_MAX_DIGITS) return false;
