@@ -16,6 +16,7 @@ import type { VaultEntry, VaultStore } from '../state/vault-store.js';
 import { formatToken, type TokenValue } from './token-text.js';
 import {
   EVICT_FRACTION,
+  ownCopy,
   SWEEP_EVERY_MS,
   type TokenRequest,
   type TokenScope,
@@ -74,7 +75,8 @@ class Recall {
     return this.byToken.get(token);
   }
 
-  learn(known: Known): void {
+  learn(learned: Known): void {
+    const known = { ...learned, value: ownCopy(learned.value) };
     this.forgetValue(known.value);
     this.forgetToken(known.token);
     if (typeof known.value === 'string') this.strings.set(known.value, known);
@@ -119,15 +121,26 @@ export class StoredTokenVault implements TokenVault {
     const now = this.now();
     const tokens = new Array<string>(requests.length);
     let ask: number[] = [];
+    // A value asked again is settled once: its later places take the first one's token.
+    const asked = { strings: new Map<string, number>(), numbers: new Map<number, number>() };
+    const repeats: Array<[at: number, first: number]> = [];
     requests.forEach(({ value }, i) => {
       const known = recall.ofValue(value);
-      if (known !== undefined && now - known.checkedAt < this.recheckMs) tokens[i] = known.token;
-      else ask.push(i);
+      if (known !== undefined && now - known.checkedAt < this.recheckMs) {
+        tokens[i] = known.token;
+        return;
+      }
+      const index = (typeof value === 'string' ? asked.strings : asked.numbers) as Map<TokenValue, number>;
+      const first = index.get(value);
+      if (first !== undefined) return void repeats.push([i, first]);
+      index.set(value, i);
+      ask.push(i);
     });
     for (let round = 0; ask.length > 0; round++) {
       if (round === MAX_ROUNDS) throw this.contended();
       ask = await this.settle(scope, recall, requests, ask, tokens, now);
     }
+    for (const [at, first] of repeats) tokens[at] = tokens[first]!;
     await this.trim(scope, recall, now);
     return tokens;
   }

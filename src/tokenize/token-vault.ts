@@ -17,7 +17,7 @@ export interface TokenRequest {
 }
 
 export interface TokenVault {
-  /** Each value's token in the scope: the one it has (its time to live renewed), else a new one. */
+  /** Each value's token in the scope: the one it has (its time to live renewed), else a new one; a value asked twice, one token. */
   tokensFor(scope: TokenScope, requests: readonly TokenRequest[]): Promise<string[]>;
   /** Each token's value in the scope (its time to live renewed), or undefined: unknown, expired, or another scope's. */
   valuesOf(scope: TokenScope, tokens: readonly string[]): Promise<Array<TokenValue | undefined>>;
@@ -42,6 +42,15 @@ export const SWEEP_EVERY_MS = 60_000;
  * sort that finds them runs once per tenth of new values, not at every one.
  */
 export const EVICT_FRACTION = 0.1;
+
+/**
+ * A value the vault keeps, copied: a value found in an answer's text is a slice of it, and in V8 a
+ * slice keeps the whole text alive (a megabyte of answer for one address kept a day).
+ */
+export function ownCopy(value: TokenValue): TokenValue {
+  // Through JSON, which keeps every string exactly (a lone surrogate too) and makes a new one.
+  return typeof value === 'string' ? (JSON.parse(JSON.stringify(value)) as string) : value;
+}
 
 interface Entry {
   readonly token: string;
@@ -70,7 +79,8 @@ class Shelf {
     return typeof value === 'string' ? this.strings.get(value) : this.numbers.get(value);
   }
 
-  add(label: string, value: TokenValue, expiresAt: number): Entry {
+  add(label: string, found: TokenValue, expiresAt: number): Entry {
+    const value = ownCopy(found);
     const n = (this.lastNumber.get(label) ?? 0) + 1;
     this.lastNumber.set(label, n);
     const entry: Entry = { token: formatToken(label, n), value, expiresAt, lastUse: ++this.uses };

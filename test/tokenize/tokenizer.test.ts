@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOKENIZE, type TokenizeSettings } from '../../src/config/tokenize-setting.js';
@@ -247,6 +248,28 @@ describe('the vault', () => {
     expect(await scope.tokenizeText('a@x.org b@x.org')).toBe('[EMAIL_1] [EMAIL_2]');
     expect(await scope.tokenizeText('a@x.org c@x.org')).toBe('[EMAIL_1] [EMAIL_3]');
     expect((await scope.restoreText('[EMAIL_1] [EMAIL_2] [EMAIL_3]')).unknown).toEqual(['[EMAIL_2]']);
+  });
+
+  it("keeps no answer's text alive: a value found in a text is kept as a copy of its own", async () => {
+    // In V8 a slice keeps the whole string it was cut from: 2 MB of answer for each address kept.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const scope = new Tokenizer(settings()).forScope('s');
+    const answers = 10;
+    const filler = 'filler '.repeat(300_000);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < answers; i++) {
+      // Each answer a string of its own, as each arrives from a child.
+      const text = `${i} ${filler} write to person${i}@example.org today`.slice(0);
+      expect(await scope.tokenizeText(text)).toMatch(/write to \[EMAIL_\d+\] today$/);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    // Kept, each answer would weigh its 2 MB (21 MB); the last one or two stay referenced a while (RegExp's legacy statics).
+    const kept = process.memoryUsage().heapUsed - before;
+    expect(kept).toBeLessThan((answers / 2) * filler.length);
+    expect((await scope.restoreText('[EMAIL_1] [EMAIL_10]')).value).toBe('person0@example.org person9@example.org');
   });
 
   it('forgets a whole scope when told', async () => {
