@@ -9,7 +9,7 @@ import { cardFinder, ibanFinder } from './find-checked-numbers.js';
 import { ipFinder } from './find-ips.js';
 import { patternFinder } from './find-patterns.js';
 import { phoneFinder } from './find-phones.js';
-import { settleOverlaps, type Finder, type Found } from './found.js';
+import { NO_ESCAPES, endsEscape, settleOverlaps, type EscapeEnds, type Finder, type Found } from './found.js';
 import { loadLibraries } from './libraries.js';
 import { DETECTOR_LABELS, PATTERN_LABEL, fieldLabel, tokenLabels, tokenPattern } from './token-text.js';
 
@@ -78,11 +78,17 @@ export class Detectors {
     return this.fields.size === 0 ? undefined : this.fields.get(name.toLowerCase());
   }
 
-  /** What to replace in `text`, in order, none overlapping another or a token already there. */
-  scan(text: string): readonly Found[] {
+  /**
+   * What to replace in `text`, in order, none overlapping another or a token already there.
+   * `escapeEnds`: endsEscape (the default) for a text toward the client, which may hold JSON;
+   * NO_ESCAPES for a value's strings.
+   */
+  scan(text: string, escapeEnds: EscapeEnds = endsEscape): readonly Found[] {
     if (text.length < this.shortest) return NOTHING;
     const found: Found[] = [];
-    for (const find of this.finders) find(text, found);
+    // Without a backslash there is no escape: the finders are spared looking for one.
+    const ends = escapeEnds !== NO_ESCAPES && !text.includes('\\') ? NO_ESCAPES : escapeEnds;
+    for (const find of this.finders) find(text, found, ends);
     if (found.length === 0) return NOTHING;
     // Only a configured pattern can match inside a token (no built-in detector takes `[`, `_` or `]`).
     return settleOverlaps(found, this.hasPatterns && text.includes('[') ? this.findTokens(text) : []);

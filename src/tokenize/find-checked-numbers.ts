@@ -35,12 +35,12 @@ export function ibanFinder(libraries: Libraries, label: string): Finder {
 /** Each run of `shape` that stands alone (no `joined` character before it) and passes `check`. */
 function checkedFinder(shape: RegExp, joined: RegExp, label: string, check: (candidate: string) => boolean): Finder {
   const pattern = new RegExp(shape);
-  return (text, found) => {
+  return (text, found, escapeEnds) => {
     pattern.lastIndex = 0;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       const candidate = match[0];
       // Checked here, not by a lookbehind: one that opens the pattern is tried at every digit, and slowly.
-      if (match.index > 0 && joined.test(text[match.index - 1]!)) continue;
+      if (match.index > 0 && joined.test(text[match.index - 1]!) && !escapeEnds(text, match.index - 1)) continue;
       if (check(candidate)) found.push({ start: match.index, end: match.index + candidate.length, label, value: candidate });
     }
   };

@@ -77,11 +77,12 @@ export function isEmailAddress(local: string, domain: string): boolean {
 }
 
 export function emailFinder(label: string): Finder {
-  return (text, found) => {
+  return (text, found, escapeEnds) => {
     let at = text.indexOf('@');
     while (at !== -1) {
       let start = at;
-      while (start > 0 && at - start < LOCAL_MAX_CHARS && isLocalChar(text.charCodeAt(start - 1))) start--;
+      while (start > 0 && at - start < LOCAL_MAX_CHARS && isLocalChar(text.charCodeAt(start - 1)) && !escapeEnds(text, start - 1))
+        start--;
       let end = at + 1;
       while (end < text.length && end - at <= DOMAIN_MAX_CHARS && isDomainChar(text.charCodeAt(end))) end++;
       // A sentence's full stop or a dash after the address is not part of it.

@@ -7,7 +7,7 @@
  * IPv4-mapped forms) name no host but the machine itself: they are left as they are.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import type { Finder, Found } from './found.js';
+import type { EscapeEnds, Finder, Found } from './found.js';
 
 function colonsIn(text: string, start: number, end: number): number {
   let colons = 0;
@@ -45,12 +45,16 @@ const isWordChar = (c: number) => isHex(c) || (c >= 71 && c <= 90) || (c >= 103 
 /** What an IPv6 address is written with: hex digits, colons, and the dots of an IPv4 tail. */
 const isV6Char = (c: number) => isHex(c) || c === 58 || c === 46;
 
+/** Nothing of a word just before `start` (an escape's letter, `\n`, is none). */
+const standsApart = (text: string, start: number, escapeEnds: EscapeEnds) =>
+  !isWordChar(text.charCodeAt(start - 1)) || escapeEnds(text, start - 1);
+
 /**
  * Each IPv4 candidate: from each dot with a digit on both sides, the run of digits and dots around
  * it, when it is four groups of one to three digits standing alone. A scan of the dots, not a
  * regular expression tried at every digit of a text that is mostly digits.
  */
-function findV4(text: string, label: string, found: Found[]): void {
+function findV4(text: string, label: string, found: Found[], escapeEnds: EscapeEnds): void {
   let dot = text.indexOf('.');
   while (dot !== -1) {
     if (!isDigit(text.charCodeAt(dot - 1)) || !isDigit(text.charCodeAt(dot + 1))) {
@@ -61,7 +65,7 @@ function findV4(text: string, label: string, found: Found[]): void {
     while (start > 0 && (isDigit(text.charCodeAt(start - 1)) || text.charCodeAt(start - 1) === 46)) start--;
     let end = dot + 1;
     while (end < text.length && (isDigit(text.charCodeAt(end)) || text.charCodeAt(end) === 46)) end++;
-    if (isDottedQuad(text, start, end) && !isWordChar(text.charCodeAt(start - 1)) && !isWordChar(text.charCodeAt(end))) {
+    if (isDottedQuad(text, start, end) && standsApart(text, start, escapeEnds) && !isWordChar(text.charCodeAt(end))) {
       const candidate = text.slice(start, end);
       if (isIPv4(candidate) && !SELF_V4.test(candidate)) found.push({ start, end, label, value: candidate });
     }
@@ -70,8 +74,8 @@ function findV4(text: string, label: string, found: Found[]): void {
 }
 
 export function ipFinder(label: string): Finder {
-  return (text, found) => {
-    findV4(text, label, found);
+  return (text, found, escapeEnds) => {
+    findV4(text, label, found, escapeEnds);
     let colon = text.indexOf(':');
     while (colon !== -1) {
       const before = text.charCodeAt(colon - 1);
@@ -81,7 +85,13 @@ export function ipFinder(label: string): Finder {
         continue;
       }
       let start = colon;
-      while (start > 0 && colon - start < IPV6_MAX_CHARS && isV6Char(text.charCodeAt(start - 1)) && text[start - 1] !== '.')
+      while (
+        start > 0 &&
+        colon - start < IPV6_MAX_CHARS &&
+        isV6Char(text.charCodeAt(start - 1)) &&
+        text[start - 1] !== '.' &&
+        !escapeEnds(text, start - 1)
+      )
         start--;
       let end = colon + 1;
       while (end < text.length && end - start < IPV6_MAX_CHARS && isV6Char(text.charCodeAt(end))) end++;
@@ -92,7 +102,7 @@ export function ipFinder(label: string): Finder {
         continue;
       }
       const candidate = text.slice(start, end);
-      const alone = !isWordChar(text.charCodeAt(start - 1)) && !isWordChar(text.charCodeAt(end)) && text[end] !== ':';
+      const alone = standsApart(text, start, escapeEnds) && !isWordChar(text.charCodeAt(end)) && text[end] !== ':';
       if (
         alone &&
         (candidate.match(HEX_GROUP)?.length ?? 0) >= IPV6_MIN_GROUPS &&

@@ -8,7 +8,7 @@
  * inside a text or as a JSON number (an invoice number). Dates, times and decimals never count.
  */
 import type * as PhoneNumbers from 'libphonenumber-js/core';
-import type { Found, Finder } from './found.js';
+import type { EscapeEnds, Found, Finder } from './found.js';
 import type { Libraries } from './libraries.js';
 
 /** E.164: at most 15 digits, the country code's included. */
@@ -39,9 +39,9 @@ const JOINS_BEFORE = new Set([43, 64, 35, 47, 92, 46, 44, 58, 45]);
 const JOINS_AFTER = new Set([46, 44, 58, 47, 45]);
 
 /** Whether the stretch is a number of its own, not part of an id (`ORD-2026-100001`), a path, a decimal or a word. */
-function standsAlone(text: string, start: number, end: number): boolean {
+function standsAlone(text: string, start: number, end: number, escapeEnds: EscapeEnds): boolean {
   const before = text.charCodeAt(start - 1);
-  if (isWordChar(before) || JOINS_BEFORE.has(before)) return false;
+  if ((isWordChar(before) || JOINS_BEFORE.has(before)) && !escapeEnds(text, start - 1)) return false;
   const after = text.charCodeAt(end);
   if (isWordChar(after) || after === 64) return false;
   return !(JOINS_AFTER.has(after) && isDigit(text.charCodeAt(end + 1)));
@@ -191,6 +191,7 @@ function pushMatches(
   fromEitherEnd: boolean,
   label: string,
   found: Found[],
+  escapeEnds: EscapeEnds,
   taken: readonly Found[] = [],
 ) {
   let next = 0;
@@ -198,7 +199,7 @@ function pushMatches(
   let cursor = 0;
   const tryPart = (start: number, end: number): boolean => {
     const digits = countDigits(text, start, end);
-    if (digits < PHONE_MIN_DIGITS || digits > E164_MAX_DIGITS + 1 || !standsAlone(text, start, end)) return false;
+    if (digits < PHONE_MIN_DIGITS || digits > E164_MAX_DIGITS + 1 || !standsAlone(text, start, end, escapeEnds)) return false;
     const candidate = text.slice(start, end);
     if (!opensNumber(text.charCodeAt(start)) || hasBadPunctuation(candidate) || !accept(candidate, start, end)) return false;
     found.push({ start, end, label, value: candidate });
@@ -232,7 +233,8 @@ export function phoneFinder(libraries: Libraries, label: string, region: string 
   const plans = callingCodeLengths(libraries);
   const international = nextInternational;
   const isInternational = (candidate: string) => isInternationalNumber(candidate, plans);
-  if (region === null) return (text, found) => pushMatches(text, international, isInternational, false, label, found);
+  if (region === null)
+    return (text, found, escapeEnds) => pushMatches(text, international, isInternational, false, label, found, escapeEnds);
   const { isValidPhoneNumber } = libraries.phoneNumbers;
   // settings.tokenize.phoneRegion was checked against the same plans (src/config/tokenize-setting.ts).
   const country = region as PhoneNumbers.CountryCode;
@@ -246,9 +248,9 @@ export function phoneFinder(libraries: Libraries, label: string, region: string 
     if (digits === candidate.length && !isWholeValue(text, start, end)) return false;
     return isValidPhoneNumber(candidate, country, libraries.phoneMetadata);
   };
-  return (text, found) => {
+  return (text, found, escapeEnds) => {
     const first = found.length;
-    pushMatches(text, international, isInternational, false, label, found);
+    pushMatches(text, international, isInternational, false, label, found, escapeEnds);
     const internationals = found.slice(first);
     // National candidates come in order: a cursor passes the international finds once.
     let next = 0;
@@ -263,6 +265,7 @@ export function phoneFinder(libraries: Libraries, label: string, region: string 
       true,
       label,
       found,
+      escapeEnds,
       internationals,
     );
   };

@@ -6,7 +6,7 @@
  * taken whole, unscanned. The copy shares every part of the value that has nothing to replace.
  */
 import type { Detectors } from './detectors.js';
-import type { Found } from './found.js';
+import { NO_ESCAPES, type Found } from './found.js';
 import { TokenRequests } from './token-requests.js';
 import type { TokenScope, TokenVault } from './token-vault.js';
 
@@ -96,7 +96,7 @@ class Collector {
       starts.push(offset);
       offset += text.length + JOIN.length;
     }
-    const found = detectors.scan(strings.join(JOIN));
+    const found = detectors.scan(strings.join(JOIN), NO_ESCAPES);
     const alone = new Set<number>();
     const owner = (at: number, from: number) => {
       let i = from;
@@ -123,7 +123,7 @@ class Collector {
     });
     for (const [at, list] of mine) perString[at] = { found: list, shift: starts[at]! };
     for (const at of alone) {
-      const own = detectors.scan(strings[at]!);
+      const own = detectors.scan(strings[at]!, NO_ESCAPES);
       for (const one of own) this.requests.add(one.label, one.value);
       perString[at] = { found: own, shift: 0 };
     }

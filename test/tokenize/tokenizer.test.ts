@@ -60,6 +60,33 @@ describe('the detectors', () => {
     expect(await tokenized('+1 415 555 0143 2024')).toBe('[PHONE_1] 2024');
   });
 
+  it('reads JSON text through its escapes: a value after \\n, \\t, \\b or \\u0001 is found whole, and the JSON stays JSON', async () => {
+    const value = {
+      note: 'line\nada@example.org',
+      tab: 'call\t+1 415-555-0143',
+      card: 'card\n4111 1111 1111 1111',
+      iban: 'iban\tGB82 WEST 1234 5698 7654 32',
+      v4: 'host\n10.1.2.3',
+      v6: 'host\bfe80::1:2:3',
+      control: 'id\u0001bob@example.org',
+      backslash: 'C:\\nada@example.org',
+    };
+    const scope = new Tokenizer(settings()).forScope('s');
+    const structured = await scope.tokenizeValue(value);
+    expect(structured).toEqual({
+      note: 'line\n[EMAIL_1]',
+      tab: 'call\t[PHONE_1]',
+      card: 'card\n[CARD_1]',
+      iban: 'iban\t[IBAN_1]',
+      v4: 'host\n[IP_1]',
+      v6: 'host\b[IP_2]',
+      control: 'id\u0001[EMAIL_2]',
+      backslash: 'C:\\[EMAIL_3]',
+    });
+    expect(JSON.parse(await scope.tokenizeText(`${JSON.stringify(value)}`))).toEqual(structured);
+    expect((await scope.restoreText('[EMAIL_1] [EMAIL_3]')).value).toBe('ada@example.org nada@example.org');
+  });
+
   it('runs only the detectors named', async () => {
     expect(await tokenized('ada@example.com +1 415-555-0143', { detectors: ['phone'] })).toBe('ada@example.com [PHONE_1]');
   });
