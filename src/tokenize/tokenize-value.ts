@@ -1,6 +1,6 @@
 /**
  * A text or a JSON value with what the detectors find replaced by tokens, around one request to
- * the vault. A value's distinct strings (object keys included) are scanned as one text, joined by
+ * the vault. A value's strings (each key once, however many rows hold it) are scanned as one text, joined by
  * line breaks, rather than one by one: a megabyte of rows is some 40,000 short strings, and a
  * scan's fixed cost per string was most of the time. Strings and numbers under a configured field are
  * taken whole, unscanned. The copy shares every part of the value that has nothing to replace.
@@ -57,14 +57,19 @@ const NONE: StringFinds = { found: NOTHING, shift: 0 };
 class Collector {
   readonly requests = new TokenRequests();
   readonly strings: string[] = [];
-  /** Each string to scan → its place in `strings`. */
-  readonly index = new Map<string, number>();
+  /** Each key to scan → its place in `strings`. */
+  private readonly keys = new Map<string, number>();
+  /**
+   * Each string met outside a field (a key, a value), in the order met: its place in `strings`,
+   * or -1 for one too short to scan. The Builder meets them in the same order, so it looks none up again.
+   */
+  readonly slots: number[] = [];
 
   constructor(private readonly detectors: Detectors) {}
 
   walk(value: unknown, fieldLabel: string | undefined): void {
     if (typeof value === 'string') {
-      if (fieldLabel === undefined) this.scanLater(value);
+      if (fieldLabel === undefined) this.scanLater(value, false);
       else if (isWholeValue(value, this.detectors)) this.requests.add(fieldLabel, value);
     } else if (typeof value === 'number') {
       if (fieldLabel !== undefined && Number.isFinite(value)) this.requests.add(fieldLabel, value);
@@ -72,16 +77,28 @@ class Collector {
       for (const item of value) this.walk(item, fieldLabel);
     } else if (value !== null && typeof value === 'object') {
       for (const key of Object.keys(value)) {
-        this.scanLater(key);
+        this.scanLater(key, true);
         this.walk((value as Record<string, unknown>)[key], fieldLabel ?? this.detectors.fieldLabel(key));
       }
     }
   }
 
-  private scanLater(text: string): void {
-    if (text.length < this.detectors.shortestFind || this.index.has(text)) return;
-    this.index.set(text, this.strings.length);
-    this.strings.push(text);
+  /**
+   * A key is scanned once however often it stands (a row's keys, in every row); a value each time
+   * (two values alike are rare enough that looking each up cost more than scanning the few twice).
+   */
+  private scanLater(text: string, isKey: boolean): void {
+    if (text.length < this.detectors.shortestFind) {
+      this.slots.push(-1);
+      return;
+    }
+    let at = isKey ? this.keys.get(text) : undefined;
+    if (at === undefined) {
+      at = this.strings.length;
+      if (isKey) this.keys.set(text, at);
+      this.strings.push(text);
+    }
+    this.slots.push(at);
   }
 
   /**
@@ -137,18 +154,21 @@ function define(record: Record<string, unknown>, key: string, value: unknown): v
   else record[key] = value;
 }
 
-/** The second pass: the copy, sharing whatever has nothing replaced. */
+/** The second pass, in the first one's order: the copy, sharing whatever has nothing replaced. */
 class Builder {
+  /** The next of the Collector's slots. */
+  private next = 0;
+
   constructor(
     private readonly detectors: Detectors,
     private readonly requests: TokenRequests,
-    private readonly index: ReadonlyMap<string, number>,
+    private readonly slots: readonly number[],
     private readonly finds: readonly StringFinds[],
   ) {}
 
   private scanned(text: string): string {
-    const at = this.index.get(text);
-    if (at === undefined) return text;
+    const at = this.slots[this.next++]!;
+    if (at === -1) return text;
     const { found, shift } = this.finds[at]!;
     return found.length === 0 ? text : spliceTokens(text, found, (one) => this.requests.tokenOf(one.value), shift);
   }
@@ -201,5 +221,5 @@ export async function tokenizeValue(
   const finds = collector.scanStrings();
   if (collector.requests.size === 0) return value;
   await collector.requests.resolve(vault, scope);
-  return new Builder(detectors, collector.requests, collector.index, finds).build(value, undefined);
+  return new Builder(detectors, collector.requests, collector.slots, finds).build(value, undefined);
 }
