@@ -1,10 +1,12 @@
 /**
  * The tokenizer's vault in files, under `<stateDir>/tokens/` (beside the principals' folders, whose
  * names are 64 hex digits, so never `tokens`): a 0700 folder per space, named by the SHA-256 of
- * the space, a 0600 file per key holding the value, its modification time set to when it expires
- * (a renewal sets it again; nothing is rewritten). A file is written whole under a temporary name,
- * then linked into place: the link fails when the key's file exists, which is the write that
- * succeeds only where the key is absent (an expired file is deleted first, then the link tried again).
+ * the space, a 0600 file per entry holding the value, its modification time set to when it expires
+ * (a renewal sets it again; nothing is rewritten), and a name per key: an entry's keys are hard
+ * links to one file, so one write and one renewal serve them all. A file is written whole under a
+ * temporary name, then linked into place under each key: a link fails when the key's file exists,
+ * which is the write that succeeds only where the key is absent (an expired file is deleted first,
+ * then the link tried again).
  *
  * A counter is a chain of steps in the space's `counters/` folder: the file `<counter>@<n>` holds
  * the count the step from n went to. Numbers n+1 to m are taken by linking the step `@n` (holding
@@ -14,15 +16,36 @@
  * deleted since) is caught by looking again, as a step above it, and goes unused.
  */
 import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fstatSync,
+  futimesSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StateError } from './state-error.js';
 import { digestName, type Now } from './state-store.js';
-import { checkVaultKey, type VaultEntry, type VaultStore } from './vault-store.js';
+import { ADDED, checkVaultKey, type NewVaultEntry, type VaultEntry, type VaultStore } from './vault-store.js';
 
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 const COUNTERS = 'counters';
+/**
+ * 256 keys a touch, 32 entries an add: what one turn of the event loop does before it lets others
+ * in. An entry's few system calls are made synchronously (a promise and a thread pool hop each
+ * cost ten times the call on a local disk), a slice at a time, so a batch of thousands doesn't
+ * hold the loop for its whole length.
+ */
+const TOUCH_SLICE = 256;
+const ADD_SLICE = 32;
+/** 32: from this many keys, touch() lists the folder once rather than open each key's file, absent or not. */
+const LIST_FROM_KEYS = 32;
 
 /**
  * 1,000: the most steps one reserve() tries while other instances take numbers of the same counter
@@ -40,6 +63,35 @@ async function orAbsent<T>(work: () => Promise<T>, absent: T): Promise<T> {
     return await work();
   } catch (error) {
     if (isCode(error, 'ENOENT')) return absent;
+    throw error;
+  }
+}
+
+/** `work` on each item, a slice at a time, the event loop let go between slices. */
+async function inSlices<T, R>(items: readonly T[], slice: number, work: (item: T) => R): Promise<R[]> {
+  const out: R[] = [];
+  for (let from = 0; from < items.length; from += slice) {
+    if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const item of items.slice(from, from + slice)) out.push(work(item));
+  }
+  return out;
+}
+
+function unlinkIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (!isCode(error, 'ENOENT')) throw error;
+  }
+}
+
+/** Links `temp` as `path` unless `path` exists: whether it did. */
+function linkNewNow(temp: string, path: string): boolean {
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    if (isCode(error, 'EEXIST')) return false;
     throw error;
   }
 }
@@ -62,27 +114,25 @@ export class DirVaultStore implements VaultStore {
 
   async touch(space: string, keys: readonly string[], ttlMs: number): Promise<Array<string | undefined>> {
     keys.forEach(checkVaultKey);
-    return this.guard(() => {
+    return this.guard(async () => {
+      const folder = this.folder(space);
       const expires = new Date(this.now() + ttlMs);
-      return Promise.all(
-        keys.map((key) =>
-          this.withLive(this.entryPath(space, key), async (file) => {
-            await file.utimes(expires, expires);
-            return file.readFile('utf8');
-          }),
-        ),
+      // Many keys at once: one listing spares an open that fails for each absent one.
+      const listed = keys.length < LIST_FROM_KEYS ? undefined : new Set(await orAbsent(() => readdir(folder), []));
+      return inSlices(keys, TOUCH_SLICE, (key) =>
+        listed !== undefined && !listed.has(key) ? undefined : this.touchNow(join(folder, key), expires),
       );
     });
   }
 
-  async add(space: string, entries: readonly VaultEntry[], ttlMs: number): Promise<boolean[]> {
-    for (const { key } of entries) checkVaultKey(key);
+  async add(space: string, entries: readonly NewVaultEntry[], ttlMs: number): Promise<number[]> {
+    for (const { keys } of entries) keys.forEach(checkVaultKey);
     return this.guard(async () => {
       if (entries.length === 0) return [];
       const folder = this.folder(space);
       await mkdir(folder, { recursive: true, mode: DIR_MODE });
       const expires = new Date(this.now() + ttlMs);
-      return Promise.all(entries.map((entry) => this.addOne(folder, entry, expires)));
+      return inSlices(entries, ADD_SLICE, (entry) => this.addNow(folder, entry, expires));
     });
   }
 
@@ -101,7 +151,7 @@ export class DirVaultStore implements VaultStore {
       let from = await this.countOf(folder, counter);
       for (let attempt = 0; attempt < RESERVE_MAX_ATTEMPTS; attempt++) {
         const step = join(folder, `${counter}@${from}`);
-        if (!(await this.writeNew(folder, step, String(from + count), true))) {
+        if (!(await this.writeNew(folder, step, String(from + count)))) {
           // Another instance stepped from here first: on from where it went.
           from =
             (await orAbsent(async () => Number(await readFile(step, 'utf8')), undefined)) ??
@@ -195,26 +245,74 @@ export class DirVaultStore implements VaultStore {
     return this.withLive(path, (file) => file.readFile('utf8'));
   }
 
-  private async addOne(folder: string, { key, value }: VaultEntry, expires: Date): Promise<boolean> {
-    const path = join(folder, key);
-    if (await this.writeNew(folder, path, value, false, expires)) return true;
-    // The key's file is there: live, it stands; past its time, it gives way.
-    if (!(await this.unlinkIfExpired(path, this.now()))) return false;
-    return this.writeNew(folder, path, value, false, expires);
+  /** The live file's value, its time to live renewed (read through one descriptor, so a file linked in meanwhile is not mixed in). */
+  private touchNow(path: string, expires: Date): string | undefined {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return undefined;
+      throw error;
+    }
+    try {
+      if (fstatSync(fd).mtimeMs <= this.now()) return undefined;
+      futimesSync(fd, expires, expires);
+      return readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** One file, linked under each key in turn; a key taken unlinks those linked before it. */
+  private addNow(folder: string, { keys, value }: NewVaultEntry, expires: Date): number {
+    const temp = join(folder, `.${randomBytes(8).toString('hex')}.tmp`);
+    const fd = openSync(temp, 'wx', FILE_MODE);
+    try {
+      try {
+        writeFileSync(fd, value);
+        futimesSync(fd, expires, expires);
+      } finally {
+        closeSync(fd);
+      }
+      for (const [k, key] of keys.entries()) {
+        if (this.linkUnlessLive(temp, join(folder, key))) continue;
+        for (const linked of keys.slice(0, k)) unlinkIfThere(join(folder, linked));
+        return k;
+      }
+      return ADDED;
+    } finally {
+      unlinkIfThere(temp);
+    }
+  }
+
+  /** Links `temp` as `path` unless a live file is there (an expired one gives way): whether it did. */
+  private linkUnlessLive(temp: string, path: string): boolean {
+    if (linkNewNow(temp, path)) return true;
+    let expires: number;
+    try {
+      expires = statSync(path).mtimeMs;
+    } catch (error) {
+      if (!isCode(error, 'ENOENT')) throw error;
+      return linkNewNow(temp, path);
+    }
+    if (expires > this.now()) return false;
+    // Past its time: it gives way. Two instances replacing one expired key at once may each delete
+    // and link; then both entries were written, and the vault reads back whichever stands.
+    unlinkIfThere(path);
+    return linkNewNow(temp, path);
   }
 
   /**
-   * Writes `content` as `path` unless `path` exists (whether it did): whole under a temporary name,
-   * then linked into place, so a reader never sees part of it. `sync`: on disk before it counts.
+   * Writes `content` as `path` unless `path` exists (whether it did): whole under a temporary
+   * name, synced, then linked into place, so a reader never sees part of it, nor a crash loses it.
    */
-  private async writeNew(folder: string, path: string, content: string, sync: boolean, expires?: Date): Promise<boolean> {
+  private async writeNew(folder: string, path: string, content: string): Promise<boolean> {
     const temp = join(folder, `.${randomBytes(8).toString('hex')}.tmp`);
     try {
       const file = await open(temp, 'wx', FILE_MODE);
       try {
         await file.writeFile(content);
-        if (expires !== undefined) await file.utimes(expires, expires);
-        if (sync) await file.sync();
+        await file.sync();
       } finally {
         await file.close();
       }

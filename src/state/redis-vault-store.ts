@@ -1,14 +1,14 @@
 /**
  * The tokenizer's vault in Redis or Valkey, on the state store's connection
  * (src/state/redis-store.ts), under `codemode:tokens:` (scripts' state is under `codemode:state:`,
- * so no script can `load` it). A key is a string key with Redis's own expiry; the write that
- * succeeds only where the key is absent is `SET … PX <ttl> NX`. Beside the entries, a space has an
+ * so no script can `load` it). A key is a string key with Redis's own expiry (an entry's value set
+ * under each of its keys); the write that succeeds only where the key is absent is `SET … PX <ttl> NX`. Beside the entries, a space has an
  * index (a sorted set: key → when it expires) that overflow() reads the oldest from, and a counter
  * a label (`INCRBY`, no time to live, so a number is never given twice). A space's keys share a
  * hash tag, so a cluster keeps them in one slot; each batch is one script, atomic.
  */
 import { digestName } from './state-store.js';
-import { checkVaultKey, type VaultEntry, type VaultStore } from './vault-store.js';
+import { checkVaultKey, type NewVaultEntry, type VaultEntry, type VaultStore } from './vault-store.js';
 
 /** Every key of the vault starts with it. */
 const KEY_PREFIX = 'codemode:tokens:';
@@ -32,16 +32,30 @@ for i = 1, #KEYS - 1 do
 end
 return out`;
 
-/** KEYS: the entries, then the index. ARGV: ttlMs, the values, then the keys in the index. 1 where written, else 0. */
+/**
+ * KEYS: each entry's keys in turn, then the index. ARGV: ttlMs, then per entry its number of keys,
+ * its value and its keys in the index. Per entry: -1 when written under every key, else the
+ * (0-based) index of the first key found taken, the keys set before it deleted again.
+ */
 const ADD_LUA = `${NOW_LUA}
-local ttl, index, n, out = tonumber(ARGV[1]), KEYS[#KEYS], #KEYS - 1, {}
-for i = 1, n do
-  if redis.call('SET', KEYS[i], ARGV[1 + i], 'PX', ttl, 'NX') then
-    redis.call('ZADD', index, now + ttl, ARGV[1 + n + i])
-    out[i] = 1
-  else
-    out[i] = 0
+local ttl, index, out = tonumber(ARGV[1]), KEYS[#KEYS], {}
+local a, k, e = 2, 1, 1
+while a <= #ARGV do
+  local count, value = tonumber(ARGV[a]), ARGV[a + 1]
+  local taken = -1
+  for j = 0, count - 1 do
+    if not redis.call('SET', KEYS[k + j], value, 'PX', ttl, 'NX') then
+      taken = j
+      break
+    end
   end
+  if taken == -1 then
+    for j = 0, count - 1 do redis.call('ZADD', index, now + ttl, ARGV[a + 2 + j]) end
+  else
+    for j = 0, taken - 1 do redis.call('DEL', KEYS[k + j]) end
+  end
+  out[e] = taken
+  a, k, e = a + 2 + count, k + count, e + 1
 end
 return out`;
 
@@ -90,14 +104,13 @@ export class RedisVaultStore implements VaultStore {
     return values.map((value) => value ?? undefined);
   }
 
-  async add(space: string, entries: readonly VaultEntry[], ttlMs: number): Promise<boolean[]> {
+  async add(space: string, entries: readonly NewVaultEntry[], ttlMs: number): Promise<number[]> {
     if (entries.length === 0) return [];
-    for (const { key } of entries) checkVaultKey(key);
+    for (const { keys } of entries) keys.forEach(checkVaultKey);
     const prefix = spacePrefix(space);
-    const keyNames = [...entries.map(({ key }) => prefix + key), `${prefix}#index`];
-    const args = [String(ttlMs), ...entries.map(({ value }) => value), ...entries.map(({ key }) => key)];
-    const written = await this.send<number[]>(['EVAL', ADD_LUA, String(keyNames.length), ...keyNames, ...args]);
-    return written.map((one) => one === 1);
+    const keyNames = [...entries.flatMap(({ keys }) => keys.map((key) => prefix + key)), `${prefix}#index`];
+    const args = [String(ttlMs), ...entries.flatMap(({ keys, value }) => [String(keys.length), value, ...keys])];
+    return this.send<number[]>(['EVAL', ADD_LUA, String(keyNames.length), ...keyNames, ...args]);
   }
 
   async remove(space: string, keys: readonly string[]): Promise<void> {

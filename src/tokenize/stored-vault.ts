@@ -1,18 +1,18 @@
 /**
  * Tokens kept in the state store (`stateDir`, `stateUrl`), so the instances that share it share
  * them and a restart keeps them (docs/tokenize.md). Per scope, a space of the store's vault
- * (src/state/vault-store.ts) holds each value's token under the value's SHA-256 (`v-<digest>`),
- * and each token's value under the token (`t-EMAIL_7`), both with the time to live. A new value's
- * number comes from the label's counter in the store, which never gives one twice; its token is
- * written only where absent, then the value's entry, only where absent too: of two instances
- * meeting one value at once, the second finds the first's token and takes it.
+ * (src/state/vault-store.ts) holds each token with its value (`["[EMAIL_7]","ada@example.org"]`)
+ * under two keys: the token (`t-EMAIL_7`) and the value's SHA-256 (`v-<digest>`), with the time
+ * to live. A new value's number comes from the label's counter in the store, which never gives one
+ * twice; the entry is written under the token's key, then the value's, each only where absent: of
+ * two instances meeting one value at once, the second finds the first's entry and takes its token.
  *
  * What an instance learned from the store it trusts for STORED_TOKENS_RECHECK_MS, without asking
  * again: the next use after that renews the entries in the store and reads them back.
  */
 import { createHash } from 'node:crypto';
 import { StateError } from '../state/state-error.js';
-import type { VaultEntry, VaultStore } from '../state/vault-store.js';
+import { ADDED, type VaultStore } from '../state/vault-store.js';
 import { formatToken, type TokenValue } from './token-text.js';
 import {
   EVICT_FRACTION,
@@ -49,6 +49,22 @@ function valueKey(value: TokenValue): string {
 /** `[EMAIL_7]` → `t-EMAIL_7`. */
 function tokenKey(token: string): string {
   return TOKEN_PREFIX + token.slice(1, -1);
+}
+
+/** What the store holds for a token, under its key and its value's: `["[EMAIL_7]","ada@example.org"]`. */
+function entryText(token: string, value: TokenValue): string {
+  return JSON.stringify([token, value]);
+}
+
+/** An entry as entryText wrote it; undefined for none (or for anything else found there). */
+function readEntry(text: string | undefined): { token: string; value: TokenValue } | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const [token, value] = JSON.parse(text) as [unknown, unknown];
+    return typeof token === 'string' && (typeof value === 'string' || typeof value === 'number') ? { token, value } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface Known {
@@ -157,21 +173,24 @@ export class StoredTokenVault implements TokenVault {
     });
     if (ask.length === 0) return values;
     const { ttlMs } = this.limits;
-    const stored = await this.store.touch(
+    const held = await this.store.touch(
       scope,
       ask.map((i) => tokenKey(tokens[i]!)),
       ttlMs,
     );
-    const found = ask.flatMap((i, k) => (stored[k] === undefined ? [] : [{ i, value: JSON.parse(stored[k]) as TokenValue }]));
-    // The value's entry is renewed too, and must still name this token: else the token is gone.
+    const found = ask.flatMap((i, k) => {
+      const entry = readEntry(held[k]);
+      return entry !== undefined && entry.token === tokens[i] ? [{ i, entry: held[k]!, value: entry.value }] : [];
+    });
+    // The value's key is renewed too, and must still hold this entry: else the token is gone.
     const named = await this.store.touch(
       scope,
       found.map(({ value }) => valueKey(value)),
       ttlMs,
     );
-    found.forEach(({ i, value }, k) => {
+    found.forEach(({ i, entry, value }, k) => {
       const token = tokens[i]!;
-      if (named[k] !== token) return recall.forgetToken(token);
+      if (named[k] !== entry) return recall.forgetToken(token);
       values[i] = value;
       recall.learn({ token, value, checkedAt: now });
     });
@@ -207,22 +226,24 @@ export class StoredTokenVault implements TokenVault {
       ask.map((i) => valueKey(requests[i]!.value)),
       ttlMs,
     );
-    const found = ask.flatMap((i, k) => (named[k] === undefined ? [] : [{ i, token: named[k] }]));
+    const found = ask.flatMap((i, k) => {
+      const entry = readEntry(named[k]);
+      return entry === undefined ? [] : [{ i, entry: named[k]!, token: entry.token }];
+    });
+    // The token's key is renewed too, and must hold the same entry: else the value is new again.
     const held = await this.store.touch(
       scope,
       found.map(({ token }) => tokenKey(token)),
       ttlMs,
     );
-    const fresh = ask.filter((_, k) => named[k] === undefined);
+    const fresh = ask.filter((_, k) => readEntry(named[k]) === undefined);
     const broken: string[] = [];
-    found.forEach(({ i, token }, k) => {
-      const { value } = requests[i]!;
-      if (held[k] === JSON.stringify(value)) {
+    found.forEach(({ i, entry, token }, k) => {
+      if (held[k] === entry) {
         tokens[i] = token;
-        recall.learn({ token, value, checkedAt: now });
+        recall.learn({ token, value: requests[i]!.value, checkedAt: now });
       } else {
-        // The value's entry names a token that is gone: the value is new again.
-        broken.push(valueKey(value));
+        broken.push(valueKey(requests[i]!.value));
         fresh.push(i);
       }
     });
@@ -233,33 +254,22 @@ export class StoredTokenVault implements TokenVault {
       scope,
       fresh.map((i) => requests[i]!),
     );
-    const written = await this.store.add(
+    // Under the token's key first: the counter never gives a number twice, so only a store that lost
+    // its counter has it taken. Then under the value's: taken, another instance gave the value its token first.
+    const taken = await this.store.add(
       scope,
-      fresh.map((i, k) => ({ key: tokenKey(numbered[k]!), value: JSON.stringify(requests[i]!.value) })),
+      fresh.map((i, k) => ({
+        keys: [tokenKey(numbered[k]!), valueKey(requests[i]!.value)],
+        value: entryText(numbered[k]!, requests[i]!.value),
+      })),
       ttlMs,
     );
-    // A number the counter gave is never held, unless the store lost its counter: that one goes round again.
-    const claimed = fresh.filter((_, k) => written[k]);
-    const retry = fresh.filter((_, k) => !written[k]);
-    const claimedTokens = fresh.flatMap((_, k) => (written[k] ? [numbered[k]!] : []));
-    const bound = await this.store.add(
-      scope,
-      claimed.map((i, k): VaultEntry => ({ key: valueKey(requests[i]!.value), value: claimedTokens[k]! })),
-      ttlMs,
-    );
-    const lost: string[] = [];
-    claimed.forEach((i, k) => {
-      const token = claimedTokens[k]!;
-      if (bound[k]) {
-        tokens[i] = token;
-        recall.learn({ token, value: requests[i]!.value, checkedAt: now });
-      } else {
-        // Another instance gave this value its token first: ours goes, and the next round takes theirs.
-        lost.push(tokenKey(token));
-        retry.push(i);
-      }
+    const retry: number[] = [];
+    fresh.forEach((i, k) => {
+      if (taken[k] !== ADDED) return void retry.push(i);
+      tokens[i] = numbered[k]!;
+      recall.learn({ token: numbered[k]!, value: requests[i]!.value, checkedAt: now });
     });
-    await this.store.remove(scope, lost);
     return retry;
   }
 
@@ -285,8 +295,13 @@ export class StoredTokenVault implements TokenVault {
     recall.nextSweep = now + SWEEP_EVERY_MS;
     const over = await this.store.overflow(scope, VALUE_PREFIX, this.limits.maxValues);
     if (over.length === 0) return;
-    for (const { value: token } of over) recall.forgetToken(token);
-    await this.store.remove(scope, [...over.map(({ key }) => key), ...over.map(({ value: token }) => tokenKey(token))]);
+    const keys = over.flatMap(({ key, value }) => {
+      const entry = readEntry(value);
+      if (entry === undefined) return [key];
+      recall.forgetToken(entry.token);
+      return [key, tokenKey(entry.token)];
+    });
+    await this.store.remove(scope, keys);
   }
 
   private contended(): StateError {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { DirStateStore } from '../../src/state/dir-store.js';
 import { RedisStateStore } from '../../src/state/redis-store.js';
 import type { StateLimits, StateStore } from '../../src/state/state-store.js';
-import type { VaultStore } from '../../src/state/vault-store.js';
+import { ADDED, type VaultStore } from '../../src/state/vault-store.js';
 import { REDIS_INSTALLED, REDIS_MISSING, redisTestsRun, startRedis, type RunningRedis } from '../support/redis-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
@@ -78,29 +78,56 @@ describe.each(backends)("the $name state store's vault", (backend) => {
   test('an entry is written only where its key is absent, and read back renewed', async () => {
     const { vault } = await open();
     const where = space();
-    expect(await vault.add(where, [{ key: 'k', value: 'first' }], HOUR_MS)).toEqual([true]);
+    expect(await vault.add(where, [{ keys: ['k'], value: 'first' }], HOUR_MS)).toEqual([ADDED]);
     expect(
       await vault.add(
         where,
         [
-          { key: 'k', value: 'second' },
-          { key: 'other', value: 'o' },
+          { keys: ['k'], value: 'second' },
+          { keys: ['other'], value: 'o' },
         ],
         HOUR_MS,
       ),
-    ).toEqual([false, true]);
+    ).toEqual([0, ADDED]);
     expect(await vault.touch(where, ['k', 'absent', 'other'], HOUR_MS)).toEqual(['first', undefined, 'o']);
     await vault.remove(where, ['k']);
     expect(await vault.touch(where, ['k'], HOUR_MS)).toEqual([undefined]);
+  });
+
+  test('an entry is kept under each of its keys, or, one of them taken, under none', async () => {
+    const { vault } = await open();
+    const where = space();
+    await vault.add(where, [{ keys: ['taken'], value: 'theirs' }], HOUR_MS);
+    expect(
+      await vault.add(
+        where,
+        [
+          { keys: ['t-A_1', 'v-a'], value: 'pair' },
+          { keys: ['t-A_2', 'taken'], value: 'lost' },
+        ],
+        HOUR_MS,
+      ),
+    ).toEqual([ADDED, 1]);
+    expect(await vault.touch(where, ['t-A_1', 'v-a', 't-A_2', 'taken'], HOUR_MS)).toEqual(['pair', 'pair', undefined, 'theirs']);
+    // Many keys at once (a listing first, in a directory): the absent read as absent still.
+    const keys = Array.from({ length: 40 }, (_, i) => `many-${i}`);
+    await vault.add(
+      where,
+      keys.slice(0, 20).map((key) => ({ keys: [key], value: key })),
+      HOUR_MS,
+    );
+    expect(await vault.touch(where, keys, HOUR_MS)).toEqual(keys.map((key, i) => (i < 20 ? key : undefined)));
   });
 
   test('two instances writing one key at once: one wins, and both read its value', async () => {
     const [a, b] = [await open(), await open()];
     const where = space();
     const writes = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).vault.add(where, [{ key: 'k', value: `writer ${i}` }], HOUR_MS)),
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? a : b).vault.add(where, [{ keys: ['k'], value: `writer ${i}` }], HOUR_MS),
+      ),
     );
-    const winners = writes.flatMap(([won], i) => (won ? [`writer ${i}`] : []));
+    const winners = writes.flatMap(([outcome], i) => (outcome === ADDED ? [`writer ${i}`] : []));
     expect(winners).toHaveLength(1);
     expect(await a.vault.touch(where, ['k'], HOUR_MS)).toEqual(winners);
     expect(await b.vault.touch(where, ['k'], HOUR_MS)).toEqual(winners);
@@ -110,17 +137,17 @@ describe.each(backends)("the $name state store's vault", (backend) => {
     const { vault } = await open();
     const where = space();
     const ttlMs = backend.injectedClock ? HOUR_MS : 300;
-    await vault.add(where, [{ key: 'k', value: 'old' }], ttlMs);
+    await vault.add(where, [{ keys: ['k'], value: 'old' }], ttlMs);
     await expired(vault, where, 'k');
     expect(await vault.touch(where, ['k'], HOUR_MS)).toEqual([undefined]);
-    expect(await vault.add(where, [{ key: 'k', value: 'new' }], HOUR_MS)).toEqual([true]);
+    expect(await vault.add(where, [{ keys: ['k'], value: 'new' }], HOUR_MS)).toEqual([ADDED]);
     expect(await vault.touch(where, ['k'], HOUR_MS)).toEqual(['new']);
   });
 
   test.runIf(backend.injectedClock)('a read renews an entry for its time to live from then', async () => {
     const { vault } = await open();
     const where = space();
-    await vault.add(where, [{ key: 'k', value: 'v' }], 1_000);
+    await vault.add(where, [{ keys: ['k'], value: 'v' }], 1_000);
     clock.now += 900;
     expect(await vault.touch(where, ['k'], 1_000)).toEqual(['v']);
     clock.now += 900;
@@ -141,7 +168,7 @@ describe.each(backends)("the $name state store's vault", (backend) => {
     expect(await a.vault.reserve(where, 'PHONE', 2)).toBe(1);
     expect(await b.vault.reserve(space(), 'EMAIL', 1)).toBe(1);
     // Whatever expired, the count goes on.
-    await a.vault.add(where, [{ key: 't-EMAIL_1', value: '"x"' }], backend.injectedClock ? HOUR_MS : 300);
+    await a.vault.add(where, [{ keys: ['t-EMAIL_1'], value: '"x"' }], backend.injectedClock ? HOUR_MS : 300);
     await expired(a.vault, where, 't-EMAIL_1');
     expect(await b.vault.reserve(where, 'EMAIL', 1)).toBe(Math.max(...numbers) + 1);
   });
@@ -150,13 +177,13 @@ describe.each(backends)("the $name state store's vault", (backend) => {
     const { vault } = await open();
     const where = space();
     if (backend.injectedClock) {
-      await vault.add(where, [{ key: 'v-old', value: 'gone' }], 1_000);
+      await vault.add(where, [{ keys: ['v-old'], value: 'gone' }], 1_000);
       clock.now += 2_000;
     }
     for (const [i, key] of ['v-a', 'v-b', 'v-c', 'v-d'].entries()) {
-      await vault.add(where, [{ key, value: key.slice(2) }], HOUR_MS + i * 60_000);
+      await vault.add(where, [{ keys: [key], value: key.slice(2) }], HOUR_MS + i * 60_000);
     }
-    await vault.add(where, [{ key: 't-EMAIL_1', value: '"x"' }], 60_000);
+    await vault.add(where, [{ keys: ['t-EMAIL_1'], value: '"x"' }], 60_000);
     expect(await vault.overflow(where, 'v-', 2)).toEqual([
       { key: 'v-a', value: 'a' },
       { key: 'v-b', value: 'b' },
@@ -169,7 +196,7 @@ describe.each(backends)("the $name state store's vault", (backend) => {
     const { vault } = await open();
     const [gone, kept] = [space(), space()];
     for (const where of [gone, kept]) {
-      await vault.add(where, [{ key: 'k', value: where }], HOUR_MS);
+      await vault.add(where, [{ keys: ['k'], value: where }], HOUR_MS);
       await vault.reserve(where, 'EMAIL', 5);
     }
     await vault.drop(gone);
@@ -182,14 +209,14 @@ describe.each(backends)("the $name state store's vault", (backend) => {
   test("the vault is apart from scripts' state: no principal's keys list it, not even one named as its space", async () => {
     const { state, vault } = await open();
     const where = space();
-    await vault.add(where, [{ key: 'k', value: 'v' }], HOUR_MS);
+    await vault.add(where, [{ keys: ['k'], value: 'v' }], HOUR_MS);
     expect(await state.keys(where)).toEqual([]);
     expect(await state.get(where, 'k')).toBeUndefined();
   });
 
   test('a key that is not letters, digits, _ and - is refused as a bug, before anything is written', async () => {
     const { vault } = await open();
-    await expect(vault.add(space(), [{ key: '../x', value: 'v' }], HOUR_MS)).rejects.toThrow(/is not a vault key/);
+    await expect(vault.add(space(), [{ keys: ['../x'], value: 'v' }], HOUR_MS)).rejects.toThrow(/is not a vault key/);
     await expect(vault.touch(space(), ['a:b'], HOUR_MS)).rejects.toThrow(/is not a vault key/);
   });
 });
@@ -198,7 +225,7 @@ test("the directory's vault names its files by keys and counters, never by a val
   const dir = makeTempDir('vault-names');
   const state = new DirStateStore(dir, LIMITS, now);
   const vault = state.vaultStore;
-  await vault.add('named', [{ key: 'v-0123abcd', value: 'ada@example.org' }], HOUR_MS);
+  await vault.add('named', [{ keys: ['v-0123abcd'], value: 'ada@example.org' }], HOUR_MS);
   await vault.reserve('named', 'EMAIL', 1);
   const tokens = join(dir, 'tokens');
   const [folder] = readdirSync(tokens);
