@@ -151,8 +151,8 @@ export const SETTINGS = {
     details:
       'children started ahead of scripts; a burst of runs grows the pool up to `maxScriptChildren` (see the [fixed limits](docs/config.md#fixed-limits)); 0 turns the pool off',
   }),
-  // A new child costs 0.6-0.7 s of CPU on this project's 2-core machines: at 100 scripts a child
-  // that was 6-7 ms a script, more than the script and its reset (bench/ANALYSIS.md, "Beside a peer").
+  // A new child's CPU, spread over 100 scripts a child, was more than each script and its reset
+  // cost; at 1,000 it is a small part (bench/ANALYSIS.md, "Figures from the code's comments").
   childMaxScripts: numberSetting({
     name: 'childMaxScripts',
     flag: 'child-max-scripts',
