@@ -46,6 +46,7 @@ const SRC_FOLDERS = [
   'fetch',
   'script-host',
   'telemetry',
+  'tokenize',
   'state',
   'catalog',
   'json-rpc',
@@ -143,6 +144,7 @@ export default tseslint.config(
     'fetch',
     'script-host',
     'telemetry',
+    'tokenize',
     'state',
     'catalog',
     'json-rpc',
@@ -160,6 +162,7 @@ export default tseslint.config(
   layerRule('fetch', ['script-host', 'telemetry', 'config', 'support'], MCP_SDK),
   layerRule('script-host', ['catalog', 'config', 'support'], MCP_SDK),
   layerRule('telemetry', ['config', 'support']),
+  layerRule('tokenize', ['config', 'support']),
   // state/ and skills/ implement their host APIs over script-host/apis.ts's types.
   layerRule('state', ['script-host', 'config', 'support']),
   layerRule('skills', ['script-host', 'config', 'support']),
