@@ -76,21 +76,26 @@ export class CallRoutes {
     signal: AbortSignal | undefined,
     context: CallContext,
   ): Promise<CallToolResult> {
-    return this.sendTo(name, context, (session, tool) => {
-      if (!session.speaksCurrentRevision) {
-        return session.callTool(tool.upstreamName, name, args, signal, context.onProgress, context.meta);
-      }
-      // It asks by answering input_required: each request goes to the caller's client as this call's own.
-      const ask = this.askerFor(tool.server, context);
-      return fulfilRounds(
-        (round) => session.callToolRound(tool.upstreamName, name, args, round, signal, context.onProgress, context.meta),
-        (request, roundSignal) => ask(request, signal === undefined ? roundSignal : AbortSignal.any([signal, roundSignal])),
-        { server: tool.server, tool: name },
-      );
-    });
+    return this.sendTo(name, context, (session, tool) =>
+      whenSent(sentFor(tool, args, context), (sent) => {
+        if (!session.speaksCurrentRevision) {
+          return session.callTool(tool.upstreamName, name, sent, signal, context.onProgress, context.meta);
+        }
+        // It asks by answering input_required: each request goes to the caller's client as this call's own.
+        const ask = this.askerFor(tool.server, context);
+        return fulfilRounds(
+          (round) => session.callToolRound(tool.upstreamName, name, sent, round, signal, context.onProgress, context.meta),
+          (request, roundSignal) => ask(request, signal === undefined ? roundSignal : AbortSignal.any([signal, roundSignal])),
+          { server: tool.server, tool: name },
+        );
+      }),
+    );
   }
 
-  /** How a call's upstream requests reach its caller's client: through its session's relay, named as its own. */
+  /**
+   * How a call's upstream requests reach its caller's client: through its session's relay (which
+   * passes the answers as the session's tokens say), named as its own.
+   */
   private askerFor(server: string, context: CallContext): RoundAsk {
     return (request, signal) => {
       const routed = context.origin !== undefined ? { origin: context.origin } : this.origins.routeRequest(server, request);
@@ -107,8 +112,19 @@ export class CallRoutes {
     signal: AbortSignal | undefined,
     context: CallContext,
   ): Promise<CallToolResult | UpstreamInputRequired> {
+    // The client's answers pass as its arguments do; the upstream's own requestState, as it wrote it.
     return this.sendTo(name, context, (session, tool) =>
-      session.callToolRound(tool.upstreamName, name, args, round, signal, context.onProgress, context.meta),
+      whenSent(sentFor(tool, [args, round.inputResponses] as const, context), ([sentArgs, responses]) =>
+        session.callToolRound(
+          tool.upstreamName,
+          name,
+          sentArgs,
+          responses === undefined ? round : { ...round, inputResponses: responses },
+          signal,
+          context.onProgress,
+          context.meta,
+        ),
+      ),
     );
   }
 
@@ -200,6 +216,17 @@ export class CallRoutes {
     if (upstream !== undefined && upstream.tools === undefined) return refuseNotReady(name, upstream);
     return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
   }
+}
+
+/** What the tool's upstream receives of what the call carries: as it is, or through its caller's tokens (call-origins.ts). */
+function sentFor<T>(tool: CatalogTool, value: T, context: CallContext): Promise<T> | T {
+  const tokens = context.origin?.tokens;
+  return tokens === undefined ? value : tokens.argumentsFor(tool.server, value);
+}
+
+/** Sends at once what is at hand, so a call without tokens goes out in the turn it is made; else once it is ready. */
+function whenSent<T, R>(value: T | Promise<T>, send: (value: T) => Promise<R>): Promise<R> {
+  return value instanceof Promise ? value.then(send) : send(value);
 }
 
 function answeredHow(result: object): string {
