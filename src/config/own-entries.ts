@@ -47,7 +47,7 @@ export function isOwnEntryAsWritten(entry: unknown): boolean {
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return false;
   const { command, args = [] } = entry as Record<string, unknown>;
   if (typeof command !== 'string' || !Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) return false;
-  return runsCodemodeMcp(command, args as string[], undefined);
+  return runsCodemodeMcp(command, args, undefined);
 }
 
 /** The log line for an entry skipped as codemode-mcp itself. */
