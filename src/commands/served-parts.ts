@@ -69,7 +69,8 @@ export function buildServedParts(
     skills: { library, saving: options.saving, onSaved: () => listing.skillsSaved() },
     fetcher: fetcherFor(settings, log, options.version),
     log,
-    // Made at start, so its packages and phone plans load now (about 100 ms), not at the first answer.
+    // Made at start, so its packages and phone plans load now, not at the first answer
+    // (bench/ANALYSIS.md, "Figures from the code's comments").
     ...(tokenize !== null ? { tokenizer: makeTokenizer(tokenize, state) } : {}),
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });
