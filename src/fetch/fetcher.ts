@@ -285,7 +285,7 @@ export class Fetcher {
       return new FetchRefusedError(
         'FETCH_PRIVATE',
         where,
-        `${error.message}, which a fetch reaches only when settings.fetch["${rule.origin}"] says "allowPrivate": true`,
+        `${error.text}, which a fetch reaches only when settings.fetch["${rule.origin}"] says "allowPrivate": true`,
         sent,
       );
     }
@@ -293,7 +293,7 @@ export class Fetcher {
       return new FetchRefusedError(
         'FETCH_TOO_LARGE',
         where,
-        `the response (status ${error.status}): ${error.message}, past fetchMaxBytes (${formatBytes(error.maxBytes)}); ` +
+        `the response (status ${error.status}): ${error.text}, past fetchMaxBytes (${formatBytes(error.maxBytes)}); ` +
           'ask for less (a page, a range, a filter), or raise fetchMaxBytes',
         'The request was sent and may have taken effect; its body was not read past the cap',
       );

@@ -1,5 +1,6 @@
 import type { ScriptChild } from '../script-host/script-child.js';
 import type { Log } from '../support/log.js';
+import { describeError } from '../support/errors.js';
 import type { Settings } from '../config/settings.js';
 import { systemClock, type Clock } from './clock.js';
 import { FairShare } from './fair-share.js';
@@ -506,7 +507,7 @@ export class ChildPool<Child extends PoolChild> {
   private logStartFailure(error: unknown): void {
     if (this.closed) return;
     this.log(
-      `codemode-mcp: a pooled script process could not start: ${(error as Error).message}; the pool tries again in ${REFILL_AFTER_FAILURE_MS / 1000} s`,
+      `codemode-mcp: a pooled script process could not start: ${describeError(error)}; the pool tries again in ${REFILL_AFTER_FAILURE_MS / 1000} s`,
       this.startFailures++ === 0 ? 'warn' : 'debug',
     );
   }

@@ -44,7 +44,7 @@ export function skillsApi(library: SkillsLibrary, saving: SkillSaving, log: Log)
 function withoutDirectory(error: unknown, directory: string): unknown {
   if (!(error instanceof Error) || !error.message.includes(directory)) return error;
   const message = error.message.replaceAll(directory, 'the skills directory');
-  if (error instanceof SkillError) return new SkillError(error.code, message.slice(`${error.code}: `.length));
+  if (error instanceof SkillError) return new SkillError(error.code, error.text.replaceAll(directory, 'the skills directory'));
   return new Error(message, { cause: error });
 }
 

@@ -183,7 +183,7 @@ export class RedisStateStore implements StateStore {
   private unavailable(why: string): StateError {
     return new StateError(
       'STATE_UNAVAILABLE',
-      `the state store at ${showRedisUrl(this.url)} can't be reached (${why}); nothing was read or written; try again once it is back`,
+      `the state store at ${showRedisUrl(this.url)} can't be reached (${why}); nothing was read or written`,
     );
   }
 }

@@ -36,7 +36,7 @@ export async function runAuthCommand(
     return 0;
   } catch (error) {
     if (!(error instanceof LoginError)) throw error;
-    log(error.message);
+    log(`codemode-mcp: ${error.message}`);
     return signals.received === undefined ? 1 : signalExitCode(signals.received);
   } finally {
     signals.dispose();

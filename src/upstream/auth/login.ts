@@ -45,7 +45,10 @@ export interface LoginOptions {
 /** Thrown with a message that says what went wrong and what to do; the CLI prints it and exits 1. */
 export class LoginError extends CodemodeError {
   override readonly name = 'LoginError';
-  readonly code = 'LOGIN_FAILED';
+
+  constructor(text: string, options?: ErrorOptions) {
+    super('LOGIN_FAILED', text, options);
+  }
 }
 
 const TOOLS_PAGE = z.looseObject({ tools: z.array(z.unknown()) });
@@ -59,7 +62,7 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
     );
   }
   if (signsInOverCleartext(spec)) {
-    throw new LoginError(`codemode-mcp: won't sign in to "${spec.name}" (${spec.url}): ${cleartextSignInRefusal()}`);
+    throw new LoginError(`won't sign in to "${spec.name}" (${spec.url}): ${cleartextSignInRefusal()}`);
   }
   if (oauth.secretWrittenInline) options.log(inlineSecretWarning(spec));
   const directory = options.directory ?? authDirectory();
@@ -98,11 +101,11 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
       } catch (error) {
         if (!redirected || receiver === undefined) {
           const said = describeAuthFailure(error, { spec, refusal: refusals.last, oauth: true }) ?? messageWithCauses(error);
-          throw new LoginError(`codemode-mcp: could not sign in to "${spec.name}" (${spec.url}): ${said}`, { cause: error });
+          throw new LoginError(`could not sign in to "${spec.name}" (${spec.url}): ${said}`, { cause: error });
         }
         if (round === LOGIN_ROUNDS_MAX) {
           throw new LoginError(
-            `codemode-mcp: "${spec.name}" still asked for a sign-in after ${LOGIN_ROUNDS_MAX} sign-ins; the account may lack the access it wants`,
+            `"${spec.name}" still asked for a sign-in after ${LOGIN_ROUNDS_MAX} sign-ins; the account may lack the access it wants`,
           );
         }
       }
@@ -118,7 +121,7 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
           error instanceof DOMException && error.name === 'TimeoutError'
             ? `no sign-in came back within ${SIGN_IN_WAIT_MS / 60_000} min`
             : messageWithCauses(error);
-        throw new LoginError(`codemode-mcp: could not sign in to "${spec.name}": ${why}`, { cause: error });
+        throw new LoginError(`could not sign in to "${spec.name}": ${why}`, { cause: error });
       }
     }
   } finally {

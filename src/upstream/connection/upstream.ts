@@ -10,6 +10,7 @@ import type { UpstreamSpec } from '../spec.js';
 import { UpstreamSession, type SessionOptions } from './session.js';
 import { skipsProbeNext } from './revision.js';
 import { UpstreamStartError } from './start-failure.js';
+import { describeError } from '../../support/errors.js';
 import { offeredBy, type Offered, type PassthroughNotice } from '../passthrough/passthrough.js';
 import type { ListedTool } from '../tools/tool-admission.js';
 
@@ -178,7 +179,7 @@ export class Upstream {
     } catch (error) {
       if (this.state === 'closed') return;
       this.noteProbe(error instanceof UpstreamStartError ? error.cause : error);
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = describeError(error);
       if (error instanceof UpstreamStartError && error.signInNeeded) this.awaitSignIn(reason);
       else this.fail(reason);
       return;
