@@ -35,7 +35,7 @@ export function skipOwnEntries(
     }
     const commandLine = [upstream.command, ...upstream.args].join(' ');
     skipped.push(
-      `codemode-mcp: upstream "${upstream.name}" is codemode-mcp itself (${commandLine}): skipped, since it would start ` +
+      `upstream "${upstream.name}" is codemode-mcp itself (${commandLine}): skipped, since it would start ` +
         'these same upstreams again, and so on without end; list the servers to front in a config without it',
     );
   }

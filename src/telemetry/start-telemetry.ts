@@ -5,7 +5,7 @@
  */
 import type { Settings } from '../config/settings.js';
 import { CodemodeError } from '../support/errors.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import { AuditLog, setActiveAuditLog } from './audit-log.js';
 import { setActiveTelemetry, TELEMETRY_OFF } from './telemetry.js';
 
@@ -59,7 +59,7 @@ export async function startObservability(
     const { createOtelTelemetry } = await import('./otel-telemetry.js');
     telemetry = createOtelTelemetry({ version, scriptCode: settings.otelScriptCode, metricIntervalMs, exporters, log });
     const endpoint = OTLP_ENDPOINT_VARIABLES.map((name) => env[name]).find((value) => (value ?? '').trim() !== '');
-    log(`codemode-mcp: OpenTelemetry traces and metrics go to ${endpoint ?? 'http://localhost:4318 (the OTLP/HTTP default)'}`);
+    Logger.of(log).info(`OpenTelemetry traces and metrics go to ${endpoint ?? 'http://localhost:4318 (the OTLP/HTTP default)'}`);
   }
   setActiveTelemetry(telemetry);
   setActiveAuditLog(audit);

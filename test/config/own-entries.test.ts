@@ -59,7 +59,7 @@ describe('an entry that runs codemode-mcp itself', () => {
     const { kept, skipped } = skipOwnEntries(upstreams, BIN);
     expect(kept.map((upstream) => upstream.name)).toEqual(['memory', 'remote']);
     expect(skipped).toEqual([
-      'codemode-mcp: upstream "codemode" is codemode-mcp itself (npx -y codemode-mcp --config claude_desktop_config.json): ' +
+      'upstream "codemode" is codemode-mcp itself (npx -y codemode-mcp --config claude_desktop_config.json): ' +
         'skipped, since it would start these same upstreams again, and so on without end; list the servers to front in a config without it',
     ]);
   });
