@@ -1,6 +1,7 @@
-/** The Logger writes `codemode-mcp: ` once, its scopes after it, at the level its method names. */
+/** The Logger writes `codemode-mcp: ` once, its scopes after it, at the level its method names; lines typed with the prefix fail lint. */
 import { describe, expect, it } from 'vitest';
 import { Logger, logFailure, prefixLine, type LogLevel } from '../../src/support/log.js';
+import { sourceFiles } from './source-files.js';
 
 function captured(): { readonly lines: Array<[string, LogLevel | undefined]>; readonly log: Logger } {
   const lines: Array<[string, LogLevel | undefined]> = [];
@@ -42,5 +43,11 @@ describe('the logger', () => {
     logFailure('closing upstream "files"', log.sink)(new Error('EPIPE'));
     expect(lines).toEqual([['codemode-mcp: closing upstream "files" failed: EPIPE', 'debug']]);
     expect(prefixLine('CONFIG_INVALID: x')).toBe('codemode-mcp: CONFIG_INVALID: x');
+  });
+  it('is the only writer of the prefix in src/: no other file types it', () => {
+    const typed = sourceFiles('src')
+      .filter((file) => !file.path.endsWith('support/log.ts') && /[`'"]codemode-mcp: /.test(file.text))
+      .map((file) => file.path);
+    expect(typed).toEqual([]);
   });
 });
