@@ -48,6 +48,8 @@ export interface InProcessServer {
   readonly logs: LoggingMessageNotification['params'][];
   /** What the server logged so far, a line each, at its --log-level (its stderr, were it a process). */
   stderr(): string;
+  /** Every byte the server wrote to its client so far (its stdout, were it a process), as text. */
+  received(): string;
   /** The server's end, with its exit code. */
   readonly exited: Promise<{ readonly code: number }>;
   /** code_execution with these arguments. */
@@ -74,6 +76,8 @@ export async function startInProcess(args: readonly string[], options: InProcess
     if (shows(level, at)) stderr += `${revealControls(line, 'lines')}\n`;
   };
   const [stdin, stdout] = [new PassThrough(), new PassThrough()];
+  const written: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => void written.push(chunk));
   const exited = deferred<{ code: number }>();
   const started = trackStarted();
   void exited.promise.then(() => started.stop());
@@ -103,6 +107,7 @@ export async function startInProcess(args: readonly string[], options: InProcess
     client,
     logs,
     stderr: () => stderr,
+    received: () => Buffer.concat(written).toString('utf8'),
     exited: exited.promise,
     run: (callArgs, callOptions) => client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions),
     close: async () => {

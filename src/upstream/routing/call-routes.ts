@@ -2,13 +2,20 @@
  * Routing a script's tool call or resource read to its upstream, or refusing it before anything
  * is sent: unknown, denied by the config, or its upstream not ready (starting, down, closed).
  */
-import type { CallToolResult, Progress, ReadResourceResult } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type Progress,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/client';
 import type { Catalog, CatalogTool } from '../../catalog/types.js';
 import { ToolRefusedError } from '../../support/errors.js';
 import { Logger, type Log } from '../../support/log.js';
 import type { CallOrigin, CallOrigins } from './call-origins.js';
 import type { ResourceRoutes } from '../passthrough/resource-routes.js';
 import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
+import { fulfilRounds, type RoundAsk } from './input-rounds.js';
 import type { UpstreamSession } from '../connection/session.js';
 import { serverForName, TOOL_NAME_SEPARATOR } from '../tools/tool-names.js';
 import type { Upstream } from '../connection/upstream.js';
@@ -20,6 +27,8 @@ export interface CallContext {
   readonly onProgress?: (progress: Progress) => void;
   /** The session making the call: what the upstream asks or logs while it runs goes there (call-origins.ts). */
   readonly origin?: CallOrigin;
+  /** Whose call it is in that session (a script's id, an exposed call's key): what the upstream asks is that one's. */
+  readonly asker?: string;
   /** Who makes the call, for its span and audit line (src/telemetry/); absent: no script, no parent span. */
   readonly caller?: CallCaller;
   /** Sent in the request's `_meta` (the call's `traceparent`). */
@@ -70,8 +79,31 @@ export class CallRoutes {
     context: CallContext,
   ): Promise<CallToolResult> {
     return this.sendTo(name, context, (session, tool) =>
-      session.callTool(tool.upstreamName, name, args, signal, context.onProgress, context.meta),
+      whenSent(sentFor(tool, args, context), (sent) => {
+        if (!session.speaksCurrentRevision) {
+          return session.callTool(tool.upstreamName, name, sent, signal, context.onProgress, context.meta);
+        }
+        // It asks by answering input_required: each request goes to the caller's client as this call's own.
+        const ask = this.askerFor(tool.server, context);
+        return fulfilRounds(
+          (round) => session.callToolRound(tool.upstreamName, name, sent, round, signal, context.onProgress, context.meta),
+          (request, roundSignal) => ask(request, signal === undefined ? roundSignal : AbortSignal.any([signal, roundSignal])),
+          { server: tool.server, tool: name },
+        );
+      }),
     );
+  }
+
+  /**
+   * How a call's upstream requests reach its caller's client: through its session's relay (which
+   * passes the answers as the session's tokens say), named as its own.
+   */
+  private askerFor(server: string, context: CallContext): RoundAsk {
+    return (request, signal) => {
+      const routed = context.origin !== undefined ? { origin: context.origin } : this.origins.routeRequest(server, request);
+      if ('refused' in routed) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, routed.refused);
+      return routed.origin.relay(server, request, { signal, ...(context.asker !== undefined ? { script: context.asker } : {}) });
+    };
   }
 
   /** As UpstreamHub.callToolRound. */
@@ -82,8 +114,19 @@ export class CallRoutes {
     signal: AbortSignal | undefined,
     context: CallContext,
   ): Promise<CallToolResult | UpstreamInputRequired> {
+    // The client's answers pass as its arguments do; the upstream's own requestState, as it wrote it.
     return this.sendTo(name, context, (session, tool) =>
-      session.callToolRound(tool.upstreamName, name, args, round, signal, context.onProgress, context.meta),
+      whenSent(sentFor(tool, [args, round.inputResponses] as const, context), ([sentArgs, responses]) =>
+        session.callToolRound(
+          tool.upstreamName,
+          name,
+          sentArgs,
+          responses === undefined ? round : { ...round, inputResponses: responses },
+          signal,
+          context.onProgress,
+          context.meta,
+        ),
+      ),
     );
   }
 
@@ -112,7 +155,7 @@ export class CallRoutes {
     const session = upstream.readySession();
     if (session === undefined) throw refuseNotReady(name, upstream);
     const started = Date.now();
-    const call = this.origins.track(upstream.name, context.origin, () => send(session, tool));
+    const call = this.origins.track(upstream.name, context.origin, context.asker, () => send(session, tool));
     const debug = (how: string): void =>
       this.log.child(`upstream "${tool.server}"`).debug(`tools/call ${tool.upstreamName} ${how} in ${Date.now() - started} ms`);
     call.then(
@@ -153,7 +196,7 @@ export class CallRoutes {
     const upstream = this.upstreamOf(route.server);
     const session = upstream.readySession();
     if (session === undefined) throw refuseNotReady(label, upstream);
-    return this.origins.track(upstream.name, context.origin, () => session.readResource(uri, label, signal));
+    return this.origins.track(upstream.name, context.origin, context.asker, () => session.readResource(uri, label, signal));
   }
 
   private upstreamOf(server: string): Upstream {
@@ -172,6 +215,17 @@ export class CallRoutes {
     if (upstream !== undefined && upstream.tools === undefined) return refuseNotReady(name, upstream);
     return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
   }
+}
+
+/** What the tool's upstream receives of what the call carries: as it is, or through its caller's tokens (call-origins.ts). */
+function sentFor<T>(tool: CatalogTool, value: T, context: CallContext): Promise<T> | T {
+  const tokens = context.origin?.tokens;
+  return tokens === undefined ? value : tokens.argumentsFor(tool.server, value);
+}
+
+/** Sends at once what is at hand, so a call without tokens goes out in the turn it is made; else once it is ready. */
+function whenSent<T, R>(value: T | Promise<T>, send: (value: T) => Promise<R>): Promise<R> {
+  return value instanceof Promise ? value.then(send) : send(value);
 }
 
 function answeredHow(result: object): string {
