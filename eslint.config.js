@@ -183,6 +183,22 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
+    // The log's `codemode-mcp: ` is written once, by the Logger (src/support/log.ts), which adds the
+    // scope and takes the level: a line that types it by hand goes around both.
+    files: ['src/**/*.ts'],
+    ignores: ['src/support/log.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['Literal[value=/^codemode-mcp: /]', 'TemplateElement[value.raw=/^codemode-mcp: /]'].map((selector) => ({
+          selector,
+          message:
+            "Write the server's own lines through a Logger (src/support/log.ts: Logger.of(log).warn(text), .child(scope)), which adds `codemode-mcp: `; prefixLine(text) where there is no log.",
+        })),
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       // vitest's asymmetric matchers (expect.any, expect.stringMatching, ...) are typed any, and a

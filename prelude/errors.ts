@@ -12,7 +12,7 @@ import {
   stringOf,
 } from './intrinsics.js';
 
-/** A call the server refused before sending: nothing happened, safe to retry. */
+/** A call the server refused before sending: nothing happened; its message says whether a retry can pass. */
 export class ToolRefused extends ErrorConstructor {}
 
 /** A call past the tool-call timeout; the tool may still be running and may take effect. */

@@ -8,7 +8,7 @@
  */
 import { EXIT_CONFIG, type CliInvocation } from './cli/parse-cli.js';
 import { LOG_SETTINGS } from './config/settings.js';
-import { configureProcessLog, LogFileError, processLog } from './support/log.js';
+import { configureProcessLog, Logger, LogFileError } from './support/log.js';
 import { NESTED_MARKER, nestedRefusal } from './upstream/transport/environment.js';
 
 /** Exit code of a codemode-mcp started as an upstream of another (NESTED_MARKER set): it starts nothing. */
@@ -34,17 +34,18 @@ interface CompileCacheSaver {
 /** Writes the compile cache once the server has run a while (when this start did not use one). */
 function saveCompileCacheSoon(compileCache: CompileCacheSaver | undefined): void {
   if (compileCache === undefined) return;
-  setTimeout(() => processLog(compileCache.save(), 'debug'), COMPILE_CACHE_SAVE_AFTER_MS).unref();
+  setTimeout(() => Logger.of().debug(compileCache.save()), COMPILE_CACHE_SAVE_AFTER_MS).unref();
 }
 
 /** Runs the command; `compileCache` is the bundle's, from the executable (bin/codemode-mcp.js). */
 export async function run(invocation: CliInvocation, compileCache?: CompileCacheSaver): Promise<void> {
+  const log = Logger.of();
   try {
     const { flag, name } = LOG_SETTINGS.logFile;
     configureProcessLog(invocation.logging, `--${flag}, settings.${name}`);
   } catch (error) {
     if (!(error instanceof LogFileError)) throw error;
-    process.stderr.write(`codemode-mcp: ${error.message}\n`);
+    log.error(error.message);
     process.exitCode = EXIT_CONFIG;
     return;
   }
@@ -55,11 +56,11 @@ export async function run(invocation: CliInvocation, compileCache?: CompileCache
     invocation.command !== 'logout' &&
     invocation.command !== 'skills'
   ) {
-    processLog(nestedRefusal(nestedIn), 'error');
+    log.error(nestedRefusal(nestedIn));
     process.exitCode = EXIT_NESTED;
     return;
   }
-  for (const line of invocation.skippedUpstreams ?? []) processLog(line, 'warn');
+  for (const line of invocation.skippedUpstreams ?? []) log.warn(line);
   if (invocation.command === 'login' || invocation.command === 'logout') {
     const { runAuthCommand } = await import('./commands/auth/auth-commands.js');
     process.exitCode = await runAuthCommand(invocation);

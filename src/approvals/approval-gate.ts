@@ -12,7 +12,7 @@
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { ToolRefusedError } from '../support/errors.js';
 import { revealControls } from '../support/echo.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import type { ApprovalFallback } from '../config/settings.js';
 import { auditApproval, type ApprovalOutcome } from '../telemetry/approval-audit.js';
 import {
@@ -130,9 +130,11 @@ export class ApprovalGate {
   private readonly scripts = new Map<string, ScriptApprovals>();
   private readonly urgentListeners = new Set<(script: string) => void>();
   private readonly now: () => number;
+  private readonly log: Logger;
 
   constructor(private readonly options: ApprovalGateOptions) {
     this.now = options.now ?? Date.now;
+    this.log = Logger.of(options.log).child('approval');
   }
 
   /** Any tool call of `script` (asking or not): a batch of another tool is interrupted by it. */
@@ -239,10 +241,9 @@ export class ApprovalGate {
     this.audit(call, allow ? 'fallback_allowed' : 'fallback_refused', 1);
     if (!state.fallbackLogged.has(tool)) {
       state.fallbackLogged.add(tool);
-      this.options.log(
-        `codemode-mcp: approval: script ${call.script} called ${revealControls(tool)}, which asks for approval, but ${this.cannotAsk}: ` +
+      this.log.info(
+        `script ${call.script} called ${revealControls(tool)}, which asks for approval, but ${this.cannotAsk}: ` +
           `${allow ? 'sent unasked' : 'refused'}, as approvalFallback is "${this.options.fallback}"`,
-        'info',
       );
     }
     if (allow) return { allowed: true, by: 'fallback', release: NO_RELEASE };
@@ -259,10 +260,7 @@ export class ApprovalGate {
 
   private async ask(first: ApprovalCall, state: ScriptApprovals, batch: Batch): Promise<void> {
     const calls = batch.waiters.map((waiter) => waiter.argsJson);
-    this.options.log(
-      `codemode-mcp: approval: asking about ${calls.length} call(s) of ${revealControls(first.tool.name)} by ${this.asker(first)}`,
-      'info',
-    );
+    this.log.info(`asking about ${calls.length} call(s) of ${revealControls(first.tool.name)} by ${this.asker(first)}`);
     this.audit(first, 'asked', calls.length);
     const outcome = await this.askPerson(first, calls, () => batch.waiters.map((waiter) => waiter.argsJson));
     if (outcome.kind === 'review') return this.review(first, state, batch);
@@ -282,19 +280,13 @@ export class ApprovalGate {
       const outcome = await this.askPerson(first, [waiter.argsJson], () => [waiter.argsJson]);
       delete batch.reviewing;
       if (outcome.kind === 'allow-batch') {
-        this.options.log(
-          `codemode-mcp: approval: a call of ${revealControls(tool)} by script ${first.script} allowed by a person (reviewed)`,
-          'info',
-        );
+        this.log.info(`a call of ${revealControls(tool)} by script ${first.script} allowed by a person (reviewed)`);
         this.audit(first, 'allowed', 1, 'this call');
         waiter.settle({ allowed: true, by: 'person', release: NO_RELEASE });
       } else if (outcome.kind === 'deny' || outcome.kind === 'review') {
         // "review" is not offered for one call: an answer of it allows nothing, as any other would.
         const decision = outcome.kind === 'deny' ? outcome : unofferedReview;
-        this.options.log(
-          `codemode-mcp: approval: a call of ${revealControls(tool)} by script ${first.script} ${deniedHow(decision)} (reviewed)`,
-          'info',
-        );
+        this.log.info(`a call of ${revealControls(tool)} by script ${first.script} ${deniedHow(decision)} (reviewed)`);
         this.audit(first, 'denied', 1);
         waiter.settle({
           allowed: false,
@@ -359,13 +351,13 @@ export class ApprovalGate {
       for (const waiter of waiters) waiter.settle({ allowed: false, by, refusal: new ToolRefusedError(code, tool, reason) });
     };
     if (decision.kind === 'withdrawn') {
-      this.options.log(`codemode-mcp: approval: question withdrawn, the script ended; ${calls} never sent`, 'info');
+      this.log.info(`question withdrawn, the script ended; ${calls} never sent`);
       this.audit(first, 'withdrawn', count);
       return refuse('unasked', 'APPROVAL_UNAVAILABLE', 'the script ended before a person answered');
     }
     switch (decision.kind) {
       case 'timeout':
-        this.options.log(`codemode-mcp: approval: no answer within approvalTimeoutMs; ${calls} refused`, 'info');
+        this.log.info(`no answer within approvalTimeoutMs; ${calls} refused`);
         this.audit(first, 'timed_out', count);
         return refuse(
           'timeout',
@@ -373,12 +365,12 @@ export class ApprovalGate {
           `no person answered within ${this.options.timeoutMs} ms (the server's approvalTimeoutMs)`,
         );
       case 'failed':
-        this.options.log(`codemode-mcp: approval: could not ask (${decision.reason}); ${calls} refused`, 'warn');
+        this.log.warn(`could not ask (${decision.reason}); ${calls} refused`);
         this.audit(first, 'unasked', count);
         return refuse('unasked', 'APPROVAL_UNAVAILABLE', `no person could be asked: ${decision.reason}`);
       case 'deny':
         state.denied.add(tool);
-        this.options.log(`codemode-mcp: approval: ${calls} ${deniedHow(decision)}`, 'info');
+        this.log.info(`${calls} ${deniedHow(decision)}`);
         this.audit(first, 'denied', count);
         return refuse('person', 'APPROVAL_DENIED', denialReason(decision));
       case 'allow-batch':
@@ -400,7 +392,7 @@ export class ApprovalGate {
         : decision.kind === 'allow-script'
           ? 'the rest of the script'
           : `${this.options.owner}, for ${decision.minutes} min`;
-    this.options.log(`codemode-mcp: approval: ${calls} allowed by a person (${scope})`, 'info');
+    this.log.info(`${calls} allowed by a person (${scope})`);
     this.audit(first, 'allowed', count, scope);
     const release = decision.kind === 'allow-batch' ? () => this.released(state, tool, batch) : NO_RELEASE;
     for (const waiter of waiters) waiter.settle({ allowed: true, by: 'person', release });

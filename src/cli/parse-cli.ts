@@ -12,7 +12,7 @@ import { checkSettingsTogether } from '../config/settings-together.js';
 import type { UpstreamSpec, VariableSource } from '../config/types.js';
 import { upstreamFromCommand } from '../config/upstream-from-command.js';
 import type { Settings } from '../config/settings.js';
-import type { LogSettings } from '../support/log.js';
+import { prefixLine, type LogSettings } from '../support/log.js';
 import type { ReadPlace } from '../config/setting-spec.js';
 import { resolveUserPath } from '../config/user-path.js';
 import type { HttpOptions } from '../config/http-options.js';
@@ -121,12 +121,12 @@ function authInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, context
     if (spec === undefined)
       return {
         exit: EXIT_CONFIG,
-        stderr: `${PROGRAM_NAME}: ${config.path} has no enabled server named "${raw.server}" (${known})\n`,
+        stderr: `${prefixLine(`${config.path} has no enabled server named "${raw.server}" (${known})`)}\n`,
       };
     if (spec.transport === 'stdio') {
       return {
         exit: EXIT_CONFIG,
-        stderr: `${PROGRAM_NAME}: "${spec.name}" is started over stdio, and signs in (if at all) with what its env gives it; ${raw.command} is for http and sse servers (${known})\n`,
+        stderr: `${prefixLine(`"${spec.name}" is started over stdio, and signs in (if at all) with what its env gives it; ${raw.command} is for http and sse servers (${known})`)}\n`,
       };
     }
     return {
@@ -246,7 +246,10 @@ function invocationFrom(
     const skipped = [...(config.ownEntries ?? []), ...found.skipped];
     if (kept.length === 0) {
       const why = 'every server in it runs codemode-mcp itself; list the MCP servers to front in a config without it';
-      return { exit: EXIT_CONFIG, stderr: `${skipped.join('\n')}\n${configExit(new ConfigError(config.path, why)).stderr}` };
+      return {
+        exit: EXIT_CONFIG,
+        stderr: `${skipped.map(prefixLine).join('\n')}\n${configExit(new ConfigError(config.path, why)).stderr}`,
+      };
     }
     const settings = mergeSettings(config.settings, flags);
     const clash = settingsClash(http, settings);
@@ -276,7 +279,7 @@ function settingsClash(http: HttpOptions | undefined, settings: Settings): strin
 
 /** A config file that can't be used: its ConfigError, as every line the command writes, after the program's name. */
 function configExit(error: ConfigError): CliExit {
-  return { exit: EXIT_CONFIG, stderr: `${PROGRAM_NAME}: ${error.message}\n` };
+  return { exit: EXIT_CONFIG, stderr: `${prefixLine(error.message)}\n` };
 }
 
 /** Where a flag's relative path is taken from, what `~` is, and where `${VAR}` is looked up. */
@@ -306,5 +309,5 @@ function resolveConfigPath(path: string, context: CliContext): string {
 
 function usageExit(message: string, command: CliInvocation['command']): CliExit {
   const help = command === 'serve' ? `${PROGRAM_NAME} --help` : `${PROGRAM_NAME} ${command} --help`;
-  return { exit: EXIT_USAGE, stderr: `${PROGRAM_NAME}: ${message}\nRun "${help}" for usage.\n` };
+  return { exit: EXIT_USAGE, stderr: `${prefixLine(message)}\nRun "${help}" for usage.\n` };
 }

@@ -7,7 +7,7 @@ import type { CliInvocation } from '../cli/parse-cli.js';
 import { readPackageVersion } from '../cli/package-version.js';
 import { NameCollisionError } from '../support/errors.js';
 import { UpstreamHub } from '../upstream/hub.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import type { EndSignals } from '../support/end-signals.js';
 import { closeLeavingNoProcess } from '../support/process-tree.js';
 
@@ -35,7 +35,7 @@ export async function startCommandHub(invocation: CliInvocation, stderr: Log, si
     (error: unknown) => {
       // start() closed every upstream before it rejected.
       if (!(error instanceof NameCollisionError)) throw error;
-      stderr(`codemode-mcp: ${error.message}`, 'error');
+      Logger.of(stderr).error(error.message);
       return 'collided' as const;
     },
   );

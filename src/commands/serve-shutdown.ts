@@ -5,7 +5,7 @@
  */
 import { closeLeavingNoProcess } from '../support/process-tree.js';
 import { END_SIGNALS, listenForEndSignals, markClosing, signalExitCode, type EndSignal } from '../support/end-signals.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 
 /**
@@ -30,15 +30,16 @@ export function createShutdown(
   return (why, code = 0) => {
     shuttingDown ??= (async () => {
       markClosing();
-      log(`codemode-mcp: shutting down (${why})`);
+      const said = Logger.of(log);
+      said.info(`shutting down (${why})`);
       const deadline = setTimeout(() => {
-        log(`codemode-mcp: shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`, 'error');
+        said.error(`shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`);
         exit(EXIT_FAILURE);
       }, SHUTDOWN_DEADLINE_MS).unref();
       try {
         await closeLeavingNoProcess(close, log);
       } catch (error) {
-        log(`codemode-mcp: error while shutting down: ${error instanceof Error ? error.stack : String(error)}`, 'error');
+        said.error(`error while shutting down: ${error instanceof Error ? error.stack : String(error)}`);
         code = EXIT_FAILURE;
       }
       clearTimeout(deadline);
@@ -92,7 +93,7 @@ export function shutDownOnSignals(
     await shutDown(signal, signalExitCode(signal));
   });
   process.on('uncaughtException', (error) => {
-    log(`codemode-mcp: internal error: ${error.stack ?? error.message}`, 'error');
+    Logger.of(log).error(`internal error: ${error.stack ?? error.message}`);
     void shutDown('internal error', EXIT_FAILURE);
   });
 }

@@ -13,7 +13,7 @@ import type { Settings } from '../config/settings.js';
 import { formatDelay } from '../upstream/connection/backoff.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import type { UpstreamStatus } from '../upstream/connection/upstream.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import { settleWithin } from '../support/settle.js';
 import { CodemodeError } from '../support/errors.js';
 import { startObservability, type Observability } from '../telemetry/start-telemetry.js';
@@ -36,14 +36,9 @@ export function startServing(
   // Pooled children get the catalog ahead of their scripts, and each change of it.
   hub.events.on('catalog-changed', () => supply.offerCatalog(scriptTools(toolEntries(hub.catalog().tools)).json));
   started.then(
-    () => log(`codemode-mcp ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
+    () => Logger.of(log).info(`version ${version}: ${describeUpstreams(hub.upstreamStatus())}`),
     (error: unknown) => {
-      log(
-        error instanceof NameCollisionError
-          ? `codemode-mcp: ${error.message}`
-          : `codemode-mcp: upstreams failed to start: ${String(error)}`,
-        'error',
-      );
+      Logger.of(log).error(error instanceof NameCollisionError ? error.message : `upstreams failed to start: ${String(error)}`);
       onFailure();
     },
   );
@@ -73,10 +68,9 @@ export async function startupWait(
   if ((await settleWithin(started, { ms: waitMs })) === 'settled') return;
   const starting = hub.upstreamStatus().filter((status) => status.state === 'connecting' && status.toolCount === undefined);
   if (starting.length > 0) {
-    log(
-      `codemode-mcp: the ${formatDelay(waitMs)} start-up wait (startupWaitMs) is over; still starting: ` +
+    Logger.of(log).warn(
+      `the ${formatDelay(waitMs)} start-up wait (startupWaitMs) is over; still starting: ` +
         `${starting.map((status) => status.name).join(', ')}; tools/list answers without their tools until they are up`,
-      'warn',
     );
   }
 }
@@ -91,7 +85,7 @@ export async function startObserving(settings: Settings, version: string, log: L
     return await startObservability(settings, version, log);
   } catch (error) {
     if (!(error instanceof CodemodeError)) throw error;
-    log(`codemode-mcp: ${error.message}`, 'error');
+    Logger.of(log).error(error.message);
     return undefined;
   }
 }

@@ -10,14 +10,13 @@ export type ConfigPath = readonly (string | number)[];
  */
 export class ConfigError extends CodemodeError {
   override readonly name = 'ConfigError';
-  readonly code = 'CONFIG_INVALID';
   /** The file as the user named it, resolved; null when the config did not come from a file. */
   readonly file: string | null;
   /** The message after the file: the path inside it and what is wrong. */
   readonly detail: string;
 
   constructor(file: string | null, detail: string) {
-    super(`CONFIG_INVALID: ${file ?? '(config)'}: ${detail}`);
+    super('CONFIG_INVALID', `${file ?? '(config)'}: ${detail}`);
     this.file = file;
     this.detail = detail;
   }

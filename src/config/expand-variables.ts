@@ -38,7 +38,10 @@ const VS_CODE_PREFIXED = /^(input|config|command|workspaceFolder):/;
 /** Why one string could not be expanded; the caller adds the file and path (and makes it a ConfigError). */
 export class VariableError extends CodemodeError {
   override readonly name = 'VariableError';
-  readonly code = 'VARIABLE_INVALID';
+
+  constructor(text: string) {
+    super('VARIABLE_INVALID', text);
+  }
 }
 
 export function expandVariables(text: string, env: VariableSource): string {

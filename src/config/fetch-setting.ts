@@ -122,10 +122,9 @@ export interface FetchSettingIssue {
 /** Thrown inside the reading alone, and returned by readFetchOrigins as its issue. */
 class Refusal extends CodemodeError {
   override readonly name = 'FetchSettingRefusal';
-  readonly code = 'SETTING_INVALID';
 
   constructor(readonly issue: FetchSettingIssue) {
-    super(issue.message);
+    super('SETTING_INVALID', issue.message);
   }
 }
 
@@ -267,7 +266,7 @@ function readHeaders(value: unknown, env: VariableSource, invalid: Invalid): Ser
       // Each `${VAR}` alone: the text it gave is what a response must not echo back to a script.
       for (const [reference] of text.matchAll(/\$\{[^}]*\}/g)) secrets.push(expandVariables(reference, env));
     } catch (error) {
-      if (error instanceof VariableError) throw invalid(at, error.message);
+      if (error instanceof VariableError) throw invalid(at, error.text);
       throw error;
     }
     // The unexpanded value is not quoted: the expanded one may be a secret.

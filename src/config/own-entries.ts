@@ -50,11 +50,11 @@ export function isOwnEntryAsWritten(entry: unknown): boolean {
   return runsCodemodeMcp(command, args, undefined);
 }
 
-/** The log line for an entry skipped as codemode-mcp itself. */
+/** What the log says of an entry skipped as codemode-mcp itself (after its prefix). */
 export function describeSkipped(name: string, command: string, args: readonly unknown[]): string {
   const commandLine = [command, ...args].join(' ');
   return (
-    `codemode-mcp: upstream "${name}" is codemode-mcp itself (${commandLine}): skipped, since it would start ` +
+    `upstream "${name}" is codemode-mcp itself (${commandLine}): skipped, since it would start ` +
     'these same upstreams again, and so on without end; list the servers to front in a config without it'
   );
 }

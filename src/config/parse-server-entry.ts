@@ -75,7 +75,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     try {
       return expandVariables(text, context.env);
     } catch (error) {
-      if (error instanceof VariableError) throw invalid(`${formatPath([...path, ...where])} ${error.message}`);
+      if (error instanceof VariableError) throw invalid(`${formatPath([...path, ...where])} ${error.text}`);
       throw error;
     }
   };

@@ -4,6 +4,7 @@
  * kinds (setting-kinds.ts) build these; settings.ts lists every one.
  */
 import type { z } from 'zod';
+import type { ErrorCode } from '../support/error-codes.js';
 import type { ConfigPath } from './config-error.js';
 import type { SettingUnit } from './setting-units.js';
 import type { VariableSource } from './types.js';
@@ -18,7 +19,8 @@ export interface ReadPlace {
   readonly env: VariableSource;
 }
 
-export type SettingIssueCode = 'SETTING_INVALID' | 'SETTING_UNKNOWN';
+/** The codes a setting's problem carries (src/support/error-codes.ts). */
+export type SettingIssueCode = Extract<ErrorCode, 'SETTING_INVALID' | 'SETTING_UNKNOWN'>;
 
 /**
  * What is wrong with a setting, as data: where, from the setting's name (`["expose", 1]`; empty for

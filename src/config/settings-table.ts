@@ -2,6 +2,7 @@
  * The settings table of docs/config.md, made from the specs (npm run docs:settings writes it
  * between its markers; test/docs/settings-table.test.ts fails when what is written differs).
  */
+import { writeBetweenMarkers } from '../support/marked-section.js';
 import { posix } from 'node:path';
 import { ALL_SETTINGS, type SettingSpec } from './settings.js';
 import { AT_MOST_RULES, ONE_OF_RULES } from './settings-together.js';
@@ -55,8 +56,5 @@ export function renderSettingsTable(): string {
 
 /** `text` with the table between its markers made anew; null when it has no markers. */
 export function writeSettingsTable(text: string): string | null {
-  const start = text.indexOf(TABLE_START);
-  const end = text.indexOf(TABLE_END);
-  if (start === -1 || end < start) return null;
-  return `${text.slice(0, start + TABLE_START.length)}\n${renderSettingsTable()}\n\n${text.slice(end)}`;
+  return writeBetweenMarkers(text, TABLE_START, TABLE_END, renderSettingsTable());
 }

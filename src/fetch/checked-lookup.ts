@@ -17,14 +17,16 @@ export const SYSTEM_RESOLVER: Resolver = (hostname) => dns.lookup(hostname, { al
 /** A host that is, or resolves to, an address its origin may not reach. */
 export class PrivateAddressError extends CodemodeError {
   override readonly name = 'PrivateAddressError';
-  readonly code = 'FETCH_PRIVATE';
 
   constructor(
     readonly host: string,
     readonly address: string,
     readonly kind: PrivateKind,
   ) {
-    super(host === address ? `${address} is a ${kind} address` : `${host} resolves to ${address}, a ${kind} address`);
+    super(
+      'FETCH_PRIVATE',
+      host === address ? `${address} is a ${kind} address` : `${host} resolves to ${address}, a ${kind} address`,
+    );
   }
 }
 

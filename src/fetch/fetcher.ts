@@ -10,7 +10,7 @@ import { formatBytes } from '../../common/format-numbers.js';
 import type { FetchOriginRule } from '../config/fetch-setting.js';
 import type { Settings } from '../config/settings.js';
 import { FetchFailedError, FetchRefusedError, RefusedError } from '../support/errors.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import { callOutcome, errorType } from '../telemetry/call-outcome.js';
 import { auditFetch } from '../telemetry/fetch-audit.js';
 import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
@@ -99,11 +99,13 @@ export class Fetcher {
   private readonly resolve: Resolver;
   /** Failures sendOne has logged already; any other refusal gets its line when the fetch settles. */
   private readonly logged = new WeakSet<object>();
+  private readonly log: Logger;
 
   constructor(private readonly options: FetcherOptions) {
     this.policy = new OriginPolicy(options.rules);
     this.redactor = new Redactor(options.rules.flatMap((rule) => rule.headers.secrets));
     this.resolve = options.resolve ?? SYSTEM_RESOLVER;
+    this.log = Logger.of(options.log).child('fetch');
   }
 
   /**
@@ -127,7 +129,7 @@ export class Fetcher {
       (response) => this.audit(party, order.method, first, time, started, trail.redirects, { result: response }),
       (error: unknown) => {
         if (error instanceof RefusedError && !this.logged.has(error)) {
-          this.options.log(`codemode-mcp: fetch: script ${party.script} ${label} → refused: ${error.message}`, 'info');
+          this.log.info(`script ${party.script} ${label} → refused: ${error.message}`);
         }
         this.audit(party, order.method, first, time, started, trail.redirects, { error }, trail.status);
       },
@@ -240,18 +242,12 @@ export class Fetcher {
           keepBody,
         ),
       );
-      this.options.log(
-        `codemode-mcp: fetch: script ${party.script} ${where} → ${response.status}, ${formatBytes(response.body.length)}`,
-        'info',
-      );
+      this.log.info(`script ${party.script} ${where} → ${response.status}, ${formatBytes(response.body.length)}`);
       return response;
     } catch (error) {
       const why = this.whyFailed(error, where, rule, trail.redirects, deadline, scriptSignal);
       this.logged.add(why);
-      this.options.log(
-        `codemode-mcp: fetch: script ${party.script} ${where} → ${why instanceof RefusedError ? 'refused' : 'failed'}: ${why.message}`,
-        'info',
-      );
+      this.log.info(`script ${party.script} ${where} → ${why instanceof RefusedError ? 'refused' : 'failed'}: ${why.message}`);
       throw why;
     }
   }
@@ -285,7 +281,7 @@ export class Fetcher {
       return new FetchRefusedError(
         'FETCH_PRIVATE',
         where,
-        `${error.message}, which a fetch reaches only when settings.fetch["${rule.origin}"] says "allowPrivate": true`,
+        `${error.text}, which a fetch reaches only when settings.fetch["${rule.origin}"] says "allowPrivate": true`,
         sent,
       );
     }
@@ -293,7 +289,7 @@ export class Fetcher {
       return new FetchRefusedError(
         'FETCH_TOO_LARGE',
         where,
-        `the response (status ${error.status}): ${error.message}, past fetchMaxBytes (${formatBytes(error.maxBytes)}); ` +
+        `the response (status ${error.status}): ${error.text}, past fetchMaxBytes (${formatBytes(error.maxBytes)}); ` +
           'ask for less (a page, a range, a filter), or raise fetchMaxBytes',
         'The request was sent and may have taken effect; its body was not read past the cap',
       );
@@ -371,7 +367,7 @@ function describeRequest(url: URL, body: Buffer | undefined): string {
 export function fetcherFor(settings: Settings, log: Log, version: string): Fetcher {
   if (settings.fetch.length > 0) {
     const origins = settings.fetch.map((rule) => `${rule.origin} (${rule.methods.join(', ')})`).join(', ');
-    log(`codemode-mcp: fetch: scripts may fetch ${origins}`, 'info');
+    Logger.of(log).child('fetch').info(`scripts may fetch ${origins}`);
   }
   return new Fetcher({
     rules: settings.fetch,

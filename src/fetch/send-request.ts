@@ -38,14 +38,16 @@ export interface OneResponse {
 /** A body past the cap: declared so by its Content-Length, or read that far. */
 export class BodyTooLargeError extends CodemodeError {
   override readonly name = 'BodyTooLargeError';
-  readonly code = 'FETCH_TOO_LARGE';
 
   constructor(
     readonly status: number,
     readonly maxBytes: number,
     readonly declared: number | undefined,
   ) {
-    super(declared !== undefined ? `its Content-Length is ${declared} bytes` : `its body went past ${maxBytes} bytes`);
+    super(
+      'FETCH_TOO_LARGE',
+      declared !== undefined ? `its Content-Length is ${declared} bytes` : `its body went past ${maxBytes} bytes`,
+    );
   }
 }
 

@@ -24,7 +24,7 @@ import { sendResponse, webRequestOf } from './exchange.js';
 import { SESSION_NOT_FOUND, httpRefusal, sendRefusal, type HttpRefusal } from './refusal.js';
 import { screenBody } from './screen.js';
 import type { HttpSession, HttpSessions } from './sessions.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import type { Sessionless } from '../mcp/sessionless.js';
 import { carriesRequestEnvelope } from '../mcp/request-envelope.js';
 import { HEADER_MISMATCH, paramHeaderMismatch } from '../support/param-headers.js';
@@ -105,7 +105,7 @@ async function post(
         `Request too large: ${groupThousands(body.tooLarge)} bytes or more, over the server's limit of ${limit} (maxMessageBytes). ` +
           `Send less (a script can fetch large inputs through a tool instead), or start the server with a higher --${SETTINGS.maxMessageBytes.flag}`,
       );
-      options.log(`codemode-mcp: answered a POST with ${describeRefusal(refusal)}`, 'warn');
+      Logger.of(options.log).warn(`answered a POST with ${describeRefusal(refusal)}`);
       sendRefusal(res, refusal, true);
       return;
     }
@@ -121,11 +121,11 @@ async function post(
     const screened = screenBody(body.text, (name) => session.client.serves(name));
     switch (screened.kind) {
       case 'refuse':
-        options.log(`codemode-mcp: answered ${screened.what} with ${describeRefusal(screened.refusal)}`, 'warn');
+        Logger.of(options.log).warn(`answered ${screened.what} with ${describeRefusal(screened.refusal)}`);
         sendRefusal(res, screened.refusal);
         return;
       case 'fail-own':
-        options.log(`codemode-mcp: ${screened.why} (to our request ${String(screened.id)})`, 'warn');
+        Logger.of(options.log).warn(`${screened.why} (to our request ${String(screened.id)})`);
         await sendResponse(
           res,
           await session.transport.handleRequest(webRequestOf(req), {
@@ -201,7 +201,7 @@ async function servedSessionless(
   const mismatch = toolHeaderMismatch(req, message, options.sessionless);
   if (mismatch !== undefined) {
     const id = (message as { id?: RequestId }).id;
-    options.log(`codemode-mcp: answered a request with HTTP 400: ${mismatch}`, 'warn');
+    Logger.of(options.log).warn(`answered a request with HTTP 400: ${mismatch}`);
     sendRefusal(res, httpRefusal(400, `Bad Request: ${mismatch}`, {}, HEADER_MISMATCH, id));
     return true;
   }
@@ -249,7 +249,7 @@ async function postWithoutSession(
     }
     const full = sessions.refuseWhenFull('id' in screened.message ? screened.message.id : undefined);
     if (full !== undefined) {
-      options.log(`codemode-mcp: ${full.body.error.message}`, 'warn');
+      Logger.of(options.log).warn(full.body.error.message);
       sendRefusal(res, full);
       return;
     }

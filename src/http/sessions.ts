@@ -11,6 +11,7 @@ import { ClientSession } from '../mcp/client-session.js';
 import type { SessionlessOptions } from '../mcp/sessionless.js';
 import { httpRefusal, type HttpRefusal } from './refusal.js';
 import { SHARED_PRINCIPAL } from '../state/state-store.js';
+import { Logger } from '../support/log.js';
 
 /** What every HTTP client is served with, 2025 sessions and 2026-07-28 callers alike. */
 export type HttpSessionsOptions = SessionlessOptions;
@@ -164,8 +165,8 @@ export class HttpSessions {
     session.stopClock();
     const ending = (async () => {
       const stopped = await session.client.close();
-      this.options.log(
-        `codemode-mcp: session ${id} ended (${why})${stopped.length > 0 ? `; its running scripts: ${stopped.join(', ')}` : ''}`,
+      Logger.of(this.options.log).info(
+        `session ${id} ended (${why})${stopped.length > 0 ? `; its running scripts: ${stopped.join(', ')}` : ''}`,
       );
     })().finally(() => this.ending.delete(id));
     this.ending.set(id, ending);

@@ -17,10 +17,9 @@ const TOKEN_MIN_CHARS = 16;
 
 export class TokensFileError extends CodemodeError {
   override readonly name = 'TokensFileError';
-  readonly code = 'TOKENS_FILE_INVALID';
 
   constructor(path: string, why: string) {
-    super(`TOKENS_FILE_INVALID: ${path}: ${why}`);
+    super('TOKENS_FILE_INVALID', `${path}: ${why}`);
   }
 }
 

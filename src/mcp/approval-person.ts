@@ -14,6 +14,7 @@ import type { ApprovalPage, OpenedLink } from '../approvals/page/approval-page.j
 import type { LinkEnd, PageAnswer, PageQuestion } from '../approvals/page/page-links.js';
 import type { ApprovalVia } from '../config/settings.js';
 import type { CallOrigin } from '../upstream/routing/call-origins.js';
+import { Logger, type Log } from '../support/log.js';
 
 export interface PersonRoutes {
   readonly origin: CallOrigin;
@@ -24,7 +25,7 @@ export interface PersonRoutes {
   readonly page?: ApprovalPage;
   /** Sends `notifications/elicitation/complete` (2025 clients; 2026-07-28 has none: the retried call is the answer). */
   readonly complete?: (elicitationId: string) => Promise<void>;
-  readonly log: (line: string, level?: 'info' | 'warn') => void;
+  readonly log: Log;
 }
 
 type Route = 'client' | 'url' | 'answer' | 'both' | 'none';
@@ -132,10 +133,7 @@ async function askByUrl(
     routes
       .complete?.(elicitationId)
       .catch((error: unknown) =>
-        routes.log(
-          `codemode-mcp: could not tell the client that approval ${elicitationId} is complete: ${String(error)}`,
-          'warn',
-        ),
+        Logger.of(routes.log).warn(`could not tell the client that approval ${elicitationId} is complete: ${String(error)}`),
       );
   }
   return answer.result;

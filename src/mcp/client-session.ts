@@ -20,7 +20,7 @@ import type { Principal } from '../state/state-store.js';
 import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { clientCanAnswer, relayToClient } from './relay-to-client.js';
-import { logFailure, type Log } from '../support/log.js';
+import { logFailure, Logger, type Log } from '../support/log.js';
 import { buildSurface } from './server-surface.js';
 import { callTool } from './tool-calls.js';
 import type { ToolCallAnswer } from './tool-answer.js';
@@ -141,7 +141,7 @@ export class ClientSession {
     this.unsubscribe.push(() => this.listed.close());
     this.serveSubscriptions();
     if (options.sole) this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
-    this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`, 'warn');
+    this.server.onerror = (error) => Logger.of(options.log).warn(error.message);
 
     this.origin = withTokens(this.asking?.origin ?? this.requestingOrigin(), tokens);
     this.tokens = tokens;
@@ -236,7 +236,7 @@ export class ClientSession {
       }
     })();
     sent?.catch((error: unknown) =>
-      this.options.log(`codemode-mcp: could not tell the client of ${notice.kind}: ${String(error)}`),
+      Logger.of(this.options.log).info(`could not tell the client of ${notice.kind}: ${String(error)}`),
     );
   }
 
@@ -330,7 +330,7 @@ export class ClientSession {
     this.server
       .sendToolListChanged()
       .catch((error: unknown) =>
-        this.options.log(`codemode-mcp: could not tell the client its tools changed: ${String(error)}`, 'warn'),
+        Logger.of(this.options.log).warn(`could not tell the client its tools changed: ${String(error)}`),
       );
   }
 

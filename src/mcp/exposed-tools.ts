@@ -24,15 +24,15 @@ export function exposeProblems(catalog: readonly CatalogTool[], globs: readonly 
     for (const tool of matched) {
       if (!tool.allowed) {
         problems.push(
-          `codemode-mcp: expose "${glob}" matches "${tool.name}", which the config denies (tool "${tool.upstreamName}" of upstream "${tool.server}"); it is not exposed`,
+          `expose "${glob}" matches "${tool.name}", which the config denies (tool "${tool.upstreamName}" of upstream "${tool.server}"); it is not exposed`,
         );
       } else if (tool.name === CODE_EXECUTION_TOOL) {
         problems.push(
-          `codemode-mcp: expose "${glob}" matches an upstream tool named "${CODE_EXECUTION_TOOL}", which is ours; it is not exposed`,
+          `expose "${glob}" matches an upstream tool named "${CODE_EXECUTION_TOOL}", which is ours; it is not exposed`,
         );
       }
     }
-    if (matched.length === 0 && catalog.length > 0) problems.push(`codemode-mcp: expose "${glob}" matches no tool`);
+    if (matched.length === 0 && catalog.length > 0) problems.push(`expose "${glob}" matches no tool`);
   }
   return problems;
 }

@@ -26,7 +26,7 @@ import { requestLabel, showId } from '../support/echo.js';
 import { SETTINGS, formatSettingValue } from '../config/settings.js';
 import type { Rejection } from '../json-rpc/parse-line.js';
 import { checkNotification, checkRequest, type Refusal } from './method-schema-check.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import { carriesRequestEnvelope } from './request-envelope.js';
 
 export interface RequestGateOptions {
@@ -58,12 +58,15 @@ export class RequestGate implements Transport {
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
   private initialized = false;
+  /** Each line is a client's fault the server answered or dropped, and read on after: at warn. */
+  private readonly log: Logger;
   private opened = false;
 
   constructor(
     private readonly inner: RejectingTransport,
     private readonly options: RequestGateOptions,
   ) {
+    this.log = Logger.of(options.log);
     inner.onclose = () => {
       this.onclose?.();
       this.options.onClosed?.();
@@ -105,11 +108,11 @@ export class RequestGate implements Transport {
     } else if ('method' in message) {
       const problem = checkNotification(message);
       if (problem !== undefined) {
-        this.log(`dropped a notification ${message.method} that does not hold: ${problem}`);
+        this.log.warn(`dropped a notification ${message.method} that does not hold: ${problem}`);
         return;
       }
       if (!this.initialized) {
-        this.log(`dropped a notification ${message.method} that came before initialize`);
+        this.log.warn(`dropped a notification ${message.method} that came before initialize`);
         return;
       }
     }
@@ -156,7 +159,7 @@ export class RequestGate implements Transport {
           // The method's own check says more (-32601, or the field at fault) than the envelope's.
           const request = value as Record<string, unknown>;
           this.answer(id, checkRequest(request, this.options.serves) ?? invalid, requestLabel(id, request.method));
-        } else if (role === 'notification') this.log(`dropped a notification that does not hold: ${problem}`);
+        } else if (role === 'notification') this.log.warn(`dropped a notification that does not hold: ${problem}`);
         else if (role === 'response' && id !== undefined) {
           this.failOwnRequest(id, `the client answered with something that is not a JSON-RPC response: ${problem}`);
         } else this.answer(id, invalid, 'a message');
@@ -181,7 +184,7 @@ export class RequestGate implements Transport {
         },
         requestLabel(id, undefined),
       );
-    } else this.log(`dropped a message of ${size}: it has no id to answer`);
+    } else this.log.warn(`dropped a message of ${size}: it has no id to answer`);
   }
 
   /**
@@ -190,19 +193,14 @@ export class RequestGate implements Transport {
    * which the MCP SDKs' clients reject as malformed.
    */
   private answer(id: RequestId | undefined, refusal: Refusal, what: string): void {
-    this.log(`answered ${what} with error ${refusal.code}: ${refusal.message}`);
+    this.log.warn(`answered ${what} with error ${refusal.code}: ${refusal.message}`);
     const response: JSONRPCErrorResponse = { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error: refusal };
-    this.inner.send(response).catch((error: unknown) => this.log(`could not send an error to the client: ${String(error)}`));
+    this.inner.send(response).catch((error: unknown) => this.log.warn(`could not send an error to the client: ${String(error)}`));
   }
 
   /** A response the client sent to one of our requests, that can't be read: that request fails now. */
   private failOwnRequest(id: RequestId, why: string): void {
-    this.log(`${why} (to our request ${showId(id)})`);
+    this.log.warn(`${why} (to our request ${showId(id)})`);
     this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidRequest, message: why } });
-  }
-
-  /** Each is a client's fault the server answered or dropped, and read on after. */
-  private log(line: string): void {
-    this.options.log(`codemode-mcp: ${line}`, 'warn');
   }
 }

@@ -17,7 +17,7 @@ import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Settings } from '../config/settings.js';
 import { SHARED_PRINCIPAL } from '../state/state-store.js';
 import type { ChildSupply } from '../scripts/child-supply.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { CallerTasks } from './caller-tasks.js';
@@ -78,7 +78,7 @@ export class Sessionless {
     this.handler = createMcpHandler(({ authInfo }) => this.serverFor(principalOf(authInfo)), {
       legacy: 'reject',
       maxRequestBodySize: options.settings.maxMessageBytes,
-      onerror: (error) => options.log(`codemode-mcp: ${error.message}`, 'warn'),
+      onerror: (error) => Logger.of(options.log).warn(error.message),
     });
     const { hub } = options;
     const notify = this.handler.notify;

@@ -8,7 +8,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { SkillLine } from '../catalog/description.js';
 import type { Settings } from '../config/settings.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { codeExecutionTool } from './code-execution/tool.js';
 import { exposeProblems, exposedTools, listedTool } from './exposed-tools.js';
@@ -73,7 +73,7 @@ export class ToolListing {
     for (const problem of exposeProblems(catalog.tools, settings.expose)) {
       if (this.reported.has(problem)) continue;
       this.reported.add(problem);
-      log(problem);
+      Logger.of(log).info(problem);
     }
     return [
       codeExecutionTool(catalog, { ...settings, ...(tokensNote !== undefined ? { tokens: tokensNote } : {}) }, this.skillLines),
@@ -122,7 +122,7 @@ export class ToolListing {
     try {
       this.skillLines = await savedSkills();
     } catch (error) {
-      log(`codemode-mcp: the saved skills could not be listed for the description: ${(error as Error).message}`, 'warn');
+      Logger.of(log).warn(`the saved skills could not be listed for the description: ${(error as Error).message}`);
       this.skillLines = [];
     }
   }

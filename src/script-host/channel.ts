@@ -34,5 +34,8 @@ export interface ScriptChannel {
 /** Why a child never became ready: it exited, or broke the protocol, before its `ready`. */
 export class ChildNotReadyError extends CodemodeError {
   override readonly name = 'ChildNotReadyError';
-  readonly code = 'CHILD_NOT_READY';
+
+  constructor(text: string) {
+    super('CHILD_NOT_READY', text);
+  }
 }

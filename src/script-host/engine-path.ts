@@ -9,7 +9,7 @@ function findPackageRoot(from: string): string {
     if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'codemode-mcp') {
       return dir;
     }
-    if (dirname(dir) === dir) throw new Error(`codemode-mcp: no package.json of codemode-mcp above ${from}`);
+    if (dirname(dir) === dir) throw new Error(`no package.json of codemode-mcp above ${from}`);
   }
 }
 

@@ -9,7 +9,7 @@ import { ChildNotReadyError, type ChannelEvents, type ScriptChannel } from './ch
 import { ChildFrameReader } from './child-frames.js';
 import { ChildLease } from './child-lease.js';
 import { spawnScriptProcess, type ScriptProcess, type SpawnChildOptions } from './script-process.js';
-import { logFailure, processLog, type Log } from '../support/log.js';
+import { logFailure, Logger, processLog, type Log } from '../support/log.js';
 import { deferred } from '../support/deferred.js';
 
 /** 64 KiB: frames waiting for the child's stdin are joined into one write up to this size. */
@@ -103,7 +103,7 @@ export class ScriptChild implements ScriptChannel {
       this.events.exit?.();
       // Off the event loop, which a synchronous removal held a millisecond or more; gone once removed.
       rm(this.dir, { recursive: true, force: true }, (error) => {
-        if (error) log(`codemode-mcp: could not remove a script's directory ${this.dir}: ${error.message}`, 'warn');
+        if (error) Logger.of(log).warn(`could not remove a script's directory ${this.dir}: ${error.message}`);
         removed.resolve();
       });
     };

@@ -8,6 +8,7 @@ import {
   type ToolEntry,
 } from '../../protocol/contract.js';
 import { settleWithin } from '../support/settle.js';
+import { describeError } from '../support/errors.js';
 import { CallDispatch } from './call-dispatch.js';
 import { CallPolicy } from './call-policy.js';
 import type { ScriptChannel } from './channel.js';
@@ -90,7 +91,7 @@ export class Script {
       breach: (reason) => this.breach(reason),
       exit: () => this.onExit(),
     });
-    channel.ready.catch((error: Error) => this.crash(error.message));
+    channel.ready.catch((error: unknown) => this.crash(describeError(error)));
     // Sent at once, the script as the user wrote it: a child still starting reads it as soon as its
     // VM is made, a round trip sooner than waiting for its ready.
     channel.start(options.code, this.tools.json, this.unlisted);

@@ -1,5 +1,6 @@
 import type { ScriptChild } from '../script-host/script-child.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
+import { describeError } from '../support/errors.js';
 import type { Settings } from '../config/settings.js';
 import { systemClock, type Clock } from './clock.js';
 import { FairShare } from './fair-share.js';
@@ -102,13 +103,16 @@ export class ChildPool<Child extends PoolChild> {
    * `clock`: the policies' time; a test's fake one keeps the pool empty after a take, or an ended child held,
    * for as long as the test needs.
    */
+  private readonly log: Logger;
+
   constructor(
     private readonly settings: PoolSettings,
     private readonly start: StartChild<Child>,
-    private readonly log: Log = () => {},
+    log: Log = () => {},
     ready?: Promise<unknown>,
     private readonly clock: Clock = systemClock,
   ) {
+    this.log = Logger.of(log);
     this.fairShare = new FairShare(settings.maxScriptChildren, clock);
     this.reused = new ReusedChildren(settings, clock);
     this.waiting = new WaitingRuns(clock, (waiting) => (waiting ? this.pace.whileRunsWait() : this.pace.runsServed()));
@@ -131,7 +135,7 @@ export class ChildPool<Child extends PoolChild> {
         // A refill a take scheduled would find the pool as full as this one leaves it.
         this.pace.cancel();
         this.refill();
-        this.log(`codemode-mcp: started; the pool holds ${this.pooled.length} children`, 'debug');
+        this.log.debug(`started; the pool holds ${this.pooled.length} children`);
       });
     };
     ready?.then(fill, fill);
@@ -487,15 +491,15 @@ export class ChildPool<Child extends PoolChild> {
   }
 
   private sayGrown(size: number): void {
-    this.log(
-      `codemode-mcp: runs came faster than the pool refilled: it keeps ${size} children ready, ` +
+    this.log.info(
+      `runs came faster than the pool refilled: it keeps ${size} children ready, ` +
         `until idle for ${POOL_SHRINK_AFTER_MS / 1000} s`,
     );
   }
 
   private shrink(from: number, to: number): void {
-    this.log(
-      `codemode-mcp: the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from ${from} to ${to} children`,
+    this.log.info(
+      `the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from ${from} to ${to} children`,
     );
     for (const child of this.reused.trimTo(keptRoom(to))) this.letGo(child);
     for (const child of this.pooled.splice(this.pooledTarget(to))) this.letGo(child);
@@ -510,9 +514,9 @@ export class ChildPool<Child extends PoolChild> {
   /** Said at `warn` the first time since a pooled child last started, then at `debug`: the pool tries again each second. */
   private logStartFailure(error: unknown): void {
     if (this.closed) return;
-    this.log(
-      `codemode-mcp: a pooled script process could not start: ${(error as Error).message}; the pool tries again in ${REFILL_AFTER_FAILURE_MS / 1000} s`,
+    this.log.at(
       this.startFailures++ === 0 ? 'warn' : 'debug',
+      `a pooled script process could not start: ${describeError(error)}; the pool tries again in ${REFILL_AFTER_FAILURE_MS / 1000} s`,
     );
   }
 }

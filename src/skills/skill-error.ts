@@ -17,11 +17,9 @@ export type SkillErrorCode =
 /** A skill operation refused or failed, with what to do in the message; a script sees it as ToolRefused, in these words. */
 export class SkillError extends RefusedError {
   override readonly name = 'SkillError';
+  declare readonly code: SkillErrorCode;
 
-  constructor(
-    readonly code: SkillErrorCode,
-    message: string,
-  ) {
-    super(`${code}: ${message}`);
+  constructor(code: SkillErrorCode, text: string) {
+    super(code, text);
   }
 }

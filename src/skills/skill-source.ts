@@ -5,7 +5,7 @@
  * out, each logged once with what is wrong.
  */
 import { SkillsExtension, type Skill, type SkillReadResult, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import { SkillError } from './skill-error.js';
 import {
   CODE_FILES,
@@ -29,11 +29,11 @@ const SKILL_URI = /^skill:\/\/([^/?#]+)\/([^/?#]+)$/;
  * server (every session attaches it); problems go to `log` at warn.
  */
 export function skillsExtensionOf(library: SkillsLibrary, log: Log, upstreams?: UpstreamSkills): SkillsExtension {
-  const warn = (line: string): void => log(line, 'warn');
-  const own = librarySkillSource(library, warn);
+  const logger = Logger.of(log);
+  const own = librarySkillSource(library, logger);
   return new SkillsExtension({
     source: upstreams === undefined ? own : withUpstreamSkills(own, upstreams),
-    onWarning: (warning) => warn(`codemode-mcp: skill ${warning.path}: ${warning.message}`),
+    onWarning: (warning) => logger.warn(`skill ${warning.path}: ${warning.message}`),
   });
 }
 
@@ -77,16 +77,16 @@ function withUpstreamSkills(own: SkillSource, { routes, startup }: UpstreamSkill
   };
 }
 
-function librarySkillSource(library: SkillsLibrary, log: (line: string) => void): SkillSource {
+function librarySkillSource(library: SkillsLibrary, log: Logger): SkillSource {
   const reported = new Set<string>();
-  const logOnce = (line: string): void => {
-    if (reported.has(line)) return;
-    reported.add(line);
-    log(line);
+  const logOnce = (text: string): void => {
+    if (reported.has(text)) return;
+    reported.add(text);
+    log.warn(text);
   };
   const report = (problems: readonly SkillProblem[]): void => {
     for (const { name, problems: why } of problems) {
-      logOnce(`codemode-mcp: skill folder "${name}" in ${library.directory} is not served: ${why.join('; ')}`);
+      logOnce(`skill folder "${name}" in ${library.directory} is not served: ${why.join('; ')}`);
     }
   };
   /** The skill a `skill://` URI names, or undefined when none is served there. */
@@ -98,7 +98,7 @@ function librarySkillSource(library: SkillsLibrary, log: (line: string) => void)
       return { record: await library.read(name), file };
     } catch (error) {
       if (!(error instanceof SkillError)) throw error;
-      if (error.code === 'SKILL_INVALID') logOnce(`codemode-mcp: ${error.message}`);
+      if (error.code === 'SKILL_INVALID') logOnce(error.message);
       return undefined;
     }
   };

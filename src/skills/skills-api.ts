@@ -6,7 +6,7 @@ import type { SkillsCaller } from '../script-host/apis.js';
 import { SkillError } from './skill-error.js';
 import { CODE_FILES, type SkillLanguage, type SkillsLibrary } from './skills-library.js';
 import type { Settings } from '../config/settings.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 
 /**
  * The names `skills` itself answers in a script (`skills.list()`, `skills.describe(name)`,
@@ -44,7 +44,7 @@ export function skillsApi(library: SkillsLibrary, saving: SkillSaving, log: Log)
 function withoutDirectory(error: unknown, directory: string): unknown {
   if (!(error instanceof Error) || !error.message.includes(directory)) return error;
   const message = error.message.replaceAll(directory, 'the skills directory');
-  if (error instanceof SkillError) return new SkillError(error.code, message.slice(`${error.code}: `.length));
+  if (error instanceof SkillError) return new SkillError(error.code, error.text.replaceAll(directory, 'the skills directory'));
   return new Error(message, { cause: error });
 }
 
@@ -87,7 +87,7 @@ function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log): Skil
           ...(request.inputSchema !== undefined ? { inputSchema: request.inputSchema } : {}),
           ...(request.overwrite !== undefined ? { overwrite: request.overwrite } : {}),
         });
-        log(`codemode-mcp: skill "${saved.name}" saved by ${saving.principal} (${saved.digest})`, 'info');
+        Logger.of(log).info(`skill "${saved.name}" saved by ${saving.principal} (${saved.digest})`);
         return { name: saved.name, description: saved.description, digest: saved.digest };
       }
     }

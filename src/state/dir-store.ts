@@ -100,7 +100,7 @@ export class DirStateStore implements StateStore {
       throw new StateError(
         'STATE_UNAVAILABLE',
         `the state directory ${this.dir} could not be read or written (${error instanceof Error ? error.message : String(error)}); ` +
-          'fix the directory or free space, then try again',
+          'fix the directory or free space',
       );
     }
   }

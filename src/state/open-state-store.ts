@@ -1,5 +1,5 @@
 import type { Settings } from '../config/settings.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import { DirStateStore } from './dir-store.js';
 import { MemoryStateStore } from './memory-store.js';
 import type { StateStore } from './state-store.js';
@@ -11,11 +11,11 @@ import type { StateStore } from './state-store.js';
 export async function openStateStore(settings: Settings, log: Log): Promise<StateStore> {
   if (settings.stateUrl !== null) {
     const { RedisStateStore, showRedisUrl } = await import('./redis-store.js');
-    log(`codemode-mcp: scripts' state is kept in ${showRedisUrl(settings.stateUrl)}`, 'debug');
+    Logger.of(log).debug(`scripts' state is kept in ${showRedisUrl(settings.stateUrl)}`);
     return RedisStateStore.open(settings.stateUrl, settings, log);
   }
   if (settings.stateDir !== null) {
-    log(`codemode-mcp: scripts' state is kept in ${settings.stateDir}`, 'debug');
+    Logger.of(log).debug(`scripts' state is kept in ${settings.stateDir}`);
     return new DirStateStore(settings.stateDir, settings);
   }
   return new MemoryStateStore(settings);

@@ -13,7 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import type { RedisClientType } from '@redis/client';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import { checkKey, checkRoom, checkTtl, checkValue, entryBytes } from './entry-checks.js';
 import { StateError } from './state-error.js';
 import { digestName, type Principal, type SetOptions, type StateLimits, type StateStore } from './state-store.js';
@@ -101,19 +101,17 @@ export class RedisStateStore implements StateStore {
     private readonly client: RedisClientType,
     private readonly url: string,
     private readonly limits: StateLimits,
-    log: Log,
+    sink: Log,
   ) {
+    const log = Logger.of(sink).child('state');
     client.on('ready', () => {
-      if (this.lastError !== 'not connected yet') log(`codemode-mcp: state: reached ${showRedisUrl(url)} again`);
+      if (this.lastError !== 'not connected yet') log.info(`reached ${showRedisUrl(url)} again`);
       this.lastError = '';
       this.firstAttempt.resolve();
     });
     client.on('error', (error: Error) => {
       if (error.message !== this.lastError) {
-        log(
-          `codemode-mcp: state: ${showRedisUrl(url)} can't be reached (${error.message}); store and load fail until it is back`,
-          'warn',
-        );
+        log.warn(`${showRedisUrl(url)} can't be reached (${error.message}); store and load fail until it is back`);
       }
       this.lastError = error.message;
       this.firstAttempt.resolve();
@@ -186,7 +184,7 @@ export class RedisStateStore implements StateStore {
   private unavailable(why: string): StateError {
     return new StateError(
       'STATE_UNAVAILABLE',
-      `the state store at ${showRedisUrl(this.url)} can't be reached (${why}); nothing was read or written; try again once it is back`,
+      `the state store at ${showRedisUrl(this.url)} can't be reached (${why}); nothing was read or written`,
     );
   }
 }

@@ -21,11 +21,9 @@ export type StateErrorCode =
  */
 export class StateError extends RefusedError {
   override readonly name = 'StateError';
+  declare readonly code: StateErrorCode;
 
-  constructor(
-    readonly code: StateErrorCode,
-    detail: string,
-  ) {
-    super(`${code}: ${detail}`);
+  constructor(code: StateErrorCode, text: string) {
+    super(code, text);
   }
 }

@@ -7,7 +7,7 @@
  */
 import { constants } from 'node:os';
 import { liveGroups, signalGroup, type LiveGroup } from './process-group.js';
-import type { Log } from './log.js';
+import { Logger, type Log } from './log.js';
 import { deferred } from './deferred.js';
 
 /** Ctrl-C, kill's default, and the terminal closing. */
@@ -63,9 +63,8 @@ export function listenForEndSignals(
       if (!hurry) return;
       for (const group of groups()) {
         if (signalGroup(group.pgid, 'SIGKILL')) {
-          log(
-            `codemode-mcp: SIGKILL to upstream "${group.name}" (process group ${group.pgid}), on a signal (${signal}) during the close`,
-            'warn',
+          Logger.of(log).warn(
+            `SIGKILL to upstream "${group.name}" (process group ${group.pgid}), on a signal (${signal}) during the close`,
           );
         }
       }

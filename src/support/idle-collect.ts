@@ -16,6 +16,7 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { Logger } from './log.js';
 
 /** How often the loop's use is checked. */
 export const IDLE_CHECK_MS = 5_000;
@@ -99,11 +100,11 @@ export function processProbe(): IdleProbe {
  * under Bun: JavaScriptCore's collector runs on timers of its own once allocation stops, and Bun
  * reports no event-loop utilization (always 0), so idle could not be told from busy.
  */
-export function collectWhenIdle(log: (line: string) => void): void {
+export function collectWhenIdle(log: Logger): void {
   if (process.versions.bun !== undefined) return;
   const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
   const collector = new IdleCollector(processProbe(), (tookMs, before, after) =>
-    log(`idle: full garbage collection in ${tookMs.toFixed(1)} ms, heap ${mib(before)} -> ${mib(after)} MiB`),
+    log.debug(`idle: full garbage collection in ${tookMs.toFixed(1)} ms, heap ${mib(before)} -> ${mib(after)} MiB`),
   );
   setInterval(() => collector.check(), IDLE_CHECK_MS).unref();
 }

@@ -16,10 +16,9 @@ const { O_APPEND, O_CREAT, O_NONBLOCK, O_WRONLY } = constants;
  */
 export class LogFileError extends CodemodeError {
   override readonly name = 'LogFileError';
-  readonly code = 'LOG_FILE_INVALID';
 
   constructor(path: string, source: string, why: string) {
-    super(`LOG_FILE_INVALID: cannot append to the log file ${path} (${source}): ${why}`);
+    super('LOG_FILE_INVALID', `cannot append to the log file ${path} (${source}): ${why}`);
   }
 }
 

@@ -2,6 +2,8 @@
  * The server's log: every line it writes about itself, and the stderr of the processes it starts,
  * goes through here, at a level (`--log-level`, settings.logLevel), to stderr and, with
  * `--log-file`, appended to a file too. Stdout is never written: it may be the protocol.
+ * Code writes its own lines through a Logger, which starts each with `codemode-mcp: ` (and its
+ * scope); a Log is where the lines go, passed down as options so a test can read them.
  */
 import { closeSync, writeSync } from 'node:fs';
 import { openLogFile } from './log-file.js';
@@ -19,8 +21,67 @@ export interface LogSettings {
   readonly logFile: string | null;
 }
 
-/** Logs a line at `level` (info when not given). */
+/**
+ * Where log lines go: a whole line, at `level` (info when not given). The process's stderr and file
+ * (processLog), or a test's list. The server's own lines reach it through a Logger; a line written
+ * to it directly is written as it is (an upstream's stderr, `[github] …`).
+ */
 export type Log = (line: string, level?: LogLevel) => void;
+
+/** What every line the server writes about itself starts with. */
+const PREFIX = 'codemode-mcp: ';
+
+/**
+ * `codemode-mcp: text`: a line of ours printed where there is no log to write it to (what the
+ * command line answers before anything runs). Everything else writes through a Logger.
+ */
+export function prefixLine(text: string): string {
+  return `${PREFIX}${text}`;
+}
+
+/**
+ * Writes the server's own lines to a Log, each at the level its method names, starting
+ * `codemode-mcp: ` and the scopes of the children it was made from: `log.child('approval').info(x)`
+ * writes `codemode-mcp: approval: x`. The only place the prefix is written (lint checks).
+ */
+export class Logger {
+  private constructor(
+    /** Where the lines go. */
+    readonly sink: Log,
+    private readonly head: string,
+  ) {}
+
+  /** A logger over `sink` (the process's log when not given), its lines starting `codemode-mcp: `. */
+  static of(sink: Log = processLog): Logger {
+    return new Logger(sink, prefixLine(''));
+  }
+
+  /** A logger whose lines add `scope: ` after this one's: `upstream "github"`, `approval page`. */
+  child(scope: string): Logger {
+    return new Logger(this.sink, `${this.head}${scope}: `);
+  }
+
+  /** The line at a level chosen as it runs (`warn` the first time, `debug` after). */
+  at(level: LogLevel, text: string): void {
+    this.sink(`${this.head}${text}`, level);
+  }
+
+  error(text: string): void {
+    this.at('error', text);
+  }
+
+  warn(text: string): void {
+    this.at('warn', text);
+  }
+
+  info(text: string): void {
+    this.at('info', text);
+  }
+
+  debug(text: string): void {
+    this.at('debug', text);
+  }
+}
 
 interface Sink {
   readonly level: LogLevel;
@@ -62,10 +123,10 @@ function writeToFile(fd: number, text: string): void {
     } catch (closeError) {
       closing = `; closing it failed too (${(closeError as Error).message})`;
     }
-    process.stderr.write(
-      `codemode-mcp: LOG_FILE_FAILED: writing to the log file ${path} failed (${(error as Error).message})${closing}; ` +
-        `logging to stderr only from now on; free space or fix the file, and restart to log there again\n`,
-    );
+    const said =
+      `LOG_FILE_FAILED: writing to the log file ${path} failed (${(error as Error).message})${closing}; ` +
+      'logging to stderr only from now on; free space or fix the file, and restart to log there again';
+    process.stderr.write(`${prefixLine(said)}\n`);
   }
 }
 
@@ -90,5 +151,5 @@ export function configureProcessLog(settings: LogSettings, fileSource: string): 
  * already ended. The failure goes to the debug log, saying what was being done, not nowhere.
  */
 export function logFailure(doing: string, log: Log = processLog): (error: unknown) => void {
-  return (error) => log(`codemode-mcp: ${doing} failed: ${error instanceof Error ? error.message : String(error)}`, 'debug');
+  return (error) => Logger.of(log).debug(`${doing} failed: ${error instanceof Error ? error.message : String(error)}`);
 }

@@ -10,7 +10,7 @@
  * stop grace, and each exits by itself when we are gone.
  */
 import { groupAlive, liveGroups, signalGroup, type LiveGroup } from './process-group.js';
-import type { Log } from './log.js';
+import { Logger, type Log } from './log.js';
 import { pause, settleWithin } from './settle.js';
 
 /** 1 s into a shutdown: every upstream process group with a process left gets SIGTERM. */
@@ -42,9 +42,8 @@ export async function closeLeavingNoProcess(
     if (settled && alive.length === 0) break;
     if (settled) await pause(at - (Date.now() - started));
     for (const group of alive.filter((candidate) => groupAlive(candidate.pgid))) {
-      log(
-        `codemode-mcp: ${signal} to upstream "${group.name}" (process group ${group.pgid}), still running ${at / 1000} s into shutdown`,
-        'warn',
+      Logger.of(log).warn(
+        `${signal} to upstream "${group.name}" (process group ${group.pgid}), still running ${at / 1000} s into shutdown`,
       );
       signalGroup(group.pgid, signal);
     }

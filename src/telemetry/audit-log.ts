@@ -8,7 +8,7 @@
 import { closeSync, writeSync } from 'node:fs';
 import { openLogFile } from '../support/log-file.js';
 import { revealControls } from '../support/echo.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import type { CallOutcome } from './telemetry.js';
 import type { ApprovalAuditEntry } from './approval-audit.js';
 import type { FetchAuditEntry } from './fetch-audit.js';
@@ -69,12 +69,12 @@ export class AuditLog {
       fd = openAuditFile(this.path);
     } catch (error) {
       // The old file still takes the lines: none is lost while the path can't be opened.
-      this.log(`codemode-mcp: reopening the audit log on ${AUDIT_REOPEN_SIGNAL}: ${(error as Error).message}`, 'error');
+      Logger.of(this.log).error(`reopening the audit log on ${AUDIT_REOPEN_SIGNAL}: ${(error as Error).message}`);
       return;
     }
     closeSync(this.fd);
     this.fd = fd;
-    this.log(`codemode-mcp: audit log reopened at ${this.path}`, 'info');
+    Logger.of(this.log).info(`audit log reopened at ${this.path}`);
   }
 
   close(): void {

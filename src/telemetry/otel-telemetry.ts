@@ -13,7 +13,7 @@ import type * as Resources from '@opentelemetry/resources';
 import type * as TraceExporter from '@opentelemetry/exporter-trace-otlp-http';
 import type * as MetricExporter from '@opentelemetry/exporter-metrics-otlp-http';
 import type * as Conventions from '@opentelemetry/semantic-conventions';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import { callOutcome, describeText, errorType } from './call-outcome.js';
 import * as names from './conventions.js';
 import type { CallOutcome, ScriptTrace, Telemetry, TraceMeta } from './telemetry.js';
@@ -57,7 +57,8 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
   const { SpanKind, SpanStatusCode, ROOT_CONTEXT, trace, defaultTextMapGetter, defaultTextMapSetter } = api;
 
   // An export that fails is said once in our log, not lost.
-  const warn = (message: string): void => options.log(`codemode-mcp: OpenTelemetry: ${readableMessage(message)}`, 'warn');
+  const otelLog = Logger.of(options.log).child('OpenTelemetry');
+  const warn = (message: string): void => otelLog.warn(readableMessage(message));
   api.diag.setLogger(
     { error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} },
     { logLevel: api.DiagLogLevel.WARN, suppressOverrideMessage: true },

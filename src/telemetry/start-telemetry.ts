@@ -5,7 +5,7 @@
  */
 import type { Settings } from '../config/settings.js';
 import { CodemodeError } from '../support/errors.js';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import { AuditLog, setActiveAuditLog } from './audit-log.js';
 import { setActiveTelemetry, TELEMETRY_OFF } from './telemetry.js';
 
@@ -22,7 +22,10 @@ export const METRIC_EXPORT_INTERVAL_MS = 60_000;
 /** A telemetry variable that can't be used: the message names it and what it takes. */
 export class TelemetrySettingError extends CodemodeError {
   override readonly name = 'TelemetrySettingError';
-  readonly code = 'TELEMETRY_INVALID';
+
+  constructor(text: string) {
+    super('TELEMETRY_INVALID', text);
+  }
 }
 
 export interface Observability {
@@ -56,7 +59,7 @@ export async function startObservability(
     const { createOtelTelemetry } = await import('./otel-telemetry.js');
     telemetry = createOtelTelemetry({ version, scriptCode: settings.otelScriptCode, metricIntervalMs, exporters, log });
     const endpoint = OTLP_ENDPOINT_VARIABLES.map((name) => env[name]).find((value) => (value ?? '').trim() !== '');
-    log(`codemode-mcp: OpenTelemetry traces and metrics go to ${endpoint ?? 'http://localhost:4318 (the OTLP/HTTP default)'}`);
+    Logger.of(log).info(`OpenTelemetry traces and metrics go to ${endpoint ?? 'http://localhost:4318 (the OTLP/HTTP default)'}`);
   }
   setActiveTelemetry(telemetry);
   setActiveAuditLog(audit);
@@ -76,7 +79,7 @@ function readMetricInterval(env: NodeJS.ProcessEnv): number {
   const ms = Number(raw);
   if (!Number.isInteger(ms) || ms < 1) {
     throw new TelemetrySettingError(
-      `TELEMETRY_INVALID: OTEL_METRIC_EXPORT_INTERVAL must be a whole number of milliseconds from 1, as in 60000; got ${JSON.stringify(raw)}`,
+      `OTEL_METRIC_EXPORT_INTERVAL must be a whole number of milliseconds from 1, as in 60000; got ${JSON.stringify(raw)}`,
     );
   }
   return ms;
@@ -87,7 +90,5 @@ function readExporter(env: NodeJS.ProcessEnv, name: 'OTEL_TRACES_EXPORTER' | 'OT
   const raw = (env[name] ?? '').trim().toLowerCase();
   if (raw === '' || raw === 'otlp') return true;
   if (raw === 'none') return false;
-  throw new TelemetrySettingError(
-    `TELEMETRY_INVALID: ${name} may be otlp (over OTLP/HTTP, the default) or none; got ${JSON.stringify(env[name])}`,
-  );
+  throw new TelemetrySettingError(`${name} may be otlp (over OTLP/HTTP, the default) or none; got ${JSON.stringify(env[name])}`);
 }

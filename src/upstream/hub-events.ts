@@ -4,7 +4,7 @@
  * the upstreams offer). A listener that throws is logged, and the others still hear.
  */
 import { setMaxListeners } from 'node:events';
-import type { Log } from '../support/log.js';
+import { Logger, type Log } from '../support/log.js';
 import type { PassthroughNotice } from './passthrough/passthrough.js';
 
 /** What the hub tells the sessions besides tool changes: an upstream's notice, or a change in what the upstreams offer. */
@@ -52,10 +52,7 @@ export class HubEvents implements HubEventSource {
       try {
         listener((event as HubEvent<HubEventMap[Name]>).detail);
       } catch (error) {
-        this.log(
-          `codemode-mcp: a listener of the upstreams failed: ${error instanceof Error ? error.stack : String(error)}`,
-          'error',
-        );
+        Logger.of(this.log).error(`a listener of the upstreams failed: ${error instanceof Error ? error.stack : String(error)}`);
       }
     };
     this.target.addEventListener(name, handler);

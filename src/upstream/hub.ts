@@ -34,7 +34,7 @@ import { SkillRoutes } from './passthrough/skill-routes.js';
 import { PromptRoutes } from './passthrough/prompt-routes.js';
 import { CompletionRoutes } from './passthrough/completion-routes.js';
 import { ResourcePassthrough } from './passthrough/resource-passthrough.js';
-import { logFailure, processLog, type Log } from '../support/log.js';
+import { logFailure, Logger, processLog, type Log } from '../support/log.js';
 import { observeUpstreamCall } from '../telemetry/observe-call.js';
 
 export type { HubNotice } from './hub-events.js';
@@ -359,7 +359,7 @@ export class UpstreamHub {
       const text = describeCollision(collision);
       if (this.reportedCollisions.has(text)) continue;
       this.reportedCollisions.add(text);
-      this.log(`codemode-mcp: NAME_COLLISION: ${text}; scripts get the first and can't call the second`, 'warn');
+      Logger.of(this.log).warn(`NAME_COLLISION: ${text}; scripts get the first and can't call the second`);
     }
     const key = JSON.stringify(catalog);
     if (key !== this.catalogKey) {

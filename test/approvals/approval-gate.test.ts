@@ -89,8 +89,8 @@ describe('the approval gate', () => {
     await asked;
     questions[0]!.answer({ action: 'decline' });
     expect((await Promise.all(verdicts)).map(refusalOf)).toEqual([
-      'APPROVAL_DENIED: fs__delete_file was refused: a person denied it. Nothing was sent; it is safe to retry later.',
-      'APPROVAL_DENIED: fs__delete_file was refused: a person denied it. Nothing was sent; it is safe to retry later.',
+      'APPROVAL_DENIED: fs__delete_file was refused: a person denied it. Nothing was sent.',
+      'APPROVAL_DENIED: fs__delete_file was refused: a person denied it. Nothing was sent.',
     ]);
     expect(refusalOf(await gate.approve(call('s1')))).toMatch(/a person denied its calls earlier in this script/);
     expect(questions).toHaveLength(1);
@@ -134,7 +134,7 @@ describe('the approval gate', () => {
     const { origin, questions } = askingOrigin(false);
     expect(refusalOf(await gateWith(origin).approve(call('s1')))).toBe(
       `APPROVAL_UNAVAILABLE: fs__delete_file was refused: its calls need a person's approval and the MCP client can't ask a person ` +
-        `(it declared no elicitation); the server's approvalFallback is "refuse". Nothing was sent; it is safe to retry later.`,
+        `(it declared no elicitation); the server's approvalFallback is "refuse". Nothing was sent.`,
     );
     const allowed = await gateWith(origin, { fallback: 'allow' }).approve(call('s1'));
     expect(allowed).toMatchObject({ allowed: true, by: 'fallback' });
@@ -210,7 +210,7 @@ describe('the approval gate', () => {
     expect(settled.map((verdict) => verdict.allowed)).toEqual(notAllows.map(() => false));
     expect(settled.map(refusalOf)[0]).toBe(
       'APPROVAL_DENIED: fs__delete_file was refused: the answer to its question allowed nothing ' +
-        `(its decision was "review", which a question about one call does not offer). Nothing was sent; it is safe to retry later.`,
+        `(its decision was "review", which a question about one call does not offer). Nothing was sent.`,
     );
   });
 

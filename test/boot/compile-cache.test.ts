@@ -15,7 +15,7 @@ async function serve(cacheHome: string, env: Record<string, string> = {}): Promi
   const server = await startServer(['--log-level', 'debug', '--pool', '0', ...UPSTREAM], {
     env: { XDG_CACHE_HOME: cacheHome, ...env },
   });
-  return { server, line: await stderrLine(server, /^compile cache: /) };
+  return { server, line: await stderrLine(server, /^codemode-mcp: compile cache: /) };
 }
 
 /** Runs a script and closes the server; it must have served, and left nothing behind. */
@@ -43,7 +43,7 @@ describe("V8's code cache of the server's bundle", () => {
     const home = makeTempDir('cache');
     const first = await serve(home);
     expect(first.line).toMatch(
-      /^compile cache: none yet; wrote .*\/codemode-mcp\/compile-cache\/server-v[\d.]+-\w+-[0-9a-f]{16}\.cache \(\d+ bytes\)$/,
+      /^codemode-mcp: compile cache: none yet; wrote .*\/codemode-mcp\/compile-cache\/server-v[\d.]+-\w+-[0-9a-f]{16}\.cache \(\d+ bytes\)$/,
     );
     await servesAndCloses(first.server);
     const [file] = cacheFiles(home);
@@ -52,7 +52,7 @@ describe("V8's code cache of the server's bundle", () => {
     expect(statSync(join(directory, file!)).mode & 0o777).toBe(0o600);
 
     const second = await serve(home);
-    expect(second.line).toBe(`compile cache: used ${join(directory, file!)}`);
+    expect(second.line).toBe(`codemode-mcp: compile cache: used ${join(directory, file!)}`);
     await servesAndCloses(second.server);
     expect(cacheFiles(home)).toEqual([file]);
   });
@@ -63,11 +63,13 @@ describe("V8's code cache of the server's bundle", () => {
     writeFileSync(path, garbage);
 
     const second = await serve(home);
-    expect(second.line).toMatch(/^compile cache: V8 rejected the file \(another Node build or other V8 flags\); wrote /);
+    expect(second.line).toMatch(
+      /^codemode-mcp: compile cache: V8 rejected the file \(another Node build or other V8 flags\); wrote /,
+    );
     await servesAndCloses(second.server);
     expect(readFileSync(path).equals(garbage)).toBe(false);
     const third = await serve(home);
-    expect(third.line).toBe(`compile cache: used ${path}`);
+    expect(third.line).toBe(`codemode-mcp: compile cache: used ${path}`);
     await third.server.close();
   });
 
@@ -99,7 +101,7 @@ describe("V8's code cache of the server's bundle", () => {
     utimesSync(path, monthAgo, monthAgo);
 
     const second = await serve(home);
-    expect(second.line).toBe(`compile cache: used ${path}`);
+    expect(second.line).toBe(`codemode-mcp: compile cache: used ${path}`);
     await second.server.close();
     expect(statSync(path).mtimeMs).toBeGreaterThan(monthAgo.getTime() + 86_400_000);
   });
@@ -110,7 +112,7 @@ describe("V8's code cache of the server's bundle", () => {
     writeFileSync(notADirectory, '');
     const { server, line } = await serve(notADirectory);
     expect(line).toMatch(
-      /^compile cache: none yet; could not write .*a-file\/codemode-mcp\/compile-cache\/server-.*\.cache \(.*\); each start compiles the server's bundle again \(set XDG_CACHE_HOME to a directory you can write to, or NODE_DISABLE_COMPILE_CACHE=1 to stop trying\)$/,
+      /^codemode-mcp: compile cache: none yet; could not write .*a-file\/codemode-mcp\/compile-cache\/server-.*\.cache \(.*\); each start compiles the server's bundle again \(set XDG_CACHE_HOME to a directory you can write to, or NODE_DISABLE_COMPILE_CACHE=1 to stop trying\)$/,
     );
     await servesAndCloses(server);
   });
@@ -118,7 +120,7 @@ describe("V8's code cache of the server's bundle", () => {
   test('NODE_DISABLE_COMPILE_CACHE=1 turns it off: nothing is read or written', async () => {
     const home = makeTempDir('cache');
     const { server, line } = await serve(home, { NODE_DISABLE_COMPILE_CACHE: '1' });
-    expect(line).toBe('compile cache: off (NODE_DISABLE_COMPILE_CACHE=1)');
+    expect(line).toBe('codemode-mcp: compile cache: off (NODE_DISABLE_COMPILE_CACHE=1)');
     await servesAndCloses(server);
     expect(readdirSync(home)).toEqual([]);
   });

@@ -111,7 +111,7 @@ describe('credentials over plain http to another machine are refused unless the 
     child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
     expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
     expect(stderr).toContain(
-      `codemode-mcp: won't sign in to "api" (http://api.example.invalid/mcp): its URL is plain http to another machine`,
+      `codemode-mcp: LOGIN_FAILED: won't sign in to "api" (http://api.example.invalid/mcp): its URL is plain http to another machine`,
     );
   });
 });

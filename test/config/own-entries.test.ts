@@ -60,7 +60,7 @@ describe('an entry that runs codemode-mcp itself', () => {
     const { kept, skipped } = skipOwnEntries(upstreams, BIN);
     expect(kept.map((upstream) => upstream.name)).toEqual(['memory', 'remote']);
     expect(skipped).toEqual([
-      'codemode-mcp: upstream "codemode" is codemode-mcp itself (npx -y codemode-mcp --config claude_desktop_config.json): ' +
+      'upstream "codemode" is codemode-mcp itself (npx -y codemode-mcp --config claude_desktop_config.json): ' +
         'skipped, since it would start these same upstreams again, and so on without end; list the servers to front in a config without it',
     ]);
   });
@@ -80,7 +80,7 @@ describe('an entry that runs codemode-mcp itself', () => {
     if (isCliExit(invocation)) throw new Error(invocation.stderr);
     expect(invocation.upstreams.map((upstream) => upstream.name)).toEqual(['memory']);
     expect(invocation.skippedUpstreams).toEqual([
-      `codemode-mcp: upstream "codemode" is codemode-mcp itself (node ${BIN} --config \${workspaceFolder}/.vscode/mcp.json): ` +
+      `upstream "codemode" is codemode-mcp itself (node ${BIN} --config \${workspaceFolder}/.vscode/mcp.json): ` +
         'skipped, since it would start these same upstreams again, and so on without end; list the servers to front in a config without it',
     ]);
     // Anywhere else, a VS Code variable is still refused, saying what it is.

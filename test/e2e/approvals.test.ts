@@ -118,9 +118,7 @@ describe('a 2025 client whose person answers', () => {
     const result = await server.run({
       code: 'try { await tools.delete_item({ id: "b" }) } catch (e) { return e.name + ": " + e.message }',
     });
-    expect(valueOf(result)).toBe(
-      'ToolRefused: APPROVAL_DENIED: delete_item was refused: a person denied it. Nothing was sent; it is safe to retry later.',
-    );
+    expect(valueOf(result)).toBe('ToolRefused: APPROVAL_DENIED: delete_item was refused: a person denied it. Nothing was sent.');
     expect(setup.deleted()).toEqual([]);
     expect(textOf(result)).toContain('calls: 0 answered, 1 denied by a person');
     expect(setup.audit()).toContainEqual(expect.objectContaining({ tool: 'delete_item', approval: 'denied', calls: 1 }));
@@ -209,12 +207,12 @@ describe('a 2025 client whose person answers', () => {
     at.answerWith(() => choose('review'));
     expect(valueOf(await server.run({ code }))).toBe(
       'APPROVAL_DENIED: delete_item was refused: the answer to its question allowed nothing (its decision was "review", ' +
-        'which a question about one call does not offer). Nothing was sent; it is safe to retry later.',
+        'which a question about one call does not offer). Nothing was sent.',
     );
     at.answerWith(() => ({ action: 'accept', content: { decision: 'allow-owner', minutes: 0 } }));
     expect(valueOf(await server.run({ code }))).toBe(
       'APPROVAL_DENIED: delete_item was refused: the answer to its question allowed nothing (its minutes was number 0). ' +
-        'Nothing was sent; it is safe to retry later.',
+        'Nothing was sent.',
     );
     expect(at.questions).toHaveLength(2);
     expect(setup.deleted()).toEqual([]);

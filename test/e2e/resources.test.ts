@@ -69,8 +69,8 @@ for (const uri of ["nope://x", "test://static/c"]) {
 return out`,
     });
     expect(valueOf(result)).toEqual([
-      'ToolRefused: RESOURCE_UNKNOWN: resources.read("nope://x") was refused: no upstream lists this URI or a resource template that matches it; resources.list() and resources.templates() show what can be read. Nothing was sent; it is safe to retry later.',
-      'ToolRefused: RESOURCE_DENIED: resources.read("test://static/c") was refused: the config\'s resources policy of upstream "res" does not allow this URI. Nothing was sent; it is safe to retry later.',
+      'ToolRefused: RESOURCE_UNKNOWN: resources.read("nope://x") was refused: no upstream lists this URI or a resource template that matches it; resources.list() and resources.templates() show what can be read. Nothing was sent.',
+      'ToolRefused: RESOURCE_DENIED: resources.read("test://static/c") was refused: the config\'s resources policy of upstream "res" does not allow this URI. Nothing was sent.',
     ]);
     expect(textOf(result)).toMatch(/^calls: 0 answered, 2 refused \(never sent\)$/m);
   });

@@ -46,7 +46,7 @@ describe("a script's calls", () => {
     expect(refused!.message).toMatchObject({
       id: 2,
       kind: 'refused',
-      message: expect.stringMatching(/denied by the config.*safe to retry/),
+      message: 'TOOL_DENIED: echo was refused: denied by the config. Nothing was sent.',
     });
     child.receive({ t: 'end', status: 'finished', read: 2 });
     await script.ended;

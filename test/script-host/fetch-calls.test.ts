@@ -173,9 +173,12 @@ describe('fetch in a script', () => {
       credential: { name: 'ToolRefused', code: 'FETCH_CREDENTIAL' },
       network: {
         name: 'TypeError',
-        message: expect.stringMatching(new RegExp(`^fetch GET ${closedOrigin}/x failed: .*ECONNREFUSED`)),
+        message: expect.stringMatching(new RegExp(`^FETCH_FAILED: fetch GET ${closedOrigin}/x failed: .*ECONNREFUSED`)),
       },
-      relative: { name: 'TypeError', message: 'fetch GET /x failed: it is not an absolute http:// or https:// URL' },
+      relative: {
+        name: 'TypeError',
+        message: 'FETCH_FAILED: fetch GET /x failed: it is not an absolute http:// or https:// URL',
+      },
     });
     expect(api.seen).toEqual([]);
   });

@@ -122,7 +122,7 @@ describe("a script's limits", () => {
     );
     const [isRefused, name, message] = JSON.parse(ret.value!) as [boolean, string, string];
     expect([isRefused, name]).toEqual([true, 'ToolRefused']);
-    expect(message).toMatch(/denied by the config.*safe to retry/);
+    expect(message).toBe('TOOL_DENIED: echo was refused: denied by the config. Nothing was sent.');
   });
 
   it('counts a refused call as refused, not answered', async () => {

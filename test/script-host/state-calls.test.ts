@@ -4,14 +4,9 @@
  * Map here; the backends have their own tests (test/state/).
  */
 import { describe, expect, it } from 'vitest';
-import { RefusedError } from '../../src/support/errors.js';
+import { StateError } from '../../src/state/state-error.js';
 import type { StateCaller, StateRequest } from '../../src/script-host/apis.js';
 import { runScript } from '../support/scripts.js';
-
-class LimitError extends RefusedError {
-  override readonly name = 'LimitError';
-  readonly code = 'STATE_LIMIT';
-}
 
 /** One principal's state in a Map of JSON text, and every request as the server got it. */
 function mapState(): { readonly callState: StateCaller; readonly seen: StateRequest[]; readonly values: Map<string, string> } {
@@ -25,7 +20,7 @@ function mapState(): { readonly callState: StateCaller; readonly seen: StateRequ
         return json === undefined ? {} : { value: JSON.parse(json) as unknown };
       }
       case 'state.store':
-        if (request.key === 'too-big') throw new LimitError('STATE_LIMIT: the value is past stateValueMaxBytes');
+        if (request.key === 'too-big') throw new StateError('STATE_VALUE_TOO_LARGE', 'the value is past stateValueMaxBytes');
         if (request.key === 'broken') throw new Error('EACCES: permission denied');
         values.set(request.key, JSON.stringify(request.value));
         return null;
@@ -176,7 +171,7 @@ describe('store and load in a script', () => {
        return { caught, fine: await load("fine"), big: await load("too-big") };`,
       state.callState,
     );
-    expect(value).toEqual({ caught: 'ToolRefused: STATE_LIMIT: the value is past stateValueMaxBytes', fine: 1 });
+    expect(value).toEqual({ caught: 'ToolRefused: STATE_VALUE_TOO_LARGE: the value is past stateValueMaxBytes', fine: 1 });
   });
 
   it('throws ToolRefused saying STATE_FAILED when the backend fails, naming the call', async () => {
@@ -193,7 +188,7 @@ describe('store and load in a script', () => {
   it('refuses each call saying so when the server gives the script no state', async () => {
     const caught = await valueOf(`try { await load("k"); return "no error" } catch (e) { return e.name + ": " + e.message }`);
     expect(caught).toBe(
-      'ToolRefused: STATE_OFF: load("k") was refused: this server was started without memory between scripts. Nothing was sent; it is safe to retry later.',
+      'ToolRefused: STATE_OFF: load("k") was refused: this server was started without memory between scripts. Nothing was sent.',
     );
   });
 

@@ -324,7 +324,7 @@ describe.each(backends)('the $name state store', (backend) => {
       expect(error.code).toBe('STATE_UNAVAILABLE');
       expect(error.message).toBe(
         `STATE_UNAVAILABLE: the state store at redis://127.0.0.1:${port} can't be reached (connect ECONNREFUSED 127.0.0.1:${port}); ` +
-          'nothing was read or written; try again once it is back',
+          'nothing was read or written; it is safe to retry once the store can be reached again',
       );
       expect((await refusal(store.keys(principal()))).code).toBe('STATE_UNAVAILABLE');
     },
@@ -338,7 +338,7 @@ describe.each(backends)('the $name state store', (backend) => {
     expect(error.code).toBe('STATE_UNAVAILABLE');
     expect(error.message).toMatch(
       new RegExp(
-        `^STATE_UNAVAILABLE: the state directory ${file} could not be read or written \\(ENOTDIR: .*\\); fix the directory or free space, then try again$`,
+        `^STATE_UNAVAILABLE: the state directory ${file} could not be read or written \\(ENOTDIR: .*\\); fix the directory or free space; it is safe to retry once the store can be reached again$`,
       ),
     );
   });

@@ -29,7 +29,7 @@ describe('translateCallFailure', () => {
     const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
     expect(translateCallFailure(closed, { ...call, lost: 'exited' })).toMatchObject({
       code: 'UPSTREAM_LOST',
-      message: 'upstream up exited while the call to up__t was in flight; the call may have taken effect',
+      message: 'UPSTREAM_LOST: upstream up exited while the call to up__t was in flight; the call may have taken effect',
     });
     expect(translateCallFailure(closed, { ...call, lost: 'stopped answering' })).toMatchObject({ code: 'UPSTREAM_LOST' });
   });
@@ -54,7 +54,8 @@ describe('the upstream errors', () => {
       name: 'UpstreamStartError',
       code: 'UPSTREAM_START_FAILED',
       signInNeeded: false,
-      message: 'it exited during startup; its stderr last said: "npm error code E404"',
+      text: 'it exited during startup; its stderr last said: "npm error code E404"',
+      message: 'UPSTREAM_START_FAILED: it exited during startup; its stderr last said: "npm error code E404"',
     });
     const timedOut = new UpstreamStartError(
       inMemorySpec('up'),
@@ -63,7 +64,7 @@ describe('the upstream errors', () => {
       { startTimeoutMs: 1_000 },
       undefined,
     );
-    expect(timedOut.message).toBe('it did not answer within 1 s (upstreamStartTimeoutMs)');
+    expect(timedOut.text).toBe('it did not answer within 1 s (upstreamStartTimeoutMs)');
     expect(new SignInNeededError('expired')).toMatchObject({ name: 'SignInNeededError', code: 'SIGN_IN_NEEDED' });
     expect(new LoginError('no')).toMatchObject({ name: 'LoginError', code: 'LOGIN_FAILED' });
     expect(new LoginError('no')).toBeInstanceOf(CodemodeError);

@@ -26,7 +26,7 @@ describe('close', () => {
     // Watched before the close: the call may fail while close() is still ending the process group.
     const failed = expect(hub.callTool('hang', {})).rejects.toMatchObject({
       code: 'UPSTREAM_LOST',
-      message: 'upstream rec was closed while the call to hang was in flight; the call may have taken effect',
+      message: 'UPSTREAM_LOST: upstream rec was closed while the call to hang was in flight; the call may have taken effect',
     });
     await hub.close();
     await failed;

@@ -23,7 +23,7 @@ describe('a denied tool', () => {
     expect(refusal).toBeInstanceOf(ToolRefusedError);
     expect(refusal).toMatchObject({ code: 'TOOL_DENIED', tool: 'secret' });
     expect((refusal as Error).message).toBe(
-      'TOOL_DENIED: secret was refused: the config does not allow tool "secret" of upstream "rec". Nothing was sent; it is safe to retry later.',
+      'TOOL_DENIED: secret was refused: the config does not allow tool "secret" of upstream "rec". Nothing was sent.',
     );
 
     expect(textOf(await hub.callTool('echo', { text: 'hi' }))).toBe('hi');

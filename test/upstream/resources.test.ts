@@ -53,7 +53,7 @@ describe('an upstream with resources', () => {
     expect(refusal).toBeInstanceOf(ToolRefusedError);
     expect((refusal as Error).message).toBe(
       'RESOURCE_UNKNOWN: resources.read("nope://x") was refused: no upstream lists this URI or a resource template that matches it; ' +
-        'resources.list() and resources.templates() show what can be read. Nothing was sent; it is safe to retry later.',
+        'resources.list() and resources.templates() show what can be read. Nothing was sent.',
     );
     const failure = await scratch.hub.readResource('test://fail', 'read').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ProtocolError);
@@ -96,7 +96,7 @@ describe('an upstream with resources', () => {
       .catch((error: unknown) => error);
     expect(tooLarge).toBeInstanceOf(ResultTooLargeError);
     expect((tooLarge as Error).message).toMatch(
-      /^upstream res answered the call to resources\.read\("test:\/\/big\/20000000"\), but its result came as a message of \d+ bytes/,
+      /^RESULT_TOO_LARGE: upstream res answered the call to resources\.read\("test:\/\/big\/20000000"\), but its result came as a message of \d+ bytes/,
     );
     expect(textOfRead(await scratch.hub.readResource('test://big/3', 'r'))).toBe('xxx');
   });

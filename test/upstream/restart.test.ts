@@ -33,7 +33,7 @@ describe('an upstream that dies', () => {
     expect(error).toBeInstanceOf(UpstreamLostError);
     expect(error).not.toBeInstanceOf(ToolRefusedError);
     expect((error as Error).message).toBe(
-      'upstream rec exited while the call to die was in flight; the call may have taken effect',
+      'UPSTREAM_LOST: upstream rec exited while the call to die was in flight; the call may have taken effect',
     );
     expect(lines).toContain(`codemode-mcp: upstream "rec" exited; restarting in 0.25 s`);
 

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import type { Log } from '../../support/log.js';
+import { Logger, type Log } from '../../support/log.js';
 import { LOOPBACK_HOST, LoopbackListener } from './loopback-listener.js';
 import { PAGE_ENDED_KEPT_MS, PageLinks, type LinkEnd, type PageAnswer, type PageLink, type PageQuestion } from './page-links.js';
 import { APPROVE_PATH, servePageRequest, type PageServing } from './page-requests.js';
@@ -90,10 +90,9 @@ export class ApprovalPage {
     const prefix =
       this.options.place.kind === 'route' && this.options.place.instance !== undefined ? `${this.options.place.instance}.` : '';
     const url = `${origin}${APPROVE_PATH}${prefix}${token}`;
-    this.options.log(
-      `codemode-mcp: approval page: link #${link.digest} for ${question.calls().length} call(s) of ${question.tool.name} by script ${question.script}`,
-      'info',
-    );
+    Logger.of(this.options.log)
+      .child('approval page')
+      .info(`link #${link.digest} for ${question.calls().length} call(s) of ${question.tool.name} by script ${question.script}`);
     const decided = new Promise<ElicitResult>((resolve, reject) => {
       const onAbort = (): void => {
         const expired = isTimeout(signal.reason) || (this.options.now ?? Date.now)() >= link.expiresAt;

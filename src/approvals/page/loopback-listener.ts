@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Log } from '../../support/log.js';
+import { Logger, type Log } from '../../support/log.js';
 
 /** Where the stdio listener binds: this machine only. */
 export const LOOPBACK_HOST = '127.0.0.1';
@@ -59,10 +59,9 @@ export class LoopbackListener {
   private async start(): Promise<string> {
     const server = createServer((req, res) => {
       this.options.handle(req, res).catch((error: unknown) => {
-        this.options.log(
-          `codemode-mcp: approval page: could not answer: ${error instanceof Error ? error.message : String(error)}`,
-          'error',
-        );
+        Logger.of(this.options.log)
+          .child('approval page')
+          .error(`could not answer: ${error instanceof Error ? error.message : String(error)}`);
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-store' });
         res.end('Internal error: see the server log');
       });
@@ -84,13 +83,13 @@ export class LoopbackListener {
     // A server in the background: its connections must not keep a finished process alive.
     server.unref();
     const origin = this.originNow!;
-    this.options.log(`codemode-mcp: approval page listening at ${origin}`, 'info');
+    Logger.of(this.options.log).info(`approval page listening at ${origin}`);
     return origin;
   }
 
   private async closeIdle(): Promise<void> {
     await this.close();
-    this.options.log('codemode-mcp: approval page closed: no question has been open for a while', 'info');
+    Logger.of(this.options.log).info('approval page closed: no question has been open for a while');
     this.options.onIdleClose();
   }
 }

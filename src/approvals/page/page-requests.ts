@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
-import type { Log } from '../../support/log.js';
+import { Logger, type Log } from '../../support/log.js';
 import { APPROVAL_GRANT_MAX_MINUTES } from '../approval-question.js';
 import { PAGE_CSP, renderEnded, renderQuestion, renderRefused, renderUnknown } from './page-html.js';
 import { PAGE_CHOICES, digestOf, type PageAnswer, type PageChoice, type PageLinks } from './page-links.js';
@@ -90,7 +90,7 @@ export async function servePageRequest(req: IncomingMessage, res: ServerResponse
   const refusal = crossSite(req, serving);
   const digest = token === undefined ? 'unknown' : digestOf(token);
   if (refusal !== undefined) {
-    serving.log(`codemode-mcp: approval page: refused a decision for link #${digest}: ${refusal}`, 'warn');
+    Logger.of(serving.log).child('approval page').warn(`refused a decision for link #${digest}: ${refusal}`);
     return send(res, 403, renderRefused(`This decision did not come from this server's own page (${refusal}).`), true);
   }
   const form = await readForm(req);
@@ -101,7 +101,7 @@ export async function servePageRequest(req: IncomingMessage, res: ServerResponse
   if (token === undefined) return send(res, 404, renderUnknown());
   const decided = serving.links.decide(token, { formToken: form.get('form') ?? '', bound: form.get('bound') ?? '' }, answer);
   if (typeof decided === 'object') {
-    serving.log(`codemode-mcp: approval page: link #${decided.digest} decided on the page: ${answer.choice}`, 'info');
+    Logger.of(serving.log).child('approval page').info(`link #${decided.digest} decided on the page: ${answer.choice}`);
     serving.onDecided?.(decided.digest);
     // Post/redirect/get: the link's own page now says what was decided, and a reload posts nothing again.
     res.writeHead(303, { ...HEADERS, Location: `${APPROVE_PATH}${encodeURIComponent(id)}`, 'Content-Length': 0 });
@@ -121,7 +121,7 @@ export async function servePageRequest(req: IncomingMessage, res: ServerResponse
       renderRefused('More calls are waiting than the page you answered showed: reload it to see them all, then decide.'),
     );
   }
-  serving.log(`codemode-mcp: approval page: refused a decision for link #${digest}: its form token is not the page's`, 'warn');
+  Logger.of(serving.log).child('approval page').warn(`refused a decision for link #${digest}: its form token is not the page's`);
   return send(res, 403, renderRefused("This decision did not come from this link's own page."));
 }
 

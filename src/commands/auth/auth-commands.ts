@@ -9,21 +9,23 @@ import { upstreamReadLimit } from '../../upstream/transport/read-limit.js';
 import type { CliInvocation } from '../../cli/parse-cli.js';
 import { readPackageVersion } from '../../cli/package-version.js';
 import { listenForEndSignals, signalExitCode } from '../../support/end-signals.js';
+import { Logger } from '../../support/log.js';
 
 export async function runAuthCommand(
   invocation: CliInvocation,
   log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
 ): Promise<number> {
   const spec = invocation.upstreams[0] as RemoteUpstreamSpec;
+  const say = Logger.of(log);
   if (invocation.command === 'logout') {
-    log(logout(spec));
+    say.info(logout(spec));
     return 0;
   }
   const aborter = new AbortController();
   const signals = listenForEndSignals((line) => log(line));
   void signals.first.then((signal) => aborter.abort(new Error(`interrupted (${signal})`)));
   try {
-    log(
+    say.info(
       await login(spec, {
         log,
         openBrowser: invocation.openBrowser === false ? async () => {} : openBrowser,
@@ -36,7 +38,7 @@ export async function runAuthCommand(
     return 0;
   } catch (error) {
     if (!(error instanceof LoginError)) throw error;
-    log(error.message);
+    say.error(error.message);
     return signals.received === undefined ? 1 : signalExitCode(signals.received);
   } finally {
     signals.dispose();

@@ -8,7 +8,7 @@
 import type { ChildPool, PoolChild } from '../../scripts/child-pool.js';
 import { formatSettingValue, SETTINGS, type Settings } from '../../config/settings.js';
 import type { EndSignal } from '../../support/end-signals.js';
-import type { Log } from '../../support/log.js';
+import { Logger, type Log } from '../../support/log.js';
 import { settleWithin } from '../../support/settle.js';
 
 export interface DrainDeps {
@@ -22,7 +22,8 @@ export interface DrainDeps {
 
 /** Drains on SIGTERM when drainGraceMs is above 0; any other signal, or a grace of 0, shuts down at once. */
 export async function drainOnSigterm(deps: DrainDeps, signal: EndSignal, hurry: AbortSignal): Promise<void> {
-  const { supply, settings, log } = deps;
+  const { supply, settings } = deps;
+  const log = Logger.of(deps.log);
   if (signal !== 'SIGTERM' || settings.drainGraceMs === 0) return;
   deps.began();
   const running = (): string => {
@@ -31,15 +32,15 @@ export async function drainOnSigterm(deps: DrainDeps, signal: EndSignal, hurry: 
   };
   const grace = formatSettingValue(SETTINGS.drainGraceMs, settings.drainGraceMs);
   const idle = supply.drain(drainRefusal(deps.instanceId));
-  log(
-    `codemode-mcp: draining (SIGTERM): no new sessions or scripts; ${running()} may go on ending for up to ${grace} ` +
+  log.info(
+    `draining (SIGTERM): no new sessions or scripts; ${running()} may go on ending for up to ${grace} ` +
       '(drainGraceMs) to end, then the shutdown stops those left; a second SIGTERM shuts down now',
   );
   const outcome = await settleWithin(idle, { ms: settings.drainGraceMs, signal: hurry, ref: true });
-  log(
+  log.info(
     outcome === 'settled'
-      ? 'codemode-mcp: drained: every running script has ended'
-      : `codemode-mcp: ${outcome === 'timeout' ? `drain grace (${grace}) over` : 'drain cut short by a second signal'}: ` +
+      ? 'drained: every running script has ended'
+      : `${outcome === 'timeout' ? `drain grace (${grace}) over` : 'drain cut short by a second signal'}: ` +
           `the shutdown stops the ${running()} left`,
   );
 }

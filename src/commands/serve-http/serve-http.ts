@@ -23,7 +23,7 @@ import { TokenTable } from '../../http/tokens-file.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals, type BeforeShutdown } from '../serve-shutdown.js';
 import { drainOnSigterm } from './drain.js';
 import { startObserving, startServing } from '../serve-startup.js';
-import { processLog, type Log } from '../../support/log.js';
+import { Logger, processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { httpSaving } from '../../skills/skills-api.js';
 import { buildServedParts } from '../served-parts.js';
@@ -38,6 +38,7 @@ export const HEALTH_PATH = '/healthz';
 
 /** Serves until SIGINT/SIGTERM, then exits the process. Resolves once listening. */
 export async function serveHttp(invocation: CliInvocation, http: HttpOptions, log: Log = processLog): Promise<void> {
+  const said = Logger.of(log);
   const version = readPackageVersion();
   const { settings } = invocation;
   const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings });
@@ -49,7 +50,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   // Read before anything starts: a file that can't be used stops the start with nothing to undo.
   const tokens = await readTokens(settings.httpTokensFile, log);
   if (tokens === 'refused') {
-    log('codemode-mcp: not serving: its tokens file cannot be used', 'error');
+    said.error('not serving: its tokens file cannot be used');
     await observability.close();
     process.exitCode = EXIT_FAILURE;
     return;
@@ -67,7 +68,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       listener?.close();
       await sessions.endAll('the server is shutting down');
       const stopped = await sessionless.close();
-      if (stopped.length > 0) log(`codemode-mcp: scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
+      if (stopped.length > 0) said.info(`scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
       await supply.close();
       listing.close();
       await approvalPage.close();
@@ -78,7 +79,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     await observability.close();
   }, log);
 
-  collectWhenIdle((line) => log(line, 'debug'));
+  collectWhenIdle(said);
   // Upstreams and pool start now, not at a first initialize: an HTTP server is started to be used.
   const { supply, ready } = startServing(
     hub,
@@ -101,7 +102,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     version,
   });
   if (settings.approvalOpenBrowser) {
-    log('codemode-mcp: approvalOpenBrowser opens links over stdio only; over --http the link goes through the client', 'warn');
+    said.warn('approvalOpenBrowser opens links over stdio only; over --http the link goes through the client');
   }
   // What 2025 sessions and 2026-07-28 callers both are served with.
   const served = {
@@ -173,9 +174,8 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
 
   listener = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      log(
-        `codemode-mcp: internal error answering ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? error.stack : String(error)}`,
-        'error',
+      said.error(
+        `internal error answering ${req.method ?? ''} ${req.url ?? ''}: ${error instanceof Error ? error.stack : String(error)}`,
       );
       if (!res.headersSent) sendRefusal(res, httpRefusal(500, 'Internal Server Error: see the server log', {}, -32603));
       else res.end();
@@ -188,16 +188,13 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       resolve();
     });
   }).catch((error: unknown) => {
-    log(
-      `codemode-mcp: cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`,
-      'error',
-    );
+    said.error(`cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`);
     return shutDown('it cannot listen', EXIT_FAILURE);
   });
   const address = listener.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  log(
-    `codemode-mcp ${version}: serving MCP over HTTP at http://${shownHost}:${address.port}${MCP_PATH}` +
+  said.info(
+    `version ${version}: serving MCP over HTTP at http://${shownHost}:${address.port}${MCP_PATH}` +
       `${http.instanceId !== undefined ? ` as instance ${http.instanceId}` : ''}${http.token !== undefined ? ', bearer token required' : ''}`,
   );
 }
@@ -217,22 +214,23 @@ async function readTokens(
   log: Log,
 ): Promise<{ table: TokenTable; reload(): Promise<void> } | 'refused' | undefined> {
   if (path === null) return undefined;
+  const said = Logger.of(log);
   try {
     const holder = {
       table: await TokenTable.read(path),
       async reload(): Promise<void> {
         try {
           holder.table = await TokenTable.read(path);
-          log(`codemode-mcp: read the tokens file again on SIGHUP: ${holder.table.size} principals`);
+          said.info(`read the tokens file again on SIGHUP: ${holder.table.size} principals`);
         } catch (error) {
-          log(`codemode-mcp: on SIGHUP, kept the tokens read before: ${(error as Error).message}`, 'error');
+          said.error(`on SIGHUP, kept the tokens read before: ${(error as Error).message}`);
         }
       },
     };
-    log(`codemode-mcp: ${holder.table.size} principals in the tokens file ${path}`);
+    said.info(`${holder.table.size} principals in the tokens file ${path}`);
     return holder;
   } catch (error) {
-    log(`codemode-mcp: ${(error as Error).message}`, 'error');
+    said.error((error as Error).message);
     return 'refused';
   }
 }

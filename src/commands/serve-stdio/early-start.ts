@@ -21,7 +21,7 @@ import {
   scriptProcessOptions,
   spawnScriptProcess,
 } from '../../script-host/script-process.js';
-import { processLog } from '../../support/log.js';
+import { Logger } from '../../support/log.js';
 import { settleWithin } from '../../support/settle.js';
 import { upstreamEnvironment } from '../../upstream/transport/environment.js';
 import { discardEarlyUpstreams, offerEarlyUpstream, spawnUpstreamProcess } from '../../upstream/transport/upstream-process.js';
@@ -120,9 +120,8 @@ function spawnAhead({ upstreams, settings }: CliInvocation): void {
   const children = Math.min(settings.pool, EARLY_POOL_CHILDREN);
   const options = scriptProcessOptions(settings, true);
   for (let child = 0; child < children; child++) offerEarlyScriptProcess(options, spawnScriptProcess(options));
-  processLog(
-    `codemode-mcp: the client's first message is initialize: ${spawned} stdio upstream${spawned === 1 ? '' : 's'} and ` +
+  Logger.of().debug(
+    `the client's first message is initialize: ${spawned} stdio upstream${spawned === 1 ? '' : 's'} and ` +
       `${children} pooled script child${children === 1 ? '' : 'ren'} started before the server's modules are evaluated`,
-    'debug',
   );
 }

@@ -20,7 +20,7 @@ import type { EarlyStart } from './early-start.js';
 import { RequestGate } from '../../mcp/request-gate.js';
 import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
 import { startObserving, startServing } from '../serve-startup.js';
-import { processLog, type Log } from '../../support/log.js';
+import { Logger, processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
 import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
 import { buildServedParts } from '../served-parts.js';
@@ -57,6 +57,7 @@ export async function serveStdio(
   log: Log = processLog,
   io: ServeIo = PROCESS_IO,
 ): Promise<void> {
+  const said = Logger.of(log);
   const version = readPackageVersion();
   const hub = new UpstreamHub(invocation.upstreams, {
     clientInfo: { name: 'codemode-mcp', version },
@@ -114,17 +115,14 @@ export async function serveStdio(
       ? {
           openBrowser: (url: string) =>
             void openBrowser(url).catch((error: unknown) =>
-              log(
-                `codemode-mcp: approval page: could not open a browser (${String(error)}); the link is in the script's answer`,
-                'warn',
-              ),
+              said.child('approval page').warn(`could not open a browser (${String(error)}); the link is in the script's answer`),
             ),
         }
       : {}),
     version,
   });
   if (invocation.settings.approvalPageUrl !== null) {
-    log('codemode-mcp: approvalPageUrl is for --http; over stdio approval links name the local listener (127.0.0.1)', 'warn');
+    said.warn('approvalPageUrl is for --http; over stdio approval links name the local listener (127.0.0.1)');
   }
   /** The connection's session; a `server/discover` probe's session, discarded when the client goes on with `initialize`, ends before the next. */
   let session: ClientSession | undefined;
@@ -154,7 +152,7 @@ export async function serveStdio(
 
   if (io.ownsProcess) {
     shutDownOnSignals(shutDown, log);
-    collectWhenIdle((line) => log(line, 'debug'));
+    collectWhenIdle(said);
   }
 
   const { maxMessageBytes } = invocation.settings;
@@ -167,21 +165,22 @@ export async function serveStdio(
     maxMessageBytes,
     log,
   });
-  if (io.terminal === true) log(waitingForAClient(version, invocation.upstreams.length));
+  if (io.terminal === true) said.info(waitingForAClient(version, invocation.upstreams.length));
   early?.stopWatching();
   serveStdioConnection(({ era }) => openSession(era).server, {
     transport,
-    onerror: (error) => log(`codemode-mcp: ${error.message}`, 'warn'),
+    onerror: (error) => said.warn(error.message),
   });
 }
 
 /**
- * What a person who ran the server in a terminal reads: it serves one MCP client over stdin and
- * stdout, which a client starts it to do, and it starts nothing until that client says hello.
+ * What a person who ran the server in a terminal reads (a line of the log, after its prefix): it
+ * serves one MCP client over stdin and stdout, which a client starts it to do, and it starts
+ * nothing until that client says hello.
  */
-export function waitingForAClient(version: string, upstreams: number): string {
+function waitingForAClient(version: string, upstreams: number): string {
   return (
-    `codemode-mcp ${version}: serving MCP over stdio, waiting for an MCP client's messages on stdin. An MCP client ` +
+    `version ${version}: serving MCP over stdio, waiting for an MCP client's messages on stdin. An MCP client ` +
     "(Claude Desktop, Claude Code, Cursor, VS Code) runs this command itself: add it to the client's config " +
     '(README, "Add it to a client"); to try it by hand, the MCP Inspector runs it the same way ' +
     '(README, "Try it with the MCP Inspector"). ' +

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { CliInvocation } from '../../cli/parse-cli.js';
-import { PROGRAM_NAME } from '../../cli/help-text.js';
+import { prefixLine } from '../../support/log.js';
 import { SkillError } from '../../skills/skill-error.js';
 import { skillsDirectory } from '../../skills/skills-directory.js';
 import { SKILL_MANIFEST, CODE_FILES, SkillsLibrary, type SkillListing, type SkillRecord } from '../../skills/skills-library.js';
@@ -48,7 +48,7 @@ export async function runSkillsCommand(invocation: CliInvocation, output: Skills
     }
   } catch (error) {
     if (!(error instanceof SkillError)) throw error;
-    output.stderr(`${PROGRAM_NAME}: ${error.message}\n`);
+    output.stderr(`${prefixLine(error.message)}\n`);
     return error.code === 'SKILL_NAME_INVALID' ? EXIT_BAD_NAME : 1;
   }
 }
@@ -66,7 +66,7 @@ function renderListing(listing: SkillListing, directory: string): string {
 
 function renderProblems(listing: SkillListing): string {
   const count = listing.problems.length;
-  const lines = [`${PROGRAM_NAME}: ${count} folder${count === 1 ? ' is' : 's are'} not a usable skill:`];
+  const lines = [prefixLine(`${count} folder${count === 1 ? ' is' : 's are'} not a usable skill:`)];
   for (const { name, problems } of listing.problems) lines.push(`  ${name}: ${problems.join('; ')}`);
   return `${lines.join('\n')}\n`;
 }

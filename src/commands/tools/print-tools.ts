@@ -8,7 +8,7 @@ import { renderFetchPolicy } from '../../fetch/render-policy.js';
 import { startCommandHub } from '../one-shot-hub.js';
 import { closeLeavingNoProcess } from '../../support/process-tree.js';
 import { listenForEndSignals, signalExitCode, type EndSignals } from '../../support/end-signals.js';
-import { processLog, type Log } from '../../support/log.js';
+import { Logger, processLog, type Log } from '../../support/log.js';
 import { describeTokens } from '../../tokenize/tokens-note.js';
 import { tokenLabels } from '../../tokenize/token-text.js';
 
@@ -46,7 +46,7 @@ async function startAndPrint(invocation: CliInvocation, output: PrintToolsOutput
     const failed = statuses.filter((status) => status.state !== 'ready');
     const reasons = failed.map((status) => `  ${status.name}: ${status.reason ?? status.state}`).join('\n');
     if (failed.length === statuses.length) {
-      output.stderr(`codemode-mcp: no upstream server could start:\n${reasons}`, 'error');
+      Logger.of(output.stderr).error(`no upstream server could start:\n${reasons}`);
       return 1;
     }
     const { tokenize } = invocation.settings;
@@ -59,9 +59,8 @@ async function startAndPrint(invocation: CliInvocation, output: PrintToolsOutput
     );
     if (invocation.settings.fetch.length > 0) output.stdout(`\n${renderFetchPolicy(invocation.settings.fetch)}`);
     if (failed.length === 0) return 0;
-    output.stderr(
-      `codemode-mcp: ${failed.length} of ${statuses.length} upstream servers could not start, and their tools are not listed:\n${reasons}`,
-      'error',
+    Logger.of(output.stderr).error(
+      `${failed.length} of ${statuses.length} upstream servers could not start, and their tools are not listed:\n${reasons}`,
     );
     return 1;
   } finally {

@@ -45,7 +45,7 @@ export function describeAuthFailure(error: unknown, context: AuthFailureContext)
   const said = refusal === undefined ? '' : ` (it answered ${describeRefusal(refusal)})`;
   const interactive = (spec.oauth?.grant ?? 'authorization_code') === 'authorization_code';
   const signIn = `run: ${loginCommand(spec)}${context.offered === undefined ? '' : `, or ${context.offered}`}`;
-  if (error instanceof SignInNeededError) return `${error.message}${said}; ${signIn}`;
+  if (error instanceof SignInNeededError) return `${error.text}${said}; ${signIn}`;
   if (error instanceof ScopeRefusedError) {
     // Final: no sign-in was started or offered, and a login for the same account would be refused the same way.
     const wanted = error.requiredScope === undefined ? '' : ` scope "${cut(error.requiredScope)}"`;

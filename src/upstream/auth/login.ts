@@ -21,7 +21,7 @@ import { RefusalNotes } from './refusals.js';
 import { SignInFile } from './sign-in-file.js';
 import { cleartextSignInRefusal, signsInOverCleartext } from './cleartext-sign-in.js';
 import { inlineSecretWarning } from './upstream-auth.js';
-import { logFailure } from '../../support/log.js';
+import { logFailure, Logger } from '../../support/log.js';
 import { CodemodeError } from '../../support/errors.js';
 
 /** Sign-ins one login goes through (a first one, then more scope the server asks for) before it gives up. */
@@ -45,12 +45,15 @@ export interface LoginOptions {
 /** Thrown with a message that says what went wrong and what to do; the CLI prints it and exits 1. */
 export class LoginError extends CodemodeError {
   override readonly name = 'LoginError';
-  readonly code = 'LOGIN_FAILED';
+
+  constructor(text: string, options?: ErrorOptions) {
+    super('LOGIN_FAILED', text, options);
+  }
 }
 
 const TOOLS_PAGE = z.looseObject({ tools: z.array(z.unknown()) });
 
-/** Signs in and returns the line to print; throws LoginError. */
+/** Signs in and returns what to say, for a Logger to print; throws LoginError. */
 export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Promise<string> {
   const oauth = spec.oauth ?? DEFAULT_OAUTH;
   if (oauth.grant === 'client_credentials') {
@@ -59,9 +62,10 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
     );
   }
   if (signsInOverCleartext(spec)) {
-    throw new LoginError(`codemode-mcp: won't sign in to "${spec.name}" (${spec.url}): ${cleartextSignInRefusal()}`);
+    throw new LoginError(`won't sign in to "${spec.name}" (${spec.url}): ${cleartextSignInRefusal()}`);
   }
-  if (oauth.secretWrittenInline) options.log(inlineSecretWarning(spec));
+  const log = Logger.of(options.log);
+  if (oauth.secretWrittenInline) log.warn(inlineSecretWarning(spec));
   const directory = options.directory ?? authDirectory();
   const file = new SignInFile(directory, spec.url);
   const fetch = remoteFetch(spec, options);
@@ -77,10 +81,11 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
     onAuthorizationUrl: async (url) => {
       receiver ??= await LoopbackRedirect.listen(provider.redirectPort!, (state) => provider.knowsState(state));
       redirected = true;
+      // The person's instructions, not a log line: written as they are.
       options.log(`Sign in to "${spec.name}" in your browser; if none opens, open this link:\n\n  ${url.href}\n`);
       await options
         .openBrowser(url.href)
-        .catch((error: Error) => options.log(`codemode-mcp: could not open a browser (${error.message}); open the link above`));
+        .catch((error: Error) => log.warn(`could not open a browser (${error.message}); open the link above`));
     },
   });
   try {
@@ -94,15 +99,15 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
       const refusals = new RefusalNotes(provider);
       try {
         const count = await connectAndCount(spec, provider, refusals, options, signal);
-        return `codemode-mcp: signed in to "${spec.name}" (${spec.url}): ${count} tools. Kept in ${file.path}`;
+        return `signed in to "${spec.name}" (${spec.url}): ${count} tools. Kept in ${file.path}`;
       } catch (error) {
         if (!redirected || receiver === undefined) {
           const said = describeAuthFailure(error, { spec, refusal: refusals.last, oauth: true }) ?? messageWithCauses(error);
-          throw new LoginError(`codemode-mcp: could not sign in to "${spec.name}" (${spec.url}): ${said}`, { cause: error });
+          throw new LoginError(`could not sign in to "${spec.name}" (${spec.url}): ${said}`, { cause: error });
         }
         if (round === LOGIN_ROUNDS_MAX) {
           throw new LoginError(
-            `codemode-mcp: "${spec.name}" still asked for a sign-in after ${LOGIN_ROUNDS_MAX} sign-ins; the account may lack the access it wants`,
+            `"${spec.name}" still asked for a sign-in after ${LOGIN_ROUNDS_MAX} sign-ins; the account may lack the access it wants`,
           );
         }
       }
@@ -118,7 +123,7 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
           error instanceof DOMException && error.name === 'TimeoutError'
             ? `no sign-in came back within ${SIGN_IN_WAIT_MS / 60_000} min`
             : messageWithCauses(error);
-        throw new LoginError(`codemode-mcp: could not sign in to "${spec.name}": ${why}`, { cause: error });
+        throw new LoginError(`could not sign in to "${spec.name}": ${why}`, { cause: error });
       }
     }
   } finally {
@@ -126,12 +131,12 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
   }
 }
 
-/** Forgets the upstream's sign-in (its tokens and client registration); the line to print. */
+/** Forgets the upstream's sign-in (its tokens and client registration); what to say, for a Logger to print. */
 export function logout(spec: RemoteUpstreamSpec, directory: string = authDirectory()): string {
   const file = new SignInFile(directory, spec.url);
   return file.remove()
-    ? `codemode-mcp: signed out of "${spec.name}" (${spec.url}): removed ${file.path}`
-    : `codemode-mcp: no sign-in is kept for "${spec.name}" (${spec.url}); nothing to remove`;
+    ? `signed out of "${spec.name}" (${spec.url}): removed ${file.path}`
+    : `no sign-in is kept for "${spec.name}" (${spec.url}); nothing to remove`;
 }
 
 async function connectAndCount(

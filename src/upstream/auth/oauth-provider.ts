@@ -59,7 +59,10 @@ export interface ProviderOptions {
 /** Thrown where a token is needed and only a person signing in can provide one. */
 export class SignInNeededError extends CodemodeError {
   override readonly name = 'SignInNeededError';
-  readonly code = 'SIGN_IN_NEEDED';
+
+  constructor(why: string) {
+    super('SIGN_IN_NEEDED', why);
+  }
 }
 
 /**
@@ -69,7 +72,6 @@ export class SignInNeededError extends CodemodeError {
  */
 export class ScopeRefusedError extends CodemodeError {
   override readonly name = 'ScopeRefusedError';
-  readonly code = 'SCOPE_REFUSED';
 
   constructor(
     /** The scope the server's challenge named; undefined when it named none. */
@@ -78,6 +80,7 @@ export class ScopeRefusedError extends CodemodeError {
     readonly signedInScope: string | undefined,
   ) {
     super(
+      'SCOPE_REFUSED',
       `it refused the sign-in's token for want of scope${requiredScope === undefined ? '' : ` "${requiredScope}"`}, which the sign-in already ` +
         `${signedInScope === undefined ? 'had' : `asked for ("${signedInScope}")`}, so signing in again for it can't help`,
     );

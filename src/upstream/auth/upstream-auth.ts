@@ -17,7 +17,7 @@ import { finishSignIn } from './finish-sign-in.js';
 import { LoopbackRedirect, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
 import { DEFAULT_OAUTH, UpstreamOAuthProvider } from './oauth-provider.js';
 import { SignInFile } from './sign-in-file.js';
-import type { Log } from '../../support/log.js';
+import { Logger, type Log } from '../../support/log.js';
 
 export interface UpstreamAuthOptions {
   /** Who answers elicitation: the hub's relay to its client. */
@@ -58,7 +58,11 @@ export class UpstreamAuth {
   private readonly aborter = new AbortController();
   private readonly warned = new Set<string>();
 
-  constructor(private readonly options: UpstreamAuthOptions) {}
+  private readonly log: Logger;
+
+  constructor(private readonly options: UpstreamAuthOptions) {
+    this.log = Logger.of(options.log);
+  }
 
   /**
    * The upstream's OAuth provider, made at its first connection; undefined when its entry carries
@@ -75,7 +79,7 @@ export class UpstreamAuth {
     if (provider !== undefined) return provider;
     if (spec.oauth?.secretWrittenInline === true && !this.warned.has(spec.name)) {
       this.warned.add(spec.name);
-      this.options.log(inlineSecretWarning(spec), 'warn');
+      this.log.warn(inlineSecretWarning(spec));
     }
     provider = new UpstreamOAuthProvider({
       serverUrl: spec.url,
@@ -152,12 +156,11 @@ export class UpstreamAuth {
       .then(
         () => {
           this.signedInAt.set(spec.name, Date.now());
-          this.options.log(`codemode-mcp: upstream "${spec.name}": signed in; reconnecting`);
+          this.log.child(`upstream "${spec.name}"`).info('signed in; reconnecting');
           for (const listener of this.signedInListeners) listener(spec.name);
         },
         (error: Error) => {
-          if (!this.aborter.signal.aborted)
-            this.options.log(`codemode-mcp: upstream "${spec.name}": no sign-in: ${error.message}`, 'warn');
+          if (!this.aborter.signal.aborted) this.log.child(`upstream "${spec.name}"`).warn(`no sign-in: ${error.message}`);
         },
       )
       .finally(() => this.offers.delete(spec.name));
@@ -197,11 +200,11 @@ export class UpstreamAuth {
   }
 }
 
-/** The warning for a client secret written into the config file itself. */
+/** The warning for a client secret written into the config file itself (a line of the log, after its prefix). */
 export function inlineSecretWarning(spec: Pick<RemoteUpstreamSpec, 'name'>): string {
   const variable = `${spec.name.toUpperCase().replace(/-/g, '_')}_CLIENT_SECRET`;
   return (
-    `codemode-mcp: warning: upstream "${spec.name}" has its oauth.clientSecret written in the config file; ` +
+    `warning: upstream "${spec.name}" has its oauth.clientSecret written in the config file; ` +
     `keep secrets out of files others may read: set ${variable} in the environment and write "clientSecret": "\${${variable}}"`
   );
 }

@@ -45,7 +45,7 @@ import type { ListedTool } from '../tools/tool-admission.js';
 import { listToolPages } from '../tools/tool-pages.js';
 import { checkToolResult } from '../tools/tool-result-check.js';
 import { connectUpstream, type Connector, type TransportKind } from '../transport/connect-upstream.js';
-import { logFailure, type Log } from '../../support/log.js';
+import { logFailure, Logger, type Log } from '../../support/log.js';
 import { traceHeaders, type TraceMeta } from '../../telemetry/telemetry.js';
 
 /**
@@ -114,6 +114,7 @@ export class UpstreamSession {
   private liveness: Liveness | undefined;
   private readonly progress = new ProgressRouter();
   private skillsClient: SkillsClient | undefined;
+  private readonly log: Logger;
 
   private constructor(
     private readonly spec: UpstreamSpec,
@@ -122,7 +123,9 @@ export class UpstreamSession {
     private readonly ended: Promise<void>,
     private readonly options: SessionOptions,
     private readonly signIn: SignInContext | undefined,
-  ) {}
+  ) {
+    this.log = Logger.of(options.log).child(`upstream "${spec.name}"`);
+  }
 
   get name(): string {
     return this.spec.name;
@@ -130,6 +133,7 @@ export class UpstreamSession {
 
   /** Connects and lists the tools; a failure closes whatever was opened and names the reason. */
   static async open(spec: UpstreamSpec, options: SessionOptions): Promise<UpstreamSession> {
+    const log = Logger.of(options.log).child(`upstream "${spec.name}"`);
     const stderr = new StderrLines(`[${spec.name}] `, options.log);
     const clients = new SessionClients(spec.name, options);
     let connected;
@@ -154,7 +158,7 @@ export class UpstreamSession {
       await settleWithin(stderr.ended(), { ms: STDERR_END_WAIT_MS });
       throw new UpstreamStartError(spec, error, stderr.tail, options, signIn);
     }
-    options.log(`codemode-mcp: upstream "${spec.name}": speaks MCP ${revisionOf(connected.client)}`, 'debug');
+    log.debug(`speaks MCP ${revisionOf(connected.client)}`);
     const end = clients.endOf(connected.client);
     const session = new UpstreamSession(spec, connected.client, connected.kind, end.ended, options, signIn);
     clients.listener = session.listener();
@@ -176,9 +180,7 @@ export class UpstreamSession {
       // Its tools are what it is for: resources it can't list leave it serving them, and say so.
       session.resources = await session.listResources(options.signal).catch((error: unknown) => {
         if (session.lost) throw error;
-        options.log(
-          `codemode-mcp: upstream "${spec.name}": listing its resources failed, so none are offered: ${messageWithCauses(error)}`,
-        );
+        log.info(`listing its resources failed, so none are offered: ${messageWithCauses(error)}`);
         return { resources: [], templates: [] };
       });
     } catch (error) {
@@ -390,12 +392,11 @@ export class UpstreamSession {
    * what is lost.
    */
   private listenForChanges(): void {
-    const { startTimeoutMs, signal, log } = this.options;
+    const { startTimeoutMs, signal } = this.options;
     listenForChanges(this.client, { timeoutMs: startTimeoutMs, signal }).catch((error: unknown) => {
       if (this.lost || this.closing) return;
-      log(
-        `codemode-mcp: upstream "${this.name}": subscriptions/listen failed, so its list changes are not heard until it restarts: ${messageWithCauses(error)}`,
-        'warn',
+      this.log.warn(
+        `subscriptions/listen failed, so its list changes are not heard until it restarts: ${messageWithCauses(error)}`,
       );
     });
   }
@@ -483,8 +484,7 @@ export class UpstreamSession {
       // Before it is up, a transport error is the start failure, reported once as such; once it is
       // lost or closing, what its teardown aborts is no news.
       error: (client, error) => {
-        if (ours(client) && !this.lost && !this.closing)
-          this.options.log(`codemode-mcp: upstream "${this.name}": ${error.message}`, 'warn');
+        if (ours(client) && !this.lost && !this.closing) this.log.warn(error.message);
       },
     };
   }

@@ -22,7 +22,6 @@ export interface StartFailureOptions {
 /** Why an upstream could not start, in words; and whether only a new sign-in can change that (needsSignIn). */
 export class UpstreamStartError extends CodemodeError {
   override readonly name = 'UpstreamStartError';
-  readonly code = 'UPSTREAM_START_FAILED';
   readonly signInNeeded: boolean;
 
   constructor(
@@ -32,7 +31,7 @@ export class UpstreamStartError extends CodemodeError {
     options: StartFailureOptions,
     signIn: SignInContext | undefined,
   ) {
-    super(describeStartFailure(spec, error, stderrTail, options, signIn), { cause: error });
+    super('UPSTREAM_START_FAILED', describeStartFailure(spec, error, stderrTail, options, signIn), { cause: error });
     this.signInNeeded =
       spec.transport !== 'stdio' && signIn !== undefined && needsSignIn(error, { spec, oauth: signIn.provider !== undefined });
   }

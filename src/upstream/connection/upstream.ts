@@ -10,6 +10,8 @@ import type { UpstreamSpec } from '../spec.js';
 import { UpstreamSession, type SessionOptions } from './session.js';
 import { skipsProbeNext } from './revision.js';
 import { UpstreamStartError } from './start-failure.js';
+import { describeError } from '../../support/errors.js';
+import { Logger } from '../../support/log.js';
 import { offeredBy, type Offered, type PassthroughNotice } from '../passthrough/passthrough.js';
 import type { ListedTool } from '../tools/tool-admission.js';
 
@@ -64,12 +66,15 @@ export class Upstream {
   private signedInDuringAttempt = false;
   /** Its next start uses the 2025 handshake alone, without the revision probe (revision.ts: skipsProbeNext). */
   private unprobed = false;
+  private readonly log: Logger;
 
   constructor(
     readonly spec: UpstreamSpec,
     private readonly options: Omit<SessionOptions, 'signal'>,
     private readonly events: UpstreamEvents,
-  ) {}
+  ) {
+    this.log = Logger.of(options.log);
+  }
 
   get name(): string {
     return this.spec.name;
@@ -178,7 +183,7 @@ export class Upstream {
     } catch (error) {
       if (this.state === 'closed') return;
       this.noteProbe(error instanceof UpstreamStartError ? error.cause : error);
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = describeError(error);
       if (error instanceof UpstreamStartError && error.signInNeeded) this.awaitSignIn(reason);
       else this.fail(reason);
       return;
@@ -203,7 +208,7 @@ export class Upstream {
     session.onPassthroughNotice = (notice) => this.events.onNotice?.(notice);
     this.stableTimer = setTimeout(() => this.backoff.reset(), RESTART_STABLE_AFTER_MS).unref();
     const how = recovered ? 'is up again' : `connected over ${session.kind}`;
-    this.options.log(`codemode-mcp: upstream "${this.name}" ${how}: ${session.tools.length} tools`);
+    this.log.info(`upstream "${this.name}" ${how}: ${session.tools.length} tools`);
     this.events.onChange();
     if (session.isLost) this.handleLost(session);
   }
@@ -212,11 +217,10 @@ export class Upstream {
   private noteProbe(error: unknown): void {
     const unprobed = skipsProbeNext(this.spec, this.unprobed, error);
     if (unprobed !== this.unprobed) {
-      this.options.log(
+      this.log.debug(
         unprobed
-          ? `codemode-mcp: upstream "${this.name}" ended while asked server/discover (the 2026-07-28 revision's first request): its next start uses the 2025 handshake alone`
-          : `codemode-mcp: upstream "${this.name}" failed to start with the 2025 handshake alone: its next start asks server/discover again`,
-        'debug',
+          ? `upstream "${this.name}" ended while asked server/discover (the 2026-07-28 revision's first request): its next start uses the 2025 handshake alone`
+          : `upstream "${this.name}" failed to start with the 2025 handshake alone: its next start asks server/discover again`,
       );
     }
     this.unprobed = unprobed;
@@ -228,9 +232,8 @@ export class Upstream {
     if (!this.restarting) return this.stayDown('failed to start', reason);
     if (reason.includes(NESTED_REFUSAL)) {
       // Another try would start another copy of codemode-mcp, to be refused the same way.
-      this.options.log(
-        `codemode-mcp: upstream "${this.name}" is codemode-mcp itself, and refused to start under us: not tried again; remove it from the config`,
-        'warn',
+      this.log.warn(
+        `upstream "${this.name}" is codemode-mcp itself, and refused to start under us: not tried again; remove it from the config`,
       );
       this.events.onChange();
       return;
@@ -239,10 +242,7 @@ export class Upstream {
     if (reason !== this.lastLoggedFailure) {
       this.lastLoggedFailure = reason;
       // The delay as scheduled, not the time left: a pause between the two lines must not change the log.
-      this.options.log(
-        `codemode-mcp: upstream "${this.name}" failed to start: ${reason}; next attempt in ${formatDelay(delay)}`,
-        'warn',
-      );
+      this.log.warn(`upstream "${this.name}" failed to start: ${reason}; next attempt in ${formatDelay(delay)}`);
     }
     this.events.onChange();
   }
@@ -262,7 +262,7 @@ export class Upstream {
     this.stopAwaitingSignIn = auth.watchSignIn(this.spec, () => this.retryNow());
     if (this.reason !== this.lastLoggedFailure) {
       this.lastLoggedFailure = this.reason;
-      this.options.log(`codemode-mcp: upstream "${this.name}" failed to start: ${this.reason}; ${AWAITING_SIGN_IN}`, 'warn');
+      this.log.warn(`upstream "${this.name}" failed to start: ${this.reason}; ${AWAITING_SIGN_IN}`);
     }
     this.events.onChange();
   }
@@ -282,10 +282,7 @@ export class Upstream {
       this.reason = unanswered;
       this.lastLoggedFailure = unanswered;
       const delay = this.scheduleRetry();
-      this.options.log(
-        `codemode-mcp: upstream "${this.name}" is down: ${unanswered}; reconnecting in ${formatDelay(delay)}`,
-        'warn',
-      );
+      this.log.warn(`upstream "${this.name}" is down: ${unanswered}; reconnecting in ${formatDelay(delay)}`);
       this.events.onChange();
       return;
     }
@@ -293,13 +290,13 @@ export class Upstream {
     this.state = 'connecting';
     this.reason = `it ${how}`;
     const delay = this.scheduleRetry();
-    this.options.log(`codemode-mcp: upstream "${this.name}" ${how}; restarting in ${formatDelay(delay)}`, 'warn');
+    this.log.warn(`upstream "${this.name}" ${how}; restarting in ${formatDelay(delay)}`);
     this.events.onChange();
   }
 
   /** During shutdown: one log line, and no restart (a process started now would only be killed). */
   private stayDown(what: string, reason: string): void {
-    this.options.log(`codemode-mcp: upstream "${this.name}" ${what} during shutdown (${reason}); not restarted`);
+    this.log.info(`upstream "${this.name}" ${what} during shutdown (${reason}); not restarted`);
     this.events.onChange();
   }
 
@@ -328,10 +325,7 @@ export class Upstream {
       this.events.onChange();
     } catch (error) {
       if (session !== this.session) return;
-      this.options.log(
-        `codemode-mcp: upstream "${this.name}" said its ${what} changed, but listing them failed: ${String(error)}`,
-        'warn',
-      );
+      this.log.warn(`upstream "${this.name}" said its ${what} changed, but listing them failed: ${String(error)}`);
     }
   }
 }

@@ -17,16 +17,20 @@ import { mergedPage } from './merged-pages.js';
 import { readyOrRefuse } from './prompt-routes.js';
 import type { ResourceRoutes } from './resource-routes.js';
 import type { Upstream } from '../connection/upstream.js';
+import { Logger, type Log } from '../../support/log.js';
 
 export class ResourcePassthrough {
   /** Per URI: the upstream asked to watch it, and our clients (sessions) that subscribed. */
   private readonly subscriptions = new Map<string, { server: string; subscribers: Set<object> }>();
+  private readonly log: Logger;
 
   constructor(
     private readonly upstreams: readonly Upstream[],
     private readonly routes: ResourceRoutes,
-    private readonly log: (line: string) => void,
-  ) {}
+    log: Log,
+  ) {
+    this.log = Logger.of(log);
+  }
 
   list(cursor: string | undefined, signal?: AbortSignal): Promise<ListResourcesResult> {
     return mergedPage(this.upstreams, cursor, signal, {
@@ -105,7 +109,7 @@ export class ResourcePassthrough {
     for (const [uri, entry] of this.subscriptions) {
       if (!entry.subscribers.has(subscriber)) continue;
       void this.unsubscribe(uri, subscriber).catch((error: unknown) =>
-        this.log(`codemode-mcp: upstream "${entry.server}": unsubscribing from ${quoteInput(uri)} failed: ${String(error)}`),
+        this.log.child(`upstream "${entry.server}"`).info(`unsubscribing from ${quoteInput(uri)} failed: ${String(error)}`),
       );
     }
   }
@@ -119,7 +123,7 @@ export class ResourcePassthrough {
       void session
         .forward('resources/subscribe', { uri }, undefined)
         .catch((error: unknown) =>
-          this.log(`codemode-mcp: upstream "${upstream.name}": subscribing again to ${quoteInput(uri)} failed: ${String(error)}`),
+          this.log.child(`upstream "${upstream.name}"`).info(`subscribing again to ${quoteInput(uri)} failed: ${String(error)}`),
         );
     }
   }

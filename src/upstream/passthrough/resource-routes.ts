@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { isAllowedBy } from '../../config/tool-policy.js';
 import type { ToolPolicy } from '../spec.js';
+import { Logger, type Log } from '../../support/log.js';
 
 /** One upstream's resources as it last listed them (every page). */
 export interface ResourceListing {
@@ -89,12 +90,15 @@ export class ResourceRoutes {
   private byUri = new Map<string, RoutedResource & { readonly allowed: boolean }>();
   private templateEntries: TemplateEntry[] = [];
   private readonly reported = new Set<string>();
+  private readonly log: Logger;
   private key = '';
 
   constructor(
     private readonly sources: readonly ResourceSource[],
-    private readonly log: (line: string) => void,
-  ) {}
+    log: Log,
+  ) {
+    this.log = Logger.of(log);
+  }
 
   /**
    * Replaces one upstream's listing (undefined: it has listed none, or has none). Returns true when
@@ -203,7 +207,7 @@ export class ResourceRoutes {
     const text = `${what} ${JSON.stringify(uri)} is listed by upstream "${first}" and upstream "${second}"`;
     if (this.reported.has(text)) return;
     this.reported.add(text);
-    this.log(`codemode-mcp: ${text}; reads go to "${first}", the first in the config`);
+    this.log.info(`${text}; reads go to "${first}", the first in the config`);
   }
 
   private parseTemplate(server: string, uriTemplate: string): UriTemplate | undefined {
@@ -213,7 +217,7 @@ export class ResourceRoutes {
       const text = `upstream "${server}": resource template ${JSON.stringify(uriTemplate)} can't be parsed (${String(error)})`;
       if (!this.reported.has(text)) {
         this.reported.add(text);
-        this.log(`codemode-mcp: ${text}; it is listed, but no URI is read through it`);
+        this.log.info(`${text}; it is listed, but no URI is read through it`);
       }
       return undefined;
     }

@@ -5,7 +5,7 @@
  * our own skills, or an earlier upstream in the config) is left out, said once in the log.
  */
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
-import { logFailure, type Log } from '../../support/log.js';
+import { logFailure, Logger, type Log } from '../../support/log.js';
 import type { Upstream } from '../connection/upstream.js';
 
 /** The file every skill has, at its folder's root. */
@@ -39,9 +39,7 @@ export class SkillRoutes {
       });
       for (const skill of listing.skills) {
         if (seen.has(skill.uri)) {
-          this.sayOnce(
-            `codemode-mcp: skill ${skill.uri} of upstream "${upstream.name}" is not passed on: another skill is served at that URI`,
-          );
+          this.sayOnce(`skill ${skill.uri} of upstream "${upstream.name}" is not passed on: another skill is served at that URI`);
           continue;
         }
         seen.add(skill.uri);
@@ -92,6 +90,6 @@ export class SkillRoutes {
   private sayOnce(line: string): void {
     if (this.said.has(line)) return;
     this.said.add(line);
-    this.log(line, 'warn');
+    Logger.of(this.log).warn(line);
   }
 }

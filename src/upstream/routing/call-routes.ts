@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { Catalog, CatalogTool } from '../../catalog/types.js';
 import { ToolRefusedError } from '../../support/errors.js';
-import type { Log } from '../../support/log.js';
+import { Logger, type Log } from '../../support/log.js';
 import type { CallOrigin, CallOrigins } from './call-origins.js';
 import type { ResourceRoutes } from '../passthrough/resource-routes.js';
 import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
@@ -38,13 +38,15 @@ export interface CallContext {
 export class CallRoutes {
   private byName = new Map<string, CatalogTool>();
   private readonly byServer: ReadonlyMap<string, Upstream>;
+  private readonly log: Logger;
 
   constructor(
     private readonly upstreams: readonly Upstream[],
     private readonly resources: ResourceRoutes,
     private readonly origins: CallOrigins,
-    private readonly log: Log,
+    log: Log,
   ) {
+    this.log = Logger.of(log);
     this.byServer = new Map(upstreams.map((upstream) => [upstream.name, upstream]));
   }
 
@@ -155,10 +157,7 @@ export class CallRoutes {
     const started = Date.now();
     const call = this.origins.track(upstream.name, context.origin, context.asker, () => send(session, tool));
     const debug = (how: string): void =>
-      this.log(
-        `codemode-mcp: upstream "${tool.server}": tools/call ${tool.upstreamName} ${how} in ${Date.now() - started} ms`,
-        'debug',
-      );
+      this.log.child(`upstream "${tool.server}"`).debug(`tools/call ${tool.upstreamName} ${how} in ${Date.now() - started} ms`);
     call.then(
       (result) => debug(answeredHow(result)),
       (error: unknown) => debug(`failed (${error instanceof Error ? error.message : String(error)})`),

@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { describeSize, faultOf, type AnswerFault } from '../transport/answer-check.js';
 import { READ_LIMIT_RULE } from '../transport/read-limit.js';
 import { admitTools, type ListedTool } from './tool-admission.js';
-import type { Log } from '../../support/log.js';
+import { Logger, type Log } from '../../support/log.js';
 
 /** `tools/list` pages followed before the listing counts as broken (a cursor that never ends). */
 export const TOOLS_LIST_MAX_PAGES = 100;
@@ -49,7 +49,7 @@ export async function listToolPages(client: Client, options: ToolPagesOptions): 
       throw new Error(`it answered tools/list with ${describeFault(fault)}`, { cause: error });
     }
     const admitted = admitTools(result.tools, { checkParamHeaders: options.checkParamHeaders === true });
-    for (const problem of admitted.problems) options.log(`codemode-mcp: upstream "${options.server}": ${problem}`, 'warn');
+    for (const problem of admitted.problems) Logger.of(options.log).child(`upstream "${options.server}"`).warn(`${problem}`);
     tools.push(...admitted.tools);
     if (result.nextCursor === undefined) return tools;
     if (seen.has(result.nextCursor)) throw new Error(`tools/list sent the cursor ${JSON.stringify(result.nextCursor)} twice`);

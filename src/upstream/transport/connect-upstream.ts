@@ -19,7 +19,7 @@ import { upstreamEnvironment } from './environment.js';
 import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from '../spec.js';
 import { StderrLines } from '../../support/stderr-lines.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
-import { logFailure, type Log } from '../../support/log.js';
+import { logFailure, Logger, type Log } from '../../support/log.js';
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
 
@@ -53,18 +53,16 @@ export interface ConnectOptions {
 export type Connector = (spec: UpstreamSpec, options: ConnectOptions) => Promise<Connected>;
 
 export async function connectUpstream(spec: UpstreamSpec, options: ConnectOptions): Promise<Connected> {
+  const log = Logger.of(options.log).child(`upstream "${spec.name}"`);
   if (spec.transport === 'stdio') {
     // The arguments are counted, not shown: a `${VAR}` in them may have put a secret there.
     const where = spec.cwd !== undefined ? ` in ${spec.cwd}` : '';
-    options.log(
-      `codemode-mcp: upstream "${spec.name}": starting ${spec.command} with ${spec.args.length} arguments${where}`,
-      'debug',
-    );
+    log.debug(`starting ${spec.command} with ${spec.args.length} arguments${where}`);
     return connectOver('stdio', createStdioTransport(spec, options), options);
   }
   const url = new URL(spec.url);
   // Origin and path only: a query may carry a key.
-  options.log(`codemode-mcp: upstream "${spec.name}": connecting to ${url.origin}${url.pathname} (${spec.transport})`, 'debug');
+  log.debug(`connecting to ${url.origin}${url.pathname} (${spec.transport})`);
   // Aborted with the start: an upstream that never answers must not hold a shutdown until its timeout.
   const fetch = abortedWith(remoteFetch(spec, options), options.signal);
   const remote = {
@@ -84,7 +82,7 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
 /** The fetch a remote upstream's requests (and its sign-in's) go through: every answer bounded (bounded-fetch.ts). */
 export function remoteFetch(spec: RemoteUpstreamSpec, options: Pick<ConnectOptions, 'maxMessageBytes' | 'log'>): FetchLike {
   return boundedFetch(options.maxMessageBytes, (what) =>
-    options.log(`codemode-mcp: upstream "${spec.name}": skipped ${what}`, 'warn'),
+    Logger.of(options.log).child(`upstream "${spec.name}"`).warn(`skipped ${what}`),
   );
 }
 

@@ -63,10 +63,10 @@ export const NESTED_MARKER = 'CODEMODE_MCP_UPSTREAM_OF';
  */
 export const NESTED_REFUSAL = 'refused to start nested';
 
-/** The line a copy started as an upstream of another codemode-mcp (process `parent`) exits with. */
+/** What a copy started as an upstream of another codemode-mcp (process `parent`) logs as it exits. */
 export function nestedRefusal(parent: string): string {
   return (
-    `codemode-mcp: ${NESTED_REFUSAL}: it is an upstream of codemode-mcp (process ${parent}), whose config runs ` +
+    `${NESTED_REFUSAL}: it is an upstream of codemode-mcp (process ${parent}), whose config runs ` +
     'codemode-mcp itself and would start copies without end; remove that entry from its config'
   );
 }

@@ -130,7 +130,7 @@ return [Object.isFrozen(resources), resources.read === before, Object.getPrototy
     expect(JSON.parse(ret.value!)).toEqual([
       'ToolRefused',
       true,
-      'RESOURCE_UNKNOWN: resources.read("test://refused") was refused: no upstream lists it. Nothing was sent; it is safe to retry later.',
+      'RESOURCE_UNKNOWN: resources.read("test://refused") was refused: no upstream lists it. Nothing was sent.',
     ]);
     expect(ret.calls).toMatchObject({ answered: 0, refused: 1 });
   });
