@@ -3,16 +3,17 @@
 // wait, which routes to the script's instance by Mcp-Param-Script (a retry of the run would not).
 import type { ElicitRequest } from '@modelcontextprotocol/client';
 import { afterAll, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath, structuredOf } from '../support/mcp-client.js';
 
-let server: HttpServer | undefined;
+let server: InProcessHttpServer | undefined;
 afterAll(async () => {
   if (server !== undefined) expect((await server.stop()).left).toEqual([]);
 });
 
 test('a run asked for input answers running; its wait carries the question and the answer', async () => {
-  server = await startHttpServer([
+  server = await startInProcessHttp([
     '--instance-id',
     'a',
     '--pool',

@@ -1,0 +1,89 @@
+/**
+ * The server as `bin/codemode-mcp.js --http 127.0.0.1:0` serves (the same command line, parseCli
+ * and serveHttp on a port of its own), but in the test's own process, stopped by its shutdown
+ * rather than a signal. What a script runs in stays real: its child processes, the engine, the
+ * upstreams. Clients reach it over real HTTP (connectHttp, rawRequest, TasksClient take its url).
+ * What a process of its own shows (a signal's drain, SIGHUP, an exit code, where it may listen)
+ * needs startHttpServer (http-server.ts) instead.
+ */
+import { isCliExit, parseCli } from '../../src/cli/parse-cli.js';
+import { serveHttp } from '../../src/commands/serve-http/serve-http.js';
+import { deferred } from '../../src/support/deferred.js';
+import { serverLog, trackStarted } from './in-process-server.js';
+import { until } from './waiting.js';
+
+export interface InProcessHttpServer {
+  /** `http://127.0.0.1:<port>/mcp` */
+  readonly url: string;
+  readonly port: number;
+  /** What the server logged so far, a line each, at its --log-level (its stderr, were it a process). */
+  stderr(): string;
+  /** Resolves with the first match of `pattern` in the server's log; fails if the server ends first. */
+  logged(pattern: RegExp): Promise<string>;
+  /** The server's end, with its exit code. */
+  readonly exited: Promise<{ readonly code: number }>;
+  /** Shuts the server down as SIGINT would (no drain), waits for its end, and returns what it left running. */
+  stop(): Promise<{ readonly code: number; readonly left: number[] }>;
+}
+
+export interface InProcessHttpOptions {
+  /** Where the config's `${VAR}` and CODEMODE_HTTP_TOKEN are looked up; unset, this process's environment. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** A relative --config is taken from here. */
+  readonly cwd?: string;
+}
+
+const LISTENING = /serving MCP over HTTP at (http:\/\/\S+\/mcp)/;
+
+/** Serves `args` (as bin/codemode-mcp.js would take them, the upstream after `--`) over HTTP on a free loopback port, in this process. */
+export async function startInProcessHttp(
+  args: readonly string[],
+  options: InProcessHttpOptions = {},
+): Promise<InProcessHttpServer> {
+  const invocation = parseCli(['--http', '127.0.0.1:0', ...args], {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  });
+  if (isCliExit(invocation))
+    throw new Error(`the command line was refused (exit ${invocation.exit}): ${invocation.stderr ?? ''}`);
+  if (invocation.http === undefined) throw new Error('parseCli read --http 127.0.0.1:0 as no HTTP options');
+  const { log, stderr } = serverLog(invocation.logging.logLevel);
+  const exited = deferred<{ code: number }>();
+  let ended = false;
+  void exited.promise.then(() => (ended = true));
+  const started = trackStarted();
+  void exited.promise.then(() => started.stop());
+  const shutDown = await serveHttp(invocation, invocation.http, log, {
+    exit: (code) => exited.resolve({ code }),
+    ownsProcess: false,
+  });
+  const listening = LISTENING.exec(stderr());
+  if (shutDown === undefined || listening === null) {
+    await exited.promise;
+    throw new Error(`the server did not start serving; its log:\n${stderr()}`);
+  }
+  const url = listening[1]!;
+  return {
+    url,
+    port: Number(new URL(url).port),
+    stderr,
+    logged: (pattern) =>
+      until(
+        `the server to log ${String(pattern)}`,
+        () => {
+          const match = pattern.exec(stderr());
+          if (match !== null) return match[0];
+          if (ended) throw new Error(`the server ended before logging ${String(pattern)}; its log:\n${stderr()}`);
+          return undefined;
+        },
+        () => `its log:\n${stderr().slice(-2_000)}`,
+      ),
+    exited: exited.promise,
+    stop: async () => {
+      started.sample();
+      await shutDown('the test stopped it');
+      const { code } = await exited.promise;
+      return { code, left: await started.leftAlive() };
+    },
+  };
+}
