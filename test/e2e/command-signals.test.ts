@@ -2,13 +2,15 @@
  * A signal to a command that started upstreams (`run`, `tools`) or to the server: whatever it
  * started ends, a second signal hurries the end without abandoning anything, and the exit status
  * is the shell's 128 + the signal's number. Upstreams here ignore SIGTERM and outlive their stdin,
- * behind a wrapper as npx runs one, so only the process-group escalation ends them.
+ * behind a wrapper as npx runs one, so only the process-group escalation ends them. A server over
+ * HTTP with a tokens file reads the file again on SIGHUP instead.
  */
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants } from 'node:os';
 import { execa } from 'execa';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
 import {
   BIN,
   SERVER_RUNTIME,
@@ -17,6 +19,7 @@ import {
   nodeEntry,
   startServer,
   trackDescendants,
+  valueOf,
   writeConfig,
 } from '../support/mcp-client.js';
 import { descendantsRunning } from '../support/processes.js';
@@ -121,4 +124,61 @@ describe('a signal to the server', () => {
       await server.client.close();
     },
   );
+});
+
+// A team server rereads its tokens file on SIGHUP, as daemons do, rather than ending (issue 45's principals).
+describe('SIGHUP to a server over HTTP with a tokens file', () => {
+  const ADA = 'ada-token-0123456789abcdef';
+  const BOB = 'bob-token-0123456789abcdef';
+  const CY = 'cy-token-0123456789abcdefg';
+  let server: HttpServer;
+  let tokensFile: string;
+  const clients: HttpClient[] = [];
+  const connect = async (token: string): Promise<HttpClient> => {
+    const client = await connectHttp(server.url, { token, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    tokensFile = join(makeTempDir('tokens'), 'tokens.json');
+    writeFileSync(tokensFile, JSON.stringify({ ada: ADA, bob: BOB }));
+    chmodSync(tokensFile, 0o600);
+    // The upstream never answers: no call waits for its start (the scripts here call no tool).
+    server = await startHttpServer([
+      '--http-tokens-file',
+      tokensFile,
+      '--pool',
+      '0',
+      '--startup-wait-ms',
+      '0',
+      '--',
+      process.execPath,
+      '-e',
+      'setInterval(() => {}, 1e9)',
+    ]);
+  });
+
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    expect((await server.stop()).left).toEqual([]);
+  });
+
+  test('SIGHUP reads the file again: a principal added is let in, and the server keeps serving', async () => {
+    await expect(connect(CY)).rejects.toThrow(/401/);
+    writeFileSync(tokensFile, JSON.stringify({ ada: ADA, bob: BOB, cy: CY }));
+    process.kill(server.pid, 'SIGHUP');
+    await server.logged(/read the tokens file again on SIGHUP: 3 principals/);
+    const cy = await connect(CY);
+    expect(valueOf(await cy.run({ code: 'return "in"' }))).toBe('in');
+  });
+
+  test('a file made unreadable to others no longer is on SIGHUP: the tokens read before are kept, and it says why', async () => {
+    chmodSync(tokensFile, 0o644);
+    process.kill(server.pid, 'SIGHUP');
+    await server.logged(/on SIGHUP, kept the tokens read before: TOKENS_FILE_INVALID: .*mode is 644/);
+    chmodSync(tokensFile, 0o600);
+    const cy = await connect(CY);
+    expect(valueOf(await cy.run({ code: 'return "still"' }))).toBe('still');
+  });
 });

@@ -8,6 +8,7 @@
  */
 import { isCliExit, parseCli } from '../../src/cli/parse-cli.js';
 import { serveHttp } from '../../src/commands/serve-http/serve-http.js';
+import type { ShutDown } from '../../src/commands/serve-shutdown.js';
 import { deferred } from '../../src/support/deferred.js';
 import { serverLog, trackStarted } from './in-process-server.js';
 import { until } from './waiting.js';
@@ -35,11 +36,16 @@ export interface InProcessHttpOptions {
 
 const LISTENING = /serving MCP over HTTP at (http:\/\/\S+\/mcp)/;
 
-/** Serves `args` (as bin/codemode-mcp.js would take them, the upstream after `--`) over HTTP on a free loopback port, in this process. */
-export async function startInProcessHttp(
-  args: readonly string[],
-  options: InProcessHttpOptions = {},
-): Promise<InProcessHttpServer> {
+/** serveHttp in this process, as far as it got: listening at `url`, or ended (`exited` settled) without. */
+interface ServedHttp {
+  readonly url: string | undefined;
+  readonly shutDown: ShutDown | undefined;
+  readonly stderr: () => string;
+  readonly exited: Promise<{ readonly code: number }>;
+  readonly started: ReturnType<typeof trackStarted>;
+}
+
+async function serveInProcessHttp(args: readonly string[], options: InProcessHttpOptions): Promise<ServedHttp> {
   const invocation = parseCli(['--http', '127.0.0.1:0', ...args], {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     ...(options.env !== undefined ? { env: options.env } : {}),
@@ -49,20 +55,28 @@ export async function startInProcessHttp(
   if (invocation.http === undefined) throw new Error('parseCli read --http 127.0.0.1:0 as no HTTP options');
   const { log, stderr } = serverLog(invocation.logging.logLevel);
   const exited = deferred<{ code: number }>();
-  let ended = false;
-  void exited.promise.then(() => (ended = true));
   const started = trackStarted();
   void exited.promise.then(() => started.stop());
   const shutDown = await serveHttp(invocation, invocation.http, log, {
     exit: (code) => exited.resolve({ code }),
     ownsProcess: false,
   });
-  const listening = LISTENING.exec(stderr());
-  if (shutDown === undefined || listening === null) {
-    await exited.promise;
+  const url = shutDown === undefined ? undefined : LISTENING.exec(stderr())?.[1];
+  return { url, shutDown, stderr, exited: exited.promise, started };
+}
+
+/** Serves `args` (as bin/codemode-mcp.js would take them, the upstream after `--`) over HTTP on a free loopback port, in this process. */
+export async function startInProcessHttp(
+  args: readonly string[],
+  options: InProcessHttpOptions = {},
+): Promise<InProcessHttpServer> {
+  const { url, shutDown, stderr, exited, started } = await serveInProcessHttp(args, options);
+  if (url === undefined || shutDown === undefined) {
+    await exited;
     throw new Error(`the server did not start serving; its log:\n${stderr()}`);
   }
-  const url = listening[1]!;
+  let ended = false;
+  void exited.then(() => (ended = true));
   return {
     url,
     port: Number(new URL(url).port),
@@ -78,12 +92,26 @@ export async function startInProcessHttp(
         },
         () => `its log:\n${stderr().slice(-2_000)}`,
       ),
-    exited: exited.promise,
+    exited,
     stop: async () => {
       started.sample();
       await shutDown('the test stopped it');
-      const { code } = await exited.promise;
+      const { code } = await exited;
       return { code, left: await started.leftAlive() };
     },
   };
+}
+
+/** Serves `args` as startInProcessHttp does, for a start that must fail: its exit code, its log, and what it left running. */
+export async function refusedInProcessHttp(
+  args: readonly string[],
+  options: InProcessHttpOptions = {},
+): Promise<{ readonly code: number; readonly stderr: string; readonly left: number[] }> {
+  const { url, shutDown, stderr, exited, started } = await serveInProcessHttp(args, options);
+  if (url !== undefined) {
+    await shutDown?.('the test expected it not to start');
+    throw new Error(`the server started serving at ${url}, where its start should have failed`);
+  }
+  const { code } = await exited;
+  return { code, stderr: stderr(), left: await started.leftAlive() };
 }
