@@ -3,9 +3,11 @@
  * started ends, a second signal hurries the end without abandoning anything, and the exit status
  * is the shell's 128 + the signal's number. Upstreams here ignore SIGTERM and outlive their stdin,
  * behind a wrapper as npx runs one, so only the process-group escalation ends them. A server over
- * HTTP with a tokens file reads the file again on SIGHUP instead.
+ * HTTP with a tokens file reads the file again on SIGHUP instead, and a server reopens its audit log
+ * on SIGUSR2.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants } from 'node:os';
 import { execa } from 'execa';
@@ -18,12 +20,14 @@ import {
   fixturePath,
   nodeEntry,
   startServer,
+  stderrLine,
   trackDescendants,
   valueOf,
   writeConfig,
 } from '../support/mcp-client.js';
 import { descendantsRunning } from '../support/processes.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { recorderConfig } from '../support/recorder.js';
 import { until } from '../upstream/specs.js';
 
 const wrapped = (fixture: string): Record<string, unknown> =>
@@ -180,5 +184,30 @@ describe('SIGHUP to a server over HTTP with a tokens file', () => {
     chmodSync(tokensFile, 0o600);
     const cy = await connect(CY);
     expect(valueOf(await cy.run({ code: 'return "still"' }))).toBe('still');
+  });
+});
+
+describe('the audit log of a server', () => {
+  test('is reopened on SIGUSR2, so a rotation by renaming loses no line; --audit-arguments adds the arguments', async () => {
+    const { config } = recorderConfig('audit-rotate');
+    const dir = makeTempDir('audit-rotate');
+    const audit = join(dir, 'audit.jsonl');
+    const server = await startServer(['--config', config, '--pool', '0', '--audit-log', audit, '--audit-arguments']);
+    expect((await server.run({ code: 'return await tools.echo({ text: "before" })' })).isError).toBe(false);
+    renameSync(audit, join(dir, 'audit.jsonl.1'));
+    process.kill(server.pid, 'SIGUSR2');
+    await stderrLine(server, /audit log reopened/);
+    expect(existsSync(audit)).toBe(true);
+    expect((await server.run({ code: 'return await tools.echo({ text: "after" })' })).isError).toBe(false);
+    expect(await server.close()).toEqual([]);
+    const argsOf = (file: string): unknown[] =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { args: unknown }).args);
+    expect(argsOf(join(dir, 'audit.jsonl.1'))).toEqual([
+      { bytes: 17, sha256: createHash('sha256').update('{"text":"before"}').digest('hex'), value: { text: 'before' } },
+    ]);
+    expect(argsOf(audit).map((args) => (args as { value: unknown }).value)).toEqual([{ text: 'after' }]);
   });
 });

@@ -25,7 +25,7 @@ import { serveStdio } from '../../src/commands/serve-stdio/serve-stdio.js';
 import { shows, type Log, type LogLevel } from '../../src/support/log.js';
 import { revealControls } from '../../src/support/echo.js';
 import { deferred } from '../../src/support/deferred.js';
-import { childPidsOf, commandLineOf, directChildrenOf, startTimeOf } from './processes.js';
+import { childPidsOf, commandLineOf, directChildrenOf, startTimeOf, statFieldsOf } from './processes.js';
 import { until } from './waiting.js';
 import { RawChannel } from './raw-client.js';
 import { expect, onTestFinished } from 'vitest';
@@ -197,8 +197,9 @@ export function trackStarted(): {
   sample();
   const othersSee = (pid: number, at: string): boolean =>
     [...serving].some((other) => other !== tracker && other.seen.get(pid) === at);
+  // An exited child of this process stays a zombie until this process reaps it: not gone until then.
   const alive = (): number[] =>
-    [...seen].filter(([pid, at]) => startTimeOf(pid) === at && !othersSee(pid, at)).map(([pid]) => pid);
+    [...seen].filter(([pid, at]) => statFieldsOf(pid)?.[19] === at && !othersSee(pid, at)).map(([pid]) => pid);
   return {
     sample,
     stop: () => {
