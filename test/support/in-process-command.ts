@@ -1,18 +1,22 @@
 /**
- * A one-shot command (`codemode-mcp tools`, `codemode-mcp run`) as bin/codemode-mcp.js runs it
- * (the same command line, parseCli, then printTools or runOnce), but in the test's own process,
- * with its stdout, stderr and stdin as strings. Its upstreams and the script's child stay real
- * processes. What the process itself shows (its exit status, a terminal, a signal, the log file
- * set at its start) needs runBin (mcp-client.ts) instead.
+ * A one-shot command (`codemode-mcp tools`, `run`, `skills`, `login`, `logout`) as
+ * bin/codemode-mcp.js runs it (the same command line, parseCli, then the command as src/main.ts
+ * dispatches it), but in the test's own process, with its stdout, stderr and stdin as strings.
+ * Its upstreams and the script's child stay real processes. What the process itself shows (a
+ * terminal, a signal, the log file and the environment read at its start) needs runBin
+ * (mcp-client.ts) instead.
  */
 import { isCliExit, parseCli } from '../../src/cli/parse-cli.js';
 import { printTools } from '../../src/commands/tools/print-tools.js';
 import { runOnce } from '../../src/commands/run/run-once.js';
+import { runSkillsCommand } from '../../src/commands/skills/skills-commands.js';
+import { runAuthCommand } from '../../src/commands/auth/auth-commands.js';
 import { serverLog, trackStarted } from './in-process-server.js';
 
 export interface CommandOutcome {
+  /** What it printed, its final newline taken off as runBin's are (as a shell's $(...) would). */
   readonly stdout: string;
-  /** Its log, a line each, at its --log-level. */
+  /** What it wrote to stderr (its log at its --log-level, a line each), likewise. */
   readonly stderr: string;
   /** What the command returned, which bin/ makes its exit code. */
   readonly exitCode: number;
@@ -20,30 +24,53 @@ export interface CommandOutcome {
   readonly left: number[];
 }
 
-/** Runs `tools` or `run` with these arguments (and `input` as its stdin, for `run -`) in this process. */
+const withoutFinalNewline = (text: string): string => text.replace(/\r?\n$/, '');
+
+/** Runs the command these arguments name (with `input` as its stdin, for `run -`) in this process. */
 export async function runInProcess(args: readonly string[], input?: string): Promise<CommandOutcome> {
   const invocation = parseCli(args);
-  if (isCliExit(invocation))
-    throw new Error(`the command line was refused (exit ${invocation.exit}): ${invocation.stderr ?? ''}`);
-  const { log, stderr } = serverLog(invocation.logging.logLevel);
+  if (isCliExit(invocation)) {
+    const { exit, stdout = '', stderr = '' } = invocation;
+    return { stdout: withoutFinalNewline(stdout), stderr: withoutFinalNewline(stderr), exitCode: exit, left: [] };
+  }
+  const { log, write, stderr } = serverLog(invocation.logging.logLevel);
   let stdout = '';
-  const write = (text: string): void => void (stdout += text);
+  const print = (text: string): void => void (stdout += text);
   const started = trackStarted();
   // As main.ts does before any command: an entry that would start codemode-mcp again is said to be left out.
   for (const line of invocation.skippedUpstreams ?? []) log(line, 'warn');
   let exitCode: number;
   try {
-    if (invocation.command === 'tools') exitCode = await printTools(invocation, { stdout: write, stderr: log });
-    else if (invocation.command === 'run') {
-      const readStdin = (): string => {
-        if (input === undefined) throw new Error('the script is read from stdin, and the test gave none');
-        return input;
-      };
-      exitCode = await runOnce(invocation, { stdout: write, stderr: log, readStdin });
-    } else throw new Error(`runInProcess runs tools and run, not ${invocation.command}`);
+    switch (invocation.command) {
+      case 'tools':
+        exitCode = await printTools(invocation, { stdout: print, stderr: log });
+        break;
+      case 'run': {
+        const readStdin = (): string => {
+          if (input === undefined) throw new Error('the script is read from stdin, and the test gave none');
+          return input;
+        };
+        exitCode = await runOnce(invocation, { stdout: print, stderr: log, readStdin });
+        break;
+      }
+      case 'skills':
+        exitCode = await runSkillsCommand(invocation, { stdout: print, stderr: write });
+        break;
+      case 'login':
+      case 'logout':
+        exitCode = await runAuthCommand(invocation, (line) => write(`${line}\n`));
+        break;
+      case 'serve':
+        throw new Error('runInProcess runs the one-shot commands; serving is startInProcess or startInProcessHttp');
+    }
   } finally {
     started.sample();
     started.stop();
   }
-  return { stdout, stderr: stderr(), exitCode, left: await started.leftAlive() };
+  return {
+    stdout: withoutFinalNewline(stdout),
+    stderr: withoutFinalNewline(stderr()),
+    exitCode,
+    left: await started.leftAlive(),
+  };
 }

@@ -152,14 +152,22 @@ export function rawInProcess(args: readonly string[]): RawChannel {
   return raw;
 }
 
-/** What a server serving in this process logs, a line each, as its stderr would show it at `level`. */
-export function serverLog(level: LogLevel): { readonly log: Log; readonly stderr: () => string } {
+/**
+ * What a server serving in this process logs, a line each, as its stderr would show it at `level`;
+ * `write` adds what a command writes to stderr itself, as it is.
+ */
+export function serverLog(level: LogLevel): {
+  readonly log: Log;
+  readonly write: (text: string) => void;
+  readonly stderr: () => string;
+} {
   let stderr = '';
   return {
     // As the process's log writes a line (support/log.ts): at its level, what acts on a terminal escaped.
     log: (line, at = 'info') => {
       if (shows(level, at)) stderr += `${revealControls(line, 'lines')}\n`;
     },
+    write: (text) => void (stderr += text),
     stderr: () => stderr,
   };
 }
