@@ -4,12 +4,14 @@
  * is the shell's 128 + the signal's number. Upstreams here ignore SIGTERM and outlive their stdin,
  * behind a wrapper as npx runs one, so only the process-group escalation ends them. A server over
  * HTTP with a tokens file reads the file again on SIGHUP instead, and a server reopens its audit log
- * on SIGUSR2.
+ * on SIGUSR2. A signal ends `login` waiting for its redirect, closing the port it listened on.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants } from 'node:os';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
@@ -28,7 +30,7 @@ import {
 import { descendantsRunning } from '../support/processes.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { recorderConfig } from '../support/recorder.js';
-import { until } from '../upstream/specs.js';
+import { remotePerTest, until } from '../upstream/specs.js';
 
 const wrapped = (fixture: string): Record<string, unknown> =>
   nodeEntry(fixturePath('e2e/wrapper.mjs'), [process.execPath, fixturePath(`upstreams/${fixture}`)]);
@@ -210,4 +212,35 @@ describe('the audit log of a server', () => {
     ]);
     expect(argsOf(audit).map((args) => (args as { value: unknown }).value)).toEqual([{ text: 'after' }]);
   });
+});
+
+describe('a signal to login', () => {
+  const fixture = remotePerTest();
+
+  test.each(['SIGTERM', 'SIGHUP'] as const)(
+    'login ended by %s while it waits for the redirect stops listening and exits 128 + the signal',
+    async (signal) => {
+      const [, port] = await fixture.serve([fixturePath('upstreams/oauth-protected.mjs')], {}, /listening on (\d+)/);
+      const config = writeConfig({ oauthy: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } });
+      const home = makeTempDir('oauth-signal');
+      const child = spawn(process.execPath, [BIN, 'login', 'oauthy', '--config', config, '--no-browser'], {
+        env: { ...process.env, XDG_CONFIG_HOME: join(home, 'config') },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let stderr = '';
+      let link: string | undefined;
+      for await (const line of createInterface({ input: child.stderr })) {
+        stderr += `${line}\n`;
+        link ??= /^\s+(http:\/\/\S+)$/.exec(line)?.[1];
+        if (link !== undefined) break;
+      }
+      child.kill(signal);
+      expect(await exited).toBe(status(signal));
+      // The loopback port the redirect would come back to is closed.
+      const redirect = (await fetch(link!, { redirect: 'manual' })).headers.get('location')!;
+      await expect(fetch(redirect)).rejects.toThrow();
+      expect(stderr).not.toContain('signed in');
+    },
+  );
 });

@@ -123,10 +123,9 @@ describe('fetch over stdio', () => {
         },
       },
     );
-    const { stdout, exitCode, left } = await runInProcess(
-      ['run', '-', '--config', config],
-      `const res = await fetch("${api.origin}/by-hand"); return [res.status, await res.json()];`,
-    );
+    const { stdout, exitCode, left } = await runInProcess(['run', '-', '--config', config], {
+      input: `const res = await fetch("${api.origin}/by-hand"); return [res.status, await res.json()];`,
+    });
     expect(exitCode).toBe(0);
     expect(stdout).toContain('value: [200,{"path":"/by-hand"}]');
     expect(stdout).not.toContain('k_run_default_0123');

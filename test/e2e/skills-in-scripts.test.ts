@@ -61,7 +61,7 @@ describe('skills in scripts over stdio', () => {
       expect(await valueOfRun(server, CALL)).toBe(14);
     });
 
-    const { stdout, exitCode, left } = await runInProcess(['run', '-', '--skills-dir', dir, ...upstream], CALL);
+    const { stdout, exitCode, left } = await runInProcess(['run', '-', '--skills-dir', dir, ...upstream], { input: CALL });
     expect(exitCode).toBe(0);
     expect(left).toEqual([]);
     expect(stdout).toContain('value: 14');

@@ -39,10 +39,9 @@ describe('store and load over stdio', () => {
     const dir = join(makeTempDir('state-e2e'), 'state');
     await withRecorderServer(['--state-dir', dir], async (server) => expect(await valueOfRun(server, STORE)).toBe('stored'));
     await withRecorderServer(['--state-dir', dir], async (server) => expect(await valueOfRun(server, LOAD)).toEqual(LOADED));
-    const { stdout, exitCode, left } = await runInProcess(
-      ['run', '-', '--state-dir', dir, ...upstream],
-      'return (await load("plan")).steps.join(" then ")',
-    );
+    const { stdout, exitCode, left } = await runInProcess(['run', '-', '--state-dir', dir, ...upstream], {
+      input: 'return (await load("plan")).steps.join(" then ")',
+    });
     expect(exitCode).toBe(0);
     expect(left).toEqual([]);
     expect(stdout).toContain('value: "fetch then sum"');

@@ -240,10 +240,9 @@ describe('the audit log', () => {
   test('has the calls of a script run by hand with `run`, as session "run"', async () => {
     const { config } = recorderConfig('audit-run');
     const audit = join(makeTempDir('audit-run'), 'audit.jsonl');
-    const { exitCode, left } = await runInProcess(
-      ['run', '-', '--config', config, '--audit-log', audit],
-      'return await tools.echo({ text: "hand" })',
-    );
+    const { exitCode, left } = await runInProcess(['run', '-', '--config', config, '--audit-log', audit], {
+      input: 'return await tools.echo({ text: "hand" })',
+    });
     expect(exitCode).toBe(0);
     expect(left).toEqual([]);
     expect(readAudit(audit)).toEqual([

@@ -24,16 +24,24 @@ export interface CommandOutcome {
   readonly left: number[];
 }
 
+export interface CommandOptions {
+  /** Its stdin, for `run -`. */
+  readonly input?: string;
+  /** Called with each line it writes to stderr as it writes it (a sign-in link to follow, say). */
+  readonly onStderrLine?: (line: string) => void;
+}
+
 const withoutFinalNewline = (text: string): string => text.replace(/\r?\n$/, '');
 
-/** Runs the command these arguments name (with `input` as its stdin, for `run -`) in this process. */
-export async function runInProcess(args: readonly string[], input?: string): Promise<CommandOutcome> {
+/** Runs the command these arguments name in this process. */
+export async function runInProcess(args: readonly string[], options: CommandOptions = {}): Promise<CommandOutcome> {
+  const { input, onStderrLine } = options;
   const invocation = parseCli(args);
   if (isCliExit(invocation)) {
     const { exit, stdout = '', stderr = '' } = invocation;
     return { stdout: withoutFinalNewline(stdout), stderr: withoutFinalNewline(stderr), exitCode: exit, left: [] };
   }
-  const { log, write, stderr } = serverLog(invocation.logging.logLevel);
+  const { log, write, stderr } = serverLog(invocation.logging.logLevel, onStderrLine);
   let stdout = '';
   const print = (text: string): void => void (stdout += text);
   const started = trackStarted();

@@ -154,20 +154,30 @@ export function rawInProcess(args: readonly string[]): RawChannel {
 
 /**
  * What a server serving in this process logs, a line each, as its stderr would show it at `level`;
- * `write` adds what a command writes to stderr itself, as it is.
+ * `write` adds what a command writes to stderr itself, as it is. `onLine` is told each line as it comes.
  */
-export function serverLog(level: LogLevel): {
+export function serverLog(
+  level: LogLevel,
+  onLine: (line: string) => void = () => {},
+): {
   readonly log: Log;
   readonly write: (text: string) => void;
   readonly stderr: () => string;
 } {
   let stderr = '';
+  let partial = '';
+  const write = (text: string): void => {
+    stderr += text;
+    const lines = (partial + text).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) onLine(line);
+  };
   return {
     // As the process's log writes a line (support/log.ts): at its level, what acts on a terminal escaped.
     log: (line, at = 'info') => {
-      if (shows(level, at)) stderr += `${revealControls(line, 'lines')}\n`;
+      if (shows(level, at)) write(`${revealControls(line, 'lines')}\n`);
     },
-    write: (text) => void (stderr += text),
+    write,
     stderr: () => stderr,
   };
 }
