@@ -31,7 +31,7 @@ function worldRule(files, world, folders, packages) {
 /** The MCP SDK's packages, for the layers below the MCP surface that may not import them. */
 const MCP_SDK = ['@modelcontextprotocol/*'];
 
-/** The server's layers, top to bottom (docs/architecture.md, "The target layout"). */
+/** The server's layers, top to bottom (docs/architecture.md, "The layers of the server"). */
 const SRC_FOLDERS = [
   'boot',
   'cli',
@@ -46,6 +46,7 @@ const SRC_FOLDERS = [
   'fetch',
   'script-host',
   'telemetry',
+  'tokenize',
   'state',
   'catalog',
   'json-rpc',
@@ -143,6 +144,7 @@ export default tseslint.config(
     'fetch',
     'script-host',
     'telemetry',
+    'tokenize',
     'state',
     'catalog',
     'json-rpc',
@@ -160,6 +162,7 @@ export default tseslint.config(
   layerRule('fetch', ['script-host', 'telemetry', 'config', 'support'], MCP_SDK),
   layerRule('script-host', ['catalog', 'config', 'support'], MCP_SDK),
   layerRule('telemetry', ['config', 'support']),
+  layerRule('tokenize', ['config', 'support']),
   // state/ and skills/ implement their host APIs over script-host/apis.ts's types.
   layerRule('state', ['script-host', 'config', 'support']),
   layerRule('skills', ['script-host', 'config', 'support']),
@@ -193,7 +196,8 @@ export default tseslint.config(
     files: ['prelude/intrinsics.ts'],
     rules: {
       // The dialect's point: every built-in method is captured unbound here and uncurried, before
-      // any script runs, so a script can't replace what the prelude calls (common.md, dialect.test.ts).
+      // any script runs, so a script can't replace what the prelude calls (prelude/intrinsics.ts,
+      // test/prelude/dialect.test.ts).
       '@typescript-eslint/unbound-method': 'off',
     },
   },

@@ -63,6 +63,8 @@ export interface DescriptionOptions {
   readonly yieldMs: number;
   /** The origins scripts may fetch (settings.fetch); none or absent: the description says there is no network. */
   readonly fetch?: readonly FetchOriginRule[];
+  /** With tokenize on, the line on tokens (src/tokenize/tokens-note.ts), after the API. */
+  readonly tokens?: string;
 }
 
 /**
@@ -99,6 +101,7 @@ function apiText(options: DescriptionOptions, resourcesOffered: boolean): string
         : 'No files, network, processes.'
     }`,
     ...(options.fetch !== undefined && options.fetch.length > 0 ? [fetchText(options.fetch)] : []),
+    ...(options.tokens !== undefined ? [options.tokens] : []),
   ].join('\n');
 }
 

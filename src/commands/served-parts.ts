@@ -1,8 +1,8 @@
 /**
  * What both serve commands build once from what they opened, and pass down to every client of
- * either revision: the host APIs (src/mcp/host-apis.ts, with the fetcher for scripts' fetch()), the
- * tool listing, the skills library served through the MCP Skills extension, and the approval page
- * (src/approvals/page/).
+ * either revision: the host APIs (src/mcp/host-apis.ts, with the fetcher for scripts' fetch() and
+ * the tokenizer when settings.tokenize is on), the tool listing, the skills library served through
+ * the MCP Skills extension, and the approval page (src/approvals/page/).
  */
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Settings } from '../config/settings.js';
@@ -17,6 +17,9 @@ import type { StateStore } from '../state/state-store.js';
 import type { Log } from '../support/log.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 import { ApprovalPage, type PagePlace } from '../approvals/page/approval-page.js';
+import { describeTokens } from '../tokenize/tokens-note.js';
+import { tokenLabels } from '../tokenize/token-text.js';
+import { Tokenizer } from '../tokenize/tokenizer.js';
 
 export interface ServedParts {
   readonly apis: HostApis;
@@ -44,13 +47,23 @@ export function buildServedParts(
   },
 ): ServedParts {
   const library = new SkillsLibrary(skillsDirectory(settings));
-  const listing = new ToolListing({ hub, settings, savedSkills: savedSkillsOf(library), log });
+  const { tokenize } = settings;
+  const listing = new ToolListing({
+    hub,
+    settings,
+    savedSkills: savedSkillsOf(library),
+    log,
+    ...(tokenize !== null ? { tokensNote: describeTokens(tokenLabels(tokenize)) } : {}),
+  });
   const apis = createHostApis({
     hub,
     state,
     skills: { library, saving: options.saving, onSaved: () => listing.skillsSaved() },
     fetcher: fetcherFor(settings, log, options.version),
     log,
+    // Made at start, so its packages and phone plans load now, not at the first answer
+    // (bench/ANALYSIS.md, "Figures from the code's comments").
+    ...(tokenize !== null ? { tokenizer: new Tokenizer(tokenize) } : {}),
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });
   const approvalPage = new ApprovalPage({

@@ -31,7 +31,7 @@ export interface SettingIssue {
   readonly message: string;
 }
 
-export type SettingKind = 'number' | 'switch' | 'choice' | 'globs' | 'approvals' | 'path' | 'url' | 'fetch';
+export type SettingKind = 'number' | 'switch' | 'choice' | 'globs' | 'approvals' | 'path' | 'url' | 'fetch' | 'tokenize';
 
 export interface SettingSpec<T = unknown> {
   readonly kind: SettingKind;

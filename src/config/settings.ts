@@ -19,6 +19,7 @@ import {
 import { SETTINGS } from './limit-settings.js';
 import { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
 import type { SettingSpec } from './setting-spec.js';
+import { TOKENIZE_SETTING } from './tokenize-setting.js';
 
 export { SETTINGS } from './limit-settings.js';
 export { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
@@ -37,6 +38,7 @@ const SERVER_SETTINGS = {
   approvalOpenBrowser: APPROVAL_OPEN_BROWSER_SETTING,
   approvalPageUrl: APPROVAL_PAGE_URL_SETTING,
   fetch: FETCH_SETTING,
+  tokenize: TOKENIZE_SETTING,
   ...SWITCH_SETTINGS,
   ...LOCATION_SETTINGS,
 };
@@ -52,6 +54,7 @@ export const ALL_SETTINGS: readonly SettingSpec[] = [
   APPROVAL_OPEN_BROWSER_SETTING,
   APPROVAL_PAGE_URL_SETTING,
   FETCH_SETTING,
+  TOKENIZE_SETTING,
   ...Object.values(SWITCH_SETTINGS),
   ...Object.values(LOG_SETTINGS),
   ...Object.values(LOCATION_SETTINGS),

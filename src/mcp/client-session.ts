@@ -36,6 +36,8 @@ import type { ListingWatch, ToolListing } from './tool-listing.js';
 import { callCodeExecution } from './code-execution/call.js';
 import { refusalAnswer } from './code-execution/answer.js';
 import { InFlight } from '../support/in-flight.js';
+import { withTokens } from './tokens/origin-tokens.js';
+import type { ScopeTokens } from '../tokenize/tokenizer.js';
 
 /**
  * The protocol revision a connection speaks: `2025` (the 2025 revisions: `initialize`, a session,
@@ -104,9 +106,12 @@ export class ClientSession {
   private readonly answering = new InFlight();
   /** This session, as the upstreams' requests and logs reach it. */
   readonly origin: CallOrigin;
+  /** Its principal's tokens, when tokenize is on: a run's code has them put back. */
+  private readonly tokens: ScopeTokens | undefined;
 
   constructor(private readonly options: ClientSessionOptions) {
     const { hub } = options;
+    const tokens = options.apis.tokensFor(options.principal);
     this.declared = hub.offered();
     this.asking = options.revision === '2026-07-28' ? new InputRequiredCaller(options.label) : undefined;
     this.tasks =
@@ -129,6 +134,7 @@ export class ClientSession {
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
       ...(this.asking !== undefined ? { passThrough: this.codec } : {}),
       ...(this.tasks !== undefined ? { tasks: () => (this.closing === undefined ? this.tasks : undefined) } : {}),
+      ...(tokens !== undefined ? { tokens } : {}),
     });
     this.server = surface.server;
     this.listed = options.listing.watch(() => this.toolsChanged());
@@ -137,7 +143,8 @@ export class ClientSession {
     if (options.sole) this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
     this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`, 'warn');
 
-    this.origin = this.asking?.origin ?? this.requestingOrigin();
+    this.origin = withTokens(this.asking?.origin ?? this.requestingOrigin(), tokens);
+    this.tokens = tokens;
     if (options.sole && this.asking === undefined) {
       hub.setFallbackOrigin(this.origin);
       this.unsubscribe.push(() => hub.setFallbackOrigin(undefined));
@@ -308,6 +315,7 @@ export class ClientSession {
       {
         scripts,
         maxYieldMs: this.options.settings.maxYieldMs,
+        ...(this.tokens !== undefined ? { tokens: this.tokens } : {}),
         ...(asking !== undefined
           ? { inputRequired: { inputs: asking.inputs, codec: this.codec, ...(tasks !== undefined ? { tasks } : {}) } }
           : {}),

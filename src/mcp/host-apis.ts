@@ -3,8 +3,10 @@
  * (the upstreams, the state store, the skills library, the fetcher), passed down once, and bound to
  * each owner of scripts when that owner's scripts are made. `tools` and `resources` are the
  * upstreams' (the hub routes them); `state`, `skills` and `fetch` keep their rules in their own
- * folders (state-api.ts, skills-api.ts, fetch-api.ts). docs/architecture.md, "Host APIs", says
- * what adding an API touches.
+ * folders (state-api.ts, skills-api.ts, fetch-api.ts). With tokenize on, the tokenizer is one more
+ * service here: each principal's tokens (`tokensFor`), which the connections use at the boundary
+ * with their client (src/mcp/tokens/). docs/architecture.md, "Host APIs", says what adding an API
+ * touches.
  */
 import { fetchApi } from '../fetch/fetch-api.js';
 import type { Fetcher } from '../fetch/fetcher.js';
@@ -15,6 +17,7 @@ import { skillsApi, type SkillSaving } from '../skills/skills-api.js';
 import { stateApi } from '../state/state-api.js';
 import type { Principal, StateStore } from '../state/state-store.js';
 import type { Log } from '../support/log.js';
+import type { ScopeTokens, Tokenizer } from '../tokenize/tokenizer.js';
 import type { CallOrigin } from '../upstream/routing/call-origins.js';
 import type { UpstreamHub } from '../upstream/hub.js';
 
@@ -31,6 +34,8 @@ export interface ApiOwner {
 export interface HostApis {
   /** The APIs as `owner`'s scripts reach them. */
   forOwner(owner: ApiOwner): OwnerApis;
+  /** The principal's tokens (settings.tokenize); undefined when tokenize is off, the one check its off path makes. */
+  tokensFor(principal: Principal): ScopeTokens | undefined;
 }
 
 export interface HostApiParts {
@@ -46,10 +51,13 @@ export interface HostApiParts {
   /** The server's fetcher (src/fetch/fetcher.ts); absent, every fetch() is refused (FETCH_ORIGIN). */
   readonly fetcher?: Fetcher;
   readonly log: Log;
+  /** Made by the command when settings.tokenize is on; absent, nothing is tokenized. */
+  readonly tokenizer?: Tokenizer;
 }
 
-export function createHostApis({ hub, state, skills, fetcher, log }: HostApiParts): HostApis {
+export function createHostApis({ hub, state, skills, fetcher, log, tokenizer }: HostApiParts): HostApis {
   return {
+    tokensFor: (principal) => tokenizer?.forScope(principal),
     forOwner: (owner) => {
       const { origin } = owner;
       const context = origin !== undefined ? { origin } : {};

@@ -32,6 +32,8 @@ import { buildSurface } from './server-surface.js';
 import type { ListingWatch, ToolListing } from './tool-listing.js';
 import { callTool } from './tool-calls.js';
 import { InFlight } from '../support/in-flight.js';
+import { withTokens } from './tokens/origin-tokens.js';
+import type { ScopeTokens } from '../tokenize/tokenizer.js';
 
 /** What every HTTP client is served with (src/http/sessions.ts takes the same). */
 export interface SessionlessOptions {
@@ -57,6 +59,8 @@ interface Caller {
   readonly owner: ScriptOwner;
   readonly asking: InputRequiredCaller;
   readonly tasks: CallerTasks;
+  /** The principal's tokens, when tokenize is on. */
+  readonly tokens: ScopeTokens | undefined;
 }
 
 export class Sessionless {
@@ -102,6 +106,7 @@ export class Sessionless {
     const { hub, settings, supply, instanceId } = this.options;
     const label = `principal ${principal}`;
     const asking = new InputRequiredCaller(label);
+    const tokens = this.options.apis.tokensFor(principal);
     const owner = new ScriptOwner({
       hub,
       settings,
@@ -109,7 +114,7 @@ export class Sessionless {
       apis: this.options.apis,
       principal,
       savedSkills: () => this.options.listing.savedSkillsNow(),
-      origin: asking.origin,
+      origin: withTokens(asking.origin, tokens),
       label,
       ...(instanceId !== undefined ? { instance: instanceId } : {}),
       log: this.options.log,
@@ -123,13 +128,14 @@ export class Sessionless {
       resultsMaxBytes: settings.taskResultsMaxBytes,
       ...(instanceId !== undefined ? { instance: instanceId } : {}),
     });
-    const caller = { owner, asking, tasks };
+    const caller = { owner, asking, tasks, tokens };
     this.callers.set(principal, caller);
     return caller;
   }
 
   private serverFor(principal: string) {
-    const { hub, settings, startup, log, version, skills } = this.options;
+    const { hub, settings, startup, log, version, skills, apis } = this.options;
+    const tokens = apis.tokensFor(principal);
     return buildSurface({
       hub,
       version,
@@ -160,11 +166,12 @@ export class Sessionless {
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
       passThrough: this.codec,
       tasks: () => (this.closing ? undefined : this.callerOf(principal).tasks),
+      ...(tokens !== undefined ? { tokens } : {}),
     }).server;
   }
 
   private async codeExecution(
-    { owner, asking, tasks }: Caller,
+    { owner, asking, tasks, tokens }: Caller,
     args: unknown,
     ctx: ServerContext,
     trace: TraceContext | undefined,
@@ -179,6 +186,7 @@ export class Sessionless {
       {
         scripts,
         maxYieldMs: this.options.settings.maxYieldMs,
+        ...(tokens !== undefined ? { tokens } : {}),
         inputRequired: { inputs: asking.inputs, codec: this.codec, tasks, routed },
       },
       args,

@@ -14,7 +14,13 @@ import { scriptApis, type OwnerApis } from './script-apis.js';
 
 /** What a code_execution call asks of an owner's scripts, its input checked (src/mcp/code-execution/input.ts). */
 export type ScriptCommand =
-  | { readonly action: 'run'; readonly code: string; readonly yieldMs?: number }
+  | {
+      readonly action: 'run';
+      readonly code: string;
+      readonly yieldMs?: number;
+      /** The code as the client sent it, when its tokens were put back in `code` (settings.tokenize): what the span records. */
+      readonly sentCode?: string;
+    }
   | { readonly action: 'wait'; readonly script: string; readonly yieldMs?: number }
   | { readonly action: 'stop'; readonly script: string }
   | { readonly action: 'list' };
@@ -31,6 +37,9 @@ export type ScriptReply =
   | { readonly kind: 'refused'; readonly reason: string }
   | { readonly kind: 'listed'; readonly scripts: readonly ListedScript[] }
   | { readonly kind: 'interrupted'; readonly script: string };
+
+/** A run's code: what runs, and what the client sent when that differs. */
+type RunCode = Pick<Extract<ScriptCommand, { action: 'run' }>, 'code' | 'sentCode'>;
 
 export interface ListedScript {
   readonly id: string;
@@ -151,7 +160,7 @@ export class OwnerScripts {
     const yieldMs = (given: number | undefined) => given ?? this.deps.settings.yieldMs;
     switch (command.action) {
       case 'run':
-        return this.run(command.code, yieldMs(command.yieldMs), ctx);
+        return this.run(command, yieldMs(command.yieldMs), ctx);
       case 'wait': {
         const entry = this.entries.get(command.script);
         return entry ? this.watch(command.script, entry, yieldMs(command.yieldMs), ctx) : this.unknownScript(command.script);
@@ -178,7 +187,7 @@ export class OwnerScripts {
     return running.map(([id, entry]) => ({ id, status: entry.script.status }));
   }
 
-  private run(code: string, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
+  private run(code: RunCode, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
     if (this.closing) return refused('the server is shutting down');
     const running = [...this.entries].filter(([, entry]) => entry.script.status === 'running').map(([id]) => id);
     const { maxRunningScripts } = this.deps.settings;
@@ -200,7 +209,12 @@ export class OwnerScripts {
     });
   }
 
-  private start(supplied: Supplied, code: string, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
+  private start(
+    supplied: Supplied,
+    { code, sentCode }: RunCode,
+    yieldMs: number,
+    ctx: WatchContext,
+  ): Promise<ScriptReply> | ScriptReply {
     if ('refused' in supplied) return refused(supplied.refused);
 
     const id = nextScriptId(this.deps.instance);
@@ -209,7 +223,7 @@ export class OwnerScripts {
     const tally = new ApprovalTally(settings.approvalFallback);
     const gate = this.deps.approvals;
     // The script's span, a child of the request that runs it; its calls' spans are its children.
-    const trace = activeTelemetry().startScript({ id, code }, ctx.trace);
+    const trace = activeTelemetry().startScript({ id, code: sentCode ?? code }, ctx.trace);
     const script = new Script(supplied.child.lease(), {
       id,
       code,

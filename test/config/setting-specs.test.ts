@@ -55,6 +55,8 @@ function sampleOf(spec: SettingSpec): { texts: string[]; field: unknown } {
     }
     case 'fetch':
       return { texts: ['{"https://api.example": {"methods": ["GET"]}}'], field: { 'https://api.example': { methods: ['GET'] } } };
+    case 'tokenize':
+      return { texts: ['{"fields":["name"]}'], field: { fields: ['name'] } };
     default:
       return { texts: ['some/where'], field: 'some/where' };
   }

@@ -234,6 +234,23 @@ describe('telemetry over OTLP/HTTP', () => {
     // With no client traceparent the request's span starts the trace.
     expect(only(receiver.spans, 'tools/call code_execution').parentSpanId).toBe('');
   });
+
+  test('with --tokenize, the span records the code as the client sent it, its tokens not put back', async () => {
+    receiver = await startOtlpReceiver();
+    const { config } = recorderConfig('otel-tokens');
+    withEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_METRICS_EXPORTER: 'none' });
+    const server = await startInProcess(['--config', config, '--pool', '0', '--otel-script-code', '--tokenize']);
+    const read = await server.run({ code: 'return (await tools.echo({ text: "ada@example.com" })).content[0].text' });
+    expect(textOf(read)).toContain('value: "[EMAIL_1]"');
+    const code = 'return (await tools.echo({ text: "[EMAIL_1]" })).content[0].text === "ada@example.com"';
+    expect(textOf(await server.run({ code }))).toContain('value: true');
+    expect(await server.close()).toEqual([]);
+    const codes = receiver.spans
+      .filter((span) => span.name === 'code_execution script')
+      .map((span) => span.attributes['codemode.script.code']);
+    // Restored, the span would hold the address where the token stands.
+    expect(codes).toContain(code);
+  });
 });
 
 describe('the audit log', () => {

@@ -20,7 +20,7 @@ const STARTS_THE_BINARY: Readonly<Record<string, string>> = {
   'test/e2e/clients.test.ts': "SDK 1.x and 2.x clients' own stdio transports, which start the server themselves",
   'test/e2e/command-signals.test.ts': 'signals to each command and to the server, and the exit statuses they give',
   'test/e2e/early-start.test.ts': "the upstreams started before the server's modules load, at the process's start",
-  'test/e2e/examples.test.ts': "the README's client blocks, run as a client runs them",
+  'test/e2e/examples.test.ts': 'the client blocks of the README and docs/clients.md, run as a client runs them',
   'test/e2e/http-boundary.test.ts': 'where --http may listen, and what a start that may not listen says and exits with',
   'test/e2e/http-drain.test.ts': "SIGTERM's drain of an HTTP instance",
   'test/e2e/http-load.test.ts': "an instance's memory and CPU under load",

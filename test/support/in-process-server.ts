@@ -50,6 +50,8 @@ export interface InProcessServer {
   readonly logs: LoggingMessageNotification['params'][];
   /** What the server logged so far, a line each, at its --log-level (its stderr, were it a process). */
   stderr(): string;
+  /** Every byte the server wrote to its client so far (its stdout, were it a process), as text. */
+  received(): string;
   /** The server's end, with its exit code. */
   readonly exited: Promise<{ readonly code: number }>;
   /** code_execution with these arguments. */
@@ -66,6 +68,8 @@ interface StreamsServed {
   readonly stdin: PassThrough;
   readonly stdout: PassThrough;
   readonly stderr: () => string;
+  /** Every byte it wrote to its stdout so far, as text. */
+  readonly received: () => string;
   readonly exited: Promise<{ readonly code: number }>;
   /** Samples the processes it started now (before an end that may take them). */
   readonly sample: () => void;
@@ -83,6 +87,8 @@ function serveOverStreams(args: readonly string[], options: InProcessOptions): S
     throw new Error(`the command line was refused (exit ${invocation.exit}): ${invocation.stderr ?? ''}`);
   const { log, stderr } = serverLog(invocation.logging.logLevel);
   const [stdin, stdout] = [new PassThrough(), new PassThrough()];
+  const written: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => void written.push(chunk));
   const exited = deferred<{ code: number }>();
   const started = trackStarted();
   void exited.promise.then(() => started.stop());
@@ -93,12 +99,20 @@ function serveOverStreams(args: readonly string[], options: InProcessOptions): S
     ownsProcess: false,
     terminal: options.terminal === true,
   });
-  return { stdin, stdout, stderr, exited: exited.promise, sample: started.sample, leftAlive: started.leftAlive };
+  return {
+    stdin,
+    stdout,
+    stderr,
+    received: () => Buffer.concat(written).toString('utf8'),
+    exited: exited.promise,
+    sample: started.sample,
+    leftAlive: started.leftAlive,
+  };
 }
 
 /** Serves `args` (as bin/codemode-mcp.js would take them) in this process, with a client connected. */
 export async function startInProcess(args: readonly string[], options: InProcessOptions = {}): Promise<InProcessServer> {
-  const { stdin, stdout, stderr, exited, sample, leftAlive } = serveOverStreams(args, options);
+  const { stdin, stdout, stderr, received, exited, sample, leftAlive } = serveOverStreams(args, options);
   const client = new Client(
     { name: 'e2e-client', version: '1.0.0' },
     {
@@ -117,6 +131,7 @@ export async function startInProcess(args: readonly string[], options: InProcess
     client,
     logs,
     stderr,
+    received,
     exited,
     run: (callArgs, callOptions) => client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions),
     close: async () => {

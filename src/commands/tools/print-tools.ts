@@ -9,6 +9,8 @@ import { startCommandHub } from '../one-shot-hub.js';
 import { closeLeavingNoProcess } from '../../support/process-tree.js';
 import { listenForEndSignals, signalExitCode, type EndSignals } from '../../support/end-signals.js';
 import { processLog, type Log } from '../../support/log.js';
+import { describeTokens } from '../../tokenize/tokens-note.js';
+import { tokenLabels } from '../../tokenize/token-text.js';
 
 export interface PrintToolsOutput {
   readonly stdout: (text: string) => void;
@@ -47,10 +49,12 @@ async function startAndPrint(invocation: CliInvocation, output: PrintToolsOutput
       output.stderr(`codemode-mcp: no upstream server could start:\n${reasons}`, 'error');
       return 1;
     }
+    const { tokenize } = invocation.settings;
     output.stdout(
       renderTools(
         hub.catalog().tools,
         failed.map((status) => status.name),
+        tokenize !== null ? describeTokens(tokenLabels(tokenize)) : undefined,
       ),
     );
     if (invocation.settings.fetch.length > 0) output.stdout(`\n${renderFetchPolicy(invocation.settings.fetch)}`);
