@@ -34,7 +34,8 @@ test('a run asked for input answers running; its wait carries the question and t
   const ran = structuredOf(
     await client.run({ code: 'return (await tools["test_elicitation"]({ message: "Name?" })).content[0].text' }),
   );
-  expect(ran).toMatchObject({ status: 'running', script: expect.stringMatching(/^a\.[0-9a-f]{6}-1$/) });
+  // The instance's prefix routes the wait; the number counts the scripts this process started (others' too, in process).
+  expect(ran).toMatchObject({ status: 'running', script: expect.stringMatching(/^a\.[0-9a-f]{6}-\d+$/) });
   expect(asked).toEqual([]);
   const waited = structuredOf(await client.run({ action: 'wait', script: ran.script }));
   expect(asked.map((params) => (params as { message: string }).message)).toEqual(['Name?']);
