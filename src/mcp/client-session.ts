@@ -174,7 +174,6 @@ export class ClientSession {
           }
         : {}),
     });
-    this.asking?.attributeTo(() => this.owner.soleCaller());
     this.unsubscribe.push(hub.events.on('notice', (notice) => this.relayNotice(notice)));
     if (this.declared.resources) {
       this.unsubscribe.push(hub.events.on('resources-changed', () => this.relayNotice({ kind: 'resources_changed' })));
@@ -293,7 +292,6 @@ export class ClientSession {
               tasks: this.tasks,
               inputs: this.asking.inputs,
               codec: this.codec,
-              track: <T>(key: string, call: () => Promise<T>) => this.owner.track(key, call),
             },
           }
         : {}),

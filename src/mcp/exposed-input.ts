@@ -4,7 +4,7 @@
  * requests, so the call answers `input_required` with what was asked and a `requestState` of
  * ours naming the call, the call stays out upstream meanwhile (held by the caller's tasks), and
  * the client's retry brings the answers and waits on the same call again. What the upstream asks
- * is this call's because the call is counted as its own while it is out (ScriptOwner.track).
+ * is this call's because the call is sent under its key (CallContext.asker, call-origins.ts).
  */
 import {
   MissingRequiredClientCapabilityError,
@@ -86,7 +86,7 @@ function endedOrAsked(work: TaskWork, inputs: InputQueue, signal: AbortSignal): 
       resolve(outcome);
     };
     void work.ended.then(settle);
-    cleanups.push(inputs.onAsked((script) => (script === undefined || script === work.key ? settle('asked') : undefined)));
+    cleanups.push(inputs.onAsked((concerns) => (concerns(work.key) ? settle('asked') : undefined)));
     cleanups.push(inputs.onRefused(({ script, error }) => (script === work.key ? settle({ refused: error }) : undefined)));
     if (inputs.asksFor(work.key)) settle('asked');
     const onAbort = (): void => settle('cancelled');

@@ -62,7 +62,14 @@ export function createHostApis({ hub, state, skills, fetcher, log, tokenizer }: 
       const { origin } = owner;
       const context = origin !== undefined ? { origin } : {};
       return {
-        tools: (name, args, signal, onProgress, caller) => hub.callTool(name, args, signal, { ...context, onProgress, caller }),
+        // Named as the script's call: what its upstream asks meanwhile is that script's (call-origins.ts).
+        tools: (name, args, signal, onProgress, caller) =>
+          hub.callTool(name, args, signal, {
+            ...context,
+            onProgress,
+            caller,
+            ...(caller.script !== undefined ? { asker: caller.script.id } : {}),
+          }),
         resources: resourcesApi(hub, origin),
         state: stateApi(state, owner.principal),
         ...(skills !== undefined

@@ -20,8 +20,11 @@ export interface Refusal {
 
 interface Pending {
   readonly upstream: string;
-  /** The script whose call the request is for, when that is known (the owner's one script with calls out). */
-  readonly script: string | undefined;
+  /**
+   * Whose call the request is for: a script's id or an exposed call's key, when known; else the
+   * callers with calls out on the upstream when it came, one of which it is for (none known: anyone's).
+   */
+  readonly asker: string | readonly string[];
   readonly request: RelayedRequest;
   readonly resolve: (result: RelayedResult) => void;
   readonly reject: (reason: unknown) => void;
@@ -29,14 +32,19 @@ interface Pending {
 
 export class InputQueue {
   private readonly pending = new Map<string, Pending>();
-  private readonly listeners = new Set<(script: string | undefined) => void>();
+  private readonly listeners = new Set<(concerns: (asker: string | undefined) => boolean) => void>();
   private readonly refusalListeners = new Set<(refusal: Refusal) => void>();
 
   /**
    * Asks the client: resolves with its answer, or rejects when `signal` aborts (the upstream
-   * cancelled). `script`: whose call it is for, when known; unknown, it is every script's.
+   * cancelled). `asker`: whose call it is for, or the callers it may be for (see Pending).
    */
-  ask(upstream: string, request: RelayedRequest, signal: AbortSignal, script?: string): Promise<RelayedResult> {
+  ask(
+    upstream: string,
+    request: RelayedRequest,
+    signal: AbortSignal,
+    asker: string | readonly string[] = [],
+  ): Promise<RelayedResult> {
     signal.throwIfAborted();
     // Unguessable: a key is all a tasks/update names, and a task's answers reach only its own requests (answer).
     const key = `input-${randomBytes(12).toString('base64url')}`;
@@ -46,9 +54,9 @@ export class InputQueue {
         reject(signal.reason);
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(key, {
+      const pending: Pending = {
         upstream,
-        script,
+        asker,
         request,
         resolve: (result) => {
           signal.removeEventListener('abort', onAbort);
@@ -58,8 +66,9 @@ export class InputQueue {
           signal.removeEventListener('abort', onAbort);
           reject(reason);
         },
-      });
-      for (const listener of [...this.listeners]) listener(script);
+      };
+      this.pending.set(key, pending);
+      for (const listener of [...this.listeners]) listener((of) => concerns(pending, of));
     });
   }
 
@@ -78,6 +87,11 @@ export class InputQueue {
   /** Whether anything waits that concerns `script` (see requests). */
   asksFor(script: string | undefined): boolean {
     return [...this.pending.values()].some((pending) => concerns(pending, script));
+  }
+
+  /** Whether a request known to be `asker`'s own waits for the client. */
+  waitsFor(asker: string): boolean {
+    return [...this.pending.values()].some((pending) => pending.asker === asker);
   }
 
   /** Whether every key is still waiting: a retry that names an answered one is a replay. */
@@ -108,8 +122,8 @@ export class InputQueue {
     }
   }
 
-  /** Calls `listener` each time a request starts waiting, with whose it is when known; returns the unsubscribe. */
-  onAsked(listener: (script: string | undefined) => void): () => void {
+  /** Calls `listener` each time a request starts waiting, with whom it may concern (see requests); returns the unsubscribe. */
+  onAsked(listener: (concerns: (asker: string | undefined) => boolean) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -135,6 +149,13 @@ export class InputQueue {
   }
 }
 
+/**
+ * Whether a request may be `script`'s: its own, or one that names no caller but came while
+ * `script` had a call out on that upstream (or while no call of ours was known to be out).
+ * Undefined `script`: every request.
+ */
 function concerns(pending: Pending, script: string | undefined): boolean {
-  return script === undefined || pending.script === undefined || pending.script === script;
+  if (script === undefined) return true;
+  if (typeof pending.asker === 'string') return pending.asker === script;
+  return pending.asker.length === 0 || pending.asker.includes(script);
 }

@@ -24,14 +24,12 @@ export class InputRequiredCaller {
   private capabilities: ClientCapabilities | undefined;
   /** The calls now watching a script, latest last: a log goes out on the latest. */
   private readonly watchers: ServerContext[] = [];
-  /** Whose call an upstream's request is likely for (ScriptOwner.soleCallingScript), once told. */
-  private scriptAsking: () => string | undefined = () => undefined;
 
   constructor(label: string) {
     this.origin = {
       label,
-      relay: (upstream, request, { signal, script }) => {
-        const asking = script ?? this.scriptAsking();
+      relay: (upstream, request, { signal, script, candidates = [] }) => {
+        const asking = script ?? this.likelyAsker(candidates);
         const missing = missingCapability(this.capabilities, request);
         if (missing !== undefined) {
           const because = `the MCP client did not declare ${missing}`;
@@ -47,7 +45,7 @@ export class InputRequiredCaller {
             `codemode-mcp cannot relay ${request.method} from upstream "${upstream}": ${because}`,
           );
         }
-        return this.inputs.ask(upstream, request, signal, asking);
+        return this.inputs.ask(upstream, request, signal, asking ?? candidates);
       },
       accepts: (request) => missingCapability(this.capabilities, request) === undefined,
       log: (upstream, params) =>
@@ -55,9 +53,16 @@ export class InputRequiredCaller {
     };
   }
 
-  /** How to tell which script an upstream's request is for: the owner's one script with calls out, if one. */
-  attributeTo(scriptAsking: () => string | undefined): void {
-    this.scriptAsking = scriptAsking;
+  /**
+   * Which of the calls out on the upstream a request that names none is for: the only one, or the
+   * only one not already waiting on a question of its own (a 2025 tool awaits its request, so a
+   * call left waiting, as an unanswered `input_required` leaves it, is not the one asking anew);
+   * undefined when that leaves several or none.
+   */
+  private likelyAsker(candidates: readonly string[]): string | undefined {
+    if (candidates.length === 1) return candidates[0];
+    const free = candidates.filter((candidate) => !this.inputs.waitsFor(candidate));
+    return free.length === 1 ? free[0] : undefined;
   }
 
   /** Runs `call` as a call of this caller: its capabilities are the ones now declared, and logs may go out on it. */

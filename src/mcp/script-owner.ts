@@ -50,8 +50,6 @@ export interface ScriptOwnerOptions {
 export class ScriptOwner {
   private scripts: OwnerScripts | undefined;
   private closing: Promise<Array<{ readonly id: string; readonly status: string }>> | undefined;
-  /** Per script (or exposed call made a task), its tool calls now out upstream. */
-  private readonly callsOut = new Map<string, number>();
 
   constructor(private readonly options: ScriptOwnerOptions) {}
 
@@ -87,12 +85,7 @@ export class ScriptOwner {
       supply: supply.forSession(),
       catalog: () => hub.catalog().tools,
       unlisted: () => hub.unlistedPrefixes(),
-      // Counted as the script's while out: what an upstream asks meanwhile is that script's (soleCaller).
-      apis: {
-        ...apis,
-        tools: (name, args, signal, onProgress, caller) =>
-          this.track(caller.script?.id, () => apis.tools(name, args, signal, onProgress, caller)),
-      },
+      apis,
       savedSkills: this.options.savedSkills,
       settings,
       identity: { principal, session: origin.label },
@@ -102,27 +95,6 @@ export class ScriptOwner {
       approvals,
     });
     return this.scripts;
-  }
-
-  /**
-   * The one script (or task) with tool calls out now, or undefined when none or several have: an
-   * upstream's request (elicitation, sampling, roots) comes during one of them, so it is that one's.
-   */
-  soleCaller(): string | undefined {
-    return this.callsOut.size === 1 ? [...this.callsOut.keys()][0] : undefined;
-  }
-
-  /** Counts `call` as `script`'s (a script id, or a task's key) while it is out. */
-  async track<T>(script: string | undefined, call: () => Promise<T>): Promise<T> {
-    if (script === undefined) return call();
-    this.callsOut.set(script, (this.callsOut.get(script) ?? 0) + 1);
-    try {
-      return await call();
-    } finally {
-      const left = (this.callsOut.get(script) ?? 1) - 1;
-      if (left > 0) this.callsOut.set(script, left);
-      else this.callsOut.delete(script);
-    }
   }
 
   /** Stops every script (cancelling their calls upstream); resolves with how each running one ended. */

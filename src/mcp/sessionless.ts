@@ -121,7 +121,6 @@ export class Sessionless {
       sendLog: (params) => asking.sendLog(params),
       ...(this.options.approvalPage !== undefined ? { approvalPage: this.options.approvalPage } : {}),
     });
-    asking.attributeTo(() => owner.soleCaller());
     const tasks = new CallerTasks({
       inputs: asking.inputs,
       scriptLifetimeMs: settings.scriptLifetimeMs,
@@ -158,7 +157,6 @@ export class Sessionless {
             tasks,
             inputs: asking.inputs,
             codec: this.codec,
-            track: <T>(key: string, call: () => Promise<T>) => owner.track(key, call),
           },
         };
         return this.answering.track(() => asking.during(ctx, () => callTool(deps, name, args, ctx, trace)));

@@ -49,12 +49,10 @@ export interface ToolCallsDeps {
  * What a 2026-07-28 caller's exposed calls use: an exposed tool that offers tasks is called as one
  * for a client that declares the extension; one whose upstream speaks 2026-07-28 passes that
  * upstream's own `input_required` rounds through (exposed-pass-through.ts); any other's upstream
- * questions go out as `input_required` of ours (exposed-input.ts). `track` counts a call as its
- * own while it is out, so what its upstream asks meanwhile is that call's (ScriptOwner.soleCaller).
+ * questions go out as `input_required` of ours (exposed-input.ts). Each call is sent under its
+ * key (CallContext.asker), so what its upstream asks meanwhile is that call's (call-origins.ts).
  */
-export interface InputRequiredCalls extends ExposedInputDeps {
-  readonly track: <T>(key: string, call: () => Promise<T>) => Promise<T>;
-}
+type InputRequiredCalls = ExposedInputDeps;
 
 export async function callTool(
   deps: ToolCallsDeps,
@@ -86,9 +84,7 @@ export async function callTool(
   const start = (progress: typeof onProgress): TaskWork => {
     const key = asking.tasks.newCallKey();
     return callWork(key, name, (signal) =>
-      asking.track(key, () =>
-        callExposed(deps, name, args, { signal, ...(progress !== undefined ? { onProgress: progress } : {}) }, trace),
-      ),
+      callExposed(deps, name, args, { signal, asker: key, ...(progress !== undefined ? { onProgress: progress } : {}) }, trace),
     );
   };
   const resumed = ctx.mcpReq.requestState<ResumeState>();
@@ -149,12 +145,16 @@ function callExposed(
   deps: ToolCallsDeps,
   name: string,
   args: unknown,
-  call: { readonly signal: AbortSignal; readonly onProgress?: (progress: Progress) => void },
+  call: { readonly signal: AbortSignal; readonly asker?: string; readonly onProgress?: (progress: Progress) => void },
   trace: TraceContext | undefined,
 ): Promise<CallToolResult> {
-  const { onProgress } = call;
+  const { onProgress, asker } = call;
   return sendExposed(deps, name, call.signal, trace, (signal, context) =>
-    deps.hub.callTool(name, inputOf(args), signal, { ...context, ...(onProgress ? { onProgress } : {}) }),
+    deps.hub.callTool(name, inputOf(args), signal, {
+      ...context,
+      ...(asker !== undefined ? { asker } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    }),
   );
 }
 

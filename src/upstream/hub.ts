@@ -290,7 +290,7 @@ export class UpstreamHub {
   private readonly relayToOrigin: RequestRelay = (server, request, options) => {
     const routed = this.origins.routeRequest(server, request);
     if ('refused' in routed) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, routed.refused);
-    return routed.origin.relay(server, request, options);
+    return routed.origin.relay(server, request, { ...options, candidates: routed.candidates });
   };
 
   /**

@@ -5,26 +5,31 @@
 # and codemode-mcp run on the Node this script finds first, the project's own. Needs the npm
 # registry (the first run downloads both), and a build (dist/).
 #
-# One run: the scenarios the 2026-07-28 revision requires of a client (`--requirements`, frozen
-# at the revision's release), in parallel.
+# Two runs, each in parallel: the scenarios the 2026-07-28 revision requires of a client
+# (`--requirements`, frozen at the revision's release) with 0.2.0-alpha.12, then the auth suite of
+# 0.1.16 (`--suite auth`: the 2025-11-25 sign-in scenarios, auth/scope-retry-limit among them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-CONFORMANCE=@modelcontextprotocol/conformance@0.2.0-alpha.12
+CURRENT=@modelcontextprotocol/conformance@0.2.0-alpha.12
+EARLIER=@modelcontextprotocol/conformance@0.1.16
 REVISION=2026-07-28
 HERE=test/conformance
 # Generous: the set runs 39 clients at once, each codemode-mcp, its script's child and a sign-in.
 TIMEOUT_MS=120000
 
 if [ -z "${CONFORMANCE_INNER:-}" ]; then
-  started=$(date +%s)
   export CONFORMANCE_NODE
   CONFORMANCE_NODE=$(command -v node)
   export CONFORMANCE_LOGS
   CONFORMANCE_LOGS=$(mktemp -d)
   status=0
-  CONFORMANCE_INNER=1 npx -y -p node@22 -p "$CONFORMANCE" -c "bash $HERE/run-client.sh" 2> >(grep -v 'EBADENGINE\|^npm warn' >&2) || status=$?
-  echo "conformance (client): $(( $(date +%s) - started )) s; full output in $CONFORMANCE_LOGS"
+  for suite in "$CURRENT" "$EARLIER"; do
+    started=$(date +%s)
+    CONFORMANCE_INNER="$suite" npx -y -p node@22 -p "$suite" -c "bash $HERE/run-client.sh" 2> >(grep -v 'EBADENGINE\|^npm warn' >&2) || status=1
+    echo "conformance (client, $suite): $(( $(date +%s) - started )) s"
+  done
+  echo "conformance (client): full output in $CONFORMANCE_LOGS"
   exit $status
 fi
 
@@ -45,5 +50,9 @@ run() {
   grep -E '^[✓✗] |^Passed: |^Total: |^  [~✓✗] |^(Baseline|Unexpected|Stale)' "$log" | sed 's/\x1b\[[0-9;]*m//g; s/^/  /' || true
 }
 
-run "requirements-$REVISION" --requirements "$REVISION"
+if [ "$CONFORMANCE_INNER" = "$CURRENT" ]; then
+  run "requirements-$REVISION" --requirements "$REVISION"
+else
+  run "auth-0.1.16" --suite auth
+fi
 exit $failed

@@ -11,6 +11,7 @@ import { connectHttp } from '../support/http-server.js';
 import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath, textOf } from '../support/mcp-client.js';
 import { startInProcess } from '../support/in-process-server.js';
+import { eventually } from '../support/waiting.js';
 
 const modern = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const fixture = fixturePath('upstreams/conformance-everything.mjs');
@@ -185,5 +186,20 @@ describe.each(['stdio', 'HTTP'])("over %s, an upstream's log messages", (transpo
       expect.objectContaining({ level: 'info', data: 'Tool execution completed' }),
     ]);
     await close();
+  });
+});
+
+describe('an upstream in 2026-07-28 that logs as that revision says (only on a request that names a level)', () => {
+  // The bug: a call to it named no level, so it logged nothing, and no client ever got its log messages.
+  test("its log messages reach a 2025 session that set its level, from a script's call and an exposed call alike", async () => {
+    const server = await startInProcess(['--pool', '0', '--expose', 'test_tool_with_logging', ...currentUpstream.slice(2)]);
+    await server.client.setLoggingLevel('info');
+    const said = () => server.logs.map((log) => log.data).filter((data) => typeof data === 'string' && data.startsWith('Tool '));
+    const three = ['Tool execution started', 'Tool processing data', 'Tool execution completed'];
+    await server.run({ code: 'return (await tools["test_tool_with_logging"]({})).content[0].text' });
+    await eventually(() => expect(said()).toEqual(three));
+    await server.client.callTool({ name: 'test_tool_with_logging', arguments: {} });
+    await eventually(() => expect(said()).toEqual([...three, ...three]));
+    expect(await server.close()).toEqual([]);
   });
 });

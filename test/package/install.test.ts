@@ -38,9 +38,16 @@ describe('the packed package, installed', () => {
     ).toEqual([]);
   });
 
-  it('installs three dependencies, the engine, the Redis client (for --state-url) and the OpenTelemetry SDK (for --otel): the server and the child are bundles that carry the rest', () => {
+  it('installs the engine and what is loaded only when configured: the Redis client (--state-url), the OpenTelemetry SDK (--otel), libphonenumber-js and validator (tokenize); the server and the child are bundles that carry the rest', () => {
     const installed = readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
-    expect(installed.sort()).toEqual(['@opentelemetry', '@redis', 'codemode-mcp', 'quickjs-wasi']);
+    expect(installed.sort()).toEqual([
+      '@opentelemetry',
+      '@redis',
+      'codemode-mcp',
+      'libphonenumber-js',
+      'quickjs-wasi',
+      'validator',
+    ]);
   });
 
   it('prints its help from the installed executable', async () => {

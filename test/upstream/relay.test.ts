@@ -175,6 +175,28 @@ describe('routing what an upstream asks to the session whose call it serves', ()
     expect(await aCall).toBe('aborted');
   });
 
+  // The bug: a session's request was taken for any of its calls, a call made after it came
+  // included, or on another upstream (conformance's tools-call-* after server-stateless).
+  test("within a session, a request names as its candidates the askers with calls out on that upstream when it came, no other's", async () => {
+    scratch.hub = recorders(['one', 'two']);
+    await scratch.hub.start();
+    const candidates: Array<readonly string[] | undefined> = [];
+    const a = origin('A', async (_server, _request, options) => {
+      candidates.push(options.candidates);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    const controller = new AbortController();
+    const held = [
+      scratch.hub.callTool('one__hang', {}, controller.signal, { origin: a, asker: 's-1' }).catch(() => 'aborted'),
+      scratch.hub.callTool('two__hang', {}, controller.signal, { origin: a, asker: 's-2' }).catch(() => 'aborted'),
+    ];
+    await scratch.hub.callTool('one__ask', {}, undefined, { origin: a, asker: 's-3' });
+    controller.abort(new Error('done'));
+    expect(await Promise.all(held)).toEqual(['aborted', 'aborted']);
+    await scratch.hub.callTool('one__ask', {}, undefined, { origin: a, asker: 's-4' });
+    expect(candidates.map((names) => [...(names ?? [])].sort())).toEqual([['s-1', 's-3'], ['s-4']]);
+  });
+
   test('a log message goes to the session with a call running, and to no other', async () => {
     scratch.hub = recorders(['one', 'two']);
     await scratch.hub.start();

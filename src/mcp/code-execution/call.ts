@@ -137,8 +137,8 @@ async function watchAskingInput(
   // another script of the owner is that script's watch's to answer.
   let watched = 'script' in command ? command.script : undefined;
   let interrupt = new AbortController();
-  const stopListening = inputs.onAsked((script) => {
-    if (script === undefined || watched === undefined || script === watched) interrupt.abort();
+  const stopListening = inputs.onAsked((concerns) => {
+    if (concerns(watched)) interrupt.abort();
   });
   if (inputs.asksFor(watched ?? NO_SCRIPT_YET)) interrupt.abort();
   // A run is handed over as a task when the client takes tasks; a wait or stop answers as ever.

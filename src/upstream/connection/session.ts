@@ -8,12 +8,14 @@
  */
 import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import {
+  LOG_LEVEL_META_KEY,
   SdkError,
   SdkErrorCode,
   specTypeSchemas,
   type CallToolResult,
   type Client,
   type GetPromptResult,
+  type LoggingLevel,
   type Progress,
   type ResultTypeMap,
   type ServerCapabilities,
@@ -51,6 +53,13 @@ import { traceHeaders, type TraceMeta } from '../../telemetry/telemetry.js';
  * once). The caller enforces its own per-call timeout through the AbortSignal.
  */
 export const SDK_CALL_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * `debug`: the level a call to an upstream in 2026-07-28 asks its log messages at (`_meta`
+ * logLevel), so that it sends them all, as an upstream in 2025 does unless told a level; each
+ * client then gets those at or above its own level (its logging/setLevel, or its request's logLevel).
+ */
+export const UPSTREAM_LOG_LEVEL: LoggingLevel = 'debug';
 
 /** After close, how long to wait for the upstream's process to be gone (its process group gets SIGKILL by 2.5 s). */
 export const SESSION_EXIT_WAIT_MS = 10_000;
@@ -350,8 +359,13 @@ export class UpstreamSession {
     round?: UpstreamRound,
   ): Promise<unknown> {
     const progress = onProgress === undefined ? undefined : this.progress.register(onProgress);
-    // `meta`: the call's trace context (SEP-414's `traceparent`), beside the progress token.
-    const _meta = { ...meta, ...(progress !== undefined ? { progressToken: progress.token } : {}) };
+    // `meta`: the call's trace context (SEP-414's `traceparent`), beside the progress token; in
+    // 2026-07-28 a server logs on a request only when it names a level, so ours asks for them all.
+    const _meta = {
+      ...meta,
+      ...(this.speaksCurrentRevision ? { [LOG_LEVEL_META_KEY]: UPSTREAM_LOG_LEVEL } : {}),
+      ...(progress !== undefined ? { progressToken: progress.token } : {}),
+    };
     const sent = { name: tool, arguments: args, ...(Object.keys(_meta).length > 0 ? { _meta } : {}) };
     const params = round === undefined ? sent : roundParams(sent, round, this.options.capabilities);
     const headers = { ...this.traceHeadersOf(meta), ...this.paramHeadersOf(tool, args) };

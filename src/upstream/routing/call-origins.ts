@@ -5,6 +5,9 @@
  * whose calls are running on that upstream at that moment: a request goes to the one session
  * with calls in flight there. With none, it goes to the fallback (stdio's one session) or is
  * refused; with several, to the one whose client can answer it, or it is refused as ambiguous.
+ * Within the session, the request is one of the calls out on that upstream when it came (each
+ * call names its asker: a script's id, or an exposed call's key): never a call made later, nor
+ * one out on another upstream.
  */
 import type { LoggingMessageNotification } from '@modelcontextprotocol/client';
 import type { RelayedRequest, RequestRelay } from './relay.js';
@@ -31,11 +34,18 @@ export interface OriginTokens {
   argumentsFor<T>(server: string, value: T): Promise<T>;
 }
 
-export type Routed = { readonly origin: CallOrigin } | { readonly refused: string };
+/**
+ * Where a request goes: the session, and the callers in it with calls out on that upstream when it
+ * came (`candidates`: the request is one of theirs; empty when none is known, as for the fallback).
+ */
+export type Routed = { readonly origin: CallOrigin; readonly candidates: readonly string[] } | { readonly refused: string };
+
+/** Per origin with calls on an upstream: how many calls each asker has out there (undefined: a call that names none). */
+type Askers = Map<string | undefined, number>;
 
 export class CallOrigins {
-  /** Per upstream name: the origins with calls running on it, and how many each. */
-  private readonly inFlight = new Map<string, Map<CallOrigin, number>>();
+  /** Per upstream name: the origins with calls running on it, and their askers. */
+  private readonly inFlight = new Map<string, Map<CallOrigin, Askers>>();
   private fallback: CallOrigin | undefined;
 
   /** Where what no call can claim goes: stdio's one session. Unset (HTTP), it goes nowhere. */
@@ -43,23 +53,33 @@ export class CallOrigins {
     this.fallback = origin;
   }
 
-  /** Counts `origin` as having a call on `server` until `call` settles. */
-  async track<T>(server: string, origin: CallOrigin | undefined, call: () => Promise<T>): Promise<T> {
+  /** Counts `origin` (and in it `asker`, when named) as having a call on `server` until `call` settles. */
+  async track<T>(server: string, origin: CallOrigin | undefined, asker: string | undefined, call: () => Promise<T>): Promise<T> {
     if (origin === undefined) return call();
-    const running = this.inFlight.get(server) ?? new Map<CallOrigin, number>();
+    const running = this.inFlight.get(server) ?? new Map<CallOrigin, Askers>();
     this.inFlight.set(server, running);
-    running.set(origin, (running.get(origin) ?? 0) + 1);
+    const askers = running.get(origin) ?? new Map<string | undefined, number>();
+    running.set(origin, askers);
+    askers.set(asker, (askers.get(asker) ?? 0) + 1);
     try {
       return await call();
     } finally {
-      const left = (running.get(origin) ?? 1) - 1;
-      if (left > 0) running.set(origin, left);
-      else running.delete(origin);
+      const left = (askers.get(asker) ?? 1) - 1;
+      if (left > 0) askers.set(asker, left);
+      else askers.delete(asker);
+      if (askers.size === 0) running.delete(origin);
     }
   }
 
-  /** The session a request from upstream `server` goes to, or why it goes to none. */
+  /** The session a request from upstream `server` goes to, and whose calls in it it may be, or why it goes to none. */
   routeRequest(server: string, request: RelayedRequest): Routed {
+    const routed = this.routeTo(server, request);
+    if ('refused' in routed) return routed;
+    const askers = this.inFlight.get(server)?.get(routed.origin)?.keys() ?? [];
+    return { ...routed, candidates: [...askers].filter((asker) => asker !== undefined) };
+  }
+
+  private routeTo(server: string, request: RelayedRequest): { readonly origin: CallOrigin } | { readonly refused: string } {
     const callers = this.callersOn(server);
     if (callers.length === 1) return { origin: callers[0]! };
     if (callers.length === 0) {

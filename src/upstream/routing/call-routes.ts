@@ -2,13 +2,20 @@
  * Routing a script's tool call or resource read to its upstream, or refusing it before anything
  * is sent: unknown, denied by the config, or its upstream not ready (starting, down, closed).
  */
-import type { CallToolResult, Progress, ReadResourceResult } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type Progress,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/client';
 import type { Catalog, CatalogTool } from '../../catalog/types.js';
 import { ToolRefusedError } from '../../support/errors.js';
 import type { Log } from '../../support/log.js';
 import type { CallOrigin, CallOrigins } from './call-origins.js';
 import type { ResourceRoutes } from '../passthrough/resource-routes.js';
 import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
+import { fulfilRounds, type RoundAsk } from './input-rounds.js';
 import type { UpstreamSession } from '../connection/session.js';
 import { serverForName, TOOL_NAME_SEPARATOR } from '../tools/tool-names.js';
 import type { Upstream } from '../connection/upstream.js';
@@ -20,6 +27,8 @@ export interface CallContext {
   readonly onProgress?: (progress: Progress) => void;
   /** The session making the call: what the upstream asks or logs while it runs goes there (call-origins.ts). */
   readonly origin?: CallOrigin;
+  /** Whose call it is in that session (a script's id, an exposed call's key): what the upstream asks is that one's. */
+  readonly asker?: string;
   /** Who makes the call, for its span and audit line (src/telemetry/); absent: no script, no parent span. */
   readonly caller?: CallCaller;
   /** Sent in the request's `_meta` (the call's `traceparent`). */
@@ -68,10 +77,31 @@ export class CallRoutes {
     context: CallContext,
   ): Promise<CallToolResult> {
     return this.sendTo(name, context, (session, tool) =>
-      whenSent(sentFor(tool, args, context), (sent) =>
-        session.callTool(tool.upstreamName, name, sent, signal, context.onProgress, context.meta),
-      ),
+      whenSent(sentFor(tool, args, context), (sent) => {
+        if (!session.speaksCurrentRevision) {
+          return session.callTool(tool.upstreamName, name, sent, signal, context.onProgress, context.meta);
+        }
+        // It asks by answering input_required: each request goes to the caller's client as this call's own.
+        const ask = this.askerFor(tool.server, context);
+        return fulfilRounds(
+          (round) => session.callToolRound(tool.upstreamName, name, sent, round, signal, context.onProgress, context.meta),
+          (request, roundSignal) => ask(request, signal === undefined ? roundSignal : AbortSignal.any([signal, roundSignal])),
+          { server: tool.server, tool: name },
+        );
+      }),
     );
+  }
+
+  /**
+   * How a call's upstream requests reach its caller's client: through its session's relay (which
+   * passes the answers as the session's tokens say), named as its own.
+   */
+  private askerFor(server: string, context: CallContext): RoundAsk {
+    return (request, signal) => {
+      const routed = context.origin !== undefined ? { origin: context.origin } : this.origins.routeRequest(server, request);
+      if ('refused' in routed) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, routed.refused);
+      return routed.origin.relay(server, request, { signal, ...(context.asker !== undefined ? { script: context.asker } : {}) });
+    };
   }
 
   /** As UpstreamHub.callToolRound. */
@@ -123,7 +153,7 @@ export class CallRoutes {
     const session = upstream.readySession();
     if (session === undefined) throw refuseNotReady(name, upstream);
     const started = Date.now();
-    const call = this.origins.track(upstream.name, context.origin, () => send(session, tool));
+    const call = this.origins.track(upstream.name, context.origin, context.asker, () => send(session, tool));
     const debug = (how: string): void =>
       this.log(
         `codemode-mcp: upstream "${tool.server}": tools/call ${tool.upstreamName} ${how} in ${Date.now() - started} ms`,
@@ -167,7 +197,7 @@ export class CallRoutes {
     const upstream = this.upstreamOf(route.server);
     const session = upstream.readySession();
     if (session === undefined) throw refuseNotReady(label, upstream);
-    return this.origins.track(upstream.name, context.origin, () => session.readResource(uri, label, signal));
+    return this.origins.track(upstream.name, context.origin, context.asker, () => session.readResource(uri, label, signal));
   }
 
   private upstreamOf(server: string): Upstream {

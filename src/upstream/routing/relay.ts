@@ -21,18 +21,25 @@ export type RelayedRequest = ElicitRequest | CreateMessageRequest | ListRootsReq
 export type RelayedResult = ElicitResult | CreateMessageResult | CreateMessageResultWithTools | ListRootsResult;
 
 /**
- * Answers an upstream's request by asking our own client. `server` is the upstream's name in the
- * config; `signal` aborts when the upstream cancels its request or goes away.
+ * Passes a request on to our own client, and its answer back. `server` is the upstream's name in
+ * the config (or ours, for a question of our own); `signal` aborts when the upstream cancels its
+ * request or goes away.
  */
-/**
- * Passes a request on to the client. `script`: whose script it is for, when the server knows (its
- * own question, an approval); an upstream's request names none.
- */
-export type RequestRelay = (
-  server: string,
-  request: RelayedRequest,
-  options: { signal: AbortSignal; script?: string },
-) => Promise<RelayedResult>;
+export type RequestRelay = (server: string, request: RelayedRequest, options: RelayOptions) => Promise<RelayedResult>;
+
+export interface RelayOptions {
+  readonly signal: AbortSignal;
+  /**
+   * Whose call it is for, when that is known: a script's id or an exposed call's key (our own
+   * question, an approval; an upstream's `input_required`, which comes as the answer to that call).
+   */
+  readonly script?: string;
+  /**
+   * When it is not known (a 2025 upstream's server-to-client request names no call): the callers
+   * with calls out on that upstream when it came, one of which it is for (call-origins.ts).
+   */
+  readonly candidates?: readonly string[];
+}
 
 /** An upstream's `notifications/message`, with the upstream's name. */
 export type LogListener = (server: string, params: LoggingMessageNotification['params']) => void;

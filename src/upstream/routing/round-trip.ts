@@ -16,7 +16,7 @@ export interface UpstreamRound {
   readonly inputResponses?: Readonly<Record<string, unknown>>;
   /** The upstream's own `requestState` from its last `input_required`, echoed. */
   readonly requestState?: string;
-  /** What the client declared it can answer: the upstream is told so, and asks only for that. */
+  /** What the client declared it can answer: the upstream is told so, and asks only for that. Absent: what we declare. */
   readonly capabilities?: ClientCapabilities;
 }
 
@@ -42,9 +42,12 @@ export function roundParams(
 ): Record<string, unknown> {
   const meta = (params._meta ?? {}) as Record<string, unknown>;
   const capabilities: Record<string, unknown> = { ...ours };
-  for (const key of ANSWERED_BY_THE_CLIENT) {
-    delete capabilities[key];
-    if (round.capabilities?.[key] !== undefined) capabilities[key] = round.capabilities[key];
+  // A round we fulfil ourselves (input-rounds.ts) declares ours: our relay asks the caller's client in turn.
+  if (round.capabilities !== undefined) {
+    for (const key of ANSWERED_BY_THE_CLIENT) {
+      delete capabilities[key];
+      if (round.capabilities[key] !== undefined) capabilities[key] = round.capabilities[key];
+    }
   }
   return {
     ...params,
