@@ -17,6 +17,20 @@ export const SHUTDOWN_DEADLINE_MS = 30_000;
 /** Exit code when the upstreams can't be served as configured (a name collision), or shutdown failed. */
 export const EXIT_FAILURE = 1;
 
+/** Whose process a server runs in: bin/'s, where it is the server's own, or a test's, which serves in its own. */
+export interface ServeProcess {
+  /** The end, with its exit code: the process's exit, or a test's. */
+  readonly exit: (code: number) => void;
+  /**
+   * The process is the server's own, not a test's: the end signals shut it down (shutDownOnSignals),
+   * an uncaught error too, and it collects its garbage once idle after work (support/idle-collect.ts).
+   */
+  readonly ownsProcess: boolean;
+}
+
+/** bin/'s: the process's exit and signals. */
+export const OWN_PROCESS: ServeProcess = { exit: (code) => process.exit(code), ownsProcess: true };
+
 /** Shuts down once: logs why, runs `close` on the shutdown clock, exits with `code` (EXIT_FAILURE if `close` threw). */
 export type ShutDown = (why: string, code?: number) => Promise<void>;
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
@@ -6,7 +5,8 @@ import { parseConfig } from '../../src/config/parse-config.js';
 import type { RemoteUpstreamSpec } from '../../src/upstream/spec.js';
 import { describeAuthFailure } from '../../src/upstream/auth/describe-auth-failure.js';
 import { UpstreamAuth } from '../../src/upstream/auth/upstream-auth.js';
-import { BIN, writeConfig } from '../support/mcp-client.js';
+import { writeConfig } from '../support/mcp-client.js';
+import { runInProcess } from '../support/in-process-command.js';
 
 const FILE = '/home/me/servers.json';
 
@@ -104,12 +104,8 @@ describe('credentials over plain http to another machine are refused unless the 
 
   it('login refuses to sign in there, before anything is sent', async () => {
     const config = writeConfig({ api: { type: 'http', url: 'http://api.example.invalid/mcp' } });
-    const child = spawn(process.execPath, [BIN, 'login', 'api', '--config', config, '--no-browser'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
-    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
+    const { exitCode, stderr } = await runInProcess(['login', 'api', '--config', config, '--no-browser']);
+    expect(exitCode).toBe(1);
     expect(stderr).toContain(
       `codemode-mcp: LOGIN_FAILED: won't sign in to "api" (http://api.example.invalid/mcp): its URL is plain http to another machine`,
     );

@@ -1,6 +1,6 @@
 /**
  * The approval page in a real browser (issue 46): the SDK's client, declaring no elicitation, drives
- * bin/codemode-mcp.js over stdio in front of @modelcontextprotocol/server-filesystem; a script moves
+ * the server (serving in this process) over stdio in front of @modelcontextprotocol/server-filesystem; a script moves
  * files to a trash folder (the filesystem server's delete: it has no other), each move an `ask`
  * call (destructiveHint), and its answer carries the page's link; headless Chromium opens it and a
  * person's clicks decide. What no link may do is tried too: a reused link, an expired one, a forged
@@ -13,15 +13,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HAVE_CHROMIUM, launchBrowser, type TestBrowser } from '../support/browser.js';
-import {
-  nodeEntry,
-  publishedEntry,
-  startServer,
-  structuredOf,
-  textOf,
-  writeConfig,
-  type RunningServer,
-} from '../support/mcp-client.js';
+import { nodeEntry, publishedEntry, structuredOf, textOf, writeConfig } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
 
@@ -45,13 +38,13 @@ function folders(label: string): Folders {
   return { work, trash, audit: join(dir, 'audit.jsonl') };
 }
 
-async function startFilesServer(at: Folders, settings: Record<string, unknown> = {}): Promise<RunningServer> {
+async function startFilesServer(at: Folders, settings: Record<string, unknown> = {}): Promise<InProcessServer> {
   const config = writeConfig(
     { fs: nodeEntry(publishedEntry('server-filesystem'), [at.work, at.trash]) },
     { pool: 0, auditLog: at.audit, ...settings },
   );
   // No elicitation declared: the person is reached through the model, by the page's link.
-  return startServer(['--config', config]);
+  return startInProcess(['--config', config]);
 }
 
 /** A script that moves `names` from work to trash at once (Promise.all), returning what each move said, or the refusal. */
@@ -72,7 +65,7 @@ function makeFiles(at: Folders, names: readonly string[]): void {
 }
 
 /** Runs the script; its answer, once only the model can reach the person, carries the link. */
-async function runUntilAsked(server: RunningServer, code: string): Promise<{ script: string; url: string; answer: string }> {
+async function runUntilAsked(server: InProcessServer, code: string): Promise<{ script: string; url: string; answer: string }> {
   const answer = textOf(await server.run({ code }));
   const url = LINK.exec(answer)?.[1];
   if (url === undefined) throw new Error(`no approval link in the answer:\n${answer}`);
@@ -96,7 +89,7 @@ async function buttonNames(page: Page): Promise<string[]> {
 
 describe.skipIf(!HAVE_CHROMIUM)('the approval page in a browser, for a client without elicitation', () => {
   let browser: TestBrowser;
-  let server: RunningServer;
+  let server: InProcessServer;
   let at: Folders;
 
   beforeAll(async () => {

@@ -3,14 +3,17 @@
 // elicitation gets the link as one and is told when it is complete; with approvalVia "both" the
 // client's question and the page race, the first answer winning; over --http the page is a route
 // a browser reaches without the bearer token; approvalOpenBrowser hands the link to the desktop.
+// The server serves in this process; the upstream and the scripts' children are real processes.
 // (The page itself, in a browser: approval-page-browser.test.ts.)
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
-import { describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer } from '../support/http-server.js';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp } from '../support/in-process-http.js';
 import { TasksClient } from '../support/tasks-client.js';
-import { fixturePath, nodeEntry, startServer, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import { startInProcess } from '../support/in-process-server.js';
 import { deferred } from '../../src/support/deferred.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
@@ -57,7 +60,7 @@ describe('a client that declares URL-mode elicitation', () => {
   test('gets the link as a URL elicitation; the page decides, the call is sent, and the client is told it is complete', async () => {
     const setup = deletable('approval-url');
     const asked = deferred<ElicitRequest['params']>();
-    const server = await startServer(['--config', setup.config], {
+    const server = await startInProcess(['--config', setup.config], {
       capabilities: { elicitation: { url: {} } },
       onElicit: (request) => {
         asked.resolve(request.params);
@@ -88,7 +91,7 @@ describe('a client that declares URL-mode elicitation', () => {
   test('declining it in the client denies the call, nothing is sent, and the link says so', async () => {
     const setup = deletable('approval-url-decline');
     let url = '';
-    const server = await startServer(['--config', setup.config], {
+    const server = await startInProcess(['--config', setup.config], {
       capabilities: { elicitation: { url: {} } },
       onElicit: (request) => {
         url = (request.params as { url: string }).url;
@@ -110,7 +113,7 @@ describe('approvalVia "both", for a client that can answer a form', () => {
   test('a decision on the page wins: the call is sent, and the client’s question is cancelled', async () => {
     const setup = deletable('approval-both-page', { approvalVia: 'both' });
     const cancelled = deferred<void>();
-    const server = await startServer(['--config', setup.config], {
+    const server = await startInProcess(['--config', setup.config], {
       capabilities: { elicitation: { form: {} } },
     });
     server.client.setRequestHandler('elicitation/create', (_request, ctx) => {
@@ -140,7 +143,7 @@ describe('approvalVia "both", for a client that can answer a form', () => {
   test('an answer in the client wins: the link then says the client decided, and decides nothing', async () => {
     const setup = deletable('approval-both-client', { approvalVia: 'both' });
     const answer = deferred<ElicitResult>();
-    const server = await startServer(['--config', setup.config], {
+    const server = await startInProcess(['--config', setup.config], {
       capabilities: { elicitation: { form: {} } },
       onElicit: () => answer.promise,
     });
@@ -168,7 +171,7 @@ describe('approvalVia "both", for a client that can answer a form', () => {
 describe('over --http', () => {
   test('the page is a route of the server: a browser reaches it without the bearer token, and its link names the instance', async () => {
     const setup = deletable('approval-http');
-    const http = await startHttpServer(['--http-token', TOKEN, '--instance-id', 'a', '--config', setup.config]);
+    const http = await startInProcessHttp(['--http-token', TOKEN, '--instance-id', 'a', '--config', setup.config]);
     try {
       const client = await connectHttp(http.url, { token: TOKEN });
       const answer = textOf(await client.run({ code: 'return (await tools.delete_item({ id: "y" })).content[0].text' }));
@@ -192,7 +195,7 @@ describe('over --http', () => {
 describe('a 2026-07-28 client that declares no elicitation', () => {
   test('gets the link in the answer (no input_required), and its next wait has what the page allowed', async () => {
     const setup = deletable('approval-2026');
-    const server = await startServer(['--config', setup.config], { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const server = await startInProcess(['--config', setup.config], { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     const answer = textOf(await server.run({ code: 'return (await tools.delete_item({ id: "m" })).content[0].text' }));
     expect(answer).toMatch(
       /^waiting for approval: delete_item\(\{"id":"m"\}\) — ask the user to open http:\/\/127\.0\.0\.1:\d+\/approve\/\S+, then call wait$/m,
@@ -208,7 +211,7 @@ describe('a 2026-07-28 client that declares no elicitation', () => {
 describe('a script run as an MCP task, for a client that declares no elicitation', () => {
   test("the link is in the task's status message; the page decides, and the task completes", async () => {
     const setup = deletable('approval-task');
-    const http = await startHttpServer(['--config', setup.config]);
+    const http = await startInProcessHttp(['--config', setup.config]);
     try {
       const client = new TasksClient(http.url);
       const task = await client.codeExecution({
@@ -238,13 +241,17 @@ describe('a script run as an MCP task, for a client that declares no elicitation
 });
 
 describe('approvalOpenBrowser over stdio', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
   test("opens each link in the desktop's browser (xdg-open), the same link the answer carries", async () => {
     const setup = deletable('approval-open', { approvalOpenBrowser: true });
     const bin = makeTempDir('fake-xdg-open');
     const opened = join(bin, 'opened.txt');
     writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
     chmodSync(join(bin, 'xdg-open'), 0o755);
-    const server = await startServer(['--config', setup.config], { env: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    // Where the server, serving in this process, finds xdg-open.
+    vi.stubEnv('PATH', `${bin}:${process.env.PATH ?? ''}`);
+    const server = await startInProcess(['--config', setup.config]);
     const answer = textOf(
       await server.run({ code: 'try { await tools.delete_item({ id: "z" }) } catch (e) { return e.message }' }),
     );

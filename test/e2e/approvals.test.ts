@@ -1,28 +1,18 @@
-// Approvals end to end (issue 27): the SDK's real client drives bin/codemode-mcp.js over stdio, a
-// person's answers given by its elicitation handler, and the deletable fixture upstream records
-// every call that reaches it, so each test proves what was sent and what was not.
+// Approvals end to end (issue 27): the SDK's real client drives the server (serving in this
+// process, over stdio or HTTP), a person's answers given by its elicitation handler, and the
+// deletable fixture upstream records every call that reaches it, so each test proves what was sent
+// and what was not. (`run` asking on a real terminal is the process's: run-command.test.ts.)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import {
-  BIN,
-  SERVER_RUNTIME,
-  binArgs,
-  fixturePath,
-  nodeEntry,
-  runBin,
-  stderrLine,
-  structuredOf,
-  textOf,
-  valueOf,
-  writeConfig,
-} from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, stderrLine, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
-import { connectHttp, startHttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp } from '../support/in-process-http.js';
+import { runInProcess } from '../support/in-process-command.js';
 import { TasksClient, resultOf } from '../support/tasks-client.js';
 import { ALL_ACTING, rawActing } from '../support/acting-characters.js';
 import { describeText } from '../../src/telemetry/call-outcome.js';
@@ -253,7 +243,7 @@ describe("a tool the entry's deny names, annotated destructive", () => {
     expect(at.questions).toEqual([]);
     expect(setup.deleted()).toEqual([]);
     expect(setup.audit()).toEqual([expect.objectContaining({ tool: 'delete_item', outcome: 'refused', error: 'TOOL_DENIED' })]);
-    const { stdout } = await runBin(['tools', '--config', setup.config]);
+    const { stdout } = await runInProcess(['tools', '--config', setup.config]);
     expect(stdout).toMatch(
       /Denied by the config .*\n {2}delete_item {2}\[server "items", tool "delete_item"\] {2}\(the server entry's deny "delete_item"\)/,
     );
@@ -298,7 +288,7 @@ describe.each([
 ])('a client speaking %s over HTTP', (_revision, versionNegotiation) => {
   test('is asked, and nothing is sent until its person allows', async () => {
     const setup = deletableConfig('approvals-http');
-    const server = await startHttpServer(['--config', setup.config]);
+    const server = await startInProcessHttp(['--config', setup.config]);
     const at = person();
     at.answerWith((request) => (request.params.message.includes('"yes"') ? choose('allow') : { action: 'decline' }));
     const client = await connectHttp(server.url, {
@@ -410,7 +400,7 @@ describe('codemode-mcp run', () => {
     const setup = deletableConfig('approvals-run');
     const file = join(makeTempDir('approvals-run-script'), 'script.js');
     writeFileSync(file, 'try { await tools.delete_item({ id: "r" }) } catch (e) { return e.message }');
-    const { stdout, left } = await runBin(['run', file, '--config', setup.config]);
+    const { stdout, left } = await runInProcess(['run', file, '--config', setup.config]);
     expect(stdout).toContain('APPROVAL_UNAVAILABLE: delete_item was refused');
     expect(stdout).toContain(
       "approvals: 1 call refused without asking: stdin is not a terminal, so codemode-mcp run can't ask a person",
@@ -422,35 +412,12 @@ describe('codemode-mcp run', () => {
     ]);
     expect(left).toEqual([]);
   });
-
-  // util-linux's script(1) gives the command a real terminal: the question shows on it, and the answer is typed after it.
-  test.runIf(existsSync('/usr/bin/script'))('on a terminal, asks the person there, and sends the call once allowed', async () => {
-    const setup = deletableConfig('approvals-run-tty');
-    const file = join(makeTempDir('approvals-run-tty-script'), 'script.js');
-    writeFileSync(file, 'return (await tools.delete_item({ id: "t" })).content[0].text');
-    const command = [SERVER_RUNTIME, ...binArgs(BIN, ['run', file, '--config', setup.config])].map((arg) => `'${arg}'`).join(' ');
-    const terminal = execa('/usr/bin/script', ['-qfec', command, '/dev/null'], { reject: false, stdin: 'pipe' });
-    let shown = '';
-    const questionShown = new Promise<void>((resolve) =>
-      terminal.stdout.on('data', (chunk: Buffer) => {
-        shown += chunk.toString();
-        if (shown.includes('Choose 1-4')) resolve();
-      }),
-    );
-    await questionShown;
-    expect(setup.deleted()).toEqual([]);
-    terminal.stdin.write('1\n');
-    await terminal;
-    expect(shown).toContain('  1. Allow once');
-    expect(shown).toContain('value: "deleted t"');
-    expect(setup.deleted()).toEqual(['t']);
-  });
 });
 
 describe('a script run as an MCP task', () => {
   test("its approval question is the task's input_required, answered with tasks/update; a concurrent task is not held", async () => {
     const setup = deletableConfig('approvals-task');
-    const server = await startHttpServer(['--config', setup.config]);
+    const server = await startInProcessHttp(['--config', setup.config]);
     const client = new TasksClient(server.url, { capabilities: { elicitation: { form: {} } } });
     const other = resultOf(
       await client.request('tools/call', {

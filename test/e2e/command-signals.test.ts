@@ -2,13 +2,19 @@
  * A signal to a command that started upstreams (`run`, `tools`) or to the server: whatever it
  * started ends, a second signal hurries the end without abandoning anything, and the exit status
  * is the shell's 128 + the signal's number. Upstreams here ignore SIGTERM and outlive their stdin,
- * behind a wrapper as npx runs one, so only the process-group escalation ends them.
+ * behind a wrapper as npx runs one, so only the process-group escalation ends them. A server over
+ * HTTP with a tokens file reads the file again on SIGHUP instead, and a server reopens its audit log
+ * on SIGUSR2. A signal ends `login` waiting for its redirect, closing the port it listened on.
  */
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants } from 'node:os';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { execa } from 'execa';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
 import {
   BIN,
   SERVER_RUNTIME,
@@ -16,12 +22,15 @@ import {
   fixturePath,
   nodeEntry,
   startServer,
+  stderrLine,
   trackDescendants,
+  valueOf,
   writeConfig,
 } from '../support/mcp-client.js';
 import { descendantsRunning } from '../support/processes.js';
 import { makeTempDir } from '../support/temp-dirs.js';
-import { until } from '../upstream/specs.js';
+import { recorderConfig } from '../support/recorder.js';
+import { remotePerTest, until } from '../upstream/specs.js';
 
 const wrapped = (fixture: string): Record<string, unknown> =>
   nodeEntry(fixturePath('e2e/wrapper.mjs'), [process.execPath, fixturePath(`upstreams/${fixture}`)]);
@@ -119,6 +128,119 @@ describe('a signal to the server', () => {
       expect(await server.exited).toEqual({ code: status(signal), signal: null });
       expect(await server.leftBehind()).toEqual([]);
       await server.client.close();
+    },
+  );
+});
+
+// A team server rereads its tokens file on SIGHUP, as daemons do, rather than ending (issue 45's principals).
+describe('SIGHUP to a server over HTTP with a tokens file', () => {
+  const ADA = 'ada-token-0123456789abcdef';
+  const BOB = 'bob-token-0123456789abcdef';
+  const CY = 'cy-token-0123456789abcdefg';
+  let server: HttpServer;
+  let tokensFile: string;
+  const clients: HttpClient[] = [];
+  const connect = async (token: string): Promise<HttpClient> => {
+    const client = await connectHttp(server.url, { token, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    tokensFile = join(makeTempDir('tokens'), 'tokens.json');
+    writeFileSync(tokensFile, JSON.stringify({ ada: ADA, bob: BOB }));
+    chmodSync(tokensFile, 0o600);
+    // The upstream never answers: no call waits for its start (the scripts here call no tool).
+    server = await startHttpServer([
+      '--http-tokens-file',
+      tokensFile,
+      '--pool',
+      '0',
+      '--startup-wait-ms',
+      '0',
+      '--',
+      process.execPath,
+      '-e',
+      'setInterval(() => {}, 1e9)',
+    ]);
+  });
+
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    expect((await server.stop()).left).toEqual([]);
+  });
+
+  test('SIGHUP reads the file again: a principal added is let in, and the server keeps serving', async () => {
+    await expect(connect(CY)).rejects.toThrow(/401/);
+    writeFileSync(tokensFile, JSON.stringify({ ada: ADA, bob: BOB, cy: CY }));
+    process.kill(server.pid, 'SIGHUP');
+    await server.logged(/read the tokens file again on SIGHUP: 3 principals/);
+    const cy = await connect(CY);
+    expect(valueOf(await cy.run({ code: 'return "in"' }))).toBe('in');
+  });
+
+  test('a file made unreadable to others no longer is on SIGHUP: the tokens read before are kept, and it says why', async () => {
+    chmodSync(tokensFile, 0o644);
+    process.kill(server.pid, 'SIGHUP');
+    await server.logged(/on SIGHUP, kept the tokens read before: TOKENS_FILE_INVALID: .*mode is 644/);
+    chmodSync(tokensFile, 0o600);
+    const cy = await connect(CY);
+    expect(valueOf(await cy.run({ code: 'return "still"' }))).toBe('still');
+  });
+});
+
+describe('the audit log of a server', () => {
+  test('is reopened on SIGUSR2, so a rotation by renaming loses no line; --audit-arguments adds the arguments', async () => {
+    const { config } = recorderConfig('audit-rotate');
+    const dir = makeTempDir('audit-rotate');
+    const audit = join(dir, 'audit.jsonl');
+    const server = await startServer(['--config', config, '--pool', '0', '--audit-log', audit, '--audit-arguments']);
+    expect((await server.run({ code: 'return await tools.echo({ text: "before" })' })).isError).toBe(false);
+    renameSync(audit, join(dir, 'audit.jsonl.1'));
+    process.kill(server.pid, 'SIGUSR2');
+    await stderrLine(server, /audit log reopened/);
+    expect(existsSync(audit)).toBe(true);
+    expect((await server.run({ code: 'return await tools.echo({ text: "after" })' })).isError).toBe(false);
+    expect(await server.close()).toEqual([]);
+    const argsOf = (file: string): unknown[] =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { args: unknown }).args);
+    expect(argsOf(join(dir, 'audit.jsonl.1'))).toEqual([
+      { bytes: 17, sha256: createHash('sha256').update('{"text":"before"}').digest('hex'), value: { text: 'before' } },
+    ]);
+    expect(argsOf(audit).map((args) => (args as { value: unknown }).value)).toEqual([{ text: 'after' }]);
+  });
+});
+
+describe('a signal to login', () => {
+  const fixture = remotePerTest();
+
+  test.each(['SIGTERM', 'SIGHUP'] as const)(
+    'login ended by %s while it waits for the redirect stops listening and exits 128 + the signal',
+    async (signal) => {
+      const [, port] = await fixture.serve([fixturePath('upstreams/oauth-protected.mjs')], {}, /listening on (\d+)/);
+      const config = writeConfig({ oauthy: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } });
+      const home = makeTempDir('oauth-signal');
+      const child = spawn(process.execPath, [BIN, 'login', 'oauthy', '--config', config, '--no-browser'], {
+        env: { ...process.env, XDG_CONFIG_HOME: join(home, 'config') },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let stderr = '';
+      let link: string | undefined;
+      for await (const line of createInterface({ input: child.stderr })) {
+        stderr += `${line}\n`;
+        link ??= /^\s+(http:\/\/\S+)$/.exec(line)?.[1];
+        if (link !== undefined) break;
+      }
+      child.kill(signal);
+      expect(await exited).toBe(status(signal));
+      // The loopback port the redirect would come back to is closed.
+      const redirect = (await fetch(link!, { redirect: 'manual' })).headers.get('location')!;
+      await expect(fetch(redirect)).rejects.toThrow();
+      expect(stderr).not.toContain('signed in');
     },
   );
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath, nodeEntry, writeConfig } from '../support/mcp-client.js';
 import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { rejection } from '../support/rejection.js';
@@ -94,10 +95,10 @@ describe('over stdio', () => {
 });
 
 describe('over HTTP', () => {
-  let server: HttpServer;
+  let server: InProcessHttpServer;
   let client: Awaited<ReturnType<typeof connectHttp>>;
   beforeAll(async () => {
-    server = await startHttpServer(['--config', config(), '--pool', '0']);
+    server = await startInProcessHttp(['--config', config(), '--pool', '0']);
     client = await connectHttp(server.url);
   });
   afterAll(async () => {

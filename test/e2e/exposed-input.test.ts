@@ -4,7 +4,8 @@
 // Over stdio and HTTP, with the SDK's own 2026-07-28 client, which makes the retry itself.
 import type { ElicitRequest } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath, textOf } from '../support/mcp-client.js';
 import { startInProcess } from '../support/in-process-server.js';
 import { TasksClient, resultOf } from '../support/tasks-client.js';
@@ -20,7 +21,7 @@ const upstream = [
 ];
 const modern = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 
-let httpServer: HttpServer | undefined;
+let httpServer: InProcessHttpServer | undefined;
 afterAll(async () => {
   if (httpServer !== undefined) expect((await httpServer.stop()).left).toEqual([]);
 });
@@ -39,7 +40,7 @@ async function connect(
     const server = await startInProcess(upstream, setup);
     return { callTool: (params) => server.client.callTool(params), close: async () => expect(await server.close()).toEqual([]) };
   }
-  httpServer ??= await startHttpServer(upstream);
+  httpServer ??= await startInProcessHttp(upstream);
   const client = await connectHttp(httpServer.url, setup);
   return { callTool: (params) => client.client.callTool(params), close: () => client.close() };
 }
@@ -60,7 +61,7 @@ describe.each(['stdio', 'HTTP'])('over %s', (transport) => {
 
 describe('by hand over HTTP', () => {
   test('a retry sent twice, or with a requestState of another tool, is refused with -32602 saying what to do', async () => {
-    httpServer ??= await startHttpServer(upstream);
+    httpServer ??= await startInProcessHttp(upstream);
     const client = new TasksClient(httpServer.url, { tasks: false, capabilities: { elicitation: { form: {} } } });
     const call = (extra: Record<string, unknown> = {}) =>
       client.request('tools/call', { name: 'test_elicitation', arguments: { message: 'Again?' }, ...extra });
@@ -98,7 +99,7 @@ describe.each(['stdio', 'HTTP'])('over %s, a request the client did not declare 
       client = server.client;
       close = async () => expect(await server.close()).toEqual([]);
     } else {
-      const server = await startHttpServer(args);
+      const server = await startInProcessHttp(args);
       const connected = await connectHttp(server.url, setup);
       client = connected.client;
       close = async () => {

@@ -7,7 +7,8 @@
 import { LOG_LEVEL_META_KEY, type Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { afterAll, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath, textOf } from '../support/mcp-client.js';
 import { startInProcess } from '../support/in-process-server.js';
 import { eventually } from '../support/waiting.js';
@@ -18,7 +19,7 @@ const currentUpstream = ['--pool', '0', '--expose', '*', '--', process.execPath,
 const ALL: ClientCapabilities = { elicitation: { form: {} }, sampling: {}, roots: {} };
 const ANY = z.unknown();
 
-const servers: HttpServer[] = [];
+const servers: InProcessHttpServer[] = [];
 afterAll(async () => {
   for (const server of servers) expect((await server.stop()).left).toEqual([]);
 });
@@ -36,7 +37,7 @@ async function connect(transport: string, args: readonly string[], capabilities:
     const server = await startInProcess(args, setup);
     return { client: server.client, logs: server.logs, close: async () => expect(await server.close()).toEqual([]) };
   }
-  const server = await startHttpServer(args);
+  const server = await startInProcessHttp(args);
   servers.push(server);
   const client = await connectHttp(server.url, setup);
   return { client: client.client, logs: client.logs, close: () => client.close() };

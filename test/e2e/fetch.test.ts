@@ -3,14 +3,17 @@
  * client) with one origin listed (a server this test starts on 127.0.0.1) and its token from the
  * environment. A script reads the API and combines it with an MCP tool's answer; the token reaches
  * the API and nowhere the model or the log can see; the description names the origin.
- * `codemode-mcp tools` shows the policy and `codemode-mcp run` fetches, each as the real bin; over
- * HTTP, with the origin given by `--fetch`, a 2025 session's scripts and a 2026-07-28 caller's fetch alike.
+ * `codemode-mcp tools` shows the policy and `codemode-mcp run` fetches (each in this process, as the
+ * bin runs them); over HTTP (in this process too), with the origin given by `--fetch`, a 2025
+ * session's scripts and a 2026-07-28 caller's fetch alike.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer } from '../support/http-server.js';
-import { fixturePath, nodeEntry, runBin, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp } from '../support/in-process-http.js';
+import { fixturePath, nodeEntry, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import { runInProcess } from '../support/in-process-command.js';
 import { closeTargets, startTarget } from '../support/fetch-target.js';
 import { startInProcess } from '../support/in-process-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -91,7 +94,7 @@ describe('fetch over stdio', () => {
         },
       },
     );
-    const { stdout, exitCode } = await runBin(['tools', '--config', config]);
+    const { stdout, exitCode } = await runInProcess(['tools', '--config', config]);
     expect(exitCode).toBe(0);
     expect(stdout).toContain(
       [
@@ -120,10 +123,9 @@ describe('fetch over stdio', () => {
         },
       },
     );
-    const { stdout, exitCode, left } = await runBin(
-      ['run', '-', '--config', config],
-      `const res = await fetch("${api.origin}/by-hand"); return [res.status, await res.json()];`,
-    );
+    const { stdout, exitCode, left } = await runInProcess(['run', '-', '--config', config], {
+      input: `const res = await fetch("${api.origin}/by-hand"); return [res.status, await res.json()];`,
+    });
     expect(exitCode).toBe(0);
     expect(stdout).toContain('value: [200,{"path":"/by-hand"}]');
     expect(stdout).not.toContain('k_run_default_0123');
@@ -137,7 +139,7 @@ describe('fetch over stdio', () => {
     });
     const audit = join(makeTempDir('fetch-audit'), 'audit.jsonl');
     const policy = { [api.origin]: { headers: { 'X-Api-Key': '${FETCH_E2E_KEY}' }, allowPrivate: true } };
-    const server = await startHttpServer(
+    const server = await startInProcessHttp(
       // The upstream never answers: no call waits for its start (the scripts here call no tool).
       ['--fetch', JSON.stringify(policy), '--audit-log', audit, '--pool', '0', '--startup-wait-ms', '0', '--'].concat(
         process.execPath,

@@ -3,16 +3,17 @@
  * only to the sessions that subscribed to it.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
+import { connectHttp, type HttpClient } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath, nodeEntry, writeConfig } from '../support/mcp-client.js';
 import { until } from '../upstream/specs.js';
 
-let server: HttpServer;
+let server: InProcessHttpServer;
 const sessions: HttpClient[] = [];
 
 beforeAll(async () => {
   // No script runs here: no pool.
-  server = await startHttpServer([
+  server = await startInProcessHttp([
     '--pool',
     '0',
     '--config',

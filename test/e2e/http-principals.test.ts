@@ -1,12 +1,14 @@
 // A team server: --http-tokens-file gives each bearer token a principal, whose scripts are its
-// own for 2026-07-28 clients (no session), whose 2025 sessions no other principal can use, and
-// the file is read again on SIGHUP. A file others could read, or one that names no one, stops the start.
+// own for 2026-07-28 clients (no session), whose 2025 sessions no other principal can use. A file
+// others could read, or one that names no one, stops the start. (SIGHUP's reading of the file
+// again is the process's: command-signals.test.ts.)
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
-import { runBin, structuredOf, textOf, valueOf } from '../support/mcp-client.js';
+import { connectHttp, type HttpClient } from '../support/http-server.js';
+import { refusedInProcessHttp, startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
+import { structuredOf, textOf, valueOf } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const modern = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
@@ -24,7 +26,7 @@ function writeTokens(tokens: Record<string, string>, mode = 0o600): string {
 }
 
 describe('principals from a tokens file', () => {
-  let server: HttpServer;
+  let server: InProcessHttpServer;
   let tokensFile: string;
   const clients: HttpClient[] = [];
   const connect = async (token: string, options: object = modern): Promise<HttpClient> => {
@@ -35,7 +37,7 @@ describe('principals from a tokens file', () => {
 
   beforeAll(async () => {
     tokensFile = writeTokens({ ada: ADA, bob: BOB });
-    server = await startHttpServer([
+    server = await startInProcessHttp([
       '--http-tokens-file',
       tokensFile,
       '--pool',
@@ -97,23 +99,6 @@ describe('principals from a tokens file', () => {
     expect(response.status).toBe(401);
     expect(await response.text()).toContain('--http-tokens-file');
   });
-
-  test('SIGHUP reads the file again: a principal added is let in, and the server keeps serving', async () => {
-    writeFileSync(tokensFile, JSON.stringify({ ada: ADA, bob: BOB, cy: CY }));
-    process.kill(server.pid, 'SIGHUP');
-    await server.logged(/read the tokens file again on SIGHUP: 3 principals/);
-    const cy = await connect(CY);
-    expect(valueOf(await cy.run({ code: 'return "in"' }))).toBe('in');
-  });
-
-  test('a file made unreadable to others no longer is on SIGHUP: the tokens read before are kept, and it says why', async () => {
-    chmodSync(tokensFile, 0o644);
-    process.kill(server.pid, 'SIGHUP');
-    await server.logged(/on SIGHUP, kept the tokens read before: TOKENS_FILE_INVALID: .*mode is 644/);
-    chmodSync(tokensFile, 0o600);
-    const cy = await connect(CY);
-    expect(valueOf(await cy.run({ code: 'return "still"' }))).toBe('still');
-  });
 });
 
 describe('a tokens file that cannot be used stops the start', () => {
@@ -131,9 +116,7 @@ describe('a tokens file that cannot be used stops the start', () => {
     const file = writeTokens(tokens, mode);
     // Regression: the file was read only after the upstreams had started.
     const started = join(makeTempDir('tokens-start'), 'started');
-    const result = await runBin([
-      '--http',
-      '127.0.0.1:0',
+    const result = await refusedInProcessHttp([
       '--http-tokens-file',
       file,
       '--pool',
@@ -143,7 +126,7 @@ describe('a tokens file that cannot be used stops the start', () => {
       '-e',
       `require("fs").writeFileSync(${JSON.stringify(started)}, "started")`,
     ]);
-    expect(result.exitCode).toBe(1);
+    expect(result.code).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(result.left).toEqual([]);
     expect(existsSync(started)).toBe(false);

@@ -4,15 +4,8 @@
  */
 import type { ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import {
-  INITIALIZE,
-  connectHttp,
-  mcpHeaders,
-  rawRequest,
-  startHttpServer,
-  type HttpClient,
-  type HttpServer,
-} from '../support/http-server.js';
+import { INITIALIZE, connectHttp, mcpHeaders, rawRequest, type HttpClient } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import {
   eventually,
   fixturePath,
@@ -24,7 +17,7 @@ import {
   writeConfig,
 } from '../support/mcp-client.js';
 
-let server: HttpServer | undefined;
+let server: InProcessHttpServer | undefined;
 const clients: HttpClient[] = [];
 
 afterEach(async () => {
@@ -40,18 +33,18 @@ afterEach(async () => {
  * server is stopped at the file's end, and must leave nothing behind then. No server here keeps a
  * pool: what is checked is the sessions'; each run makes its child.
  */
-const shared = new Map<string, Promise<HttpServer>>();
-function sharedServer(name: 'everything' | 'recorders', config: () => string): Promise<HttpServer> {
+const shared = new Map<string, Promise<InProcessHttpServer>>();
+function sharedServer(name: 'everything' | 'recorders', config: () => string): Promise<InProcessHttpServer> {
   let started = shared.get(name);
   if (started === undefined) {
-    started = startHttpServer(['--config', config(), '--pool', '0']);
+    started = startInProcessHttp(['--config', config(), '--pool', '0']);
     shared.set(name, started);
   }
   return started;
 }
-const sharedEverything = (): Promise<HttpServer> => sharedServer('everything', everything);
+const sharedEverything = (): Promise<InProcessHttpServer> => sharedServer('everything', everything);
 /** Two recorder upstreams, "one" and "two": each offers `ask`, an elicitation. */
-const sharedRecorders = (): Promise<HttpServer> =>
+const sharedRecorders = (): Promise<InProcessHttpServer> =>
   sharedServer('recorders', () =>
     writeConfig({ one: nodeEntry(fixturePath('upstreams/recorder.mjs')), two: nodeEntry(fixturePath('upstreams/recorder.mjs')) }),
   );
@@ -64,7 +57,7 @@ async function open(options: Parameters<typeof connectHttp>[1] = {}): Promise<Ht
   return openOn(server!, options);
 }
 
-async function openOn(on: HttpServer, options: Parameters<typeof connectHttp>[1] = {}): Promise<HttpClient> {
+async function openOn(on: InProcessHttpServer, options: Parameters<typeof connectHttp>[1] = {}): Promise<HttpClient> {
   const client = await connectHttp(on.url, options);
   clients.push(client);
   return client;
@@ -75,7 +68,7 @@ const everything = (): string => writeConfig({ everything: nodeEntry(publishedEn
 describe('the cap on sessions open at once (maxHttpSessions)', () => {
   test('an initialize past the cap gets 503 with a JSON-RPC error saying what frees a place; the open sessions keep working, and an ended one frees its place', async () => {
     const cap = 3;
-    server = await startHttpServer(['--config', everything(), '--max-http-sessions', String(cap), '--pool', '0']);
+    server = await startInProcessHttp(['--config', everything(), '--max-http-sessions', String(cap), '--pool', '0']);
     const sessions = await Promise.all(Array.from({ length: cap }, () => open()));
     const initialize = (id: number) =>
       rawRequest(server!.port, { headers: mcpHeaders(), body: JSON.stringify({ ...INITIALIZE, id }) });

@@ -10,7 +10,8 @@
 import type { Client, ClientCapabilities, ElicitResult } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath, textOf, valueOf } from '../support/mcp-client.js';
 import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 
@@ -119,9 +120,9 @@ describe("a script's call of an upstream in 2026-07-28, by hand", () => {
 });
 
 describe('a 2026-07-28 caller over HTTP, its exposed calls of an upstream in 2025 left waiting on their questions', () => {
-  let http: HttpServer;
+  let http: InProcessHttpServer;
   beforeAll(async () => {
-    http = await startHttpServer(['--pool', '0', '--expose', '*', '--', process.execPath, fixture]);
+    http = await startInProcessHttp(['--pool', '0', '--expose', '*', '--', process.execPath, fixture]);
   });
   afterAll(async () => {
     expect((await http.stop()).left).toEqual([]);

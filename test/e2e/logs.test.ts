@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { nodeEntry, publishedEntry, runBin, startServer, textOf, writeConfig } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { recorderConfig } from '../support/recorder.js';
 
 const everything = (): Record<string, unknown> => ({ everything: nodeEntry(publishedEntry('server-everything'), ['stdio']) });
 
@@ -146,6 +147,19 @@ describe('logs', () => {
     expect(exitCode).toBe(2);
     expect(stderr).toContain(
       'SETTING_INVALID: logLevel (--log-level) must be "error", "warn", "info" or "debug" (got "verbose")',
+    );
+  });
+});
+
+describe('the audit log', () => {
+  test('a path whose directory does not exist stops the server at start, saying so', async () => {
+    const { config } = recorderConfig('audit-bad');
+    const audit = join(makeTempDir('audit-bad'), 'missing', 'audit.jsonl');
+    const { stderr, exitCode, left } = await runBin(['--config', config, '--pool', '0', '--audit-log', audit]);
+    expect(exitCode).toBe(1);
+    expect(left).toEqual([]);
+    expect(stderr).toMatch(
+      /LOG_FILE_INVALID: cannot append to the log file .*audit\.jsonl \(--audit-log, settings\.auditLog\): its directory .* does not exist/,
     );
   });
 });

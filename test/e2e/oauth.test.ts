@@ -1,26 +1,28 @@
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 
 import { join } from 'node:path';
-import { constants } from 'node:os';
-import { createInterface } from 'node:readline';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { remotePerTest } from '../upstream/specs.js';
-import { BIN, fixturePath, startServer, stderrLine, textOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import { fixturePath, stderrLine, textOf, writeConfig } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
+import { runInProcess } from '../support/in-process-command.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
 
 const scratch = remotePerTest();
 let dir: string;
-let running: RunningServer | undefined;
+let running: InProcessServer | undefined;
 
+// The server and the commands run in this process, and keep their sign-ins under XDG_CONFIG_HOME, read from its environment.
 beforeEach(() => {
   dir = makeTempDir('oauth');
+  vi.stubEnv('XDG_CONFIG_HOME', join(dir, 'config'));
 });
 afterEach(async () => {
   expect(await running?.close()).toEqual(running === undefined ? undefined : []);
   running = undefined;
+  vi.unstubAllEnvs();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -30,7 +32,6 @@ async function startFixture(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-const env = (): Record<string, string> => ({ XDG_CONFIG_HOME: join(dir, 'config') });
 const authDir = (): string => join(dir, 'config', 'codemode-mcp', 'auth');
 
 function configFor(base: string, extra: Record<string, unknown> = {}): string {
@@ -49,29 +50,23 @@ async function login(
   verb: 'login' | 'logout' = 'login',
   beforeFollowing: (link: string) => Promise<void> = async () => {},
 ): Promise<{ code: number | null; stderr: string; pages: string[] }> {
-  const child = spawn(
-    process.execPath,
-    [BIN, verb, 'oauthy', '--config', config, '--no-browser'].slice(0, verb === 'login' ? 6 : 5),
+  const pages: Promise<string>[] = [];
+  const { exitCode, stderr } = await runInProcess(
+    [verb, 'oauthy', '--config', config, '--no-browser'].slice(0, verb === 'login' ? 5 : 4),
     {
-      env: { ...process.env, ...env() },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      onStderrLine: (line) => {
+        const link = /^\s+(http:\/\/\S+)$/.exec(line);
+        if (link !== null)
+          pages.push(
+            beforeFollowing(link[1]!).then(async () => {
+              const page = await follow(link[1]!);
+              return `${page.status} ${await page.text()}`;
+            }),
+          );
+      },
     },
   );
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  let stderr = '';
-  const pages: Promise<string>[] = [];
-  for await (const line of createInterface({ input: child.stderr })) {
-    stderr += `${line}\n`;
-    const link = /^\s+(http:\/\/\S+)$/.exec(line);
-    if (link !== null)
-      pages.push(
-        beforeFollowing(link[1]!).then(async () => {
-          const page = await follow(link[1]!);
-          return `${page.status} ${await page.text()}`;
-        }),
-      );
-  }
-  return { code: await exited, stderr, pages: await Promise.all(pages) };
+  return { code: exitCode, stderr: `${stderr}\n`, pages: await Promise.all(pages) };
 }
 
 /** A client whose person takes each sign-in link offered by URL elicitation (its message kept) and signs in. */
@@ -107,7 +102,7 @@ function expireSoon(): void {
   writeFileSync(file, JSON.stringify(kept));
 }
 
-async function whoami(server: RunningServer): Promise<string> {
+async function whoami(server: InProcessServer): Promise<string> {
   return textOf(await server.run({ code: 'return (await tools["whoami"]({})).content[0].text' }));
 }
 
@@ -132,7 +127,7 @@ describe('codemode-mcp login and logout', () => {
     expect(signedIn.stderr).not.toContain(kept.tokens.access_token);
     expect(signedIn.stderr).not.toContain(kept.tokens.refresh_token);
 
-    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    running = await startInProcess(['--config', config, '--pool', '0']);
     expect(await whoami(running)).toContain('token 1');
     expect(running.stderr()).not.toContain(kept.tokens.access_token);
 
@@ -141,31 +136,6 @@ describe('codemode-mcp login and logout', () => {
     expect(out.stderr).toContain(`codemode-mcp: signed out of "oauthy" (${base}/mcp): removed ${file}`);
     expect(readdirSync(authDir())).toEqual([]);
   });
-
-  test.each(['SIGTERM', 'SIGHUP'] as const)(
-    'login ended by %s while it waits for the redirect stops listening and exits 128 + the signal',
-    async (signal) => {
-      const config = configFor(await startFixture());
-      const child = spawn(process.execPath, [BIN, 'login', 'oauthy', '--config', config, '--no-browser'], {
-        env: { ...process.env, ...env() },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      let stderr = '';
-      let link: string | undefined;
-      for await (const line of createInterface({ input: child.stderr })) {
-        stderr += `${line}\n`;
-        link ??= /^\s+(http:\/\/\S+)$/.exec(line)?.[1];
-        if (link !== undefined) break;
-      }
-      child.kill(signal);
-      expect(await exited).toBe(128 + constants.signals[signal]);
-      // The loopback port the redirect would come back to is closed.
-      const redirect = (await fetch(link!, { redirect: 'manual' })).headers.get('location')!;
-      await expect(fetch(redirect)).rejects.toThrow();
-      expect(stderr).not.toContain('signed in');
-    },
-  );
 
   test('login of a server that is not in the config, or is started over stdio, says which servers it can sign in to', async () => {
     const config = writeConfig({
@@ -179,10 +149,8 @@ describe('codemode-mcp login and logout', () => {
         `"local" is started over stdio, and signs in (if at all) with what its env gives it; login is for http and sse servers (its http and sse servers: api)`,
       ],
     ] as const) {
-      const child = spawn(process.execPath, [BIN, 'login', server, '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
-      expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
+      const { exitCode, stderr } = await runInProcess(['login', server, '--config', config]);
+      expect(exitCode).toBe(1);
       expect(stderr).toContain(said);
     }
   });
@@ -225,7 +193,7 @@ describe('tokens at run time', () => {
     const config = configFor(base);
     expect((await login(config)).code).toBe(0);
     expireSoon();
-    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    running = await startInProcess(['--config', config, '--pool', '0']);
     expect(await whoami(running)).toContain('token 2');
     expect(await events(base)).toContain('refresh_token -> token 2');
     // The server never saw the old token after the refresh.
@@ -240,7 +208,7 @@ describe('tokens at run time', () => {
     expect((await login(config)).code).toBe(0);
     expireSoon();
     await fetch(`${base}/revoke`);
-    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    running = await startInProcess(['--config', config, '--pool', '0']);
     const hint = `run: codemode-mcp login oauthy --config ${config}`;
     const line = await stderrLine(running, /upstream "oauthy" failed to start/);
     expect(line).toContain(`failed to start: sign-in needed: its access token expired and could not be refreshed`);
@@ -254,7 +222,7 @@ describe('tokens at run time', () => {
   test('an upstream that needs a sign-in is down with the login command when the client takes no URL elicitation', async () => {
     const base = await startFixture();
     const config = configFor(base);
-    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    running = await startInProcess(['--config', config, '--pool', '0']);
     const line = await stderrLine(running, /upstream "oauthy" failed to start/);
     expect(line).toBe(
       `codemode-mcp: upstream "oauthy" failed to start: sign-in needed: it needs you to sign in (it answered 401 (invalid_token: no live token)); run: codemode-mcp login oauthy --config ${config}; no further attempt until it is signed in again`,
@@ -266,7 +234,7 @@ describe('tokens at run time', () => {
     const config = configFor(base);
     expect((await login(config)).code).toBe(0);
     await fetch(`${base}/insufficient-scope`);
-    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    running = await startInProcess(['--config', config, '--pool', '0']);
     const line = await stderrLine(running, /upstream "oauthy" failed to start/);
     expect(line).toMatch(
       /failed to start: sign-in needed: .*insufficient_scope.*; no further attempt until it is signed in again$/,
@@ -307,8 +275,7 @@ describe('tokens at run time', () => {
     expect(JSON.parse(readFileSync(signInFile(), 'utf8')).tokens.scope).toBe('mcp:admin');
     await fetch(`${base}/insufficient-scope`);
     const offered: string[] = [];
-    running = await startServer(['--config', config, '--pool', '0'], {
-      env: env(),
+    running = await startInProcess(['--config', config, '--pool', '0'], {
       capabilities: { elicitation: { url: {} } },
       onElicit: (request) => {
         offered.push(String(request.params.message));
@@ -352,7 +319,7 @@ describe('tokens at run time', () => {
     await fetch(`${base}/insufficient-scope`);
     const config = configFor(base, { oauth: { scope: 'mcp:admin' } });
     const offered: string[] = [];
-    running = await startServer(['--config', config, '--pool', '0'], { env: env(), ...signingInPerson(offered) });
+    running = await startInProcess(['--config', config, '--pool', '0'], signingInPerson(offered));
     const line = await stderrLine(running, /upstream "oauthy" failed to start: sign-in needed: it refused the token/);
     expect(line).toContain(`for want of scope "mcp:admin", which its sign-in already asked for ("mcp:admin")`);
     expect(line).toMatch(/; no further attempt until it is signed in again$/);
@@ -367,7 +334,7 @@ describe('tokens at run time', () => {
     const base = await startFixture();
     const config = configFor(base);
     const offered: string[] = [];
-    running = await startServer(['--config', config, '--pool', '0'], { env: env(), ...signingInPerson(offered) });
+    running = await startInProcess(['--config', config, '--pool', '0'], signingInPerson(offered));
     await stderrLine(running, /upstream "oauthy" is up again: 1 tools/);
     expect(offered).toEqual([`Sign in to "oauthy" (${new URL(base).host}) so that codemode-mcp can reach its tools.`]);
     expect(running.stderr()).toContain('codemode-mcp: upstream "oauthy": signed in; reconnecting');
@@ -381,7 +348,7 @@ describe('credentials of the entry itself', () => {
   test("a 401 to the entry's own Authorization header says the status, what the server said, and what to do", async () => {
     const base = await startFixture();
     const config = configFor(base, { headers: { Authorization: 'Bearer stale' } });
-    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    running = await startInProcess(['--config', config, '--pool', '0']);
     const line = await stderrLine(running, /upstream "oauthy" failed to start/);
     expect(line).toContain(
       `failed to start: it answered 401 (invalid_token: no live token) to the credential in its entry's "headers"; check that header's token, or remove it and let codemode-mcp sign in (codemode-mcp login oauthy --config ${config})`,
@@ -393,12 +360,12 @@ describe('credentials of the entry itself', () => {
     const good = configFor(base, {
       oauth: { grant: 'client_credentials', clientId: 'machine', clientSecret: '${MACHINE_SECRET}' },
     });
-    running = await startServer(['--config', good, '--pool', '0'], { env: { ...env(), MACHINE_SECRET: 'machine-secret' } });
+    running = await startInProcess(['--config', good, '--pool', '0'], { env: { MACHINE_SECRET: 'machine-secret' } });
     expect(await whoami(running)).toContain('token 1');
     expect(await events(base)).toContain('client_credentials -> token 1');
     expect(await running.close()).toEqual([]);
 
-    running = await startServer(['--config', good, '--pool', '0'], { env: { ...env(), MACHINE_SECRET: 'not-the-secret-4711' } });
+    running = await startInProcess(['--config', good, '--pool', '0'], { env: { MACHINE_SECRET: 'not-the-secret-4711' } });
     const line = await stderrLine(running, /upstream "oauthy" failed to start/);
     expect(line).toContain(
       'failed to start: the authorization server refused its client credentials (invalid_client: unknown client or wrong secret); check oauth.clientId and oauth.clientSecret in its entry',
@@ -411,7 +378,7 @@ describe('credentials of the entry itself', () => {
     const config = configFor(base, {
       oauth: { grant: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret' },
     });
-    running = await startServer(['--config', config, '--pool', '0'], { env: env() });
+    running = await startInProcess(['--config', config, '--pool', '0']);
     expect(await whoami(running)).toContain('token 1');
     const warning = await stderrLine(running, /warning: upstream "oauthy"/);
     expect(warning).toBe(

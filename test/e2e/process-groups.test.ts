@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { descendantsRunning, statFieldsOf } from '../support/processes.js';
-import { fixturePath, nodeEntry, startServer, valueOf, writeConfig } from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, valueOf, writeConfig } from '../support/mcp-client.js';
+import { startInProcess } from '../support/in-process-server.js';
 import { until } from '../upstream/specs.js';
 
 /** Whether `pid` is still a live process (a zombie has ended). */
@@ -16,20 +17,22 @@ describe('an upstream behind a wrapper that starts the real server as its child,
     const config = writeConfig({
       stubborn: nodeEntry(fixturePath('e2e/wrapper.mjs'), [process.execPath, fixturePath('upstreams/stubborn.mjs')]),
     });
-    const server = await startServer(['--config', config]);
+    const server = await startInProcess(['--config', config]);
+    // The server serves in this process: what it starts are this process's descendants.
+    const serverPid = process.pid;
     expect(valueOf(await server.run({ code: 'return (await tools["ping"]({})).content[0].text' }))).toBe('pong');
-    const [wrapper] = descendantsRunning(server.pid, 'wrapper.mjs');
-    const [grandchild] = descendantsRunning(server.pid, 'stubborn.mjs');
+    const [wrapper] = descendantsRunning(serverPid, 'wrapper.mjs');
+    const [grandchild] = descendantsRunning(serverPid, 'stubborn.mjs');
     expect([wrapper, grandchild].every((pid) => pid !== undefined)).toBe(true);
 
     process.kill(wrapper!, 'SIGKILL');
     await until(() => server.stderr().includes('upstream "stubborn" is up again'));
     expect(isAlive(grandchild!)).toBe(false);
     expect(server.stderr()).toContain('upstream "stubborn" exited; restarting in 0.25 s');
-    expect(descendantsRunning(server.pid, 'stubborn.mjs')).not.toContain(grandchild);
+    expect(descendantsRunning(serverPid, 'stubborn.mjs')).not.toContain(grandchild);
     expect(valueOf(await server.run({ code: 'return (await tools["ping"]({})).content[0].text' }))).toBe('pong');
 
     expect(await server.close()).toEqual([]);
-    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(await server.exited).toEqual({ code: 0 });
   });
 });

@@ -4,7 +4,8 @@
 // for an upstream's elicitation).
 import type { CallToolResult, Client, ClientOptions, ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath, structuredOf, textOf, valueOf } from '../support/mcp-client.js';
 import { startInProcess } from '../support/in-process-server.js';
 
@@ -40,11 +41,11 @@ async function overStdio(setup: ClientSetup): Promise<Connected> {
   };
 }
 
-let httpServer: HttpServer | undefined;
+let httpServer: InProcessHttpServer | undefined;
 
 /** Over HTTP: one server for the file's HTTP clients. */
 async function overHttp(setup: ClientSetup): Promise<Connected> {
-  httpServer ??= await startHttpServer(upstream);
+  httpServer ??= await startInProcessHttp(upstream);
   return connectHttp(httpServer.url, setup);
 }
 
@@ -133,7 +134,7 @@ describe('a 2026-07-28 request over HTTP, by hand', () => {
     'io.modelcontextprotocol/clientCapabilities': {},
   };
   const post = async (body: Record<string, unknown>, headers: Record<string, string>) => {
-    httpServer ??= await startHttpServer(upstream);
+    httpServer ??= await startInProcessHttp(upstream);
     const response = await fetch(httpServer.url, {
       method: 'POST',
       headers: {

@@ -3,16 +3,17 @@
 // wait, which routes to the script's instance by Mcp-Param-Script (a retry of the run would not).
 import type { ElicitRequest } from '@modelcontextprotocol/client';
 import { afterAll, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath, structuredOf } from '../support/mcp-client.js';
 
-let server: HttpServer | undefined;
+let server: InProcessHttpServer | undefined;
 afterAll(async () => {
   if (server !== undefined) expect((await server.stop()).left).toEqual([]);
 });
 
 test('a run asked for input answers running; its wait carries the question and the answer', async () => {
-  server = await startHttpServer([
+  server = await startInProcessHttp([
     '--instance-id',
     'a',
     '--pool',
@@ -33,7 +34,8 @@ test('a run asked for input answers running; its wait carries the question and t
   const ran = structuredOf(
     await client.run({ code: 'return (await tools["test_elicitation"]({ message: "Name?" })).content[0].text' }),
   );
-  expect(ran).toMatchObject({ status: 'running', script: expect.stringMatching(/^a\.[0-9a-f]{6}-1$/) });
+  // The instance's prefix routes the wait; the number counts the scripts this process started (others' too, in process).
+  expect(ran).toMatchObject({ status: 'running', script: expect.stringMatching(/^a\.[0-9a-f]{6}-\d+$/) });
   expect(asked).toEqual([]);
   const waited = structuredOf(await client.run({ action: 'wait', script: ran.script }));
   expect(asked.map((params) => (params as { message: string }).message)).toEqual(['Name?']);

@@ -1,11 +1,22 @@
 /**
- * `codemode-mcp run <file|->`: one script, once, by hand, through the real bin and real upstreams.
+ * `codemode-mcp run <file|->`: one script, once, by hand, through the real bin and real upstreams;
+ * on a real terminal, it asks a person there before a call that needs approval (issue 27).
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
 
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { fixturePath, nodeEntry, publishedEntry, runBin, writeConfig } from '../support/mcp-client.js';
+import {
+  BIN,
+  SERVER_RUNTIME,
+  binArgs,
+  fixturePath,
+  nodeEntry,
+  publishedEntry,
+  runBin,
+  writeConfig,
+} from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 const dir = makeTempDir('run');
@@ -116,5 +127,40 @@ describe('codemode-mcp run', () => {
     const { stderr, exitCode } = await runBin(['run', '--', process.execPath, fixturePath('upstreams/named-tools.mjs')]);
     expect(exitCode).toBe(2);
     expect(stderr).toContain('codemode-mcp: run needs the script to run: a file, or - to read it from stdin:');
+  });
+
+  // util-linux's script(1) gives the command a real terminal: the question shows on it, and the answer is typed after it.
+  test.runIf(existsSync('/usr/bin/script'))('on a terminal, asks the person there, and sends the call once allowed', async () => {
+    const recordFile = join(makeTempDir('approvals-run-tty'), 'record.jsonl');
+    const config = writeConfig(
+      { items: nodeEntry(fixturePath('upstreams/deletable.mjs'), [], { env: { RECORD_FILE: recordFile } }) },
+      { pool: 0 },
+    );
+    const deleted = (): unknown[] =>
+      existsSync(recordFile)
+        ? readFileSync(recordFile, 'utf8')
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line) as { tool: string; id?: string })
+            .filter((entry) => entry.tool === 'delete_item')
+            .map((entry) => entry.id)
+        : [];
+    const file = scriptFile('tty.js', 'return (await tools.delete_item({ id: "t" })).content[0].text');
+    const command = [SERVER_RUNTIME, ...binArgs(BIN, ['run', file, '--config', config])].map((arg) => `'${arg}'`).join(' ');
+    const terminal = execa('/usr/bin/script', ['-qfec', command, '/dev/null'], { reject: false, stdin: 'pipe' });
+    let shown = '';
+    const questionShown = new Promise<void>((resolve) =>
+      terminal.stdout.on('data', (chunk: Buffer) => {
+        shown += chunk.toString();
+        if (shown.includes('Choose 1-4')) resolve();
+      }),
+    );
+    await questionShown;
+    expect(deleted()).toEqual([]);
+    terminal.stdin.write('1\n');
+    await terminal;
+    expect(shown).toContain('  1. Allow once');
+    expect(shown).toContain('value: "deleted t"');
+    expect(deleted()).toEqual(['t']);
   });
 });

@@ -3,20 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readRecord, until } from '../upstream/specs.js';
-import {
-  fixturePath,
-  nodeEntry,
-  publishedEntry,
-  startServer,
-  valueOf,
-  writeConfig,
-  type RunningServer,
-} from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, publishedEntry, valueOf, writeConfig } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 // One server for the file, in front of three npm servers and the recorder fixture. The tests
 // run in order: the last one kills the recorder.
-let server: RunningServer;
+let server: InProcessServer;
 const dir = makeTempDir('e2e-several');
 const recordFile = join(dir, 'record.jsonl');
 const listChanges: number[] = [];
@@ -29,7 +22,7 @@ beforeAll(async () => {
     files: nodeEntry(publishedEntry('server-filesystem'), [dir]),
     recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { env: { RECORD_FILE: recordFile }, deny: ['secret'] }),
   });
-  server = await startServer(['--config', config]);
+  server = await startInProcess(['--config', config]);
   server.client.setNotificationHandler('notifications/tools/list_changed', () => void listChanges.push(Date.now()));
 });
 

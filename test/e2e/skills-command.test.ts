@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runBin, writeConfig } from '../support/mcp-client.js';
+import { writeConfig } from '../support/mcp-client.js';
+import { runInProcess } from '../support/in-process-command.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 function writeSkill(dir: string, name: string, files: Record<string, string>): void {
@@ -27,11 +28,11 @@ function skillsDir(): string {
   return dir;
 }
 
-// runBin's output has its final newline taken off, as a shell's $(...) would.
+// The command runs in this process as the bin runs it; its output has its final newline taken off, as a shell's $(...) would.
 describe('codemode-mcp skills', () => {
   test('list prints each skill with its description, then each folder that is not a skill and why, and exits 1', async () => {
     const dir = skillsDir();
-    const { stdout, stderr, exitCode } = await runBin(['skills', 'list', '--skills-dir', dir]);
+    const { stdout, stderr, exitCode } = await runInProcess(['skills', 'list', '--skills-dir', dir]);
     expect(stdout).toBe(`2 skills in ${dir}:\n  count-items  Counts the items given\n  greet        Greets someone by name`);
     expect(stderr).toBe(
       'codemode-mcp: 1 folder is not a usable skill:\n  broken: no code: write the script body in skill.ts or skill.js',
@@ -42,7 +43,7 @@ describe('codemode-mcp skills', () => {
   test('list --json gives each skill its digest, and exits 0 when every folder is a skill', async () => {
     const dir = makeTempDir('skills-cli');
     writeSkill(dir, 'greet', { 'SKILL.md': manifest('greet', 'Greets'), 'skill.ts': 'return 1;\n' });
-    const { stdout, exitCode } = await runBin(['skills', 'list', '--json', '--skills-dir', dir]);
+    const { stdout, exitCode } = await runInProcess(['skills', 'list', '--json', '--skills-dir', dir]);
     expect(exitCode).toBe(0);
     expect(JSON.parse(stdout)).toEqual({
       directory: dir,
@@ -53,7 +54,7 @@ describe('codemode-mcp skills', () => {
 
   test('show prints the files, the description, the input schema, the body and the code', async () => {
     const dir = skillsDir();
-    const { stdout, exitCode } = await runBin(['skills', 'show', 'greet', '--skills-dir', dir]);
+    const { stdout, exitCode } = await runInProcess(['skills', 'show', 'greet', '--skills-dir', dir]);
     expect(exitCode).toBe(0);
     expect(stdout).toMatch(
       new RegExp(
@@ -66,12 +67,12 @@ describe('codemode-mcp skills', () => {
 
   test('show of an unknown skill exits 1 naming the close one; a name that breaks the rules exits 2 saying which', async () => {
     const dir = skillsDir();
-    const unknown = await runBin(['skills', 'show', 'gret', '--skills-dir', dir]);
+    const unknown = await runInProcess(['skills', 'show', 'gret', '--skills-dir', dir]);
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toBe(
       `codemode-mcp: SKILL_UNKNOWN: no skill named "gret" in ${dir} (it has broken, count-items, greet); did you mean "greet"?`,
     );
-    const bad = await runBin(['skills', 'show', 'Greet', '--skills-dir', dir]);
+    const bad = await runInProcess(['skills', 'show', 'Greet', '--skills-dir', dir]);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('SKILL_NAME_INVALID: ');
     expect(bad.stderr).toContain('"Greet" has capitals: use "greet"');
@@ -80,17 +81,17 @@ describe('codemode-mcp skills', () => {
   test("rm deletes the folder; the config file's skillsDir is where it looks", async () => {
     const dir = skillsDir();
     const config = writeConfig({ any: { command: 'true' } }, { skillsDir: dir });
-    const { stdout, exitCode } = await runBin(['skills', 'rm', 'greet', '--config', config]);
+    const { stdout, exitCode } = await runInProcess(['skills', 'rm', 'greet', '--config', config]);
     expect(exitCode).toBe(0);
     expect(stdout).toBe(`removed skill "greet" (${join(dir, 'greet')})`);
     expect(existsSync(join(dir, 'greet'))).toBe(false);
-    const again = await runBin(['skills', 'rm', 'greet', '--config', config]);
+    const again = await runInProcess(['skills', 'rm', 'greet', '--config', config]);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toContain('SKILL_UNKNOWN: no skill named "greet"');
   });
 
   test('an unknown subcommand is a usage error naming the close one', async () => {
-    const { stderr, exitCode } = await runBin(['skills', 'lst']);
+    const { stderr, exitCode } = await runInProcess(['skills', 'lst']);
     expect(exitCode).toBe(2);
     expect(stderr).toContain(
       'codemode-mcp: unknown skills command "lst" (did you mean "codemode-mcp skills list"?); the skills commands:',

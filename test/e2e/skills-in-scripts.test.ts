@@ -7,9 +7,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer } from '../support/http-server.js';
-import { fixturePath, runBin, stderrLine } from '../support/mcp-client.js';
-import {} from '../support/in-process-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp } from '../support/in-process-http.js';
+import { fixturePath, stderrLine } from '../support/mcp-client.js';
+import { runInProcess } from '../support/in-process-command.js';
 import { RECORDER_UPSTREAM, valueOfRun, withRecorderServer } from '../support/recorder-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
@@ -60,7 +61,7 @@ describe('skills in scripts over stdio', () => {
       expect(await valueOfRun(server, CALL)).toBe(14);
     });
 
-    const { stdout, exitCode, left } = await runBin(['run', '-', '--skills-dir', dir, ...upstream], CALL);
+    const { stdout, exitCode, left } = await runInProcess(['run', '-', '--skills-dir', dir, ...upstream], { input: CALL });
     expect(exitCode).toBe(0);
     expect(left).toEqual([]);
     expect(stdout).toContain('value: 14');
@@ -76,7 +77,7 @@ describe('skills in scripts over HTTP', () => {
     await withRecorderServer(['--skills-dir', dir], async (server) =>
       expect(await valueOfRun(server, SAVE)).toMatchObject({ name: 'word-count' }),
     );
-    const server = await startHttpServer(['--skills-dir', dir, '--pool', '0', ...upstream]);
+    const server = await startInProcessHttp(['--skills-dir', dir, '--pool', '0', ...upstream]);
     const client = await connectHttp(server.url);
     try {
       expect(await valueOfRun(client, SAVE_SMALL)).toBe(
@@ -100,7 +101,7 @@ describe('skills in scripts over HTTP', () => {
         settings: { skillsSaveOverHttp: true, skillsDir: dir, pool: 0 },
       }),
     );
-    const server = await startHttpServer(['--config', config]);
+    const server = await startInProcessHttp(['--config', config]);
     const client = await connectHttp(server.url);
     try {
       expect(await valueOfRun(client, SAVE_SMALL)).toBe('saved');

@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
+import { connectHttp, type HttpClient } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath } from '../support/mcp-client.js';
 import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -107,13 +108,13 @@ describe('skills served through the MCP Skills extension, over stdio', () => {
 // Over HTTP the session is made after the upstream has started, so it knows the upstream offers no
 // resources: the resource methods are there for the skill files alone.
 describe('skills served over HTTP when no upstream offers resources', () => {
-  let server: HttpServer;
+  let server: InProcessHttpServer;
   let session: HttpClient;
 
   beforeAll(async () => {
     const skillsDir = makeTempDir('skills-http');
     writeSkill(skillsDir, 'greet', 'Greets someone by name', 'return `hello ${input.name}`;\n');
-    server = await startHttpServer([
+    server = await startInProcessHttp([
       '--pool',
       '0',
       '--skills-dir',

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { fixturePath, nodeEntry, startServer, valueOf, writeConfig } from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, valueOf, writeConfig } from '../support/mcp-client.js';
+import { startInProcess } from '../support/in-process-server.js';
 
 describe('startup', () => {
   test('the client is answered at once; tools/list waits for a slow upstream and names its tools', async () => {
@@ -9,7 +10,7 @@ describe('startup', () => {
     });
     const began = Date.now();
     // No pool: what is checked is the upstreams' start; the one run makes its child.
-    const server = await startServer(['--config', config, '--pool', '0']);
+    const server = await startInProcess(['--config', config, '--pool', '0']);
     // Answered before the slow upstream was up: the line saying how each upstream stands isn't out yet.
     expect(server.stderr()).not.toMatch(/upstreams: /);
     const [tool] = (await server.client.listTools()).tools;
@@ -27,7 +28,7 @@ describe('startup', () => {
       broken: nodeEntry(fixturePath('upstreams/exits-at-once.mjs')),
       quick: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['ping']),
     });
-    const server = await startServer(['--config', config, '--pool', '0']);
+    const server = await startInProcess(['--config', config, '--pool', '0']);
     const [tool] = (await server.client.listTools()).tools;
     expect(tool!.description).toContain('quick__ping');
     expect(server.stderr()).toContain(
@@ -54,18 +55,17 @@ describe('startup', () => {
       a: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['__b']),
       a_: nodeEntry(fixturePath('upstreams/named-tools.mjs'), ['_b']),
     });
-    const server = await startServer(['--config', config]);
-    expect(await server.exited).toEqual({ code: 1, signal: null });
+    const server = await startInProcess(['--config', config]);
+    expect(await server.exited).toEqual({ code: 1 });
     expect(server.stderr()).toMatch(/NAME_COLLISION: "a____b" is both tool "__b" of upstream "a" and tool "_b" of upstream "a_"/);
-    expect(await server.leftBehind()).toEqual([]);
-    await server.client.close();
+    expect(await server.close()).toEqual([]);
   });
 
   test('a client that leaves while the upstreams are still starting: the server exits 0 and leaves nothing', async () => {
     const config = writeConfig({ slow: nodeEntry(fixturePath('e2e/slow-start.mjs'), ['3000']) });
-    const server = await startServer(['--config', config]);
+    const server = await startInProcess(['--config', config]);
     expect(await server.close()).toEqual([]);
-    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(await server.exited).toEqual({ code: 0 });
     expect(server.stderr()).toContain('shutting down (the client closed the connection)');
   });
 });

@@ -6,8 +6,9 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer } from '../support/http-server.js';
-import { runBin } from '../support/mcp-client.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp } from '../support/in-process-http.js';
+import { runInProcess } from '../support/in-process-command.js';
 import { REDIS_INSTALLED, REDIS_MISSING, redisTestsRun, startRedis, type RunningRedis } from '../support/redis-server.js';
 import { RECORDER_UPSTREAM, valueOfRun, withRecorderServer } from '../support/recorder-server.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -38,10 +39,9 @@ describe('store and load over stdio', () => {
     const dir = join(makeTempDir('state-e2e'), 'state');
     await withRecorderServer(['--state-dir', dir], async (server) => expect(await valueOfRun(server, STORE)).toBe('stored'));
     await withRecorderServer(['--state-dir', dir], async (server) => expect(await valueOfRun(server, LOAD)).toEqual(LOADED));
-    const { stdout, exitCode, left } = await runBin(
-      ['run', '-', '--state-dir', dir, ...upstream],
-      'return (await load("plan")).steps.join(" then ")',
-    );
+    const { stdout, exitCode, left } = await runInProcess(['run', '-', '--state-dir', dir, ...upstream], {
+      input: 'return (await load("plan")).steps.join(" then ")',
+    });
     expect(exitCode).toBe(0);
     expect(left).toEqual([]);
     expect(stdout).toContain('value: "fetch then sum"');
@@ -66,7 +66,7 @@ describe('store and load over HTTP', () => {
   // reconnected (a new session) lost what it stored.
   test('one bearer token is one principal: a client that reconnects loads what it stored', async () => {
     const token = 'one-token-0123456789abcdef';
-    const server = await startHttpServer(['--pool', '0', '--http-token', token, ...upstream]);
+    const server = await startInProcessHttp(['--pool', '0', '--http-token', token, ...upstream]);
     try {
       const first = await connectHttp(server.url, { token });
       expect(await valueOfRun(first, STORE)).toBe('stored');
@@ -84,7 +84,7 @@ describe('store and load over HTTP', () => {
     const file = join(makeTempDir('tokens'), 'tokens.json');
     writeFileSync(file, JSON.stringify(tokens));
     chmodSync(file, 0o600);
-    const server = await startHttpServer(['--pool', '0', '--http-tokens-file', file, ...upstream]);
+    const server = await startInProcessHttp(['--pool', '0', '--http-tokens-file', file, ...upstream]);
     const [ada, bob] = [
       await connectHttp(server.url, { token: tokens.ada }),
       await connectHttp(server.url, { token: tokens.bob }),

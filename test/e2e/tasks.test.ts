@@ -6,23 +6,23 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startHttpServer, type HttpServer } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
+import { rawInProcess } from '../support/in-process-server.js';
 import { fixturePath } from '../support/mcp-client.js';
 import { TASKS_EXTENSION, TasksClient, resultOf } from '../support/tasks-client.js';
-import { rawServer } from '../support/raw-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
 
 const ADA = 'ada-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef';
 
-let server: HttpServer;
+let server: InProcessHttpServer;
 
 beforeAll(async () => {
   const tokens = join(makeTempDir('tokens'), 'tokens.json');
   writeFileSync(tokens, JSON.stringify({ ada: ADA, bob: BOB }));
   chmodSync(tokens, 0o600);
-  server = await startHttpServer([
+  server = await startInProcessHttp([
     '--http-tokens-file',
     tokens,
     '--pool',
@@ -249,7 +249,7 @@ describe("an exposed tool that offers tasks (its upstream's execution.taskSuppor
 
 describe('over stdio', () => {
   test('a 2026-07-28 client that declares the extension gets a task, and polls it to its result', async () => {
-    const server = rawServer(['--pool', '0', '--', process.execPath, fixturePath('upstreams/conformance-everything.mjs')]);
+    const server = rawInProcess(['--pool', '0', '--', process.execPath, fixturePath('upstreams/conformance-everything.mjs')]);
     const envelope = {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
       'io.modelcontextprotocol/clientInfo': { name: 'tasks-stdio', version: '1.0.0' },

@@ -2,14 +2,20 @@
  * Observability as a client and a collector see it: with OTEL_EXPORTER_OTLP_ENDPOINT set, a
  * script is one trace under the client's request (its `_meta.traceparent` continued), each of
  * its calls a client span beneath it whose traceparent reaches the upstream; metrics flow; the
- * audit log has a line per call. All of it from a real server process to a real OTLP receiver.
+ * audit log has a line per call. All of it from the server serving in this process (its
+ * OTEL_ variables set for the test, as a process would find them) to a real OTLP receiver; the
+ * script children and upstreams are real processes. (SIGUSR2's reopening of the audit log is the
+ * process's: command-signals.test.ts; a log file that stops the start, logs.test.ts.)
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer } from '../support/http-server.js';
-import { fixturePath, runBin, startServer, stderrLine, textOf, writeConfig } from '../support/mcp-client.js';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp } from '../support/in-process-http.js';
+import { runInProcess } from '../support/in-process-command.js';
+import { startInProcess } from '../support/in-process-server.js';
+import { fixturePath, textOf, writeConfig } from '../support/mcp-client.js';
 import { RECORDER_UPSTREAM } from '../support/recorder-server.js';
 import { startOtlpReceiver, type MetricPoint, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { recorderConfig } from '../support/recorder.js';
@@ -32,9 +38,15 @@ return { one, two, third };`;
 const remote = remotePerTest();
 let receiver: OtlpReceiver | undefined;
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await receiver?.close();
   receiver = undefined;
 });
+
+/** Sets these variables for the test, where the server serving in this process reads them (as a process reads its own at start). */
+function withEnv(variables: Record<string, string>): void {
+  for (const [name, value] of Object.entries(variables)) vi.stubEnv(name, value);
+}
 
 function only(spans: readonly ReceivedSpan[], name: string): ReceivedSpan {
   const named = spans.filter((span) => span.name === name);
@@ -56,9 +68,8 @@ describe('telemetry over OTLP/HTTP', () => {
     receiver = await startOtlpReceiver();
     const { config, recordFile } = recorderConfig('otel');
     const audit = join(makeTempDir('otel-audit'), 'audit.jsonl');
-    const server = await startServer(['--config', config, '--pool', '0', '--audit-log', audit], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'codemode-e2e' },
-    });
+    withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'codemode-e2e' });
+    const server = await startInProcess(['--config', config, '--pool', '0', '--audit-log', audit]);
     const result = await server.client.callTool({
       name: 'code_execution',
       arguments: { code: THREE_CALLS },
@@ -179,9 +190,8 @@ describe('telemetry over OTLP/HTTP', () => {
   test('the pool reports the children it spawned ahead, their spawn time and how many wait in it', async () => {
     receiver = await startOtlpReceiver();
     const { config } = recorderConfig('otel-pool');
-    const server = await startServer(['--config', config, '--pool', '2'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRIC_EXPORT_INTERVAL: '200' },
-    });
+    withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRIC_EXPORT_INTERVAL: '200' });
+    const server = await startInProcess(['--config', config, '--pool', '2']);
     const warm = { 'codemode.child.warm': true };
     const last = (name: string): MetricPoint | undefined => receiver!.points.get(name)?.at(-1);
     // Metrics are exported every 200 ms: the pool, once filled and its children ready, is seen so.
@@ -201,7 +211,7 @@ describe('telemetry over OTLP/HTTP', () => {
 
   test('off by default: no traceparent is sent upstream and nothing is said of OpenTelemetry', async () => {
     const { config, recordFile } = recorderConfig('otel-off');
-    const server = await startServer(['--config', config, '--pool', '0']);
+    const server = await startInProcess(['--config', config, '--pool', '0']);
     const result = await server.run({ code: 'return await tools.echo({ text: "one" })' });
     expect(result.isError, textOf(result)).toBe(false);
     expect(await server.close()).toEqual([]);
@@ -214,9 +224,8 @@ describe('telemetry over OTLP/HTTP', () => {
   test("--otel-script-code puts the script's code on its span", async () => {
     receiver = await startOtlpReceiver();
     const { config } = recorderConfig('otel-code');
-    const server = await startServer(['--config', config, '--pool', '0', '--otel-script-code'], {
-      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_METRICS_EXPORTER: 'none' },
-    });
+    withEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_METRICS_EXPORTER: 'none' });
+    const server = await startInProcess(['--config', config, '--pool', '0', '--otel-script-code']);
     const code = 'return 6 * 7';
     expect((await server.run({ code })).isError).toBe(false);
     expect(await server.close()).toEqual([]);
@@ -229,9 +238,8 @@ describe('telemetry over OTLP/HTTP', () => {
   test('with --tokenize, the span records the code as the client sent it, its tokens not put back', async () => {
     receiver = await startOtlpReceiver();
     const { config } = recorderConfig('otel-tokens');
-    const server = await startServer(['--config', config, '--pool', '0', '--otel-script-code', '--tokenize'], {
-      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_METRICS_EXPORTER: 'none' },
-    });
+    withEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_METRICS_EXPORTER: 'none' });
+    const server = await startInProcess(['--config', config, '--pool', '0', '--otel-script-code', '--tokenize']);
     const read = await server.run({ code: 'return (await tools.echo({ text: "ada@example.com" })).content[0].text' });
     expect(textOf(read)).toContain('value: "[EMAIL_1]"');
     const code = 'return (await tools.echo({ text: "[EMAIL_1]" })).content[0].text === "ada@example.com"';
@@ -246,47 +254,17 @@ describe('telemetry over OTLP/HTTP', () => {
 });
 
 describe('the audit log', () => {
-  test('is reopened on SIGUSR2, so a rotation by renaming loses no line; --audit-arguments adds the arguments', async () => {
-    const { config } = recorderConfig('audit-rotate');
-    const dir = makeTempDir('audit-rotate');
-    const audit = join(dir, 'audit.jsonl');
-    const server = await startServer(['--config', config, '--pool', '0', '--audit-log', audit, '--audit-arguments']);
-    expect((await server.run({ code: 'return await tools.echo({ text: "before" })' })).isError).toBe(false);
-    renameSync(audit, join(dir, 'audit.jsonl.1'));
-    process.kill(server.pid, 'SIGUSR2');
-    await stderrLine(server, /audit log reopened/);
-    expect(existsSync(audit)).toBe(true);
-    expect((await server.run({ code: 'return await tools.echo({ text: "after" })' })).isError).toBe(false);
-    expect(await server.close()).toEqual([]);
-    expect(readAudit(join(dir, 'audit.jsonl.1')).map((line) => line.args)).toEqual([
-      { bytes: 17, sha256: sha256('{"text":"before"}'), value: { text: 'before' } },
-    ]);
-    expect(readAudit(audit).map((line) => (line.args as { value: unknown }).value)).toEqual([{ text: 'after' }]);
-  });
-
   test('has the calls of a script run by hand with `run`, as session "run"', async () => {
     const { config } = recorderConfig('audit-run');
     const audit = join(makeTempDir('audit-run'), 'audit.jsonl');
-    const { exitCode, left } = await runBin(
-      ['run', '-', '--config', config, '--audit-log', audit],
-      'return await tools.echo({ text: "hand" })',
-    );
+    const { exitCode, left } = await runInProcess(['run', '-', '--config', config, '--audit-log', audit], {
+      input: 'return await tools.echo({ text: "hand" })',
+    });
     expect(exitCode).toBe(0);
     expect(left).toEqual([]);
     expect(readAudit(audit)).toEqual([
       expect.objectContaining({ principal: 'local', session: 'run', upstream: 'recorder', tool: 'echo', outcome: 'answered' }),
     ]);
-  });
-
-  test('a path whose directory does not exist stops the server at start, saying so', async () => {
-    const { config } = recorderConfig('audit-bad');
-    const audit = join(makeTempDir('audit-bad'), 'missing', 'audit.jsonl');
-    const { stderr, exitCode, left } = await runBin(['--config', config, '--pool', '0', '--audit-log', audit]);
-    expect(exitCode).toBe(1);
-    expect(left).toEqual([]);
-    expect(stderr).toMatch(
-      /LOG_FILE_INVALID: cannot append to the log file .*audit\.jsonl \(--audit-log, settings\.auditLog\): its directory .* does not exist/,
-    );
   });
 });
 
@@ -294,9 +272,8 @@ describe('over HTTP', () => {
   test("each session's request spans carry its id, and the audit log names the session and its principal", async () => {
     receiver = await startOtlpReceiver();
     const audit = join(makeTempDir('otel-http'), 'audit.jsonl');
-    const server = await startHttpServer(['--pool', '0', '--audit-log', audit, ...RECORDER_UPSTREAM], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' },
-    });
+    withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' });
+    const server = await startInProcessHttp(['--pool', '0', '--audit-log', audit, ...RECORDER_UPSTREAM]);
     const session = await connectHttp(server.url);
     const sessionId = session.transport.sessionId!;
     try {
@@ -304,8 +281,8 @@ describe('over HTTP', () => {
     } finally {
       await session.close();
     }
-    // SIGTERM: the shutdown exports what is buffered before the exit.
-    expect(await server.stop()).toMatchObject({ code: 143, left: [] });
+    // The shutdown exports what is buffered before the end.
+    expect(await server.stop()).toEqual({ code: 0, left: [] });
     expect(only(receiver.spans, 'tools/call code_execution').attributes).toMatchObject({ 'mcp.session.id': sessionId });
     expect(only(receiver.spans, 'tools/call echo').parentSpanId).toBe(only(receiver.spans, 'code_execution script').spanId);
     expect(readAudit(audit)).toEqual([
@@ -323,12 +300,14 @@ describe('over HTTP', () => {
 describe("the client's other requests", () => {
   test('each is a server span named per the conventions, continuing its traceparent, an error answer marked with its code', async () => {
     receiver = await startOtlpReceiver();
-    const server = await startServer(
-      ['--pool', '0', '--', process.execPath, fixturePath('upstreams/conformance-everything.mjs')],
-      {
-        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' },
-      },
-    );
+    withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' });
+    const server = await startInProcess([
+      '--pool',
+      '0',
+      '--',
+      process.execPath,
+      fixturePath('upstreams/conformance-everything.mjs'),
+    ]);
     const traceparent = `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`;
     await server.client.listTools();
     await server.client.readResource({ uri: 'test://static-text', _meta: { traceparent } });
@@ -376,9 +355,8 @@ describe('an upstream over Streamable HTTP', () => {
       /listening on (\d+)/,
     );
     const config = writeConfig({ remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } });
-    const server = await startServer(['--config', config, '--pool', '0'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' },
-    });
+    withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRICS_EXPORTER: 'none' });
+    const server = await startInProcess(['--config', config, '--pool', '0']);
     const result = await server.client.callTool({
       name: 'code_execution',
       arguments: { code: 'return await tools.hello({})' },
@@ -395,12 +373,11 @@ describe('an upstream over Streamable HTTP', () => {
 describe('a collector that cannot be reached', () => {
   test('the server serves as ever, says the export failed, and exits 0', async () => {
     const { config } = recorderConfig('otel-down');
-    const server = await startServer(['--config', config, '--pool', '0'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`, OTEL_EXPORTER_OTLP_TIMEOUT: '2000' },
-    });
+    withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`, OTEL_EXPORTER_OTLP_TIMEOUT: '2000' });
+    const server = await startInProcess(['--config', config, '--pool', '0']);
     expect((await server.run({ code: 'return await tools.echo({ text: "one" })' })).isError).toBe(false);
     expect(await server.close()).toEqual([]);
-    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(await server.exited).toEqual({ code: 0 });
     expect(server.stderr()).toMatch(
       /codemode-mcp: OpenTelemetry: exporting the last spans at shutdown failed \(connect ECONNREFUSED [\d.:]+\); they are lost/,
     );

@@ -8,7 +8,8 @@ import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp } from '../support/in-process-http.js';
 import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 import { fixturePath, nodeEntry, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -241,7 +242,7 @@ describe('tokenized personal data, end to end', () => {
     const tokensFile = join(dir, 'tokens.json');
     writeFileSync(tokensFile, JSON.stringify({ ada: 'ada-token-0123456789abcdef', bob: 'bob-token-0123456789abcdef' }));
     chmodSync(tokensFile, 0o600);
-    const server = await startHttpServer(['--config', config(crmFile, true), '--http-tokens-file', tokensFile]);
+    const server = await startInProcessHttp(['--config', config(crmFile, true), '--http-tokens-file', tokensFile]);
     const chunks: Uint8Array[] = [];
     const onBytes = (chunk: Uint8Array) => void chunks.push(chunk);
     const modern = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { fixturePath, nodeEntry, publishedEntry, runBin, writeConfig } from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, publishedEntry, writeConfig } from '../support/mcp-client.js';
+import { runInProcess } from '../support/in-process-command.js';
 import { rawActing } from '../support/acting-characters.js';
 
 describe('codemode-mcp tools', () => {
@@ -8,7 +9,7 @@ describe('codemode-mcp tools', () => {
       everything: nodeEntry(publishedEntry('server-everything'), ['stdio']),
       recorder: nodeEntry(fixturePath('upstreams/recorder.mjs'), [], { deny: ['secret'] }),
     });
-    const { stdout, stderr, exitCode, left } = await runBin(['tools', '--config', config]);
+    const { stdout, stderr, exitCode, left } = await runInProcess(['tools', '--config', config]);
     expect(exitCode).toBe(0);
     expect(stdout).toMatch(
       /^26 tools callable from scripts as tools\["name"\]\(args\), from 2 servers; 1 denied by the config\./,
@@ -24,7 +25,7 @@ describe('codemode-mcp tools', () => {
   // Regression (issue 45): an upstream's title, description, annotations and name reached the terminal raw.
   test("shows an upstream's names, descriptions and stderr with every acting character escaped", async () => {
     const config = writeConfig({ hostile: nodeEntry(fixturePath('upstreams/hostile-text.mjs')) });
-    const { stdout, stderr, exitCode, left } = await runBin(['tools', '--config', config, '--log-level', 'info']);
+    const { stdout, stderr, exitCode, left } = await runInProcess(['tools', '--config', config, '--log-level', 'info']);
     expect(exitCode).toBe(0);
     expect(rawActing(stdout, 'lines'), stdout).toEqual([]);
     expect(rawActing(stderr, 'lines'), stderr).toEqual([]);
@@ -35,7 +36,12 @@ describe('codemode-mcp tools', () => {
   });
 
   test('ends a stubborn upstream (stays up after its stdin closes, ignores SIGTERM) and leaves no process', async () => {
-    const { stdout, exitCode, left } = await runBin(['tools', '--', process.execPath, fixturePath('upstreams/stubborn.mjs')]);
+    const { stdout, exitCode, left } = await runInProcess([
+      'tools',
+      '--',
+      process.execPath,
+      fixturePath('upstreams/stubborn.mjs'),
+    ]);
     expect(exitCode).toBe(0);
     expect(stdout).toContain('== ping');
     expect(left).toEqual([]);
@@ -43,14 +49,14 @@ describe('codemode-mcp tools', () => {
 
   test('--log-level info shows what a one-shot command leaves out by default', async () => {
     const config = writeConfig({ everything: nodeEntry(publishedEntry('server-everything'), ['stdio']) });
-    const { stderr, exitCode } = await runBin(['tools', '--config', config, '--log-level', 'info']);
+    const { stderr, exitCode } = await runInProcess(['tools', '--config', config, '--log-level', 'info']);
     expect(exitCode).toBe(0);
     expect(stderr).toContain('codemode-mcp: upstream "everything" connected over stdio');
     expect(stderr).toContain('[everything] ');
   });
 
   test('takes the upstream after "--" too', async () => {
-    const { stdout, exitCode } = await runBin([
+    const { stdout, exitCode } = await runInProcess([
       'tools',
       '--',
       process.execPath,
@@ -69,7 +75,7 @@ describe('codemode-mcp tools', () => {
       recorder: nodeEntry(fixturePath('upstreams/recorder.mjs')),
       ghost: { command: 'codemode-no-such-command' },
     });
-    const { stdout, stderr, exitCode, left } = await runBin(['tools', '--config', config]);
+    const { stdout, stderr, exitCode, left } = await runInProcess(['tools', '--config', config]);
     expect(exitCode).toBe(1);
     expect(stdout).toMatch(
       /^10 tools callable from scripts as tools\["name"\]\(args\), from 1 server; not from "broken", "ghost", which could not start\./,
@@ -88,7 +94,7 @@ describe('codemode-mcp tools', () => {
 
   test('exits 1 with each reason when no upstream could start', async () => {
     const config = writeConfig({ broken: nodeEntry(fixturePath('upstreams/exits-at-once.mjs')) });
-    const { stdout, stderr, exitCode, left } = await runBin(['tools', '--config', config]);
+    const { stdout, stderr, exitCode, left } = await runInProcess(['tools', '--config', config]);
     expect(exitCode).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain(

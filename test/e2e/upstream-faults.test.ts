@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { childPidsOf } from '../support/processes.js';
-import { fixturePath, nodeEntry, startServer, valueOf, writeConfig, type RunningServer } from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, valueOf, writeConfig } from '../support/mcp-client.js';
+import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 
 // One server for the file, default settings: each case must leave the upstream as it found it.
-let server: RunningServer;
+let server: InProcessServer;
 
 beforeAll(async () => {
-  server = await startServer(['--config', writeConfig({ bad: nodeEntry(fixturePath('upstreams/misbehaving.mjs')) })]);
+  server = await startInProcess(['--config', writeConfig({ bad: nodeEntry(fixturePath('upstreams/misbehaving.mjs')) })]);
 });
 
 afterAll(async () => {

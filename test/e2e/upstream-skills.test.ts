@@ -5,7 +5,8 @@
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpServer } from '../support/http-server.js';
+import { connectHttp } from '../support/http-server.js';
+import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { fixturePath } from '../support/mcp-client.js';
 import { startInProcess } from '../support/in-process-server.js';
 
@@ -19,7 +20,7 @@ const args = [
   fixturePath('upstreams/skills-upstream.mjs'),
 ];
 
-let httpServer: HttpServer | undefined;
+let httpServer: InProcessHttpServer | undefined;
 afterAll(async () => {
   if (httpServer !== undefined) expect((await httpServer.stop()).left).toEqual([]);
 });
@@ -29,7 +30,7 @@ async function connect(transport: string): Promise<{ client: Client; stderr: () 
     const server = await startInProcess(args);
     return { client: server.client, stderr: () => server.stderr(), close: async () => expect(await server.close()).toEqual([]) };
   }
-  httpServer ??= await startHttpServer(args);
+  httpServer ??= await startInProcessHttp(args);
   const connected = await connectHttp(httpServer.url, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   const server = httpServer;
   return { client: connected.client, stderr: () => server.stderr(), close: () => connected.close() };

@@ -25,8 +25,10 @@ import { serveStdio } from '../../src/commands/serve-stdio/serve-stdio.js';
 import { shows, type Log, type LogLevel } from '../../src/support/log.js';
 import { revealControls } from '../../src/support/echo.js';
 import { deferred } from '../../src/support/deferred.js';
-import { childPidsOf, commandLineOf, directChildrenOf, startTimeOf } from './processes.js';
+import { childPidsOf, commandLineOf, directChildrenOf, startTimeOf, statFieldsOf } from './processes.js';
 import { until } from './waiting.js';
+import { RawChannel } from './raw-client.js';
+import { expect, onTestFinished } from 'vitest';
 
 export interface InProcessOptions {
   readonly capabilities?: ClientCapabilities;
@@ -61,20 +63,29 @@ export interface InProcessServer {
   close(): Promise<number[]>;
 }
 
-/** Serves `args` (as bin/codemode-mcp.js would take them) in this process, with a client connected. */
-export async function startInProcess(args: readonly string[], options: InProcessOptions = {}): Promise<InProcessServer> {
+/** A server serving over a pair of streams in this process: its stdin and stdout, its log and its end. */
+interface StreamsServed {
+  readonly stdin: PassThrough;
+  readonly stdout: PassThrough;
+  readonly stderr: () => string;
+  /** Every byte it wrote to its stdout so far, as text. */
+  readonly received: () => string;
+  readonly exited: Promise<{ readonly code: number }>;
+  /** Samples the processes it started now (before an end that may take them). */
+  readonly sample: () => void;
+  /** Once it has ended: the processes it started that are still alive. */
+  readonly leftAlive: () => Promise<number[]>;
+}
+
+/** Serves `args` (as bin/codemode-mcp.js would take them) over stdio, its stdin and stdout a pair of streams. */
+function serveOverStreams(args: readonly string[], options: InProcessOptions): StreamsServed {
   const invocation = parseCli(args, {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     ...(options.env !== undefined ? { env: options.env } : {}),
   });
   if (isCliExit(invocation))
     throw new Error(`the command line was refused (exit ${invocation.exit}): ${invocation.stderr ?? ''}`);
-  let stderr = '';
-  const level: LogLevel = invocation.logging.logLevel;
-  // As the process's log writes a line (support/log.ts): at its level, what acts on a terminal escaped.
-  const log: Log = (line, at = 'info') => {
-    if (shows(level, at)) stderr += `${revealControls(line, 'lines')}\n`;
-  };
+  const { log, stderr } = serverLog(invocation.logging.logLevel);
   const [stdin, stdout] = [new PassThrough(), new PassThrough()];
   const written: Buffer[] = [];
   stdout.on('data', (chunk: Buffer) => void written.push(chunk));
@@ -88,7 +99,20 @@ export async function startInProcess(args: readonly string[], options: InProcess
     ownsProcess: false,
     terminal: options.terminal === true,
   });
+  return {
+    stdin,
+    stdout,
+    stderr,
+    received: () => Buffer.concat(written).toString('utf8'),
+    exited: exited.promise,
+    sample: started.sample,
+    leftAlive: started.leftAlive,
+  };
+}
 
+/** Serves `args` (as bin/codemode-mcp.js would take them) in this process, with a client connected. */
+export async function startInProcess(args: readonly string[], options: InProcessOptions = {}): Promise<InProcessServer> {
+  const { stdin, stdout, stderr, received, exited, sample, leftAlive } = serveOverStreams(args, options);
   const client = new Client(
     { name: 'e2e-client', version: '1.0.0' },
     {
@@ -106,28 +130,92 @@ export async function startInProcess(args: readonly string[], options: InProcess
   return {
     client,
     logs,
-    stderr: () => stderr,
-    received: () => Buffer.concat(written).toString('utf8'),
-    exited: exited.promise,
+    stderr,
+    received,
+    exited,
     run: (callArgs, callOptions) => client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions),
     close: async () => {
-      started.sample();
+      sample();
       await client.close();
-      await exited.promise;
-      return started.leftAlive();
+      await exited;
+      return leftAlive();
     },
   };
 }
 
 /**
- * The processes this server starts (its script children and upstreams, and theirs), sampled from
- * /proc while it serves: the test's own process's children that were not there before, less a
- * codemode-mcp the test started itself meanwhile. Each is checked by pid and start time (against
- * pid reuse) once the server has ended.
+ * The server serving `args` in this process, driven line by line over its stdin and stdout as
+ * RawServer drives the process (raw-client.ts): closed when the test ends, which fails if it left a
+ * process alive.
  */
-function trackStarted(): { sample(): void; stop(): void; leftAlive(): Promise<number[]> } {
+export function rawInProcess(args: readonly string[]): RawChannel {
+  const served = serveOverStreams(args, {});
+  const raw = new (class extends RawChannel {
+    stderr(): string {
+      return served.stderr();
+    }
+    async close(): Promise<number[]> {
+      served.sample();
+      served.stdin.end();
+      await served.exited;
+      return served.leftAlive();
+    }
+  })(served.stdin, served.stdout);
+  onTestFinished(async () => {
+    expect(await raw.close()).toEqual([]);
+  });
+  return raw;
+}
+
+/**
+ * What a server serving in this process logs, a line each, as its stderr would show it at `level`;
+ * `write` adds what a command writes to stderr itself, as it is. `onLine` is told each line as it comes.
+ */
+export function serverLog(
+  level: LogLevel,
+  onLine: (line: string) => void = () => {},
+): {
+  readonly log: Log;
+  readonly write: (text: string) => void;
+  readonly stderr: () => string;
+} {
+  let stderr = '';
+  let partial = '';
+  const write = (text: string): void => {
+    stderr += text;
+    const lines = (partial + text).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) onLine(line);
+  };
+  return {
+    // As the process's log writes a line (support/log.ts): at its level, what acts on a terminal escaped.
+    log: (line, at = 'info') => {
+      if (shows(level, at)) write(`${revealControls(line, 'lines')}\n`);
+    },
+    write,
+    stderr: () => stderr,
+  };
+}
+
+/** The trackers of the servers serving in this process now: a process two of them see is the last one's to end. */
+const serving = new Set<{ readonly seen: ReadonlyMap<number, string> }>();
+
+/**
+ * The processes a server serving in this process starts (its script children and upstreams, and
+ * theirs), sampled from /proc while it serves: the test's own process's children that were not
+ * there before, less a codemode-mcp the test started itself meanwhile. Each is checked by pid and
+ * start time (against pid reuse) once the server has ended. A process that another server still
+ * serving here has seen too may be that one's: it is left to that server's end to check.
+ */
+export function trackStarted(): {
+  readonly sample: () => void;
+  readonly stop: () => void;
+  readonly leftAlive: () => Promise<number[]>;
+} {
   const before = new Set(directChildrenOf(process.pid));
   const seen = new Map<number, string>();
+  const tracker = { seen };
+  serving.add(tracker);
   const sample = (): void => {
     for (const child of directChildrenOf(process.pid)) {
       if (before.has(child) || seen.has(child) || (commandLineOf(child) ?? '').includes('codemode-mcp.js')) continue;
@@ -140,10 +228,17 @@ function trackStarted(): { sample(): void; stop(): void; leftAlive(): Promise<nu
   const timer = setInterval(sample, 50);
   timer.unref();
   sample();
-  const alive = (): number[] => [...seen].filter(([pid, at]) => startTimeOf(pid) === at).map(([pid]) => pid);
+  const othersSee = (pid: number, at: string): boolean =>
+    [...serving].some((other) => other !== tracker && other.seen.get(pid) === at);
+  // An exited child of this process stays a zombie until this process reaps it: not gone until then.
+  const alive = (): number[] =>
+    [...seen].filter(([pid, at]) => statFieldsOf(pid)?.[19] === at && !othersSee(pid, at)).map(([pid]) => pid);
   return {
     sample,
-    stop: () => clearInterval(timer),
+    stop: () => {
+      clearInterval(timer);
+      serving.delete(tracker);
+    },
     // A child ends a moment after the server's shutdown: waited for, with the test's timeout as the bound.
     leftAlive: async () => {
       await until(

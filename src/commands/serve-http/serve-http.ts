@@ -6,6 +6,10 @@
  * itself); `/healthz` says how the instance stands. On SIGTERM it first drains (drain.ts); then, or at once
  * on SIGINT, it stops accepting, ends every session (stopping its scripts), closes the pool and the
  * upstreams, and exits.
+ *
+ * The process is the caller's (ServeProcess): bin/ gives it the process's signals and exit (SIGHUP
+ * reads the tokens file again); the tests give it an exit of their own, serve in their own process
+ * and shut it down by the ShutDown returned.
  */
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +24,16 @@ import { httpRefusal, sendRefusal } from '../../http/refusal.js';
 import { HttpSessions } from '../../http/sessions.js';
 import { Sessionless } from '../../mcp/sessionless.js';
 import { TokenTable } from '../../http/tokens-file.js';
-import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals, type BeforeShutdown } from '../serve-shutdown.js';
+import {
+  EXIT_FAILURE,
+  closeInOrder,
+  createShutdown,
+  shutDownOnSignals,
+  OWN_PROCESS,
+  type BeforeShutdown,
+  type ServeProcess,
+  type ShutDown,
+} from '../serve-shutdown.js';
 import { drainOnSigterm } from './drain.js';
 import { startObserving, startServing } from '../serve-startup.js';
 import { Logger, processLog, type Log } from '../../support/log.js';
@@ -36,24 +49,32 @@ export const MCP_PATH = '/mcp';
 /** The path of the health endpoint. */
 export const HEALTH_PATH = '/healthz';
 
-/** Serves until SIGINT/SIGTERM, then exits the process. Resolves once listening. */
-export async function serveHttp(invocation: CliInvocation, http: HttpOptions, log: Log = processLog): Promise<void> {
+/**
+ * Serves until SIGINT/SIGTERM, then exits the process. Resolves once listening (or once it could
+ * not start, having exited), with the shutdown a signal starts; undefined when nothing started.
+ */
+export async function serveHttp(
+  invocation: CliInvocation,
+  http: HttpOptions,
+  log: Log = processLog,
+  io: ServeProcess = OWN_PROCESS,
+): Promise<ShutDown | undefined> {
   const said = Logger.of(log);
   const version = readPackageVersion();
   const { settings } = invocation;
   const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings });
   const observability = await startObserving(settings, version, log);
   if (observability === undefined) {
-    process.exitCode = EXIT_FAILURE;
-    return;
+    io.exit(EXIT_FAILURE);
+    return undefined;
   }
   // Read before anything starts: a file that can't be used stops the start with nothing to undo.
   const tokens = await readTokens(settings.httpTokensFile, log);
   if (tokens === 'refused') {
     said.error('not serving: its tokens file cannot be used');
     await observability.close();
-    process.exitCode = EXIT_FAILURE;
-    return;
+    io.exit(EXIT_FAILURE);
+    return undefined;
   }
   const state = await openStateStore(settings, log);
   let accepting = true;
@@ -61,25 +82,29 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   let draining = false;
   let listener: NodeHttpServer | undefined;
 
-  const shutDown = createShutdown(async () => {
-    await closeInOrder(hub, async () => {
-      accepting = false;
-      // No new connection; those open are ended once their sessions have closed their streams.
-      listener?.close();
-      await sessions.endAll('the server is shutting down');
-      const stopped = await sessionless.close();
-      if (stopped.length > 0) said.info(`scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
-      await supply.close();
-      listing.close();
-      await approvalPage.close();
-      await state.close();
-    });
-    listener?.closeAllConnections();
-    // Last, so the spans of the scripts just stopped are exported before the process exits.
-    await observability.close();
-  }, log);
+  const shutDown = createShutdown(
+    async () => {
+      await closeInOrder(hub, async () => {
+        accepting = false;
+        // No new connection; those open are ended once their sessions have closed their streams.
+        listener?.close();
+        await sessions.endAll('the server is shutting down');
+        const stopped = await sessionless.close();
+        if (stopped.length > 0) said.info(`scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
+        await supply.close();
+        listing.close();
+        await approvalPage.close();
+        await state.close();
+      });
+      listener?.closeAllConnections();
+      // Last, so the spans of the scripts just stopped are exported before the process exits.
+      await observability.close();
+    },
+    log,
+    io.exit,
+  );
 
-  collectWhenIdle(said);
+  if (io.ownsProcess) collectWhenIdle(said);
   // Upstreams and pool start now, not at a first initialize: an HTTP server is started to be used.
   const { supply, ready } = startServing(
     hub,
@@ -122,11 +147,11 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   const sessionless = new Sessionless(served);
   const drain: BeforeShutdown = (signal, hurry) =>
     drainOnSigterm({ supply, settings, instanceId: http.instanceId, log, began: () => (draining = true) }, signal, hurry);
-  if (tokens !== undefined) {
+  if (io.ownsProcess && tokens !== undefined) {
     // A server with a tokens file reads it again on SIGHUP, as daemons do, rather than ending.
     shutDownOnSignals(shutDown, log, ['SIGINT', 'SIGTERM'], drain);
     process.on('SIGHUP', () => void tokens.reload());
-  } else shutDownOnSignals(shutDown, log, undefined, drain);
+  } else if (io.ownsProcess) shutDownOnSignals(shutDown, log, undefined, drain);
 
   const guard = { hostnames, token: http.token, tokens: () => tokens?.table };
   const standing = (): 'serving' | 'draining' | 'shutting down' =>
@@ -181,22 +206,30 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
+  const listening = await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);
     listener.listen(http.port, http.host, () => {
       listener.off('error', reject);
       resolve();
     });
-  }).catch((error: unknown) => {
-    said.error(`cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`);
-    return shutDown('it cannot listen', EXIT_FAILURE);
-  });
+  }).then(
+    () => true,
+    (error: unknown) => {
+      said.error(`cannot listen on ${http.host}:${http.port}: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    },
+  );
+  if (!listening) {
+    await shutDown('it cannot listen', EXIT_FAILURE);
+    return shutDown;
+  }
   const address = listener.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   said.info(
     `version ${version}: serving MCP over HTTP at http://${shownHost}:${address.port}${MCP_PATH}` +
       `${http.instanceId !== undefined ? ` as instance ${http.instanceId}` : ''}${http.token !== undefined ? ', bearer token required' : ''}`,
   );
+  return shutDown;
 }
 
 /** `http://127.0.0.1:8080`: where the listener is reached, a wildcard address read as this machine's loopback. */

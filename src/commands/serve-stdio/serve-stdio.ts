@@ -18,7 +18,14 @@ import { serveStdio as serveStdioConnection } from '@modelcontextprotocol/server
 import { StdioServerTransport } from '../../stdio/stdio-server-transport.js';
 import type { EarlyStart } from './early-start.js';
 import { RequestGate } from '../../mcp/request-gate.js';
-import { EXIT_FAILURE, closeInOrder, createShutdown, shutDownOnSignals } from '../serve-shutdown.js';
+import {
+  EXIT_FAILURE,
+  OWN_PROCESS,
+  closeInOrder,
+  createShutdown,
+  shutDownOnSignals,
+  type ServeProcess,
+} from '../serve-shutdown.js';
 import { startObserving, startServing } from '../serve-startup.js';
 import { Logger, processLog, type Log } from '../../support/log.js';
 import { openStateStore } from '../../state/open-state-store.js';
@@ -28,25 +35,17 @@ import { collectWhenIdle } from '../../support/idle-collect.js';
 import { openBrowser } from '../../upstream/auth/open-browser.js';
 
 /** Where the server reads and writes the protocol, and how it ends. */
-export interface ServeIo {
+export interface ServeIo extends ServeProcess {
   readonly stdin: Readable;
   readonly stdout: Writable;
-  /** The end, with its exit code: the process's exit, or a test's. */
-  readonly exit: (code: number) => void;
-  /**
-   * The process is the server's own, not a test's: SIGINT, SIGTERM, SIGHUP and an uncaught error
-   * shut it down, and it collects its garbage once idle after work (support/idle-collect.ts).
-   */
-  readonly ownsProcess: boolean;
   /** A person's terminal shows the log (stderr is a TTY): they are told what the server waits for. */
   readonly terminal?: boolean;
 }
 
 const PROCESS_IO: ServeIo = {
+  ...OWN_PROCESS,
   stdin: process.stdin,
   stdout: process.stdout,
-  exit: (code) => process.exit(code),
-  ownsProcess: true,
   terminal: process.stderr.isTTY === true,
 };
 
