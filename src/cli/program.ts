@@ -5,6 +5,7 @@ import {
   SETTINGS,
   LOCATION_SETTINGS,
   SWITCH_SETTINGS,
+  TYPE_CHECK_SETTING,
   formatSettingValue,
   type LogSettingName,
   type SettingName,
@@ -67,7 +68,7 @@ export interface RawHttpArgs {
 }
 
 /** Every setting read from a flag's text: the numbers, the log's, where state is kept. */
-type TextFlagName = SettingName | LogSettingName | LocationSettingName | SwitchSettingName;
+type TextFlagName = SettingName | LogSettingName | LocationSettingName | SwitchSettingName | 'typeCheck';
 
 export interface CapturedOutput {
   stdout: string;
@@ -256,7 +257,11 @@ function addServeOptions(command: Command, passThrough = true): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     ),
   );
-  for (const spec of [...Object.values(LOG_SETTINGS), ...Object.values(LOCATION_SETTINGS)] as TextSettingSpec[]) {
+  for (const spec of [
+    ...Object.values(LOG_SETTINGS),
+    ...Object.values(LOCATION_SETTINGS),
+    TYPE_CHECK_SETTING,
+  ] as TextSettingSpec[]) {
     command.addOption(new Option(`--${spec.flag} ${spec.placeholder}`, `${spec.doc} (default ${spec.defaultText})`));
   }
   for (const spec of Object.values(SWITCH_SETTINGS)) command.addOption(new Option(`--${spec.flag}`, `${spec.doc} (default off)`));
@@ -280,6 +285,7 @@ function readSettingFlags(command: Command): Partial<Record<TextFlagName, string
     ...Object.entries(LOG_SETTINGS),
     ...Object.entries(LOCATION_SETTINGS),
     ...Object.entries(SWITCH_SETTINGS),
+    [TYPE_CHECK_SETTING.name, TYPE_CHECK_SETTING],
   ] as [TextFlagName, { flag: string }][];
   for (const [name, spec] of specs) {
     const option = command.options.find((candidate) => candidate.long === `--${spec.flag}`);

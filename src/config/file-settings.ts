@@ -10,12 +10,14 @@ import {
   SKILLS_SAVE_SETTING,
   SWITCH_SETTINGS,
   LOCATION_SETTINGS,
+  TYPE_CHECK_SETTING,
   type SwitchSettingName,
   type LogSettingName,
   type SettingLayer,
   type SettingName,
   type LocationSettingName,
   type ApprovalFallback,
+  type TypeCheckMode,
 } from './settings.js';
 import type { ApprovalGlobs } from './types.js';
 import { closestName } from '../../common/closest-names.js';
@@ -30,6 +32,7 @@ const ALL_NAMES = [
   SKILLS_SAVE_SETTING.name,
   APPROVALS_SETTING.name,
   APPROVAL_FALLBACK_SETTING.name,
+  TYPE_CHECK_SETTING.name,
   ...Object.keys(SWITCH_SETTINGS),
   ...Object.keys(LOG_SETTINGS),
   ...Object.keys(LOCATION_SETTINGS),
@@ -49,6 +52,7 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
     skillsSaveOverHttp?: boolean;
     approvals?: ApprovalGlobs;
     approvalFallback?: ApprovalFallback;
+    typeCheck?: TypeCheckMode;
   } & Partial<Record<SwitchSettingName, boolean>> &
     Partial<Record<LocationSettingName, string>> = {};
   const logging: { -readonly [K in LogSettingName]?: LogSettings[K] } = {};
@@ -71,6 +75,10 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
         );
       }
       settings.approvalFallback = value as ApprovalFallback;
+    } else if (name === TYPE_CHECK_SETTING.name) {
+      const read = readTypeCheck(value);
+      if ('error' in read) throw settingError(file, name, read.error);
+      settings.typeCheck = read.value;
     } else if (name === SKILLS_SAVE_SETTING.name || isSwitchSettingName(name)) {
       if (typeof value !== 'boolean') {
         throw new ConfigError(
@@ -94,6 +102,18 @@ export function readFileSettings(raw: unknown, file: string | null): SettingLaye
     }
   }
   return { settings, logging };
+}
+
+/** `typeCheck`, from the config file or `--type-check`: error, warn or off. */
+export function readTypeCheck(value: unknown): { value: TypeCheckMode } | { error: string } {
+  const choices: readonly unknown[] = TYPE_CHECK_SETTING.choices;
+  if (choices.includes(value)) return { value: value as TypeCheckMode };
+  const got = typeof value === 'string' ? JSON.stringify(value) : describeValueType(value);
+  const guess = typeof value === 'string' ? closestName(value, TYPE_CHECK_SETTING.choices) : null;
+  const hint = guess === null ? '' : ` (did you mean "${guess}"?)`;
+  return {
+    error: `SETTING_INVALID: typeCheck (--${TYPE_CHECK_SETTING.flag}) takes one of ${TYPE_CHECK_SETTING.choices.join(', ')}; got ${got}${hint}`,
+  };
 }
 
 /** `settings.expose`: a list of globs, each a non-empty string. */
@@ -140,6 +160,7 @@ function settingEntries(raw: unknown, file: string | null): [string, unknown][] 
       SKILLS_SAVE_SETTING.name,
       APPROVALS_SETTING.name,
       APPROVAL_FALLBACK_SETTING.name,
+      TYPE_CHECK_SETTING.name,
     ];
     if (known || named.includes(name)) continue;
     const guess = closestName(name, ALL_NAMES);

@@ -323,6 +323,19 @@ export const SETTINGS = {
     max: 1_000_000,
     doc: 'keys a principal keeps; a store() of a further key is refused, naming this setting; a key already kept may still change',
   }),
+  /**
+   * 3 s: how long the type check of one script (or skill) may take; past it the script is refused
+   * ("type check took too long"), nothing runs, and the checker's worker is started again.
+   */
+  typeCheckTimeoutMs: setting({
+    name: 'typeCheckTimeoutMs',
+    flag: 'type-check-timeout-ms',
+    unit: 'ms',
+    default: 3 * SECOND,
+    min: 100,
+    max: 60 * SECOND,
+    doc: 'how long the type check of one script may take; past it the script is refused and nothing runs',
+  }),
 } as const;
 
 /**
@@ -370,6 +383,24 @@ export const APPROVAL_FALLBACK_SETTING = {
   choices: APPROVAL_FALLBACKS,
   doc: 'what an ask call gets when the client cannot ask a person (no elicitation): refuse (default) or allow',
 } as const;
+
+/** What the type check does with what it finds (src/typecheck/). */
+export const TYPE_CHECK_MODES = ['error', 'warn', 'off'] as const;
+export type TypeCheckMode = (typeof TYPE_CHECK_MODES)[number];
+
+/**
+ * error: `settings.typeCheck` (flag `--type-check <mode>`). Each script is type-checked against
+ * the tools' declarations before it runs: `error` refuses one with errors (nothing runs), `warn`
+ * runs it and adds what was found to its answer, `off` checks nothing.
+ */
+export const TYPE_CHECK_SETTING = {
+  name: 'typeCheck',
+  flag: 'type-check',
+  placeholder: '<mode>',
+  choices: TYPE_CHECK_MODES,
+  defaultText: 'error',
+  doc: "check each script against the tools' types before it runs: error refuses one with errors, warn runs it and says what was found, off",
+} as const satisfies TextSettingSpec;
 
 /** A setting that is on or off: a flag with no value (`--otel`) and a config field that is true or false. */
 export interface SwitchSettingSpec {
@@ -524,6 +555,8 @@ export type Settings = { readonly [K in SettingName]: number } & {
   readonly approvals: Readonly<ApprovalGlobs>;
   /** What an ask call gets when the client can't ask (APPROVAL_FALLBACK_SETTING); config file only. */
   readonly approvalFallback: ApprovalFallback;
+  /** What the type check does with what it finds (TYPE_CHECK_SETTING). */
+  readonly typeCheck: TypeCheckMode;
 } & { readonly [K in SwitchSettingName]: boolean } & {
   /** Absolute paths, or a URL (LOCATION_SETTINGS); null: the default. */
   readonly [K in LocationSettingName]: string | null;
@@ -543,6 +576,7 @@ export const DEFAULT_SETTINGS: Settings = {
   skillsSaveOverHttp: false,
   approvals: {},
   approvalFallback: 'refuse',
+  typeCheck: 'error',
   otel: false,
   otelScriptCode: false,
   auditArguments: false,
