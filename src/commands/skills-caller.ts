@@ -1,8 +1,10 @@
 import type { SkillsCaller } from '../script-host/types.js';
 import { SkillError } from '../skills/skill-error.js';
 import { CODE_FILES, type SkillLanguage, type SkillsLibrary } from '../skills/skills-library.js';
-import type { Settings } from '../config/settings.js';
+import type { Settings, TypeCheckMode } from '../config/settings.js';
+import type { CatalogTool } from '../catalog/types.js';
 import type { Log } from '../support/log.js';
+import type { ScriptChecker, SkillSource } from '../typecheck/script-checker.js';
 
 /**
  * The names `skills` itself answers in a script (`skills.list()`, `skills.describe(name)`,
@@ -16,13 +18,23 @@ export const RESERVED_SKILL_NAMES: readonly string[] = ['list', 'describe', 'sav
 export type SkillSaving =
   { readonly allowed: true; readonly principal: string } | { readonly allowed: false; readonly why: string };
 
+/** The type check of a skill's code when it is saved (issue 47): the checker, the catalog scripts see now, the mode. */
+export interface SkillTypeCheck {
+  readonly checker: Pick<ScriptChecker, 'checkSkill'>;
+  readonly catalog: () => readonly CatalogTool[];
+  /** The prefixes of upstreams that have not listed their tools yet (hub.unlistedPrefixes). */
+  readonly unlisted?: () => readonly string[];
+  readonly mode: TypeCheckMode;
+}
+
 /**
  * A script's `skills` calls, answered from the skills library: every call reads the folders
  * again, so a skill edited by hand is what the next script gets. What each gives the script's
- * prelude is src/script-host/types.ts's SkillsCaller.
+ * prelude is src/script-host/types.ts's SkillsCaller. With `typeCheck`, a save whose code the
+ * check refuses is refused, and nothing is written.
  */
-export function skillsCaller(library: SkillsLibrary, saving: SkillSaving, log: Log): SkillsCaller {
-  const answer = answerFrom(library, saving, log);
+export function skillsCaller(library: SkillsLibrary, saving: SkillSaving, log: Log, typeCheck?: SkillTypeCheck): SkillsCaller {
+  const answer = answerFrom(library, saving, log, typeCheck);
   return async (request, signal) => {
     try {
       return await answer(request, signal);
@@ -44,7 +56,27 @@ function withoutDirectory(error: unknown, directory: string): unknown {
   return new Error(message, { cause: error });
 }
 
-function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log): SkillsCaller {
+/**
+ * What the type check says of a skill's code: nothing, or the refusal (`SKILL_TYPE_CHECK`) with
+ * the check's text. `checkSkill` is also what a skill's call should pass (see the report of issue
+ * 47: the call's `skills.get` is the describe's too, so it is not checked here).
+ */
+export async function refuseIfTypeCheckFails(
+  typeCheck: SkillTypeCheck,
+  name: string,
+  skill: SkillSource,
+  what: string,
+): Promise<void> {
+  const outcome = await typeCheck.checker.checkSkill(skill, typeCheck.catalog(), {
+    mode: typeCheck.mode,
+    unlisted: typeCheck.unlisted?.() ?? [],
+  });
+  if (outcome.kind === 'refused' || outcome.kind === 'too-slow') {
+    throw new SkillError('SKILL_TYPE_CHECK', `skill "${name}" ${what}: ${outcome.text}`);
+  }
+}
+
+function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log, typeCheck: SkillTypeCheck | undefined): SkillsCaller {
   return async (request) => {
     switch (request.call) {
       case 'skills.list': {
@@ -73,6 +105,16 @@ function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log): Skil
           throw new SkillError(
             'SKILL_SAVE_INVALID',
             `skill "${request.name}": language must be ${Object.keys(CODE_FILES).join(' or ')}; got ${JSON.stringify(request.language)}; nothing was written`,
+          );
+        }
+        if (typeCheck !== undefined) {
+          const language = (request.language ?? 'typescript') as SkillLanguage;
+          const inputSchema = request.inputSchema;
+          await refuseIfTypeCheckFails(
+            typeCheck,
+            request.name,
+            { code: request.code, language, ...(inputSchema !== undefined ? { inputSchema } : {}) },
+            'was not saved (nothing was written)',
           );
         }
         const saved = await library.save({
