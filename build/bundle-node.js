@@ -40,6 +40,13 @@ const BUILDS = [
         banner: { js: IMPORT_META_URL_SHIM },
       },
       { entryPoints: ['dist/src/boot/load-server.js'], outfile: 'dist/server/boot.js', format: 'esm' },
+      // The type check's worker thread (src/typecheck/): TypeScript is a dependency of its own, loaded there alone.
+      {
+        entryPoints: ['dist/src/typecheck/check-worker.js'],
+        outfile: 'dist/server/check-worker.cjs',
+        format: 'cjs',
+        external: ['typescript'],
+      },
     ],
   },
   {

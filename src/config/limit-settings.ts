@@ -279,4 +279,16 @@ export const SETTINGS = {
     details:
       'keys per principal; a store of a further key is refused (`STATE_TOO_MANY_KEYS`); a key already kept may still change',
   }),
+  // The checker's worker is started again after an overrun, so a hostile script costs one limit's time.
+  typeCheckTimeoutMs: numberSetting({
+    name: 'typeCheckTimeoutMs',
+    flag: 'type-check-timeout-ms',
+    unit: 'ms',
+    default: 3 * SECOND,
+    min: 100,
+    max: 60 * SECOND,
+    doc: 'how long the type check of one script may take; past it the script is refused and nothing runs',
+    details:
+      'the type check of one script (or skill) past it refuses the script ("the type check took longer than …"), nothing runs, and the checker is started again',
+  }),
 } as const;

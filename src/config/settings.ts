@@ -11,6 +11,7 @@ import {
   EXPOSE_SETTING,
   SKILLS_SAVE_SETTING,
   SWITCH_SETTINGS,
+  TYPE_CHECK_SETTING,
 } from './feature-settings.js';
 import { SETTINGS } from './limit-settings.js';
 import { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
@@ -18,7 +19,7 @@ import type { SettingSpec } from './setting-spec.js';
 
 export { SETTINGS } from './limit-settings.js';
 export { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
-export { SWITCH_SETTINGS, type ApprovalFallback } from './feature-settings.js';
+export { SWITCH_SETTINGS, type ApprovalFallback, type TypeCheckMode } from './feature-settings.js';
 export { formatSettingValue } from './setting-units.js';
 export type { NumberSettingSpec, SettingSpec } from './setting-spec.js';
 
@@ -29,6 +30,7 @@ const SERVER_SETTINGS = {
   skillsSaveOverHttp: SKILLS_SAVE_SETTING,
   approvals: APPROVALS_SETTING,
   approvalFallback: APPROVAL_FALLBACK_SETTING,
+  typeCheck: TYPE_CHECK_SETTING,
   ...SWITCH_SETTINGS,
   ...LOCATION_SETTINGS,
 };
@@ -40,6 +42,7 @@ export const ALL_SETTINGS: readonly SettingSpec[] = [
   SKILLS_SAVE_SETTING,
   APPROVALS_SETTING,
   APPROVAL_FALLBACK_SETTING,
+  TYPE_CHECK_SETTING,
   ...Object.values(SWITCH_SETTINGS),
   ...Object.values(LOG_SETTINGS),
   ...Object.values(LOCATION_SETTINGS),

@@ -38,9 +38,19 @@ describe('the packed package, installed', () => {
     ).toEqual([]);
   });
 
-  it('installs three dependencies, the engine, the Redis client (for --state-url) and the OpenTelemetry SDK (for --otel): the server and the child are bundles that carry the rest', () => {
+  it('installs four dependencies, the engine, the Redis client (for --state-url), the OpenTelemetry SDK (for --otel) and TypeScript (for the type check): the server and the child are bundles that carry the rest', () => {
     const installed = readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
-    expect(installed.sort()).toEqual(['@opentelemetry', '@redis', 'codemode-mcp', 'quickjs-wasi']);
+    expect(installed.sort()).toEqual(['@opentelemetry', '@redis', 'codemode-mcp', 'quickjs-wasi', 'typescript']);
+  });
+
+  it('type-checks a script with the installed TypeScript, in the bundled worker', async () => {
+    const script = join(dir, 'wrong.js');
+    writeFileSync(script, 'return (await tools["echo"]({ mesage: "x" })).content[0].text;\n');
+    const result = await execa(installedBin, ['check', script, '--', process.execPath, publishedEntry('server-everything')], {
+      reject: false,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain("Property 'message' is missing");
   });
 
   it('prints its help from the installed executable', async () => {
