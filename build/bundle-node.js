@@ -40,12 +40,14 @@ const BUILDS = [
         banner: { js: IMPORT_META_URL_SHIM },
       },
       { entryPoints: ['dist/src/boot/load-server.js'], outfile: 'dist/server/boot.js', format: 'esm' },
-      // The type check's worker thread (src/typecheck/): TypeScript is a dependency of its own, loaded there alone.
+      // TypeScript's native compiler's API (src/typecheck/native-modules.ts), ES modules made one
+      // CommonJS file the server requires at its first type check.
       {
-        entryPoints: ['dist/src/typecheck/check-worker.js'],
-        outfile: 'dist/server/check-worker.cjs',
+        entryPoints: ['dist/src/typecheck/native-modules.js'],
+        outfile: 'dist/server/typescript-native.cjs',
         format: 'cjs',
-        external: ['typescript'],
+        define: { 'import.meta.url': '__importMetaUrl' },
+        banner: { js: IMPORT_META_URL_SHIM },
       },
     ],
   },

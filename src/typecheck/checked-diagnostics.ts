@@ -5,9 +5,11 @@
  * a declared type says is no function; a tool's or a global's arguments against its parameters;
  * a tool name that is no tool. Everything else the compiler says about the script's own code
  * (a type it inferred, `Date - Date`, a comparison it thinks can't hold) is left out: untyped
- * JavaScript is not an error. Runs in the checker's worker, over its TypeScript.
+ * JavaScript is not an error. Each question about a type is a round trip to the compiler, asked
+ * only of a diagnostic that may count.
  */
-import type * as TS from 'typescript';
+import type * as Ast from 'typescript-native/unstable/ast';
+import type { Checker, Diagnostic, Project, Symbol as TsSymbol, Type } from 'typescript-native/unstable/async';
 
 /** `Cannot find name 'x'` (did you mean, shorthand property). */
 const NAME_CODES = new Set([2304, 2552, 18004]);
@@ -17,12 +19,17 @@ const PROPERTY_CODES = new Set([2339, 2551]);
 const CALL_CODES = new Set([2349, 2348]);
 /** An argument that doesn't fit its parameter: assignability, missing or unknown properties, argument counts. */
 const ARGUMENT_CODES = new Set([2322, 2345, 2353, 2559, 2561, 2739, 2740, 2741, 2769, 2820, 2554, 2555]);
+/** `Did you forget to use 'await'?`: a hint the compiler gives beside its message, which belongs in it. */
+const HINT_CODES = new Set([2773]);
 
 /**
  * Names a `tools[...]` lookup answers with undefined rather than throwing (prelude/tools.ts's
  * QUIET_NAMES, which lives in the guest): no "not a tool" for them.
  */
 const QUIET_TOOL_NAMES = new Set(['then', 'toJSON', 'constructor', 'valueOf', 'toString']);
+
+/** The compiler's AST module: its node kinds and tests. */
+type AstModule = typeof Ast;
 
 /** A diagnostic that counts, still in the wrapped file's positions. */
 export interface CountedDiagnostic {
@@ -37,92 +44,96 @@ export interface CountedDiagnostic {
 
 /** What the rules need to know of the program the script is checked in. */
 export interface CheckContext {
-  readonly ts: typeof TS;
-  readonly checker: TS.TypeChecker;
-  /** The file names of the declarations (guest globals, the catalog's tools). */
-  readonly declarationFiles: ReadonlySet<string>;
-  /** The global `tools`, to know it from a local of the same name. */
-  readonly toolsSymbol: TS.Symbol | undefined;
+  readonly ast: AstModule;
+  readonly checker: Checker;
+  readonly project: Project;
+  /** The script as the compiler parsed it. */
+  readonly file: Ast.SourceFile;
+  /** The declarations' files (guest globals, the catalog's tools) as the compiler names them. */
+  readonly globalsFile: string;
+  readonly toolsFile: string;
   /** Type alias name → tool name (`Output_get_sum` → `get-sum`). */
   readonly aliases: ReadonlyMap<string, string>;
   readonly names: ReadonlySet<string>;
   readonly denied: ReadonlySet<string>;
   readonly unlisted: readonly string[];
-  /** The script's file and where its wrapper's first line ends: a skill's `input` type there is declared too. */
-  readonly wrapper?: { readonly file: string; readonly end: number };
+  /** Where the wrapper's first line ends: a skill's `input` type there is declared too. */
+  readonly wrapperEnd: number;
 }
 
-/** The compiler's diagnostics of `file` that count, with the tool each concerns. */
-export function countedDiagnostics(
-  context: CheckContext,
-  file: TS.SourceFile,
-  diagnostics: readonly TS.Diagnostic[],
-): CountedDiagnostic[] {
-  const { ts } = context;
+/** The compiler's errors in the script that count, with the tool each concerns. */
+export async function countedDiagnostics(context: CheckContext, errors: readonly Diagnostic[]): Promise<CountedDiagnostic[]> {
   const counted: CountedDiagnostic[] = [];
-  for (const diagnostic of diagnostics) {
-    if (diagnostic.category !== ts.DiagnosticCategory.Error || diagnostic.start === undefined) continue;
-    const node = nodeAt(ts, file, diagnostic.start, diagnostic.length ?? 0);
-    const tool = concernedTool(context, diagnostic.code, node);
+  for (const diagnostic of errors) {
+    const node = nodeAt(context.file, diagnostic.pos, diagnostic.end - diagnostic.pos);
+    const tool = await concernedTool(context, diagnostic.code, node);
     if (tool === null) continue;
     counted.push({
-      start: diagnostic.start,
+      start: diagnostic.pos,
       code: diagnostic.code,
-      message: messageOf(ts, diagnostic),
+      message: messageOf(diagnostic),
       ...(tool !== undefined ? { tool } : {}),
     });
   }
   return counted;
 }
 
-/** `Did you forget to use 'await'?`: a hint the compiler gives beside its message, which belongs in it. */
-const HINT_CODES = new Set([2773]);
-
-function messageOf(ts: typeof TS, diagnostic: TS.Diagnostic): string {
-  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+/** The message as TypeScript prints it: the chain below it indented, and an `await` hint after it. */
+function messageOf(diagnostic: Diagnostic): string {
+  const lines: string[] = [];
+  const add = (entry: Diagnostic, depth: number): void => {
+    lines.push(`${'  '.repeat(depth)}${entry.text}`);
+    for (const next of entry.messageChain ?? []) add(next, depth + 1);
+  };
+  add(diagnostic, 0);
   const hints = (diagnostic.relatedInformation ?? [])
     .filter((related) => HINT_CODES.has(related.code))
-    .map((related) => ts.flattenDiagnosticMessageText(related.messageText, ' '));
-  return [message, ...hints].join(' ');
+    .map((related) => related.text);
+  return [lines.join('\n'), ...hints].join(' ');
 }
 
 /** Each `tools.x`, `tools["x"]` and `const { x } = tools` naming no tool (the global `tools` only). */
-export function unknownToolNames(context: CheckContext, file: TS.SourceFile): CountedDiagnostic[] {
-  const { ts } = context;
-  const found: CountedDiagnostic[] = [];
-  const report = (name: string, at: TS.Node): void => {
-    if (isTool(context, name)) return;
-    found.push({
+export async function unknownToolNames(context: CheckContext): Promise<CountedDiagnostic[]> {
+  const { ast, file } = context;
+  const found: Array<{ readonly name: string; readonly at: Ast.Node; readonly tools: Ast.Node }> = [];
+  const consider = (name: string, at: Ast.Node, tools: Ast.Node): void => {
+    if (!isTool(context, name)) found.push({ name, at, tools });
+  };
+  const visit = (node: Ast.Node): void => {
+    if (ast.isPropertyAccessExpression(node) && isNamedTools(ast, node.expression)) {
+      consider(node.name.text, node.name, node.expression);
+    } else if (
+      ast.isElementAccessExpression(node) &&
+      isNamedTools(ast, node.expression) &&
+      isStringLiteralLike(ast, node.argumentExpression)
+    ) {
+      consider(node.argumentExpression.text, node.argumentExpression, node.expression);
+    } else if (
+      ast.isVariableDeclaration(node) &&
+      ast.isObjectBindingPattern(node.name) &&
+      node.initializer !== undefined &&
+      isNamedTools(ast, node.initializer)
+    ) {
+      for (const element of node.name.elements) {
+        const key = element.propertyName ?? element.name;
+        if (key !== undefined && (ast.isIdentifier(key) || isStringLiteralLike(ast, key)))
+          consider(key.text, key, node.initializer);
+      }
+    }
+    node.forEachChild(visit);
+  };
+  visit(file);
+  if (found.length === 0) return [];
+  // One question for them all: which of these `tools` is the global one, not a local of that name.
+  const symbols = await context.checker.getSymbolAtLocation(found.map((entry) => entry.tools));
+  return found
+    .filter((_entry, index) => declaredIn(symbols[index], context.globalsFile))
+    .map(({ name, at }) => ({
       start: at.getStart(file),
       code: 0,
       message: `tools[${JSON.stringify(name)}] is not a tool.`,
       unknownTool: name,
-    });
-  };
-  const visit = (node: TS.Node): void => {
-    if (ts.isPropertyAccessExpression(node) && isGlobalTools(context, node.expression)) {
-      report(node.name.text, node.name);
-    } else if (
-      ts.isElementAccessExpression(node) &&
-      isGlobalTools(context, node.expression) &&
-      ts.isStringLiteralLike(node.argumentExpression)
-    ) {
-      report(node.argumentExpression.text, node.argumentExpression);
-    } else if (
-      ts.isVariableDeclaration(node) &&
-      ts.isObjectBindingPattern(node.name) &&
-      node.initializer !== undefined &&
-      isGlobalTools(context, node.initializer)
-    ) {
-      for (const element of node.name.elements) {
-        const key = element.propertyName ?? element.name;
-        if (ts.isIdentifier(key) || ts.isStringLiteralLike(key)) report(key.text, key);
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  return found;
+    }));
 }
 
 function isTool(context: CheckContext, name: string): boolean {
@@ -131,136 +142,155 @@ function isTool(context: CheckContext, name: string): boolean {
   return context.unlisted.some((prefix) => name.startsWith(prefix));
 }
 
-function isGlobalTools(context: CheckContext, expression: TS.Expression): boolean {
-  if (!context.ts.isIdentifier(expression) || expression.text !== 'tools' || context.toolsSymbol === undefined) return false;
-  return context.checker.getSymbolAtLocation(expression) === context.toolsSymbol;
+function isNamedTools(ast: AstModule, expression: Ast.Node): expression is Ast.Identifier {
+  return ast.isIdentifier(expression) && expression.text === 'tools';
+}
+
+function isStringLiteralLike(ast: AstModule, node: Ast.Node): node is Ast.StringLiteral | Ast.NoSubstitutionTemplateLiteral {
+  return ast.isStringLiteral(node) || ast.isNoSubstitutionTemplateLiteral(node);
+}
+
+async function isGlobalTools(context: CheckContext, expression: Ast.Node): Promise<boolean> {
+  if (!isNamedTools(context.ast, expression)) return false;
+  return declaredIn(await context.checker.getSymbolAtLocation(expression), context.globalsFile);
+}
+
+function declaredIn(symbol: TsSymbol | undefined, file: string): boolean {
+  return symbol?.declarations.some((declaration) => declaration.path === file) ?? false;
 }
 
 /**
  * Whether a diagnostic counts: null when it doesn't, else the tool it concerns (undefined when
  * none does, as for a misspelled global).
  */
-function concernedTool(context: CheckContext, code: number, node: TS.Node): string | undefined | null {
-  const { ts, checker } = context;
-  if (NAME_CODES.has(code)) return isInType(ts, node) ? null : undefined;
+async function concernedTool(context: CheckContext, code: number, node: Ast.Node): Promise<string | undefined | null> {
+  const { ast, checker } = context;
+  if (NAME_CODES.has(code)) return isInType(ast, node) ? null : undefined;
   if (PROPERTY_CODES.has(code)) {
-    const object = objectOfMember(ts, node);
+    const object = objectOfMember(ast, node);
     if (object === undefined) return null;
-    const type = checker.getTypeAtLocation(object);
-    return fromDeclarations(context, type) ? toolOfType(context, type) : null;
+    const type = await checker.getTypeAtLocation(object);
+    return type !== undefined && (await fromDeclarations(context, type)) ? toolOfType(context, type) : null;
   }
   if (CALL_CODES.has(code)) {
     // The error is at the callee.
-    const callee = node;
-    if (fromDeclarations(context, checker.getTypeAtLocation(callee))) return undefined;
-    const object = ts.isPropertyAccessExpression(callee) || ts.isElementAccessExpression(callee) ? callee.expression : undefined;
+    const callee = await checker.getTypeAtLocation(node);
+    if (callee !== undefined && (await fromDeclarations(context, callee))) return undefined;
+    const object = ast.isPropertyAccessExpression(node) || ast.isElementAccessExpression(node) ? node.expression : undefined;
     if (object === undefined) return null;
-    const type = checker.getTypeAtLocation(object);
-    return fromDeclarations(context, type) ? toolOfType(context, type) : null;
+    const type = await checker.getTypeAtLocation(object);
+    return type !== undefined && (await fromDeclarations(context, type)) ? toolOfType(context, type) : null;
   }
   if (ARGUMENT_CODES.has(code)) {
-    const call = callAround(ts, node);
-    if (call === undefined || !fromDeclarations(context, checker.getTypeAtLocation(call.expression))) return null;
+    const call = callAround(ast, node);
+    if (call === undefined) return null;
+    const callee = await checker.getTypeAtLocation(call.expression);
+    if (callee === undefined || !(await fromDeclarations(context, callee))) return null;
     return toolOfCallee(context, call.expression);
   }
   return null;
 }
 
 /** The object whose member `node` names: `x` of `x.name`, or the pattern of `const { name } = x`. */
-function objectOfMember(ts: typeof TS, node: TS.Node): TS.Node | undefined {
+function objectOfMember(ast: AstModule, node: Ast.Node): Ast.Node | undefined {
   const parent = node.parent;
-  if (ts.isPropertyAccessExpression(parent) && parent.name === node) return parent.expression;
-  if (ts.isElementAccessExpression(parent) && parent.argumentExpression === node) return parent.expression;
-  if (ts.isBindingElement(parent) && ts.isObjectBindingPattern(parent.parent)) return parent.parent;
+  if (ast.isPropertyAccessExpression(parent) && parent.name === node) return parent.expression;
+  if (ast.isElementAccessExpression(parent) && parent.argumentExpression === node) return parent.expression;
+  if (ast.isBindingElement(parent) && ast.isObjectBindingPattern(parent.parent)) return parent.parent;
   return undefined;
 }
 
 /** The call whose arguments hold `node` (or whose callee or parentheses it is, for a count of arguments). */
-function callAround(ts: typeof TS, node: TS.Node): TS.CallExpression | undefined {
-  for (let at: TS.Node | undefined = node; at !== undefined; at = at.parent) {
-    if (ts.isCallExpression(at)) return at;
+function callAround(ast: AstModule, node: Ast.Node): Ast.CallExpression | undefined {
+  for (let at: Ast.Node | undefined = node; at !== undefined; at = at.parent) {
+    if (ast.isCallExpression(at)) return at;
     // Past a function or a statement, the error is no longer about an argument.
-    if (ts.isFunctionLike(at) || ts.isStatement(at)) return undefined;
+    if (ast.isFunctionLikeDeclaration(at) || ast.isStatement(at)) return undefined;
   }
   return undefined;
 }
 
 /** The tool a callee calls: `tools.x`, `tools["x"]`. */
-function toolOfCallee(context: CheckContext, callee: TS.Expression): string | undefined {
-  const { ts } = context;
-  if (ts.isPropertyAccessExpression(callee) && isGlobalTools(context, callee.expression)) return callee.name.text;
-  if (ts.isElementAccessExpression(callee) && isGlobalTools(context, callee.expression)) {
+async function toolOfCallee(context: CheckContext, callee: Ast.Node): Promise<string | undefined> {
+  const { ast } = context;
+  if (ast.isPropertyAccessExpression(callee) && (await isGlobalTools(context, callee.expression))) return callee.name.text;
+  if (ast.isElementAccessExpression(callee) && (await isGlobalTools(context, callee.expression))) {
     const key = callee.argumentExpression;
-    return ts.isStringLiteralLike(key) ? key.text : undefined;
+    return isStringLiteralLike(ast, key) ? key.text : undefined;
   }
   return undefined;
 }
 
 /** Whether a type (a union's member, a promise's or array's element) is one the declarations made. */
-function fromDeclarations(context: CheckContext, type: TS.Type, depth = 0): boolean {
-  const { ts, checker } = context;
-  if (type.isUnionOrIntersection()) return type.types.some((member) => fromDeclarations(context, member, depth));
-  if (declaredByUs(context, type.aliasSymbol) || declaredByUs(context, type.getSymbol())) return true;
-  if (depth > 0 || !isReference(ts, type)) return false;
-  return checker.getTypeArguments(type).some((argument) => fromDeclarations(context, argument, depth + 1));
+async function fromDeclarations(context: CheckContext, type: Type, depth = 0): Promise<boolean> {
+  if (type.isUnionType() || type.isIntersectionType()) {
+    for (const member of await type.getTypes()) if (await fromDeclarations(context, member, depth)) return true;
+    return false;
+  }
+  for (const symbol of [await type.getAliasSymbol(), await type.getSymbol()]) {
+    if (await declaredByUs(context, symbol)) return true;
+  }
+  if (depth > 0 || !type.isTypeReference()) return false;
+  for (const argument of await context.checker.getTypeArguments(type)) {
+    if (await fromDeclarations(context, argument, depth + 1)) return true;
+  }
+  return false;
 }
 
-function declaredByUs(context: CheckContext, symbol: TS.Symbol | undefined): boolean {
-  const { wrapper } = context;
-  return (
-    symbol?.declarations?.some((declaration) => {
-      const file = declaration.getSourceFile().fileName;
-      return context.declarationFiles.has(file) || (file === wrapper?.file && declaration.end <= wrapper.end);
-    }) ?? false
-  );
+async function declaredByUs(context: CheckContext, symbol: TsSymbol | undefined): Promise<boolean> {
+  for (const declaration of symbol?.declarations ?? []) {
+    if (declaration.path === context.globalsFile || declaration.path === context.toolsFile) return true;
+    if (declaration.path === context.file.path) {
+      const node = await declaration.resolve(context.project);
+      if (node !== undefined && node.end <= context.wrapperEnd) return true;
+    }
+  }
+  return false;
 }
 
 /** The tool whose types a type is (its alias `Output_x`, a member of `CodemodeTools`), if one is. */
-function toolOfType(context: CheckContext, type: TS.Type, depth = 0): string | undefined {
-  const { ts, checker } = context;
-  if (type.isUnionOrIntersection()) {
-    for (const member of type.types) {
-      const tool = toolOfType(context, member, depth);
+async function toolOfType(context: CheckContext, type: Type, depth = 0): Promise<string | undefined> {
+  const { ast } = context;
+  if (type.isUnionType() || type.isIntersectionType()) {
+    for (const member of await type.getTypes()) {
+      const tool = await toolOfType(context, member, depth);
       if (tool !== undefined) return tool;
     }
     return undefined;
   }
-  for (const symbol of [type.aliasSymbol, type.getSymbol()]) {
+  for (const symbol of [await type.getAliasSymbol(), await type.getSymbol()]) {
     for (const declaration of symbol?.declarations ?? []) {
-      for (let at: TS.Node | undefined = declaration; at !== undefined; at = at.parent) {
-        if (ts.isTypeAliasDeclaration(at)) return context.aliases.get(at.name.text);
-        if (ts.isMethodSignature(at) && ts.isStringLiteral(at.name) && context.names.has(at.name.text)) return at.name.text;
+      if (declaration.path !== context.toolsFile) continue;
+      for (let at = await declaration.resolve(context.project); at !== undefined; at = at.parent) {
+        if (ast.isTypeAliasDeclaration(at)) return context.aliases.get(at.name.text);
+        if (ast.isMethodSignatureDeclaration(at) && ast.isStringLiteral(at.name) && context.names.has(at.name.text))
+          return at.name.text;
       }
     }
   }
-  if (depth > 0 || !isReference(ts, type)) return undefined;
-  for (const argument of checker.getTypeArguments(type)) {
-    const tool = toolOfType(context, argument, depth + 1);
+  if (depth > 0 || !type.isTypeReference()) return undefined;
+  for (const argument of await context.checker.getTypeArguments(type)) {
+    const tool = await toolOfType(context, argument, depth + 1);
     if (tool !== undefined) return tool;
   }
   return undefined;
 }
 
-/** A generic type given its arguments (`Promise<T>`, `T[]`). */
-function isReference(ts: typeof TS, type: TS.Type): type is TS.TypeReference {
-  return (type.flags & ts.TypeFlags.Object) !== 0 && ((type as TS.ObjectType).objectFlags & ts.ObjectFlags.Reference) !== 0;
-}
-
 /** Whether a name is in a type (`let x: Foo`): stripped before the script runs, so no missing global. */
-function isInType(ts: typeof TS, node: TS.Node): boolean {
-  for (let at: TS.Node | undefined = node; at !== undefined; at = at.parent) {
-    if (ts.isTypeNode(at) && !ts.isExpressionWithTypeArguments(at)) return true;
-    if (ts.isStatement(at)) return false;
+function isInType(ast: AstModule, node: Ast.Node): boolean {
+  for (let at: Ast.Node | undefined = node; at !== undefined; at = at.parent) {
+    if (ast.isTypeNode(at) && !ast.isExpressionWithTypeArguments(at)) return true;
+    if (ast.isStatement(at)) return false;
   }
   return false;
 }
 
 /** The innermost node holding [start, start + length). */
-function nodeAt(ts: typeof TS, file: TS.SourceFile, start: number, length: number): TS.Node {
-  let node: TS.Node = file;
+function nodeAt(file: Ast.SourceFile, start: number, length: number): Ast.Node {
+  let node: Ast.Node = file;
   for (;;) {
-    let inner: TS.Node | undefined;
-    ts.forEachChild(node, (child) => {
+    let inner: Ast.Node | undefined;
+    node.forEachChild((child) => {
       if (child.getStart(file) <= start && start + length <= child.getEnd()) {
         inner = child;
         return true;

@@ -9,7 +9,7 @@ import { groupThousands } from '../../common/format-numbers.js';
 import { cutAtWord } from '../../common/summary.js';
 import { declarationOf } from '../catalog/declaration.js';
 import type { CatalogTool } from '../catalog/types.js';
-import type { RawDiagnostic } from './check-messages.js';
+import type { RawDiagnostic } from './raw-check.js';
 
 /** 10: diagnostics listed in an answer; the rest are counted. */
 export const TYPECHECK_DIAGNOSTICS_SHOWN = 10;
@@ -20,8 +20,13 @@ export const TYPECHECK_MESSAGE_MAX_CHARS = 400;
 /** 3: declarations of the tools concerned shown in an answer, the first concerned first. */
 export const TYPECHECK_DECLARATIONS_SHOWN = 3;
 
+/** What was checked: a script, or a skill's code. Its diagnostics are `script:3:7`, `skill:3:7`. */
+export type Subject = 'script' | 'skill';
+
 /** A diagnostic as the model is given it. */
 export interface CheckDiagnostic {
+  /** What its line and column are in. */
+  readonly in: Subject;
   readonly line: number;
   readonly column: number;
   readonly message: string;
@@ -30,7 +35,11 @@ export interface CheckDiagnostic {
 }
 
 /** The diagnostics for the model: messages cut, unknown names given their closest tool. */
-export function diagnosticsFor(raw: readonly RawDiagnostic[], catalog: readonly CatalogTool[]): CheckDiagnostic[] {
+export function diagnosticsFor(
+  raw: readonly RawDiagnostic[],
+  catalog: readonly CatalogTool[],
+  subject: Subject,
+): CheckDiagnostic[] {
   const names = catalog.filter((tool) => tool.allowed).map((tool) => tool.name);
   return raw.map((d) => {
     let message = d.message;
@@ -44,6 +53,7 @@ export function diagnosticsFor(raw: readonly RawDiagnostic[], catalog: readonly 
           : ` Did you mean ${JSON.stringify(closest)}?`;
     }
     return {
+      in: subject,
       line: d.line,
       column: d.column,
       message: cutAtWord(message, TYPECHECK_MESSAGE_MAX_CHARS),
@@ -60,7 +70,7 @@ export function diagnosticsText(
 ): string {
   const lines = [headline];
   for (const d of diagnostics.slice(0, TYPECHECK_DIAGNOSTICS_SHOWN)) {
-    lines.push(`script:${d.line}:${d.column}: ${d.message.replace(/\n/g, '\n  ')}`);
+    lines.push(`${d.in}:${d.line}:${d.column}: ${d.message.replace(/\n/g, '\n  ')}`);
   }
   const more = diagnostics.length - TYPECHECK_DIAGNOSTICS_SHOWN;
   if (more > 0) lines.push(`… and ${groupThousands(more)} more`);

@@ -1,20 +1,22 @@
 /**
  * The type check, as the server sees it: `check(code, catalog, {mode})` → an outcome, off the
- * event loop. The compiler runs in one worker thread (check-worker.ts) with its own heap limit,
- * started at the first check (or `warm`), checks one script at a time in turn, and is terminated
- * and started again when a check runs past the time limit or out of its memory: that script is
- * refused as too costly, and the next script finds a new worker. TypeScript is loaded only there.
+ * event loop. The compiler is TypeScript's native one in a child process (compiler-process.ts),
+ * started at the first check (or `warm`); it checks one script at a time in turn, and is killed
+ * and started again when a check runs past the time limit or its memory: that script is refused
+ * as too costly, and the next script finds a new compiler. What a check found is kept by the
+ * catalog and the code, so the same script against the same catalog is not checked twice.
  */
-import { Worker } from 'node:worker_threads';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { formatBytes } from '../../common/format-numbers.js';
 import { looseTypeOf } from '../catalog/declaration.js';
 import type { CatalogTool, JsonSchema } from '../catalog/types.js';
 import type { TypeCheckMode } from '../config/settings.js';
 import type { Log } from '../support/log.js';
-import { PACKAGE_ROOT } from '../support/package-root.js';
-import type { CatalogMessage, CheckSource, Language, RawCheck, WorkerReply, WorkerRequest } from './check-messages.js';
-import { diagnosticsFor, diagnosticsText, problemsCount, type CheckDiagnostic } from './outcome-text.js';
+import { pause, settleWithin } from '../support/settle.js';
+import { CheckCompiler } from './check-program.js';
+import { CompilerProcess } from './compiler-process.js';
+import { diagnosticsFor, diagnosticsText, problemsCount, type CheckDiagnostic, type Subject } from './outcome-text.js';
+import type { CheckSource, Language, RawCheck } from './raw-check.js';
 import { toolTypesOf } from './tool-types.js';
 
 /**
@@ -59,108 +61,54 @@ export interface ScriptCheckerOptions {
   /** A check past it is refused as too slow (the typeCheckTimeoutMs setting). */
   readonly timeLimitMs: number;
   readonly log?: Log;
-  /** The worker's program; by default the bundle build/bundle-node.js makes. */
-  readonly workerFile?: string;
+  /** The compiler's executable; by default the one `typescript-native` installed for this platform. */
+  readonly executable?: string;
 }
 
-/** 256 MiB: the worker's heap; a check that needs more is refused as too costly, and the worker started again. */
-export const TYPECHECK_HEAP_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * 256 MiB: the compiler's memory (its Go runtime's target, and a bound watched during each check
+ * where the system shows a process's memory); a check past it is refused as too costly, and the
+ * compiler started again.
+ */
+export const TYPECHECK_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
+
+/** 25 ms: how often the compiler's memory is looked at during a check. */
+const MEMORY_POLL_MS = 25;
 
 /**
- * 60 s: how long starting the worker and building a catalog's program may take (not a script's
+ * 60 s: how long starting the compiler and opening a catalog's project may take (not a script's
  * doing, so not its time limit); past it the check is `unavailable` and the script runs unchecked.
  */
 export const TYPECHECK_PREPARE_MAX_MS = 60_000;
 
-const WORKER_FILE = join(PACKAGE_ROOT, 'dist', 'server', 'check-worker.cjs');
+/** 256: checks whose findings are kept by catalog and code; the oldest is forgotten first. */
+export const TYPECHECK_FINDINGS_KEPT = 256;
 
-interface Pending {
-  readonly resolve: (reply: WorkerReply) => void;
-  readonly reject: (error: Error) => void;
+/** A compiler and its programs. */
+interface Compiler {
+  readonly process: CompilerProcess;
+  readonly programs: CheckCompiler;
+  readonly prepared: Set<number>;
 }
 
-/** The worker and what it has been given. */
-class CheckWorker {
-  readonly worker: Worker;
-  readonly prepared = new Set<number>();
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
-  /** Why it ended, once it has. */
-  ended: Error | undefined;
-
-  constructor(file: string) {
-    this.worker = new Worker(file, {
-      resourceLimits: { maxOldGenerationSizeMb: TYPECHECK_HEAP_MAX_BYTES / 1024 / 1024 },
-      stdout: true,
-      stderr: true,
-    });
-    this.worker.unref();
-    this.worker.on('message', (reply: WorkerReply) => {
-      const pending = this.pending.get(reply.id);
-      this.forget(reply.id);
-      pending?.resolve(reply);
-    });
-    const end = (error: Error): void => {
-      this.ended ??= error;
-      for (const pending of this.pending.values()) pending.reject(this.ended);
-      this.pending.clear();
-    };
-    this.worker.on('error', end);
-    this.worker.on('exit', (code) => end(new Error(`the checker's worker exited (code ${code})`)));
-  }
-
-  /** Sends a request; its reply, or a rejection when the worker ends first or `limitMs` passes. */
-  ask(request: DistributiveOmit<WorkerRequest, 'id'>, limitMs: number): Promise<WorkerReply> {
-    if (this.ended !== undefined) return Promise.reject(this.ended);
-    const id = this.nextId++;
-    return new Promise<WorkerReply>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.forget(id);
-        reject(new TimeLimitError());
-      }, limitMs);
-      timer.unref();
-      this.pending.set(id, {
-        resolve: (reply) => {
-          clearTimeout(timer);
-          resolve(reply);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-      // Held while it answers, so a process waiting on nothing else waits for it.
-      this.worker.ref();
-      this.worker.postMessage({ ...request, id });
-    });
-  }
-
-  private forget(id: number): void {
-    this.pending.delete(id);
-    if (this.pending.size === 0) this.worker.unref();
-  }
-
-  terminate(): Promise<number> {
-    return this.worker.terminate();
+/** Why a check was cut short: its time, or its memory. */
+class OverrunError extends Error {
+  constructor(readonly what: 'time' | 'memory') {
+    super(`the check ran past its ${what}`);
   }
 }
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-class TimeLimitError extends Error {}
 
 export class ScriptChecker {
-  private worker: CheckWorker | undefined;
-  /** Checks run one after another: the worker compiles one script at a time. */
+  private compiler: Compiler | undefined;
+  /** Checks run one after another: the compiler checks one script at a time. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** The catalog a warm asked for, until the warm's turn comes. */
   private warming: (() => readonly CatalogTool[]) | undefined;
-  private readonly workerFile: string;
+  /** What checks found, by catalog and source (findingKey), oldest first. */
+  private readonly findings = new Map<string, RawCheck>();
 
-  constructor(private readonly options: ScriptCheckerOptions) {
-    this.workerFile = options.workerFile ?? WORKER_FILE;
-  }
+  constructor(private readonly options: ScriptCheckerOptions) {}
 
   /** Checks a script against the catalog it will see. */
   check(code: string, catalog: readonly CatalogTool[], options: CheckOptions): Promise<CheckOutcome> {
@@ -174,13 +122,13 @@ export class ScriptChecker {
   }
 
   /**
-   * Starts the compiler and builds the catalog's program ahead of the first check, in the
+   * Starts the compiler and opens the catalog's project ahead of the first check, in the
    * background. `catalog` is read when its turn comes: warms asked for meanwhile are one.
    */
   warm(catalog: () => readonly CatalogTool[]): void {
-    const pending = this.warming === undefined;
+    const pending = this.warming !== undefined;
     this.warming = catalog;
-    if (!pending) return;
+    if (pending) return;
     void this.enqueue(async () => {
       const latest = this.warming;
       this.warming = undefined;
@@ -195,9 +143,9 @@ export class ScriptChecker {
 
   async close(): Promise<void> {
     this.closed = true;
-    const worker = this.worker;
-    this.worker = undefined;
-    if (worker !== undefined) await worker.terminate();
+    const compiler = this.compiler;
+    this.compiler = undefined;
+    if (compiler !== undefined) await compiler.process.close();
   }
 
   private checkSource(source: CheckSource, catalog: readonly CatalogTool[], options: CheckOptions): Promise<CheckOutcome> {
@@ -213,94 +161,151 @@ export class ScriptChecker {
   }
 
   private async run(source: CheckSource, catalog: readonly CatalogTool[], options: CheckOptions): Promise<CheckOutcome> {
-    let worker: CheckWorker;
-    let key: number;
+    const unlisted = options.unlisted ?? [];
+    const key = findingKey(toolTypesOf(catalog).key, source, unlisted);
+    const found = this.findings.get(key);
+    if (found !== undefined) return outcomeOf(found, catalog, options.mode, subjectOf(source));
+    let compiler: Compiler;
     try {
-      ({ worker, key } = await this.prepared(catalog));
+      compiler = await this.prepared(catalog);
     } catch (error) {
-      return { kind: 'unavailable', text: `Not type-checked: the checker could not start (${(error as Error).message}).` };
+      return {
+        kind: 'unavailable',
+        text: `Not type-checked: the checker could not start (${firstLine((error as Error).message)}).`,
+      };
     }
-    let reply: WorkerReply;
-    try {
-      reply = await worker.ask({ type: 'check', key, source, unlisted: options.unlisted ?? [] }, this.options.timeLimitMs);
-    } catch (error) {
-      return this.overrun(worker, error as Error);
+    const checked = await this.bounded(compiler, compiler.programs.check(toolTypesOf(catalog).key, source, unlisted));
+    if ('overrun' in checked) return this.overrun(compiler, checked.overrun);
+    if ('error' in checked) {
+      const { ended } = compiler.process;
+      if (ended !== undefined) {
+        await this.discard(compiler, ended);
+        this.options.log?.(`codemode-mcp: the type check's compiler ended during a check: ${ended.message}`, 'warn');
+        return { kind: 'unavailable', text: `Not type-checked: the checker ended (${firstLine(ended.message)}).` };
+      }
+      this.options.log?.(
+        `codemode-mcp: the type check failed on a script, which runs unchecked: ${checked.error.stack ?? checked.error.message}`,
+        'warn',
+      );
+      return { kind: 'unavailable', text: `Not type-checked: the checker failed (${firstLine(checked.error.message)}).` };
     }
-    if ('error' in reply) {
-      this.options.log?.(`codemode-mcp: the type check failed on a script, which runs unchecked: ${reply.error}`, 'warn');
-      return { kind: 'unavailable', text: `Not type-checked: the checker failed (${firstLine(reply.error)}).` };
-    }
-    if (!('result' in reply)) return { kind: 'unavailable', text: 'Not type-checked: the checker answered out of turn.' };
-    if (reply.grown === true) void this.enqueue(() => this.recycle(worker));
-    return outcomeOf(reply.result, catalog, options.mode);
+    this.remember(key, checked.raw);
+    return outcomeOf(checked.raw, catalog, options.mode, subjectOf(source));
   }
 
-  /** The worker, with the catalog's program built; started (again) if there is none. */
-  private async prepared(catalog: readonly CatalogTool[]): Promise<{ worker: CheckWorker; key: number }> {
+  /** `check` within the time limit and the memory bound; past either, which. */
+  private async bounded(
+    compiler: Compiler,
+    check: Promise<RawCheck>,
+  ): Promise<{ readonly raw: RawCheck } | { readonly error: Error } | { readonly overrun: OverrunError }> {
+    const settled = check.then(
+      (raw) => ({ raw }),
+      (error: unknown) => ({ error: error instanceof Error ? error : new Error(String(error)) }),
+    );
+    const watching = new AbortController();
+    const overMemory = this.watchMemory(compiler.process, watching.signal);
+    const first = await Promise.race([
+      settled,
+      settleWithin(new Promise<never>(() => {}), { ms: this.options.timeLimitMs }).then(() => ({
+        overrun: new OverrunError('time'),
+      })),
+      overMemory,
+    ]);
+    watching.abort();
+    return first;
+  }
+
+  /** Resolves when the compiler's memory is past its bound; stays pending once `stop` aborts. */
+  private async watchMemory(process: CompilerProcess, stop: AbortSignal): Promise<{ readonly overrun: OverrunError }> {
+    while (!stop.aborted) {
+      const bytes = await process.residentBytes();
+      if (bytes !== undefined && bytes > TYPECHECK_MEMORY_MAX_BYTES) return { overrun: new OverrunError('memory') };
+      await pause(MEMORY_POLL_MS, stop);
+    }
+    return new Promise<never>(() => {});
+  }
+
+  /** The compiler, with the catalog's project open; started (again) if there is none. */
+  private async prepared(catalog: readonly CatalogTool[]): Promise<Compiler> {
     if (this.closed) throw new Error('the checker is closed');
     const types = toolTypesOf(catalog);
-    if (this.worker === undefined || this.worker.ended !== undefined) this.worker = new CheckWorker(this.workerFile);
-    const worker = this.worker;
-    if (!worker.prepared.has(types.key)) {
-      const message: CatalogMessage = {
-        key: types.key,
-        text: types.text,
-        names: types.names,
-        denied: types.denied,
-        aliases: types.aliases,
-      };
-      let reply: WorkerReply;
+    if (this.compiler === undefined || this.compiler.process.ended !== undefined) {
+      const process = await CompilerProcess.start({
+        memoryMaxBytes: TYPECHECK_MEMORY_MAX_BYTES,
+        timeLimitMs: TYPECHECK_PREPARE_MAX_MS,
+        ...(this.options.executable !== undefined ? { executable: this.options.executable } : {}),
+      });
+      // Closed while it started: it has no one to check for.
+      if (this.closed) {
+        await process.close();
+        throw new Error('the checker is closed');
+      }
+      this.compiler = { process, programs: new CheckCompiler(process), prepared: new Set() };
+    }
+    const compiler = this.compiler;
+    if (!compiler.prepared.has(types.key)) {
+      const opening = compiler.programs.prepare(types);
+      if ((await settleWithin(opening, { ms: TYPECHECK_PREPARE_MAX_MS })) !== 'settled') {
+        const late = new Error(`it took longer than ${TYPECHECK_PREPARE_MAX_MS / 1000} s`);
+        await this.discard(compiler, late);
+        throw late;
+      }
       try {
-        reply = await worker.ask({ type: 'prepare', catalog: message }, TYPECHECK_PREPARE_MAX_MS);
+        await opening;
       } catch (error) {
-        await this.discard(worker);
-        throw error instanceof TimeLimitError ? new Error(`it took longer than ${TYPECHECK_PREPARE_MAX_MS / 1000} s`) : error;
+        await this.discard(compiler, error as Error);
+        throw error;
       }
-      if ('error' in reply) {
-        await this.discard(worker);
-        throw new Error(firstLine(reply.error));
-      }
-      worker.prepared.add(types.key);
+      compiler.prepared.add(types.key);
     }
-    return { worker, key: types.key };
+    return compiler;
   }
 
-  /** A check that ran past its time or memory: the worker is ended, and the next check starts another. */
-  private async overrun(worker: CheckWorker, error: Error): Promise<CheckOutcome> {
-    await this.discard(worker);
+  /** A check that ran past its time or memory: the compiler is killed, and the next check starts another. */
+  private async overrun(compiler: Compiler, error: OverrunError): Promise<CheckOutcome> {
+    await this.discard(compiler, error);
     const limit = this.options.timeLimitMs;
-    if (error instanceof TimeLimitError || isOutOfMemory(error)) {
-      const what =
-        error instanceof TimeLimitError
-          ? `took longer than ${limit >= 1000 ? `${limit / 1000} s` : `${limit} ms`} (typeCheckTimeoutMs)`
-          : `needed more than its ${formatBytes(TYPECHECK_HEAP_MAX_BYTES)} of memory`;
-      return {
-        kind: 'too-slow',
-        text:
-          `Refused: the type check ${what}; nothing ran. Make the script smaller or its types simpler ` +
-          '(`// @ts-nocheck` on its first line skips the check).',
-      };
-    }
-    this.options.log?.(`codemode-mcp: the type check's worker ended during a check: ${error.message}`, 'warn');
-    return { kind: 'unavailable', text: `Not type-checked: the checker ended (${firstLine(error.message)}).` };
+    const what =
+      error.what === 'time'
+        ? `took longer than ${limit >= 1000 ? `${limit / 1000} s` : `${limit} ms`} (typeCheckTimeoutMs)`
+        : `needed more than its ${formatBytes(TYPECHECK_MEMORY_MAX_BYTES)} of memory`;
+    return {
+      kind: 'too-slow',
+      text:
+        `Refused: the type check ${what}; nothing ran. Make the script smaller or its types simpler ` +
+        '(`// @ts-nocheck` on its first line skips the check).',
+    };
   }
 
-  private async recycle(worker: CheckWorker): Promise<void> {
-    if (worker !== this.worker) return;
-    try {
-      await worker.ask({ type: 'recycle' }, TYPECHECK_PREPARE_MAX_MS);
-    } catch {
-      await this.discard(worker);
-    }
+  private async discard(compiler: Compiler, why: Error): Promise<void> {
+    if (this.compiler === compiler) this.compiler = undefined;
+    await compiler.process.kill(why);
   }
 
-  private async discard(worker: CheckWorker): Promise<void> {
-    if (this.worker === worker) this.worker = undefined;
-    await worker.terminate();
+  /** Keeps what a check found, forgetting the oldest past TYPECHECK_FINDINGS_KEPT. */
+  private remember(key: string, raw: RawCheck): void {
+    this.findings.set(key, raw);
+    for (const old of this.findings.keys()) {
+      if (this.findings.size <= TYPECHECK_FINDINGS_KEPT) break;
+      this.findings.delete(old);
+    }
   }
 }
 
-function outcomeOf(result: RawCheck, catalog: readonly CatalogTool[], mode: TypeCheckMode): CheckOutcome {
+/** What a check's findings depend on: the catalog, the code as checked, and the upstreams not yet listed. */
+function findingKey(catalog: number, source: CheckSource, unlisted: readonly string[]): string {
+  const digest = createHash('sha256').update(
+    JSON.stringify([source.code, source.language ?? null, source.inputType ?? null, unlisted]),
+  );
+  return `${catalog}:${digest.digest('base64')}`;
+}
+
+/** A skill's source has its `input` typed; a script's has none. */
+function subjectOf(source: CheckSource): Subject {
+  return source.inputType === undefined ? 'script' : 'skill';
+}
+
+function outcomeOf(result: RawCheck, catalog: readonly CatalogTool[], mode: TypeCheckMode, subject: Subject): CheckOutcome {
   const { language } = result;
   if (result.skipped === 'nocheck') return { kind: 'passed', language, note: '// @ts-nocheck: not type-checked' };
   // Its run says where a syntax error is, as it does without the check.
@@ -309,27 +314,27 @@ function outcomeOf(result: RawCheck, catalog: readonly CatalogTool[], mode: Type
       kind: 'passed',
       language,
       note: 'a syntax error: not type-checked',
-      syntaxErrors: diagnosticsFor(result.syntax, catalog),
+      syntaxErrors: diagnosticsFor(result.syntax, catalog, subject),
     };
   }
   if (result.diagnostics.length === 0) return { kind: 'passed', language };
-  const diagnostics = diagnosticsFor(result.diagnostics, catalog);
+  const diagnostics = diagnosticsFor(result.diagnostics, catalog, subject);
   const count = problemsCount(diagnostics.length);
   if (mode === 'warn') {
-    const headline = `The type check found ${count} (typeCheck is "warn", so the script ran):`;
+    const headline = `The type check found ${count} (typeCheck is "warn", so the ${subject} ran):`;
     return { kind: 'warned', language, diagnostics, text: diagnosticsText(headline, diagnostics, catalog) };
   }
-  const headline = `Refused by the type check; nothing ran. ${count} in the script:`;
+  // A skill is refused at its save or its call, which say what became of it.
+  const headline =
+    subject === 'script'
+      ? `Refused by the type check; nothing ran. ${count} in the script:`
+      : `Refused by the type check. ${count} in the skill:`;
   return { kind: 'refused', language, diagnostics, text: diagnosticsText(headline, diagnostics, catalog) };
 }
 
 /** The text of an outcome that refuses what was checked (`refused`, `too-slow`), else undefined. */
 export function refusalOf(outcome: CheckOutcome): string | undefined {
   return outcome.kind === 'refused' || outcome.kind === 'too-slow' ? outcome.text : undefined;
-}
-
-function isOutOfMemory(error: Error): boolean {
-  return (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
 }
 
 function firstLine(text: string): string {

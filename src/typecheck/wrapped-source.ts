@@ -5,7 +5,7 @@
  */
 import { Script } from 'node:vm';
 import { mayMeanOtherInTypeScript } from '../../common/generic-call.js';
-import type { CheckSource, Language } from './check-messages.js';
+import type { CheckSource, Language } from './raw-check.js';
 
 export interface WrappedSource {
   readonly language: Language;

@@ -28,7 +28,7 @@ describe('codemode-mcp check, with server-everything as its upstream process', (
     expect(exitCode).toBe(1);
     expect(stdout).toContain(`${path}:\nRefused by the type check; nothing ran. 2 problems in the script:\n`);
     expect(stdout).toContain(
-      "script:2:24: Argument of type '{ a: number; }' is not assignable to parameter of type 'Input_get_sum'.",
+      "script:2:24: Property 'b' is missing in type '{ a: number; }' but required in type 'Input_get_sum'.",
     );
     expect(stdout).toContain(
       "script:3:28: Property 'temprature' does not exist on type 'Output_get_structured_content'. Did you mean 'temperature'?",
@@ -63,7 +63,9 @@ describe('codemode-mcp check, with server-everything as its upstream process', (
     const { stdout, exitCode } = await runBin(['check', path, '--config', config]);
     expect(exitCode).toBe(1);
     expect(stdout).toContain(`${path} (a skill):`);
-    expect(stdout).toMatch(/script:1:55: Property 'b' does not exist on type/);
+    expect(stdout).toMatch(
+      /Refused by the type check\. 1 problem in the skill:\nskill:1:55: Property 'b' does not exist on type/,
+    );
   });
 
   test('says where a syntax error is, and exits 1', async () => {

@@ -38,12 +38,19 @@ describe('the packed package, installed', () => {
     ).toEqual([]);
   });
 
-  it('installs four dependencies, the engine, the Redis client (for --state-url), the OpenTelemetry SDK (for --otel) and TypeScript (for the type check): the server and the child are bundles that carry the rest', () => {
+  it("installs four dependencies, the engine, the Redis client (for --state-url), the OpenTelemetry SDK (for --otel) and TypeScript's native compiler with its platform's binary (for the type check): the server and the child are bundles that carry the rest", () => {
     const installed = readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
-    expect(installed.sort()).toEqual(['@opentelemetry', '@redis', 'codemode-mcp', 'quickjs-wasi', 'typescript']);
+    expect(installed.sort()).toEqual([
+      '@opentelemetry',
+      '@redis',
+      '@typescript',
+      'codemode-mcp',
+      'quickjs-wasi',
+      'typescript-native',
+    ]);
   });
 
-  it('type-checks a script with the installed TypeScript, in the bundled worker', async () => {
+  it('type-checks a script with the installed native compiler, through the bundled API', async () => {
     const script = join(dir, 'wrong.js');
     writeFileSync(script, 'return (await tools["echo"]({ mesage: "x" })).content[0].text;\n');
     const result = await execa(installedBin, ['check', script, '--', process.execPath, publishedEntry('server-everything')], {

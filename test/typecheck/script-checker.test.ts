@@ -51,7 +51,7 @@ describe("what refuses a script, with server-everything's real schemas", () => {
   test('a missing required argument, pointing at the arguments and showing the tool', async () => {
     const outcome = await check('const one = 1;\nawait tools["get-sum"]({ a: one });');
     expect(found(outcome)).toEqual([
-      "2:24 Argument of type '{ a: number; }' is not assignable to parameter of type 'Input_get_sum'.\n  Property 'b' is missing in type '{ a: number; }' but required in type 'Input_get_sum'.",
+      "2:24 Property 'b' is missing in type '{ a: number; }' but required in type 'Input_get_sum'.",
     ]);
     expect(outcome.kind === 'refused' && outcome.diagnostics[0]!.tool).toBe('get-sum');
   });
@@ -62,7 +62,7 @@ describe("what refuses a script, with server-everything's real schemas", () => {
     );
     expect(found(outcome)).toEqual([
       "1:32 Type 'string' is not assignable to type 'number'.",
-      `2:41 Type '"Paris"' is not assignable to type '"New York" | "Chicago" | "Los Angeles"'.`,
+      `2:41 Type '"Paris"' is not assignable to type '"Chicago" | "Los Angeles" | "New York"'.`,
     ]);
   });
 
@@ -226,17 +226,17 @@ describe('the modes', () => {
     );
   });
 
-  test('off checks nothing, and starts no worker', async () => {
-    const idle = new ScriptChecker({ timeLimitMs: 1_000, workerFile: '/nonexistent/worker.cjs' });
+  test('off checks nothing, and starts no compiler', async () => {
+    const idle = new ScriptChecker({ timeLimitMs: 1_000, executable: '/nonexistent/tsc' });
     expect(await idle.check(wrong, everything, { mode: 'off' })).toEqual({ kind: 'passed', note: 'typeCheck is off' });
     await idle.close();
   });
 
   test('a checker that cannot start says so, and the script runs unchecked', async () => {
-    const broken = new ScriptChecker({ timeLimitMs: 1_000, workerFile: '/nonexistent/worker.cjs' });
+    const broken = new ScriptChecker({ timeLimitMs: 1_000, executable: '/nonexistent/tsc' });
     const outcome = await broken.check(wrong, everything, { mode: 'error' });
     expect(outcome.kind).toBe('unavailable');
-    expect('text' in outcome && outcome.text).toMatch(/^Not type-checked: the checker could not start \(/);
+    expect('text' in outcome && outcome.text).toMatch(/^Not type-checked: the checker could not start \(.*ENOENT/);
     await broken.close();
   });
 });
@@ -272,8 +272,6 @@ describe('skills', () => {
       everything,
       ERROR,
     );
-    expect(found(outcome)).toEqual([
-      "1:34 Argument of type '{ a: any; }' is not assignable to parameter of type 'Input_get_sum'.\n  Property 'b' is missing in type '{ a: any; }' but required in type 'Input_get_sum'.",
-    ]);
+    expect(found(outcome)).toEqual(["1:34 Property 'b' is missing in type '{ a: any; }' but required in type 'Input_get_sum'."]);
   });
 });

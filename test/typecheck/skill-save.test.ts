@@ -38,7 +38,7 @@ function save(code: string, mode: 'error' | 'warn' = 'error'): Promise<unknown> 
 describe('a skill saved by a script is type-checked first (issue 47)', () => {
   test('against its input schema and the tools: refused with what the check found, and nothing written', async () => {
     await expect(save('return (await tools["get-sum"]({ a: input.a, b: input.b })).content[0].text;')).rejects.toThrow(
-      /^SKILL_TYPE_CHECK: skill "add" was not saved \(nothing was written\): Refused by the type check; nothing ran\. 1 problem in the script:\nscript:1:55: Property 'b' does not exist on type/,
+      /^SKILL_TYPE_CHECK: skill "add" was not saved \(nothing was written\): Refused by the type check\. 1 problem in the skill:\nskill:1:55: Property 'b' does not exist on type/,
     );
     expect(existsSync(join(directory, 'add'))).toBe(false);
   });
