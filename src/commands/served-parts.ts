@@ -1,7 +1,8 @@
 /**
  * What both serve commands build once from what they opened, and pass down to every client of
- * either revision: the host APIs (src/mcp/host-apis.ts), the tool listing, and the skills library
- * served through the MCP Skills extension.
+ * either revision: the host APIs (src/mcp/host-apis.ts, the type check's compiler among them,
+ * closed by the serve's shutdown), the tool listing, and the skills library served through the
+ * MCP Skills extension.
  */
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Settings } from '../config/settings.js';
@@ -39,6 +40,8 @@ export function buildServedParts(
     hub,
     state,
     skills: { library, saving: options.saving, onSaved: () => listing.skillsSaved() },
+    settings,
+    warmTypeCheck: true,
     log,
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });

@@ -3,12 +3,16 @@
  * (the upstreams, the state store, the skills library), passed down once, and bound to each owner
  * of scripts when that owner's scripts are made. `tools` and `resources` are the upstreams' (the
  * hub routes them); `state` and `skills` keep their rules in their own folders (state-api.ts,
- * skills-api.ts). docs/architecture.md, "Host APIs", says what adding an API touches.
+ * skills-api.ts); the type check a run passes first is the checker's (src/typecheck/), one for
+ * the process, warmed when the catalog changes. docs/architecture.md, "Host APIs", says what
+ * adding an API touches.
  */
 import type { ResourceCaller } from '../script-host/apis.js';
 import type { OwnerApis } from '../scripts/script-apis.js';
 import type { SkillsLibrary } from '../skills/skills-library.js';
-import { skillsApi, type SkillSaving } from '../skills/skills-api.js';
+import { skillsApi, type SkillCheck, type SkillSaving } from '../skills/skills-api.js';
+import type { Settings } from '../config/settings.js';
+import { ScriptChecker, refusalOf } from '../typecheck/script-checker.js';
 import { stateApi } from '../state/state-api.js';
 import type { Principal, StateStore } from '../state/state-store.js';
 import type { Log } from '../support/log.js';
@@ -28,6 +32,8 @@ export interface ApiOwner {
 export interface HostApis {
   /** The APIs as `owner`'s scripts reach them. */
   forOwner(owner: ApiOwner): OwnerApis;
+  /** Ends what the APIs hold of their own (the type check's compiler), at shutdown. */
+  close(): Promise<void>;
 }
 
 export interface HostApiParts {
@@ -40,10 +46,23 @@ export interface HostApiParts {
     /** After a save, before the script gets its answer: the listing reads the saved skills again. */
     readonly onSaved: () => Promise<void>;
   };
+  /** The type check before a run: what it does with what it finds (off: there is no checker), and its time limit. */
+  readonly settings: Pick<Settings, 'typeCheck' | 'typeCheckTimeoutMs'>;
+  /** A server's: the checker's compiler is made ready for each new catalog, so a script's check finds it warm. */
+  readonly warmTypeCheck?: boolean;
   readonly log: Log;
 }
 
-export function createHostApis({ hub, state, skills, log }: HostApiParts): HostApis {
+export function createHostApis({ hub, state, skills, settings, warmTypeCheck, log }: HostApiParts): HostApis {
+  const mode = settings.typeCheck;
+  const checker = mode === 'off' ? undefined : new ScriptChecker({ timeLimitMs: settings.typeCheckTimeoutMs, log });
+  const checkOptions = () => ({ mode, unlisted: hub.unlistedPrefixes() });
+  const skillCheck: SkillCheck | undefined =
+    checker && (async (skill) => refusalOf(await checker.checkSkill(skill, hub.catalog().tools, checkOptions())));
+  const stopWarming =
+    checker !== undefined && warmTypeCheck === true
+      ? hub.events.on('catalog-changed', () => checker.warm(() => hub.catalog().tools))
+      : undefined;
   return {
     forOwner: (owner) => {
       const { origin } = owner;
@@ -53,9 +72,14 @@ export function createHostApis({ hub, state, skills, log }: HostApiParts): HostA
         resources: resourcesApi(hub, origin),
         state: stateApi(state, owner.principal),
         ...(skills !== undefined
-          ? { skills: savingSkills(skillsApi(skills.library, skills.saving(owner), log), skills.onSaved) }
+          ? { skills: savingSkills(skillsApi(skills.library, skills.saving(owner), log, skillCheck), skills.onSaved) }
           : {}),
+        ...(checker !== undefined ? { typeCheck: (code, catalog) => checker.check(code, catalog, checkOptions()) } : {}),
       };
+    },
+    close: async () => {
+      stopWarming?.();
+      await checker?.close();
     },
   };
 }

@@ -11,6 +11,7 @@ import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
 import type { ApprovalGate } from '../approvals/approval-gate.js';
 import { ApprovalTally } from './approved-calls.js';
 import { scriptApis, type OwnerApis } from './script-apis.js';
+import { checkBeforeRun, type TypeRefusal } from './checked-run.js';
 
 /** What a code_execution call asks of an owner's scripts, its input checked (src/mcp/code-execution/input.ts). */
 export type ScriptCommand =
@@ -22,13 +23,16 @@ export type ScriptCommand =
 /**
  * What the scripts answer a command with. `return`: what a script did since its last return (its
  * ending once it has one), with lines on calls that wait for a person or that the approval
- * fallback decided; `refused`: nothing ran (capacity, an unknown script, a shutdown, a cancelled
- * call); `listed`: the owner's scripts; `interrupted`: the watch was ended early (WatchContext)
- * with the script still running, and took nothing.
+ * fallback decided, and on the run's first return what the type check found when it still ran
+ * (`typeCheck`); `refused`: nothing ran (capacity, an unknown script, a shutdown, a cancelled
+ * call); `type-refused`: the type check refused the script, nothing ran; `listed`: the owner's
+ * scripts; `interrupted`: the watch was ended early (WatchContext) with the script still running,
+ * and took nothing.
  */
 export type ScriptReply =
-  | { readonly kind: 'return'; readonly ret: ScriptReturn; readonly approvals: readonly string[] }
+  | { readonly kind: 'return'; readonly ret: ScriptReturn; readonly approvals: readonly string[]; readonly typeCheck?: string }
   | { readonly kind: 'refused'; readonly reason: string }
+  | ({ readonly kind: 'type-refused' } & TypeRefusal)
   | { readonly kind: 'listed'; readonly scripts: readonly ListedScript[] }
   | { readonly kind: 'interrupted'; readonly script: string };
 
@@ -97,7 +101,8 @@ export interface OwnerScriptsDeps {
 export interface TaskView {
   readonly script: Pick<Script, 'id' | 'status' | 'ended' | 'progress' | 'stop'>;
   readonly startedAt: number;
-  readonly takeEnding: () => ScriptReturn;
+  /** The ending, and what the type check found if no return has carried it yet. */
+  readonly takeEnding: () => { readonly ret: ScriptReturn; readonly typeCheck?: string };
 }
 
 interface Watch {
@@ -116,6 +121,8 @@ interface Entry {
   watch: Watch | null;
   /** What the approval gate decided for the script without a person (fallback, timeout). */
   readonly approvals: ApprovalTally;
+  /** What the type check found in a script it let run (warn, or the checker unavailable), until a return carries it. */
+  typeCheck: string | undefined;
 }
 
 /**
@@ -128,7 +135,7 @@ export class OwnerScripts {
   private readonly entries = new Map<string, Entry>();
   private counter = 0;
   private closing = false;
-  /** Runs waiting for a child (ChildSource.take): they count against maxRunningScripts. */
+  /** Runs being type-checked or waiting for a child (ChildSource.take): they count against maxRunningScripts. */
   private taking = 0;
 
   constructor(private readonly deps: OwnerScriptsDeps) {}
@@ -169,7 +176,7 @@ export class OwnerScripts {
     return running.map(([id, entry]) => ({ id, status: entry.script.status }));
   }
 
-  private run(code: string, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
+  private async run(code: string, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> {
     if (this.closing) return refused('the server is shutting down');
     const running = [...this.entries].filter(([, entry]) => entry.script.status === 'running').map(([id]) => id);
     const { maxRunningScripts } = this.deps.settings;
@@ -179,20 +186,35 @@ export class OwnerScripts {
           'Wait for one ({"action": "wait", "script": "<id>"}) or stop one ({"action": "stop", "script": "<id>"}).',
       );
     }
-    const supplied = this.deps.supply.take();
-    if (!(supplied instanceof Promise)) return this.start(supplied, code, yieldMs, ctx);
-    // Waiting for one of this owner's children to be free (child-pool.ts): counted as running meanwhile.
+    // Checked, then given, this very catalog; counted as running from here on.
+    const catalog = this.deps.catalog();
     this.taking++;
-    return supplied.then((later) => {
+    let taken = false;
+    try {
+      const checked = await checkBeforeRun(this.deps.apis, code, catalog);
+      if ('refused' in checked) return { kind: 'type-refused', ...checked.refused };
+      if (this.closing) return refused('the server is shutting down');
+      const supplied = this.deps.supply.take();
+      // Waiting for one of this owner's children to be free (child-pool.ts), if it must.
+      const later = supplied instanceof Promise ? await supplied : supplied;
+      taken = true;
       this.taking--;
       if (this.closing && 'child' in later) later.child.kill();
       if (this.closing) return refused('the server is shutting down');
-      return this.start(later, code, yieldMs, ctx);
-    });
+      return await this.start(later, { code, catalog, typeCheck: checked.note }, yieldMs, ctx);
+    } finally {
+      if (!taken) this.taking--;
+    }
   }
 
-  private start(supplied: Supplied, code: string, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
+  private start(
+    supplied: Supplied,
+    run: { readonly code: string; readonly catalog: readonly CatalogTool[]; readonly typeCheck: string | undefined },
+    yieldMs: number,
+    ctx: WatchContext,
+  ): Promise<ScriptReply> | ScriptReply {
     if ('refused' in supplied) return refused(supplied.refused);
+    const { code, catalog } = run;
 
     const id = `${scriptIdPrefix(this.deps.instance)}${++this.counter}`;
     const { settings } = this.deps;
@@ -204,7 +226,7 @@ export class OwnerScripts {
     const script = new Script(supplied.child.lease(), {
       id,
       code,
-      tools: entriesWithSkills(toolEntries(this.deps.catalog()), this.deps.savedSkills?.() ?? []),
+      tools: entriesWithSkills(toolEntries(catalog), this.deps.savedSkills?.() ?? []),
       unlisted: this.deps.unlisted(),
       apis: scriptApis(this.deps.apis, {
         id,
@@ -231,6 +253,7 @@ export class OwnerScripts {
       endingReturned: false,
       watch: null,
       approvals: tally,
+      typeCheck: run.typeCheck,
     };
     this.entries.set(id, entry);
     ctx.onStarted?.(id);
@@ -280,10 +303,12 @@ export class OwnerScripts {
     entry.returnedAnything = true;
     if (ret.status !== 'running') entry.endingReturned = true;
     const waiting = ret.status === 'running' ? (this.deps.approvals?.waiting(id) ?? []) : [];
+    const typeCheck = takeTypeCheck(entry);
     return {
       kind: 'return',
       ret,
       approvals: [...waiting.map((call) => `waiting for approval: ${call}`), ...entry.approvals.lines()],
+      ...(typeCheck !== undefined ? { typeCheck } : {}),
     };
   }
 
@@ -302,7 +327,8 @@ export class OwnerScripts {
         const ret = script.takeReturn();
         entry.returnedAnything = true;
         entry.endingReturned = true;
-        return ret;
+        const typeCheck = takeTypeCheck(entry);
+        return typeCheck !== undefined ? { ret, typeCheck } : { ret };
       },
     };
   }
@@ -343,6 +369,13 @@ export class OwnerScripts {
         `. ${known.length > 0 ? `Its scripts: ${known.join(', ')}.` : 'It has no scripts.'}`,
     );
   }
+}
+
+/** What the type check found, for the first return that reaches anyone. */
+function takeTypeCheck(entry: Entry): string | undefined {
+  const { typeCheck } = entry;
+  entry.typeCheck = undefined;
+  return typeCheck;
 }
 
 function refused(reason: string): ScriptReply {

@@ -9,6 +9,7 @@ import type { ScriptApis } from '../script-host/apis.js';
 import type { ToolProgress, ToolResult } from '../script-host/types.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
 import type { ScriptTrace } from '../telemetry/telemetry.js';
+import type { CheckOutcome } from '../typecheck/script-checker.js';
 import { sendApproved, type ApprovalTally } from './approved-calls.js';
 
 /** A tool call with a listener for the upstream's progress notifications on it, made for `caller`. */
@@ -20,9 +21,14 @@ export type ProgressingToolCaller = (
   caller: CallCaller,
 ) => Promise<ToolResult>;
 
-/** The host APIs bound to one owner of scripts (src/mcp/host-apis.ts builds them): ScriptApis, with tool calls made for a caller. */
+/**
+ * The host APIs bound to one owner of scripts (src/mcp/host-apis.ts builds them): ScriptApis, with
+ * tool calls made for a caller, and the type check a run passes first.
+ */
 export interface OwnerApis extends Omit<ScriptApis, 'tools'> {
   readonly tools: ProgressingToolCaller;
+  /** A script checked against the catalog it will be given (src/typecheck/, issue 47); absent when typeCheck is off. */
+  readonly typeCheck?: (code: string, catalog: readonly CatalogTool[]) => Promise<CheckOutcome>;
 }
 
 export interface ScriptOfOwner {
@@ -42,8 +48,10 @@ export interface ScriptOfOwner {
 export function scriptApis(owner: OwnerApis, script: ScriptOfOwner): ScriptApis {
   const { id, identity, trace, gate, tally } = script;
   const caller: CallCaller = { ...(trace.context !== undefined ? { trace: trace.context } : {}), script: { id, ...identity } };
+  // The type check is the run's, before the script exists: not one of the APIs the script calls.
+  const { typeCheck: _checkedBeforeRun, ...apis } = owner;
   return {
-    ...owner,
+    ...apis,
     tools: (name, args, signal, hold) => {
       const onProgress = (progress: ToolProgress) => script.onProgress(describeProgress(name, progress));
       const send = () => owner.tools(name, args, signal, onProgress, caller);

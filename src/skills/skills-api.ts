@@ -37,7 +37,8 @@ export type SkillCheck = (skill: SkillCode) => Promise<string | undefined>;
  * A script's `skills` calls, answered from the skills library: every call reads the folders
  * again, so a skill edited by hand is what the next script gets. What each gives the script's
  * prelude is src/script-host/apis.ts's SkillsCaller. With `check`, a skill is type-checked when
- * saved (refused, nothing written).
+ * saved (refused, nothing written) and when fetched to run (refused, nothing ran): a skill edited
+ * by hand, or saved before a tool it calls changed, is checked as it is now.
  */
 export function skillsApi(library: SkillsLibrary, saving: SkillSaving, log: Log, check?: SkillCheck): SkillsCaller {
   const answer = answerFrom(library, saving, log, check);
@@ -77,6 +78,8 @@ function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log, check
       }
       case 'skills.get': {
         const skill = await library.read(request.name);
+        // Fetched to run (not to describe): checked against the tools scripts see, as a script is.
+        if (request.run === true) await refuseIfCheckFails(check, skill.name, skill, 'was not run');
         return {
           name: skill.name,
           description: skill.description,

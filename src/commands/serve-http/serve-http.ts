@@ -60,7 +60,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       if (stopped.length > 0) log(`codemode-mcp: scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
       await supply.close();
       listing.close();
-      await state.close();
+      await Promise.all([state.close(), apis.close()]);
     });
     listener?.closeAllConnections();
     // Last, so the spans of the scripts just stopped are exported before the process exits.
