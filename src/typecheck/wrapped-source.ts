@@ -15,11 +15,13 @@ export interface WrappedSource {
 /**
  * JavaScript when it compiles as JavaScript, as its run decides (engine/script-run.ts: QuickJS
  * compiles it, or the type stripper is loaded); V8 stands in for QuickJS here, and compiles only.
+ * A declaration, not a parenthesized function, so V8 only pre-parses the body (its syntax errors
+ * found all the same): compiled eagerly, a 1 MB script held the server's event loop for seconds.
  */
 export function languageOf(code: string): Language {
   if (mayMeanOtherInTypeScript(code)) return 'typescript';
   try {
-    new Script(`(async function () {\n${code}\n})`, { filename: 'script' });
+    new Script(`async function __codemode_language() {\n${code}\n}`, { filename: 'script' });
     return 'javascript';
   } catch {
     return 'typescript';
