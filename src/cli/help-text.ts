@@ -43,7 +43,8 @@ export const CHECK_FORM_BRIEF = `${PROGRAM_NAME} check <file|-> (--config <file>
 
 export const CHECK_DESCRIPTION =
   "type-check one script (a file, or - for stdin; a skill's skill.ts beside its SKILL.md as that skill) against the\n" +
-  "upstreams' tools without running it, print what the check finds: exit 0 when it finds nothing, 1 when it does";
+  "upstreams' tools without running it, print what the check finds: exit 0 when it finds nothing, 1 when it does,\n" +
+  '2 when it cannot check (the script unreadable, the compiler not starting, the check past --type-check-timeout-ms)';
 
 export const CHECK_FORMS = [
   `${PROGRAM_NAME} check <file|-> --config <file> [options]`,

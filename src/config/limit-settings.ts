@@ -279,7 +279,7 @@ export const SETTINGS = {
     details:
       'keys per principal; a store of a further key is refused (`STATE_TOO_MANY_KEYS`); a key already kept may still change',
   }),
-  // The checker's worker is started again after an overrun, so a hostile script costs one limit's time.
+  // A compiler still checking past it is killed and started again, so a hostile script costs one limit's time.
   typeCheckTimeoutMs: numberSetting({
     name: 'typeCheckTimeoutMs',
     flag: 'type-check-timeout-ms',
@@ -287,8 +287,8 @@ export const SETTINGS = {
     default: 3 * SECOND,
     min: 100,
     max: 60 * SECOND,
-    doc: 'how long the type check of one script may take; past it the script is refused and nothing runs',
+    doc: 'how long a run waits for its type check; past it the script runs unchecked, and its answer says so',
     details:
-      'the type check of one script (or skill) past it refuses the script ("the type check took longer than …"), nothing runs, and the checker is started again',
+      'a script (or skill) whose check has not finished by then (its wait for the compiler included) runs unchecked, its answer saying "Not type-checked: the check did not finish within …"; a compiler still checking it is stopped, and started again for the next script',
   }),
 } as const;

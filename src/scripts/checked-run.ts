@@ -1,7 +1,9 @@
 /**
  * What the type check (issue 47) means for a run, decided before a child is taken or anything is
- * sent: `refused` and `too-slow` refuse the script (nothing runs); `warned` and `unavailable` run
- * it with the check's text added to its answer; `passed` runs it as it is.
+ * sent: `refused` refuses the script (nothing runs); `warned` runs it with what was found added to
+ * its answer, and so do `too-slow` (the check did not finish within typeCheckTimeoutMs: a check
+ * never holds a run up past it) and `unavailable` (no checker), saying it ran unchecked;
+ * `passed` runs it as it is.
  */
 import type { CatalogTool } from '../catalog/types.js';
 import type { CheckDiagnostic } from '../typecheck/outcome-text.js';
@@ -28,9 +30,8 @@ export async function checkBeforeRun(
       return {};
     case 'refused':
       return { refused: { text: outcome.text, diagnostics: outcome.diagnostics } };
-    case 'too-slow':
-      return { refused: { text: outcome.text, diagnostics: [] } };
     case 'warned':
+    case 'too-slow':
     case 'unavailable':
       return { note: outcome.text };
   }

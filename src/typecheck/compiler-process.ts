@@ -47,6 +47,8 @@ export interface CompilerStart {
   readonly memoryMaxBytes: number;
   /** Past it, the start has failed. */
   readonly timeLimitMs: number;
+  /** Aborted (the checker closed), the start is given up at once, the process killed. */
+  readonly signal?: AbortSignal;
   /** The compiler's executable; by default the platform package's (executablePath). */
   readonly executable?: string;
 }
@@ -104,8 +106,9 @@ export class CompilerProcess {
     };
     const listening = await settleWithin(
       waitForSocket(socket, () => failed),
-      { ms: options.timeLimitMs, ref: true },
+      { ms: options.timeLimitMs, ref: true, ...(options.signal !== undefined ? { signal: options.signal } : {}) },
     );
+    if (listening === 'aborted') return end(new Error('the checker closed while its compiler started'));
     if (listening !== 'settled') return end(new Error(`it did not start within ${options.timeLimitMs / 1000} s`));
     if (failed !== undefined) return end(failed);
     const compiler = new CompilerProcess(new modules.api.API({ pipe: socket }), modules, directory, child, exited);

@@ -1,10 +1,12 @@
 /**
  * The type check, as the server sees it: `check(code, catalog, {mode})` → an outcome, off the
- * event loop. The compiler is TypeScript's native one in a child process (compiler-process.ts),
- * started at the first check (or `warm`); it checks one script at a time in turn, and is killed
- * and started again when a check runs past the time limit or its memory: that script is refused
- * as too costly, and the next script finds a new compiler. What a check found is kept by the
- * catalog and the code, so the same script against the same catalog is not checked twice.
+ * event loop, within the time limit. The compiler is TypeScript's native one in a child process
+ * (compiler-process.ts), started at the first check (or `warm`); it checks one script at a time
+ * in turn. A check answers by its time limit, counted from the call (its wait for its turn and
+ * for a compiler to start included): past it the outcome is `too-slow` and the script runs
+ * unchecked; a compiler still checking that script then, or past its memory, is killed, and the
+ * next check starts another. What a check found is kept by the catalog and the code, so the same
+ * script against the same catalog is not checked twice.
  */
 import { createHash } from 'node:crypto';
 import { formatBytes } from '../../common/format-numbers.js';
@@ -23,9 +25,10 @@ import { toolTypesOf } from './tool-types.js';
  * What came of a check. `passed`: run it (`note` says why it was not checked, if it wasn't:
  * `// @ts-nocheck`, or a syntax error, which the run reports as it would without the check).
  * `refused`: nothing runs, the model gets `text`. `warned`: run it, and give the model `text`
- * with the answer. `too-slow`: the check ran past its time or memory, nothing runs, the model
- * gets `text`. `unavailable`: the checker could not run (not installed, failed): run it unchecked,
- * and give the model `text`.
+ * with the answer. `too-slow`: the check did not finish within its time limit or the compiler's
+ * memory: run it unchecked, and give the model `text` (`reason` says which, for `codemode-mcp
+ * check`). `unavailable`: the checker could not run (not installed, failed): run it unchecked, and
+ * give the model `text`.
  */
 export type CheckOutcome =
   | {
@@ -41,7 +44,8 @@ export type CheckOutcome =
       readonly diagnostics: readonly CheckDiagnostic[];
       readonly text: string;
     }
-  | { readonly kind: 'too-slow' | 'unavailable'; readonly text: string };
+  | { readonly kind: 'too-slow'; readonly reason: string; readonly text: string }
+  | { readonly kind: 'unavailable'; readonly text: string };
 
 export interface CheckOptions {
   /** `error` refuses a script with errors, `warn` runs it and gives what was found, `off` checks nothing (the typeCheck setting). */
@@ -58,7 +62,7 @@ export interface SkillSource {
 }
 
 export interface ScriptCheckerOptions {
-  /** A check past it is refused as too slow (the typeCheckTimeoutMs setting). */
+  /** How long a check may take from its call; past it the script runs unchecked (the typeCheckTimeoutMs setting). */
   readonly timeLimitMs: number;
   readonly log?: Log;
   /** The compiler's executable; by default the one `typescript-native` installed for this platform. */
@@ -67,8 +71,8 @@ export interface ScriptCheckerOptions {
 
 /**
  * 256 MiB: the compiler's memory (its Go runtime's target, and a bound watched during each check
- * where the system shows a process's memory); a check past it is refused as too costly, and the
- * compiler started again.
+ * where the system shows a process's memory); past it the check is given up (the script runs
+ * unchecked), and the compiler started again.
  */
 export const TYPECHECK_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
 
@@ -76,8 +80,9 @@ export const TYPECHECK_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
 const MEMORY_POLL_MS = 25;
 
 /**
- * 60 s: how long starting the compiler and opening a catalog's project may take (not a script's
- * doing, so not its time limit); past it the check is `unavailable` and the script runs unchecked.
+ * 60 s: how long starting the compiler and opening a catalog's project may take; past it the
+ * compiler is given up, and the next check starts another. A check waits for it only within its
+ * own time limit (a run is not held up for it), `ready` as long as it takes.
  */
 export const TYPECHECK_PREPARE_MAX_MS = 60_000;
 
@@ -98,11 +103,19 @@ class OverrunError extends Error {
   }
 }
 
+/** How a check bounded in time and memory ended. */
+type Bounded = { readonly raw: RawCheck } | { readonly error: Error } | { readonly overrun: OverrunError };
+
+/** Aborted once a check's caller was answered `too-slow`: a check not yet begun is not begun. */
+type GivenUp = AbortSignal;
+
 export class ScriptChecker {
   private compiler: Compiler | undefined;
   /** Checks run one after another: the compiler checks one script at a time. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Aborted at close: a compiler still starting is given up. */
+  private readonly closing = new AbortController();
   /** The catalog a warm asked for, until the warm's turn comes. */
   private warming: (() => readonly CatalogTool[]) | undefined;
   /** What checks found, by catalog and source (findingKey), oldest first. */
@@ -119,6 +132,15 @@ export class ScriptChecker {
   checkSkill(skill: SkillSource, catalog: readonly CatalogTool[], options: CheckOptions): Promise<CheckOutcome> {
     const inputType = skill.inputSchema === undefined ? 'any' : looseTypeOf(skill.inputSchema);
     return this.checkSource({ code: skill.code, language: skill.language, inputType }, catalog, options);
+  }
+
+  /**
+   * Starts the compiler and opens the catalog's project, waiting as long as that takes (within
+   * TYPECHECK_PREPARE_MAX_MS), so that a check after it has its whole time limit for the script:
+   * for `codemode-mcp check`, where nothing is to run meanwhile. Rejects when the compiler can't start.
+   */
+  async ready(catalog: readonly CatalogTool[]): Promise<void> {
+    await this.enqueue(() => this.prepared(catalog));
   }
 
   /**
@@ -143,14 +165,23 @@ export class ScriptChecker {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     const compiler = this.compiler;
     this.compiler = undefined;
     if (compiler !== undefined) await compiler.process.close();
+    // The jobs still queued end at once now (a compiler starting is killed): none leaves a process behind.
+    await this.queue;
   }
 
-  private checkSource(source: CheckSource, catalog: readonly CatalogTool[], options: CheckOptions): Promise<CheckOutcome> {
-    if (options.mode === 'off') return Promise.resolve({ kind: 'passed', note: 'typeCheck is off' });
-    return this.enqueue(() => this.run(source, catalog, options));
+  /** The check's outcome by its time limit, whatever it waits for (its turn, a compiler starting, the check). */
+  private async checkSource(source: CheckSource, catalog: readonly CatalogTool[], options: CheckOptions): Promise<CheckOutcome> {
+    if (options.mode === 'off') return { kind: 'passed', note: 'typeCheck is off' };
+    const { timeLimitMs } = this.options;
+    const given = new AbortController();
+    const job = this.enqueue(() => this.run(source, catalog, options, given.signal));
+    if ((await settleWithin(job, { ms: timeLimitMs, ref: true })) === 'settled') return job;
+    given.abort();
+    return this.tooSlow('time', subjectOf(source));
   }
 
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
@@ -160,7 +191,12 @@ export class ScriptChecker {
     return result;
   }
 
-  private async run(source: CheckSource, catalog: readonly CatalogTool[], options: CheckOptions): Promise<CheckOutcome> {
+  private async run(
+    source: CheckSource,
+    catalog: readonly CatalogTool[],
+    options: CheckOptions,
+    givenUp: GivenUp,
+  ): Promise<CheckOutcome> {
     const unlisted = options.unlisted ?? [];
     const key = findingKey(toolTypesOf(catalog).key, source, unlisted);
     const found = this.findings.get(key);
@@ -174,8 +210,16 @@ export class ScriptChecker {
         text: `Not type-checked: the checker could not start (${firstLine((error as Error).message)}).`,
       };
     }
+    // Its caller was answered while it waited (its turn, the compiler's start): the script ran unchecked.
+    if (givenUp.aborted) return this.tooSlow('time', subjectOf(source));
+    // The script's own check has the whole time limit, past its caller's answer if need be (what it
+    // finds is kept for the same script's next run): a compiler is killed for a costly script, never
+    // for the wait before it.
     const checked = await this.bounded(compiler, compiler.programs.check(toolTypesOf(catalog).key, source, unlisted));
-    if ('overrun' in checked) return this.overrun(compiler, checked.overrun);
+    if ('overrun' in checked) {
+      await this.discard(compiler, checked.overrun);
+      return this.tooSlow(checked.overrun.what, subjectOf(source));
+    }
     if ('error' in checked) {
       const { ended } = compiler.process;
       if (ended !== undefined) {
@@ -194,23 +238,17 @@ export class ScriptChecker {
   }
 
   /** `check` within the time limit and the memory bound; past either, which. */
-  private async bounded(
-    compiler: Compiler,
-    check: Promise<RawCheck>,
-  ): Promise<{ readonly raw: RawCheck } | { readonly error: Error } | { readonly overrun: OverrunError }> {
+  private async bounded(compiler: Compiler, check: Promise<RawCheck>): Promise<Bounded> {
     const settled = check.then(
-      (raw) => ({ raw }),
-      (error: unknown) => ({ error: error instanceof Error ? error : new Error(String(error)) }),
+      (raw): Bounded => ({ raw }),
+      (error: unknown): Bounded => ({ error: error instanceof Error ? error : new Error(String(error)) }),
     );
     const watching = new AbortController();
     const overMemory = this.watchMemory(compiler.process, watching.signal);
-    const first = await Promise.race([
-      settled,
-      settleWithin(new Promise<never>(() => {}), { ms: this.options.timeLimitMs }).then(() => ({
-        overrun: new OverrunError('time'),
-      })),
-      overMemory,
-    ]);
+    const timed = settleWithin(settled, { ms: this.options.timeLimitMs }).then((how): Promise<Bounded> | Bounded =>
+      how === 'settled' ? settled : { overrun: new OverrunError('time') },
+    );
+    const first = await Promise.race([timed, overMemory]);
     watching.abort();
     return first;
   }
@@ -233,6 +271,7 @@ export class ScriptChecker {
       const process = await CompilerProcess.start({
         memoryMaxBytes: TYPECHECK_MEMORY_MAX_BYTES,
         timeLimitMs: TYPECHECK_PREPARE_MAX_MS,
+        signal: this.closing.signal,
         ...(this.options.executable !== undefined ? { executable: this.options.executable } : {}),
       });
       // Closed while it started: it has no one to check for.
@@ -261,19 +300,19 @@ export class ScriptChecker {
     return compiler;
   }
 
-  /** A check that ran past its time or memory: the compiler is killed, and the next check starts another. */
-  private async overrun(compiler: Compiler, error: OverrunError): Promise<CheckOutcome> {
-    await this.discard(compiler, error);
+  /** A check that did not finish within its time or the compiler's memory: what runs is unchecked, and says so. */
+  private tooSlow(what: OverrunError['what'], subject: Subject): CheckOutcome {
     const limit = this.options.timeLimitMs;
-    const what =
-      error.what === 'time'
-        ? `took longer than ${limit >= 1000 ? `${limit / 1000} s` : `${limit} ms`} (typeCheckTimeoutMs)`
-        : `needed more than its ${formatBytes(TYPECHECK_MEMORY_MAX_BYTES)} of memory`;
+    const reason =
+      what === 'time'
+        ? `the check did not finish within ${limit >= 1000 ? `${limit / 1000} s` : `${limit} ms`} (typeCheckTimeoutMs)`
+        : `the check needed more than the compiler's ${formatBytes(TYPECHECK_MEMORY_MAX_BYTES)} of memory`;
     return {
       kind: 'too-slow',
+      reason,
       text:
-        `Refused: the type check ${what}; nothing ran. Make the script smaller or its types simpler ` +
-        '(`// @ts-nocheck` on its first line skips the check).',
+        `Not type-checked: ${reason}, so the ${subject} ran unchecked. ` +
+        '`// @ts-nocheck` on its first line skips the check for a script whose types cost this much.',
     };
   }
 
@@ -332,9 +371,9 @@ function outcomeOf(result: RawCheck, catalog: readonly CatalogTool[], mode: Type
   return { kind: 'refused', language, diagnostics, text: diagnosticsText(headline, diagnostics, catalog) };
 }
 
-/** The text of an outcome that refuses what was checked (`refused`, `too-slow`), else undefined. */
+/** The text of an outcome that refuses what was checked (`refused`), else undefined: a check that could not decide refuses nothing. */
 export function refusalOf(outcome: CheckOutcome): string | undefined {
-  return outcome.kind === 'refused' || outcome.kind === 'too-slow' ? outcome.text : undefined;
+  return outcome.kind === 'refused' ? outcome.text : undefined;
 }
 
 function firstLine(text: string): string {

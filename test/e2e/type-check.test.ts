@@ -2,15 +2,26 @@
  * The type check before a run (issue 47), end to end: a script the check refuses starts nothing
  * and sends nothing (the recorder upstream writes down every call it gets), the answer says where
  * each problem is and shows the tool's declaration; each typeCheck mode; skills, checked when
- * saved and when called; a script whose check costs too much is refused while the server goes on
- * serving its other clients.
+ * saved and when called; the same check for a 2026-07-28 caller, over HTTP for both revisions, and
+ * for `codemode-mcp run`; a script whose check costs too much runs unchecked by the time limit,
+ * saying so, while the server goes on answering.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectHttp, startHttpServer } from '../support/http-server.js';
+import { RUN_EXIT } from '../../src/commands/run/run-once.js';
 import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
-import { fixturePath, nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
+import {
+  fixturePath,
+  nodeEntry,
+  publishedEntry,
+  runBin,
+  structuredOf,
+  textOf,
+  valueOf,
+  writeConfig,
+} from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { readRecord } from '../upstream/specs.js';
 
@@ -18,6 +29,17 @@ import { readRecord } from '../upstream/specs.js';
 function callsIn(recordFile: string): Array<Record<string, unknown>> {
   return readRecord(recordFile).filter((entry) => entry.event === 'call');
 }
+
+/**
+ * The longest check a run waits for: these tests are about what a check finds, and a check past
+ * typeCheckTimeoutMs lets the script run unchecked, which a loaded machine must not bring about.
+ */
+const AMPLE_TIME = ['--type-check-timeout-ms', '60s'];
+
+/** A script with a wrong tool name after a call that must not be sent. */
+const WRONG_NAME = 'await tools["echo"]({ text: "sent first" });\nreturn await tools["ecko"]({ text: "never" });';
+const WRONG_NAME_REFUSAL =
+  /^Refused by the type check; nothing ran\. 1 problem in the script:\nscript:2:20: tools\["ecko"\] is not a tool\. Did you mean "echo"\?\n/;
 
 /** A recorder upstream writing to a file of its own, in a config with `more` entries beside it. */
 function recorderSetup(label: string, more: Record<string, unknown> = {}): { config: string; recordFile: string } {
@@ -37,7 +59,7 @@ describe('a script the type check refuses, in front of the recorder and server-e
   beforeAll(async () => {
     const setup = recorderSetup('type-check', { everything: nodeEntry(publishedEntry('server-everything'), ['stdio']) });
     recordFile = setup.recordFile;
-    server = await startInProcess(['--config', setup.config]);
+    server = await startInProcess(['--config', setup.config, ...AMPLE_TIME]);
   });
 
   afterAll(async () => {
@@ -109,7 +131,7 @@ describe('the typeCheck modes, in front of the recorder', () => {
 
   test('warn runs a script with a problem, and its answer says what the check found', async () => {
     const { config, recordFile } = recorderSetup('type-check-warn');
-    const server = await startInProcess(['--config', config, '--type-check', 'warn']);
+    const server = await startInProcess(['--config', config, '--type-check', 'warn', ...AMPLE_TIME]);
     try {
       const answer = await server.run({ code: wrong });
       expect(valueOf(answer)).toBe('ran');
@@ -139,7 +161,7 @@ describe('the typeCheck modes, in front of the recorder', () => {
 
   test('error (the default) refuses it, and `// @ts-nocheck` on its first line lets it run', async () => {
     const { config, recordFile } = recorderSetup('type-check-error');
-    const server = await startInProcess(['--config', config]);
+    const server = await startInProcess(['--config', config, ...AMPLE_TIME]);
     try {
       const refused = await server.run({ code: wrong });
       expect(refused.isError).toBe(true);
@@ -157,7 +179,7 @@ describe('skills, checked when saved and when called', () => {
   test('a save the check refuses writes nothing; a skill edited by hand into one it refuses is not run, and its call sends nothing', async () => {
     const { config, recordFile } = recorderSetup('type-check-skills');
     const dir = join(makeTempDir('type-check-skills'), 'skills');
-    const server = await startInProcess(['--config', config, '--skills-dir', dir]);
+    const server = await startInProcess(['--config', config, '--skills-dir', dir, ...AMPLE_TIME]);
     const save = (code: string) =>
       server.run({
         code: `try {
@@ -196,36 +218,88 @@ describe('skills, checked when saved and when called', () => {
   });
 });
 
-describe('a script whose check costs too much', () => {
-  test('is refused as too slow, nothing run, while the server answers another client, and checks the next script', async () => {
-    const { config, recordFile } = recorderSetup('type-check-hostile');
-    const server = await startHttpServer(['--config', config, '--type-check-timeout-ms', '1s']);
-    const hostile = await connectHttp(server.url, { name: 'hostile' });
-    const other = await connectHttp(server.url, { name: 'other' });
+describe('every way a script runs goes through the same check', () => {
+  test('a 2026-07-28 caller over stdio is refused the same, nothing sent', async () => {
+    const { config, recordFile } = recorderSetup('type-check-2026');
+    const server = await startInProcess(['--config', config, ...AMPLE_TIME], {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+    });
     try {
-      // A union of a hundred million members, and a call before it that must not be sent.
+      expect(server.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const answer = await server.run({ code: WRONG_NAME });
+      expect(answer.isError).toBe(true);
+      expect(textOf(answer)).toMatch(WRONG_NAME_REFUSAL);
+      expect(callsIn(recordFile)).toEqual([]);
+    } finally {
+      expect(await server.close()).toEqual([]);
+    }
+  });
+
+  test('over HTTP, a 2025 session and a 2026-07-28 caller are each refused, nothing sent, and a right script runs', async () => {
+    const { config, recordFile } = recorderSetup('type-check-http');
+    const server = await startHttpServer(['--config', config, ...AMPLE_TIME]);
+    const session = await connectHttp(server.url, { name: 'session' });
+    const sessionless = await connectHttp(server.url, {
+      name: 'sessionless',
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+    });
+    try {
+      expect(session.client.getNegotiatedProtocolVersion()).not.toBe('2026-07-28');
+      expect(sessionless.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      for (const client of [session, sessionless]) {
+        const answer = await client.run({ code: WRONG_NAME });
+        expect(answer.isError).toBe(true);
+        expect(textOf(answer)).toMatch(WRONG_NAME_REFUSAL);
+      }
+      expect(callsIn(recordFile)).toEqual([]);
+      expect(valueOf(await sessionless.run({ code: 'return (await tools.echo({ text: "right" })).content[0].text;' }))).toBe(
+        'right',
+      );
+      expect(callsIn(recordFile)).toMatchObject([{ tool: 'echo', args: { text: 'right' } }]);
+    } finally {
+      await session.close();
+      await sessionless.close();
+      expect((await server.stop()).left).toEqual([]);
+    }
+  });
+
+  test('`codemode-mcp run` prints the refusal, exits 2, and sends nothing', async () => {
+    const { config, recordFile } = recorderSetup('type-check-run');
+    const script = join(makeTempDir('type-check-run-script'), 'wrong.js');
+    writeFileSync(script, WRONG_NAME);
+    const { stdout, exitCode, left } = await runBin(['run', script, '--config', config, ...AMPLE_TIME]);
+    expect(stdout).toMatch(WRONG_NAME_REFUSAL);
+    expect(exitCode).toBe(RUN_EXIT.refused);
+    expect(left).toEqual([]);
+    expect(callsIn(recordFile)).toEqual([]);
+  });
+});
+
+describe('a script whose check costs too much', () => {
+  test('runs unchecked once typeCheckTimeoutMs has passed, its answer saying so, while the server answers meanwhile', async () => {
+    const { config, recordFile } = recorderSetup('type-check-hostile');
+    const server = await startInProcess(['--config', config, '--type-check-timeout-ms', '1s']);
+    try {
+      // A union of a hundred million members: its check takes far longer than a second, or more memory than the compiler has.
       const code = [
-        'await tools.echo({ text: "never" });',
         'type D = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";',
         'type N4 = `${D}${D}${D}${D}`;',
         'type Pairs = { [K in N4]: { [J in N4]: [K, J] }[N4] }[N4];',
         'const p: Pairs = ["0000", "0000"];',
-        'return p;',
+        'return (await tools.echo({ text: p.join("-") })).content[0].text;',
       ].join('\n');
-      const refusing = hostile.run({ code });
-      // The other client is answered meanwhile, and its script is checked (by a new compiler if need be) and runs.
-      expect((await other.run({ action: 'list' })).isError).toBe(false);
-      const refused = await refusing;
-      expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toMatch(
-        /^Refused: the type check (took longer than 1 s \(typeCheckTimeoutMs\)|needed more than its 256 MiB of memory); nothing ran\./,
+      const running = server.run({ code });
+      expect((await server.run({ action: 'list' })).isError).toBe(false);
+      const answer = await running;
+      expect(answer.isError).toBe(false);
+      expect(valueOf(answer)).toBe('0000-0000');
+      expect(textOf(answer)).toMatch(
+        /\nNot type-checked: the check (did not finish within 1 s \(typeCheckTimeoutMs\)|needed more than the compiler's 256 MiB of memory), so the script ran unchecked\./,
       );
-      expect(valueOf(await other.run({ code: 'return (await tools.echo({ text: "served" })).content[0].text;' }))).toBe('served');
-      expect(callsIn(recordFile)).toMatchObject([{ tool: 'echo', args: { text: 'served' } }]);
+      expect(structuredOf(answer).typeCheck).toMatch(/^Not type-checked: /);
+      expect(callsIn(recordFile)).toMatchObject([{ tool: 'echo', args: { text: '0000-0000' } }]);
     } finally {
-      await hostile.close();
-      await other.close();
-      expect((await server.stop()).left).toEqual([]);
+      expect(await server.close()).toEqual([]);
     }
   });
 });

@@ -4,7 +4,7 @@ import { TYPECHECK_DIAGNOSTICS_SHOWN } from '../../src/typecheck/outcome-text.js
 import { ScriptChecker, type CheckOptions, type CheckOutcome } from '../../src/typecheck/script-checker.js';
 import { everythingCatalog, toolOf } from './catalogs.js';
 
-// Generous: these tests are about what is found, not how fast (worker-limits.test.ts is about that).
+// Generous: these tests are about what is found, not how fast (compiler-limits.test.ts is about that).
 const checker = new ScriptChecker({ timeLimitMs: 60_000 });
 let everything: readonly CatalogTool[];
 const ERROR: CheckOptions = { mode: 'error' };
@@ -227,13 +227,13 @@ describe('the modes', () => {
   });
 
   test('off checks nothing, and starts no compiler', async () => {
-    const idle = new ScriptChecker({ timeLimitMs: 1_000, executable: '/nonexistent/tsc' });
+    const idle = new ScriptChecker({ timeLimitMs: 60_000, executable: '/nonexistent/tsc' });
     expect(await idle.check(wrong, everything, { mode: 'off' })).toEqual({ kind: 'passed', note: 'typeCheck is off' });
     await idle.close();
   });
 
   test('a checker that cannot start says so, and the script runs unchecked', async () => {
-    const broken = new ScriptChecker({ timeLimitMs: 1_000, executable: '/nonexistent/tsc' });
+    const broken = new ScriptChecker({ timeLimitMs: 60_000, executable: '/nonexistent/tsc' });
     const outcome = await broken.check(wrong, everything, { mode: 'error' });
     expect(outcome.kind).toBe('unavailable');
     expect('text' in outcome && outcome.text).toMatch(/^Not type-checked: the checker could not start \(.*ENOENT/);

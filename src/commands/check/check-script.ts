@@ -2,8 +2,10 @@
  * `codemode-mcp check <file|->`: type-checks one script against the upstreams' tools, as a run
  * would be checked, without running it, and prints what the check finds: for people who write
  * scripts and skills by hand. A `skill.ts` or `skill.js` beside a SKILL.md is checked as that
- * skill (`input` typed from its schema). Exits 0 when nothing is found, 1 when something is (or
- * the check ran past its limit), 2 when the script can't be read or checked at all.
+ * skill (`input` typed from its schema). The compiler is started before the check's time limit
+ * counts, so typeCheckTimeoutMs bounds the check of the script alone, as in a warm server. Exits 0
+ * when nothing is found, 1 when something is, 2 when the script can't be read or checked at all
+ * (the check past its time limit or memory included).
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -72,6 +74,12 @@ async function startAndCheck(
       );
     }
     const skill = await skillAt(path);
+    try {
+      await checker.ready(catalog);
+    } catch (error) {
+      io.stderr(`codemode-mcp: the type check's compiler could not start: ${(error as Error).message}`, 'error');
+      return CHECK_EXIT.unchecked;
+    }
     const outcome =
       skill === undefined ? await checker.check(code, catalog, options) : await checker.checkSkill(skill, catalog, options);
     return report(outcome, path, skill !== undefined, catalog, io);
@@ -112,8 +120,8 @@ function report(outcome: CheckOutcome, path: string, isSkill: boolean, catalog: 
       io.stdout(`${what}:\n${outcome.text}\n`);
       return CHECK_EXIT.found;
     case 'too-slow':
-      io.stdout(`${what}: ${outcome.text}\n`);
-      return CHECK_EXIT.found;
+      io.stderr(`codemode-mcp: ${what} was not checked: ${outcome.reason}`, 'error');
+      return CHECK_EXIT.unchecked;
     case 'unavailable':
       io.stderr(`codemode-mcp: ${what}: ${outcome.text}`, 'error');
       return CHECK_EXIT.unchecked;
