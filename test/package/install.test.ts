@@ -7,7 +7,7 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, publishedEntry, startServer, valueOf } from '../support/mcp-client.js';
+import { ROOT, publishedEntry, startServer, textOf, valueOf } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 let dir: string;
@@ -66,10 +66,19 @@ describe('the packed package, installed', () => {
     expect(readdirSync(join(dir, 'node_modules', 'codemode-mcp'))).not.toContain('test');
   });
 
-  it('runs a script against server-everything', async () => {
-    const server = await startServer(['--', process.execPath, publishedEntry('server-everything')], { bin: installedBin });
+  it('runs a script against server-everything, and refuses one the type check finds wrong', async () => {
+    // A minute for the check: a check past its limit would let the wrong script run, and this machine may be loaded.
+    const server = await startServer(
+      ['--type-check-timeout-ms', '60s', '--', process.execPath, publishedEntry('server-everything')],
+      {
+        bin: installedBin,
+      },
+    );
     const result = await server.run({ code: 'return (await tools["echo"]({ message: "from the package" })).content[0].text' });
     expect(valueOf(result)).toBe('Echo: from the package');
+    const refused = await server.run({ code: 'return (await tools["echo"]({ mesage: "x" })).content[0].text' });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^Refused by the type check; nothing ran\. 1 problem in the script:\nscript:1:29: /);
     expect(await server.close()).toEqual([]);
   });
 });
