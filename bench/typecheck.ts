@@ -237,7 +237,7 @@ async function checkedRun(unchecked: Connected, ctx: BenchContext): Promise<Row>
 
 /**
  * What a checker adds once idle after checks: this process's resident memory (collected first
- * when run with --expose-gc: a worker thread's heap, the API's caches) and the compiler's process.
+ * when run with --expose-gc: a compared checker's worker thread, the API's caches) and the compiler's process.
  */
 async function checkerMemory(kind: CheckerKind, catalog: readonly CatalogTool[], ctx: BenchContext): Promise<Row> {
   const collect = (globalThis as { gc?: () => void }).gc;

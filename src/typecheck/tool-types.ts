@@ -10,7 +10,7 @@ import type { CatalogTool } from '../catalog/types.js';
 
 /** The declarations of one catalog, and what the check needs to know of its names. */
 export interface ToolTypes {
-  /** Distinct for each catalog this process has seen: the worker keeps a program per key. */
+  /** Distinct for each catalog this process has seen: the compiler keeps a project per key (check-program.ts). */
   readonly key: number;
   readonly text: string;
   /** Callable tools, and those the config denies (callable by name, refused when called). */
