@@ -43,8 +43,10 @@ const SRC_FOLDERS = [
   'upstream',
   'skills',
   'approvals',
+  'fetch',
   'script-host',
   'telemetry',
+  'tokenize',
   'state',
   'typecheck',
   'catalog',
@@ -140,8 +142,10 @@ export default tseslint.config(
     'upstream',
     'skills',
     'approvals',
+    'fetch',
     'script-host',
     'telemetry',
+    'tokenize',
     'state',
     'typecheck',
     'catalog',
@@ -153,11 +157,18 @@ export default tseslint.config(
   layerRule('stdio', ['json-rpc', 'config', 'support']),
   // Below the MCP surface, scripts are run and answered in the server's own terms: only src/mcp/
   // (and what carries it) speaks MCP to the client, and the scripts layer never imports the SDK.
-  layerRule('scripts', ['approvals', 'script-host', 'telemetry', 'state', 'typecheck', 'catalog', 'config', 'support'], MCP_SDK),
+  layerRule(
+    'scripts',
+    ['approvals', 'fetch', 'script-host', 'telemetry', 'state', 'typecheck', 'catalog', 'config', 'support'],
+    MCP_SDK,
+  ),
   layerRule('upstream', ['telemetry', 'catalog', 'json-rpc', 'config', 'support']),
   layerRule('approvals', ['telemetry', 'config', 'support']),
+  // fetch/ implements the scripts' fetch() over script-host/apis.ts's types, as state/ and skills/ do theirs.
+  layerRule('fetch', ['script-host', 'telemetry', 'config', 'support'], MCP_SDK),
   layerRule('script-host', ['catalog', 'config', 'support'], MCP_SDK),
   layerRule('telemetry', ['config', 'support']),
+  layerRule('tokenize', ['config', 'support']),
   // state/ and skills/ implement their host APIs over script-host/apis.ts's types.
   layerRule('state', ['script-host', 'config', 'support']),
   layerRule('skills', ['script-host', 'config', 'support']),

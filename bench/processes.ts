@@ -29,6 +29,13 @@ export function memoryOfAll(pids: readonly number[]): Memory {
   return { once: own + shared, rssSum: rollups.reduce((sum, rollup) => sum + field(rollup, 'Rss'), 0) };
 }
 
+/** CPU of `pid` alone, in ms: its own user and system time, not its children's. */
+export function ownCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+}
+
 /** CPU of `pid` and every process under it, in ms: their own, and that of their children already reaped. */
 export function treeCpuMs(pid: number): number {
   const times = new Map<number, { parent: number; ticks: number }>();

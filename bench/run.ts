@@ -25,6 +25,7 @@ import { measureStartup } from './startup.js';
 import { measureStops } from './stops.js';
 import { measureTelemetry } from './telemetry.js';
 import { measureTypecheck } from './typecheck.js';
+import { measureTokenize } from './tokenize.js';
 
 const quick = process.argv.includes('--quick');
 const ctx: BenchContext = { quick, rounds: quick ? 1 : 15, log: (line) => process.stderr.write(`${line}\n`) };
@@ -39,6 +40,7 @@ const MAIN: ReadonlyArray<readonly [string, (ctx: BenchContext) => Promise<Row[]
   ['startup', measureStartup],
   ['http', measureHttp],
   ['telemetry', measureTelemetry],
+  ['tokenize', measureTokenize],
   ['memory', measureMemory],
   ['stops', measureStops],
   ['stack', measureStack],

@@ -9,6 +9,7 @@ import { Calls } from './calls.js';
 import { describeThrown, installErrorClasses } from './errors.js';
 import { host, limits, takeHost } from './host.js';
 import { installConsole } from './console.js';
+import { installFetch } from './fetch.js';
 import { inspect } from './inspect.js';
 import { ErrorConstructor, JSONStringify, ObjectFreeze, ObjectSetPrototypeOf, newError } from './intrinsics.js';
 import { installNotify } from './notify.js';
@@ -34,6 +35,7 @@ export function install(givenHost: Record<string, unknown>, givenLimits: Record<
   installResources(calls);
   installState(calls);
   installSkills(calls);
+  installFetch(calls);
   timers.install();
   random.install();
 

@@ -93,6 +93,44 @@ export const AsyncFunctionConstructor = (Object.getPrototypeOf(async function ()
   .constructor as new (...parameterThenBody: string[]) => (...args: unknown[]) => Promise<unknown>;
 export const Uint32ArrayConstructor = Uint32Array;
 
+// ---- bytes and text, for fetch (prelude/fetch.ts) ----
+export const SymbolIterator = Symbol.iterator;
+export const ArraySort = uncurry(Array.prototype.sort) as <T>(list: T[], compare: (a: T, b: T) => number) => T[];
+export const ArrayValues = uncurry(Array.prototype.values) as <T>(list: T[]) => IterableIterator<T>;
+export const ArrayJoin = uncurry(Array.prototype.join) as (list: unknown, separator: string) => string;
+export const StringToLowerCase = uncurry(String.prototype.toLowerCase);
+export const StringToUpperCase = uncurry(String.prototype.toUpperCase);
+export const StringToWellFormed = uncurry((String.prototype as unknown as { toWellFormed(): string }).toWellFormed);
+export const StringFromCharCode = String.fromCharCode;
+export const Uint8ArrayConstructor = Uint8Array;
+const fromBase64 = (Uint8Array as unknown as { fromBase64(text: string): Uint8Array }).fromBase64;
+/** Bytes from base64 (QuickJS-ng has the proposal's Uint8Array.fromBase64), native. */
+export const Uint8ArrayFromBase64 = (text: string): Uint8Array => ReflectApply(fromBase64, Uint8Array, [text]);
+export const Uint8ArrayToBase64 = uncurry((Uint8Array.prototype as unknown as { toBase64(): string }).toBase64);
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+function getterOf(prototype: object, key: PropertyKey): (self: unknown) => unknown {
+  return uncurry(Object.getOwnPropertyDescriptor(prototype, key)!.get!);
+}
+/** A typed array's kind (`Uint8Array`, …), undefined for anything else: a brand check that runs no script code. */
+export const TypedArrayKind = getterOf(TypedArrayPrototype, Symbol.toStringTag) as (value: unknown) => string | undefined;
+export const TypedArrayBuffer = getterOf(TypedArrayPrototype, 'buffer') as (view: unknown) => ArrayBuffer;
+export const TypedArrayByteOffset = getterOf(TypedArrayPrototype, 'byteOffset') as (view: unknown) => number;
+export const TypedArrayByteLength = getterOf(TypedArrayPrototype, 'byteLength') as (view: unknown) => number;
+export const DataViewBuffer = getterOf(DataView.prototype, 'buffer') as (view: unknown) => ArrayBuffer;
+export const DataViewByteOffset = getterOf(DataView.prototype, 'byteOffset') as (view: unknown) => number;
+export const DataViewByteLength = getterOf(DataView.prototype, 'byteLength') as (view: unknown) => number;
+/** Throws for anything but an ArrayBuffer: the brand check of one. */
+export const ArrayBufferByteLength = getterOf(ArrayBuffer.prototype, 'byteLength') as (buffer: unknown) => number;
+export const ArrayBufferIsView = ArrayBuffer.isView;
+/** Text as the UTF-8 of its bytes, one byte a character (encodeURIComponent and unescape are native): for btoa. */
+const encodeURIComponentNative = encodeURIComponent;
+const unescapeNative = (globalThis as unknown as { unescape(text: string): string }).unescape;
+const btoaNative = (globalThis as unknown as { btoa(text: string): string }).btoa;
+/** Text as UTF-8 bytes, natively (lone surrogates become U+FFFD first, as TextEncoder does). */
+export function encodeUtf8(text: string): Uint8Array {
+  return Uint8ArrayFromBase64(btoaNative(unescapeNative(encodeURIComponentNative(StringToWellFormed(text)))));
+}
+
 // ---- the prelude's own objects, which inherit nothing a script can reach ----
 
 /** An object with no prototype: no getter or setter a script puts on Object.prototype ever sees it. */

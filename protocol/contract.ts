@@ -24,7 +24,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Bumped on any change to the messages below; the child states it in `ready`. */
-export const PROTOCOL_VERSION = 10;
+export const PROTOCOL_VERSION = 11;
 
 /** 25 MiB: a child frame past it is a breach; the parent stops reading and ends the script as crashed. */
 export const FRAME_MAX_BYTES = 25 * MiB;
@@ -137,7 +137,15 @@ export type StateCall = (typeof STATE_CALLS)[number];
  */
 export const SKILL_CALLS = ['skills.list', 'skills.get', 'skills.save'] as const;
 
-export const API_CALLS = [...RESOURCE_CALLS, ...STATE_CALLS, ...SKILL_CALLS] as const;
+/**
+ * `fetch(url, init)`, made by the server for the script (issue 49): `{"url": string, "method":
+ * string, "headers": [[name, value], …], "redirect": "follow"|"manual"|"error", "body"?: string,
+ * "bodyBase64"?: string}`, as prelude/fetch.ts makes it. The answer is the response as JSON
+ * (src/script-host/apis.ts, FetchAnswer), its body as text when it is UTF-8, else as base64.
+ */
+export const FETCH_CALLS = ['fetch'] as const;
+
+export const API_CALLS = [...RESOURCE_CALLS, ...STATE_CALLS, ...SKILL_CALLS, ...FETCH_CALLS] as const;
 
 /** The value cap, plus room for the string that says a value was past it. */
 const VALUE_FIELD_MAX_CHARS = VALUE_MAX_CHARS + 1_024;

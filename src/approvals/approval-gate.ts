@@ -21,6 +21,7 @@ import {
   describeCall,
   readApprovalAnswer,
   type ApprovalDecision,
+  type ApprovalQuestion,
   type AskedTool,
 } from './approval-question.js';
 
@@ -33,9 +34,24 @@ export interface PersonChannel {
   readonly accepts: (request: ElicitRequest) => boolean;
   /**
    * Asks on behalf of `script`; rejects when `signal` aborts (the script ended, approvalTimeoutMs
-   * passed) or the asking fails.
+   * passed) or the asking fails. `detail` is for a channel that shows more than the form does.
    */
-  readonly ask: (request: ElicitRequest, signal: AbortSignal, script: string) => Promise<ElicitResult>;
+  readonly ask: (request: ElicitRequest, signal: AbortSignal, script: string, detail: AskDetail) => Promise<ElicitResult>;
+}
+
+/** What a channel other than the client's form needs (the approval page, src/approvals/page/). */
+export interface AskDetail {
+  /** The question as data: every waiting call's arguments whole, as they were when it was asked. */
+  readonly question: ApprovalQuestion;
+  /** The calls waiting on the answer now: calls of the batch that arrived since it was asked join it. */
+  readonly waiting: () => readonly string[];
+  readonly identity: ApprovalCall['identity'];
+  /**
+   * A line for the script's answers to carry until the question is answered, for the model to pass
+   * on to the person (a link to open). `urgent`: only the model can reach the person, so the call
+   * watching the script answers at once rather than at its yield.
+   */
+  readonly passOn: (line: string, urgent: boolean) => void;
 }
 
 const MINUTE_MS = 60_000;
@@ -96,6 +112,8 @@ interface ScriptApprovals {
   readonly batches: Map<string, Batch>;
   /** Tools whose fallback has been logged for this script: once each in the log (the audit log has every call). */
   readonly fallbackLogged: Set<string>;
+  /** Per tool, the line the question being asked gave the model to pass on (AskDetail.passOn). */
+  readonly passOn: Map<string, string>;
 }
 
 const NO_RELEASE = (): void => {};
@@ -110,6 +128,7 @@ type Outcome =
 export class ApprovalGate {
   private readonly ownerGrants = new Map<string, number>();
   private readonly scripts = new Map<string, ScriptApprovals>();
+  private readonly urgentListeners = new Set<(script: string) => void>();
   private readonly now: () => number;
 
   constructor(private readonly options: ApprovalGateOptions) {
@@ -169,9 +188,18 @@ export class ApprovalGate {
       ];
       if (batch.state !== 'asking' || calls.length === 0) continue;
       const more = calls.length - 1;
-      lines.push(`${describeCall(tool, calls[0]!)}${more > 0 ? ` and ${more} more calls of it` : ''}`);
+      const passOn = state.passOn.get(tool);
+      lines.push(
+        `${describeCall(tool, calls[0]!)}${more > 0 ? ` and ${more} more calls of it` : ''}${passOn !== undefined ? ` — ${passOn}` : ''}`,
+      );
     }
     return lines;
+  }
+
+  /** Tells `listener` of each script whose question only the model can pass on (AskDetail.passOn, urgent). */
+  onUrgent(listener: (script: string) => void): () => void {
+    this.urgentListeners.add(listener);
+    return () => this.urgentListeners.delete(listener);
   }
 
   /** The script ended: its grants, denials and batches go with it (its questions were withdrawn by its signal). */
@@ -186,7 +214,7 @@ export class ApprovalGate {
   private scriptState(script: string): ScriptApprovals {
     let state = this.scripts.get(script);
     if (state === undefined) {
-      state = { granted: new Set(), denied: new Set(), batches: new Map(), fallbackLogged: new Set() };
+      state = { granted: new Set(), denied: new Set(), batches: new Map(), fallbackLogged: new Set(), passOn: new Map() };
       this.scripts.set(script, state);
     }
     return state;
@@ -236,7 +264,7 @@ export class ApprovalGate {
       'info',
     );
     this.audit(first, 'asked', calls.length);
-    const outcome = await this.askPerson(first, calls);
+    const outcome = await this.askPerson(first, calls, () => batch.waiters.map((waiter) => waiter.argsJson));
     if (outcome.kind === 'review') return this.review(first, state, batch);
     this.settleAll(state, first.tool.name, batch, outcome, first);
   }
@@ -251,7 +279,7 @@ export class ApprovalGate {
     const tool = first.tool.name;
     for (let waiter = batch.waiters.shift(); waiter !== undefined; waiter = batch.waiters.shift()) {
       batch.reviewing = waiter.argsJson;
-      const outcome = await this.askPerson(first, [waiter.argsJson]);
+      const outcome = await this.askPerson(first, [waiter.argsJson], () => [waiter.argsJson]);
       delete batch.reviewing;
       if (outcome.kind === 'allow-batch') {
         this.options.log(
@@ -282,15 +310,28 @@ export class ApprovalGate {
   }
 
   /** Asks about `calls` of the first call's tool, within approvalTimeoutMs and the script's life. */
-  private async askPerson(first: ApprovalCall, calls: readonly string[]): Promise<Outcome> {
-    const request = approvalRequest({ tool: first.tool, calls, asker: this.asker(first), owner: this.options.owner });
+  private async askPerson(first: ApprovalCall, calls: readonly string[], waiting: () => readonly string[]): Promise<Outcome> {
+    const question: ApprovalQuestion = { tool: first.tool, calls, asker: this.asker(first), owner: this.options.owner };
+    const request = approvalRequest(question);
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const tool = first.tool.name;
+    const lines = this.scripts.get(first.script)?.passOn;
+    const passOn = (line: string, urgent: boolean): void => {
+      lines?.set(tool, line);
+      if (urgent) for (const listener of [...this.urgentListeners]) listener(first.script);
+    };
+    const signal = AbortSignal.any([first.signal, timeout]);
     try {
-      const answer = await this.options.person.ask(request, AbortSignal.any([first.signal, timeout]), first.script);
-      return readApprovalAnswer(answer, calls.length);
+      return readApprovalAnswer(
+        await this.options.person.ask(request, signal, first.script, { question, waiting, identity: first.identity, passOn }),
+        // The calls waiting when the answer came: the page shows the calls that joined meanwhile, and offers a review of them.
+        waiting().length,
+      );
     } catch (error) {
       if (first.signal.aborted) return { kind: 'withdrawn' };
       return timeout.aborted ? { kind: 'timeout' } : { kind: 'failed', reason: (error as Error).message };
+    } finally {
+      lines?.delete(tool);
     }
   }
 

@@ -43,6 +43,9 @@ export interface AskedTool {
   readonly name: string;
   readonly title?: string;
   readonly annotations?: { readonly [hint: string]: unknown };
+  /** The upstream server's name in the config, and the tool's name there (the approval page shows both). */
+  readonly server?: string;
+  readonly upstreamName?: string;
 }
 
 export interface ApprovalQuestion {

@@ -8,6 +8,7 @@
 import { SUMMARY_MAX_CHARS, cutAtWord, summarize } from '../../common/summary.js';
 import { SEARCH_DEFAULT_LIMIT } from '../../common/search-tools.js';
 import { SETTINGS, formatSettingValue } from '../config/settings.js';
+import { fetchApprovalOf, type FetchOriginRule } from '../config/fetch-setting.js';
 import { serverTopics } from './server-topics.js';
 import type { Catalog, CatalogTool } from './types.js';
 
@@ -60,7 +61,17 @@ const SKILLS_TEXT =
 export interface DescriptionOptions {
   /** The server's yieldMs: how long a run waits by default, as the description states it. */
   readonly yieldMs: number;
+  /** The origins scripts may fetch (settings.fetch); none or absent: the description says there is no network. */
+  readonly fetch?: readonly FetchOriginRule[];
+  /** With tokenize on, the line on tokens (src/tokenize/tokens-note.ts), after the API. */
+  readonly tokens?: string;
 }
+
+/**
+ * 400 characters: the origins the fetch line names, with their methods. Past it the rest are
+ * counted; a fetch to one of them works all the same.
+ */
+export const FETCH_ORIGINS_MAX_CHARS = 400;
 
 /** The `resources` line, when some upstream offers resources: the calls and what each returns. */
 const RESOURCES_TEXT =
@@ -84,8 +95,39 @@ function apiText(options: DescriptionOptions, resourcesOffered: boolean): string
     `searchTools(query, limit=${SEARCH_DEFAULT_LIMIT}) → [{name,description,score}]; console.log(describe(name)) prints one tool's declaration; ALL_TOOLS: [{name,description,inputSchema,outputSchema}] (large: use describe; never return it).`,
     ...(resourcesOffered ? [RESOURCES_TEXT] : []),
     'store(key,value,{ttlMs}?), load(key): JSON kept between scripts; state.keys(prefix?), state.remove(key).',
-    'console.log/text() print; show(block|result) adds images/resources to the answer; notify(x) tells the user; sleep(ms). No files, network, processes.',
+    `console.log/text() print; show(block|result) adds images/resources to the answer; notify(x) tells the user; sleep(ms). ${
+      options.fetch !== undefined && options.fetch.length > 0
+        ? 'No files, processes; network by fetch only:'
+        : 'No files, network, processes.'
+    }`,
+    ...(options.fetch !== undefined && options.fetch.length > 0 ? [fetchText(options.fetch)] : []),
+    ...(options.tokens !== undefined ? [options.tokens] : []),
   ].join('\n');
+}
+
+/**
+ * `fetch(url,{…}) → Response…, only to: https://api.github.com (GET, POST [asks]); …`: what the
+ * model may fetch, each origin with its methods (`[asks]` where a person approves), within
+ * FETCH_ORIGINS_MAX_CHARS.
+ */
+function fetchText(rules: readonly FetchOriginRule[]): string {
+  const origins = rules.map(
+    (rule) =>
+      `${rule.origin} (${rule.methods.map((method) => method + (fetchApprovalOf(rule, method) === 'ask' ? ASKS_MARKER : '')).join(', ')})`,
+  );
+  let named = '';
+  let shown = 0;
+  for (const origin of origins) {
+    const next = shown === 0 ? origin : `${named}, ${origin}`;
+    if (next.length > FETCH_ORIGINS_MAX_CHARS && shown > 0) break;
+    named = next;
+    shown++;
+  }
+  const more = origins.length - shown;
+  return (
+    'fetch(url,{method,headers,body,redirect}) → Response {status,ok,headers.get(),text(),json(),arrayBuffer()}; the server adds ' +
+    `credentials. Only to: ${named}${more > 0 ? ` and ${more} more` : ''}. Others: ToolRefused FETCH_ORIGIN.`
+  );
 }
 
 /** One upstream server's allowed tools, as the description lists them. */
@@ -115,7 +157,8 @@ type Layout =
 export function describeCodeExecution(catalog: Catalog, options: DescriptionOptions, skills?: readonly SkillLine[]): string {
   const allowed = catalog.tools.filter((t) => t.allowed);
   const skillsPart = skills === undefined ? '' : `\n${SKILLS_TEXT}${skillsText(skills)}`;
-  const approvalsPart = allowed.some((t) => t.approval === 'ask') ? `\n${APPROVALS_TEXT}` : '';
+  const fetchAsks = (options.fetch ?? []).some((rule) => rule.methods.some((method) => fetchApprovalOf(rule, method) === 'ask'));
+  const approvalsPart = allowed.some((t) => t.approval === 'ask') || fetchAsks ? `\n${APPROVALS_TEXT}` : '';
   const api = `${apiText(options, catalog.resourcesOffered)}${approvalsPart}${skillsPart}${notesText(catalog.upstreamNotes)}`;
   if (allowed.length === 0) return `${api}\nNo tools are available right now.`;
   const groups = groupByServer(allowed);

@@ -11,8 +11,11 @@ import { declarationOf } from './declaration.js';
 import { summarize } from '../../common/summary.js';
 import type { CatalogTool } from './types.js';
 
-/** `failed`: the upstreams that could not start, named in the first line since their tools are missing. */
-export function renderTools(tools: readonly CatalogTool[], failed: readonly string[] = []): string {
+/**
+ * `failed`: the upstreams that could not start, named in the first line since their tools are
+ * missing; `tokens`: with tokenize on, the line on tokens the description carries too.
+ */
+export function renderTools(tools: readonly CatalogTool[], failed: readonly string[] = [], tokens?: string): string {
   const allowed = tools.filter((t) => t.allowed);
   const denied = tools.filter((t) => !t.allowed);
   const servers = new Set(tools.map((t) => t.server)).size;
@@ -21,7 +24,7 @@ export function renderTools(tools: readonly CatalogTool[], failed: readonly stri
   const asking = allowed.filter((t) => t.approval === 'ask').length;
   const head = `${count(allowed.length, 'tool')} callable from scripts as tools["name"](args), from ${count(servers, 'server')}${missing}${
     asking > 0 ? `; ${asking} ask${asking === 1 ? 's' : ''} a person before each call` : ''
-  }${denied.length > 0 ? `; ${denied.length} denied by the config` : ''}.`;
+  }${denied.length > 0 ? `; ${denied.length} denied by the config` : ''}.${tokens !== undefined ? `\n${tokens}` : ''}`;
   const sections = [allowed.length > 0 ? `${head}\n${CONTENT_TYPE}` : head];
 
   for (const tool of allowed) {

@@ -6,9 +6,14 @@ import type { RawHttpArgs } from './program.js';
 /** Undefined without --http; the options, or what is wrong with them. */
 export function readHttpFlags(raw: RawHttpArgs, env: VariableSource): HttpOptions | { error: string } | undefined {
   if (raw.listen === undefined) {
-    const stray = (['token', 'allowedHosts', 'instanceId'] as const).find((key) => raw[key] !== undefined);
+    const stray = (['token', 'allowedHosts', 'instanceId', 'publicHealth'] as const).find((key) => raw[key] !== undefined);
     if (stray === undefined) return undefined;
-    const flag = { token: '--http-token', allowedHosts: '--http-allowed-hosts', instanceId: '--instance-id' }[stray];
+    const flag = {
+      token: '--http-token',
+      allowedHosts: '--http-allowed-hosts',
+      instanceId: '--instance-id',
+      publicHealth: '--http-public-health',
+    }[stray];
     return { error: `${flag} applies only with --http [host:]port, which serves MCP over HTTP instead of stdio` };
   }
   const address = parseHttpAddress(raw.listen);
@@ -23,6 +28,7 @@ export function readHttpFlags(raw: RawHttpArgs, env: VariableSource): HttpOption
       .map((name) => name.trim())
       .filter((name) => name !== ''),
     instanceId: raw.instanceId,
+    publicHealth: raw.publicHealth === true,
   };
   const problem = checkHttpOptions(options);
   return problem === undefined ? options : { error: problem };

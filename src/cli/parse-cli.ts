@@ -280,9 +280,9 @@ function configExit(error: ConfigError): CliExit {
   return { exit: EXIT_CONFIG, stderr: `${PROGRAM_NAME}: ${error.message}\n` };
 }
 
-/** Where a flag's relative path is taken from, and what `~` is. */
+/** Where a flag's relative path is taken from, what `~` is, and where `${VAR}` is looked up. */
 function placeOf(context: CliContext): ReadPlace {
-  return { baseDir: context.cwd ?? process.cwd(), home: context.homedir ?? homedir() };
+  return { baseDir: context.cwd ?? process.cwd(), home: context.homedir ?? homedir(), env: context.env ?? process.env };
 }
 
 /** The default, then the file, then the flags. `tools`, `run` and `skills` log at warn by default: their output is what was asked for. */

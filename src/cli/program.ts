@@ -53,6 +53,7 @@ export interface RawHttpArgs {
   token: string | undefined;
   allowedHosts: string | undefined;
   instanceId: string | undefined;
+  publicHealth: boolean | undefined;
 }
 
 export interface CapturedOutput {
@@ -99,15 +100,34 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
       '--instance-id <id>',
       'with --http: prefix every session id and script id with <id>. so a load balancer can route them to this instance',
     )
-    .action((opts: { config?: string; http?: string; httpToken?: string; httpAllowedHosts?: string; instanceId?: string }) => {
-      onParsed({
-        command: 'serve',
-        config: opts.config,
-        settings: readSettingFlags(program),
-        stray: program.args,
-        http: { listen: opts.http, token: opts.httpToken, allowedHosts: opts.httpAllowedHosts, instanceId: opts.instanceId },
-      });
-    });
+    .option(
+      '--http-public-health',
+      'with --http: answer GET /healthz without the token (for load balancers and probes) with its status alone; the details still need the token',
+    )
+    .action(
+      (opts: {
+        config?: string;
+        http?: string;
+        httpToken?: string;
+        httpAllowedHosts?: string;
+        instanceId?: string;
+        httpPublicHealth?: boolean;
+      }) => {
+        onParsed({
+          command: 'serve',
+          config: opts.config,
+          settings: readSettingFlags(program),
+          stray: program.args,
+          http: {
+            listen: opts.http,
+            token: opts.httpToken,
+            allowedHosts: opts.httpAllowedHosts,
+            instanceId: opts.instanceId,
+            publicHealth: opts.httpPublicHealth,
+          },
+        });
+      },
+    );
   program.version(version, '-V, --version', 'print the version and exit');
 
   const tools = program
@@ -117,7 +137,7 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
   addServeOptions(tools).action((opts: { config?: string }) => {
     const parentConfig = program.opts<{ config?: string }>().config;
     const settings = mergeSettingFlags(readSettingFlags(program), readSettingFlags(tools));
-    const none = { listen: undefined, token: undefined, allowedHosts: undefined, instanceId: undefined };
+    const none = { listen: undefined, token: undefined, allowedHosts: undefined, instanceId: undefined, publicHealth: undefined };
     onParsed({ command: 'tools', config: opts.config ?? parentConfig, settings, stray: tools.args, http: none });
   });
 

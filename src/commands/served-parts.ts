@@ -1,11 +1,13 @@
 /**
  * What both serve commands build once from what they opened, and pass down to every client of
- * either revision: the host APIs (src/mcp/host-apis.ts, the type check's compiler among them,
- * closed by the serve's shutdown), the tool listing, and the skills library served through the
- * MCP Skills extension.
+ * either revision: the host APIs (src/mcp/host-apis.ts, with the fetcher for scripts' fetch(),
+ * the tokenizer when settings.tokenize is on, and the type check's compiler, closed by the serve's
+ * shutdown), the tool listing, the skills library served through the MCP Skills extension, and
+ * the approval page (src/approvals/page/).
  */
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Settings } from '../config/settings.js';
+import { fetcherFor } from '../fetch/fetcher.js';
 import { createHostApis, type ApiOwner, type HostApis } from '../mcp/host-apis.js';
 import { ToolListing } from '../mcp/tool-listing.js';
 import { savedSkillsOf, type SkillSaving } from '../skills/skills-api.js';
@@ -15,11 +17,16 @@ import { SkillsLibrary } from '../skills/skills-library.js';
 import type { StateStore } from '../state/state-store.js';
 import type { Log } from '../support/log.js';
 import type { UpstreamHub } from '../upstream/hub.js';
+import { ApprovalPage, type PagePlace } from '../approvals/page/approval-page.js';
+import { describeTokens } from '../tokenize/tokens-note.js';
+import { tokenLabels } from '../tokenize/token-text.js';
+import { Tokenizer } from '../tokenize/tokenizer.js';
 
 export interface ServedParts {
   readonly apis: HostApis;
   readonly listing: ToolListing;
   readonly skills: SkillsExtension;
+  readonly approvalPage: ApprovalPage;
 }
 
 export function buildServedParts(
@@ -32,18 +39,40 @@ export function buildServedParts(
     readonly saving: (owner: ApiOwner) => SkillSaving;
     /** Settles when the upstreams' skills may be listed. */
     readonly startup: () => Promise<void>;
+    /** Where the approval page is served: stdio's own listener, or a route of the HTTP server. */
+    readonly page: PagePlace;
+    /** Opens a link in this machine's browser (approvalOpenBrowser, stdio). */
+    readonly openBrowser?: (url: string) => void;
+    /** The server's version, in the User-Agent of scripts' fetch() requests. */
+    readonly version: string;
   },
 ): ServedParts {
   const library = new SkillsLibrary(skillsDirectory(settings));
-  const listing = new ToolListing({ hub, settings, savedSkills: savedSkillsOf(library), log });
+  const { tokenize } = settings;
+  const listing = new ToolListing({
+    hub,
+    settings,
+    savedSkills: savedSkillsOf(library),
+    log,
+    ...(tokenize !== null ? { tokensNote: describeTokens(tokenLabels(tokenize)) } : {}),
+  });
   const apis = createHostApis({
     hub,
     state,
     skills: { library, saving: options.saving, onSaved: () => listing.skillsSaved() },
+    fetcher: fetcherFor(settings, log, options.version),
     settings,
     warmTypeCheck: true,
     log,
+    // Made at start, so its packages and phone plans load now (about 100 ms), not at the first answer.
+    ...(tokenize !== null ? { tokenizer: new Tokenizer(tokenize) } : {}),
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });
-  return { apis, listing, skills };
+  const approvalPage = new ApprovalPage({
+    place: options.page,
+    timeoutMs: settings.approvalTimeoutMs,
+    log,
+    ...(options.openBrowser !== undefined ? { openBrowser: options.openBrowser } : {}),
+  });
+  return { apis, listing, skills, approvalPage };
 }

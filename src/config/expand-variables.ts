@@ -9,6 +9,32 @@ import type { VariableSource } from './types.js';
 const REFERENCE = /\$\{([^}]*)\}/g;
 const NAME = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 
+/**
+ * VS Code's own variables in an mcp.json (`${workspaceFolder}`, `${input:token}`, ...), which VS
+ * Code expands before starting a server and codemode-mcp can't: a config copied from one is told so.
+ */
+const VS_CODE_VARIABLES = new Set([
+  'workspaceFolder',
+  'workspaceFolderBasename',
+  'userHome',
+  'cwd',
+  'execPath',
+  'pathSeparator',
+  'file',
+  'fileWorkspaceFolder',
+  'relativeFile',
+  'relativeFileDirname',
+  'fileBasename',
+  'fileBasenameNoExtension',
+  'fileExtname',
+  'fileDirname',
+  'fileDirnameBasename',
+  'lineNumber',
+  'selectedText',
+  'defaultBuildTask',
+]);
+const VS_CODE_PREFIXED = /^(input|config|command|workspaceFolder):/;
+
 /** Why one string could not be expanded; the caller adds the file and path (and makes it a ConfigError). */
 export class VariableError extends CodemodeError {
   override readonly name = 'VariableError';
@@ -17,6 +43,12 @@ export class VariableError extends CodemodeError {
 
 export function expandVariables(text: string, env: VariableSource): string {
   return text.replace(REFERENCE, (reference: string, body: string) => {
+    if (VS_CODE_VARIABLES.has(body) || VS_CODE_PREFIXED.test(body)) {
+      throw new VariableError(
+        `has ${reference}, a variable VS Code expands in its own mcp.json; codemode-mcp expands only environment ` +
+          'variables: write the value itself (an absolute path), or put it in an environment variable and write ${NAME}',
+      );
+    }
     const match = NAME.exec(body);
     if (match === null) {
       throw new VariableError(`has ${reference}, which is not a variable reference; write \${NAME} or \${NAME:-default}`);

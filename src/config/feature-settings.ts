@@ -2,7 +2,14 @@
  * The settings that turn something on or choose how it behaves: tools offered directly, skills
  * saved over HTTP, approvals, and what telemetry and the audit log record.
  */
-import { approvalsSetting, choiceSetting, globsSetting, switchSetting } from './setting-kinds.js';
+import {
+  approvalsSetting,
+  choiceSetting,
+  fetchOriginsSetting,
+  globsSetting,
+  switchSetting,
+  webOriginSetting,
+} from './setting-kinds.js';
 
 /**
  * The tools offered beside `code_execution` in `tools/list`, callable directly. A denied tool is
@@ -43,6 +50,48 @@ export const APPROVALS_SETTING = approvalsSetting({
     "an `ask` tool's calls wait for a person; a `deny` one is not callable. The flags' globs replace the file's ([Approvals](#approvals), [docs/config.md](docs/config.md#approvals))",
 });
 
+/**
+ * How a person is asked about an `ask` call (issue 46): `client`, only through the MCP client
+ * (elicitation, `input_required`); `page`, only on the approval page (the link as a URL
+ * elicitation where the client takes one, else in the script's answer for the model to pass on);
+ * `both`, the client's question and the page at once, the first answer winning; `auto`, the client
+ * where it can ask, the page where it can't.
+ */
+export const APPROVAL_VIAS = ['auto', 'client', 'page', 'both'] as const;
+export type ApprovalVia = (typeof APPROVAL_VIAS)[number];
+
+export const APPROVAL_VIA_SETTING = choiceSetting<ApprovalVia>({
+  name: 'approvalVia',
+  flag: 'approval-via',
+  choices: APPROVAL_VIAS,
+  default: 'auto',
+  defaultText: "auto (the client where it can ask, the page where it can't)",
+  defaultMarkdown: "`auto`: the client where it can ask, the page where it can't",
+  doc: 'where a person is asked about an ask call: the MCP client, the approval page, or both (the first answer wins)',
+  details:
+    "where a person decides on an `ask` call: `client` (elicitation or `input_required`; a client that can't ask gets `approvalFallback`), `page` (a local approval page: its link as a URL elicitation, or in the script's answer for the model to pass on), `both` (the first answer wins) ([docs/config.md](docs/config.md#approvalvia))",
+});
+
+/** Off: the link goes to the person only through the client or the model. */
+export const APPROVAL_OPEN_BROWSER_SETTING = switchSetting({
+  name: 'approvalOpenBrowser',
+  flag: 'approval-open-browser',
+  doc: "open each approval page link in this machine's browser (stdio only, on a desktop)",
+  details:
+    "each approval page link is also opened in this machine's web browser (`xdg-open`, `open` or `start`); over stdio only, for a person at this desktop",
+});
+
+/** Unset, --http's links name the listener's own address (a wildcard one as 127.0.0.1). */
+export const APPROVAL_PAGE_URL_SETTING = webOriginSetting({
+  name: 'approvalPageUrl',
+  flag: 'approval-page-url',
+  placeholder: '<origin>',
+  defaultText: "the --http listener's own address",
+  doc: "with --http, the origin a person's browser reaches this server at (behind a proxy), as approval page links name it",
+  details:
+    "with `--http`, the origin (`https://mcp.example.com`) that approval page links name, as a person's browser reaches the server (a proxy's public name); unset, the listener's own address ([docs/deploy.md](docs/deploy.md#the-approval-page-behind-nginx))",
+});
+
 /** What an `ask` call gets when the client can't ask a person (no elicitation capability). */
 export const APPROVAL_FALLBACKS = ['refuse', 'allow'] as const;
 export type ApprovalFallback = (typeof APPROVAL_FALLBACKS)[number];
@@ -53,9 +102,26 @@ export const APPROVAL_FALLBACK_SETTING = choiceSetting<ApprovalFallback>({
   flag: 'approval-fallback',
   choices: APPROVAL_FALLBACKS,
   default: 'refuse',
-  doc: 'what an ask call gets when the client cannot ask a person (no elicitation): refused, or sent unasked',
+  doc: 'what an ask call gets when no person can be asked (approvalVia "client" and no elicitation, or run without a terminal): refused, or sent unasked',
   details:
-    "what an `ask` call gets when the client can't ask a person (no elicitation): refused, or sent unasked; the answer and the log say which",
+    'what an `ask` call gets when no person can be asked (`approvalVia` is `client` and the client declared no elicitation; `run` without a terminal): refused, or sent unasked; the answer and the log say which',
+});
+
+/**
+ * `{"<origin>": {methods?, headers?, approval?, paths?, allowPrivate?, allowInsecureHttp?}}`: the
+ * origins scripts' fetch() may reach, what the server adds to each request (credentials from
+ * `${VAR}`, never shown to scripts), which requests wait for a person (src/config/fetch-setting.ts).
+ * None listed (the default): every fetch() is refused, FETCH_ORIGIN.
+ */
+export const FETCH_SETTING = fetchOriginsSetting({
+  name: 'fetch',
+  flag: 'fetch',
+  doc: 'origins scripts may fetch, as the JSON object the file holds: their methods, the headers the server adds (credentials scripts never see), approval, paths, private addresses; repeatable',
+  defaultMarkdown: 'none: `fetch()` is refused',
+  rangeMarkdown:
+    '`{"<origin>": {methods, headers, approval, paths, allowPrivate, allowInsecureHttp}}`; as a flag the same JSON, once or more',
+  details:
+    "scripts' `fetch()` reaches these origins alone, made by the server, which adds the entry's headers (`${VAR}` expanded; scripts never see them); another origin, method, path or a private address is refused (`FETCH_ORIGIN`, ...). The flags' origins replace the file's ([docs/config.md](docs/config.md#fetch-fetchmaxbytes-and-fetchtimeoutms))",
 });
 
 /** What the type check before a run (src/typecheck/) does with what it finds. */

@@ -24,6 +24,8 @@ export interface HttpOptions {
   readonly allowedHosts: readonly string[];
   /** Prefixes every session id (`<id>.<uuid>`) and script id (`<id>.<tag>-<n>`), so a load balancer can route them to this instance. */
   readonly instanceId: string | undefined;
+  /** GET /healthz is answered without the token or a known Host, with the status alone (a liveness probe's). */
+  readonly publicHealth: boolean;
 }
 
 /** `8080`, `0.0.0.0:8080`, `[::1]:8080`, `localhost:8080` → host and port; or what is wrong. */

@@ -104,6 +104,21 @@ export const SETTINGS = {
     details:
       'per session (for 2026-07-28 clients over HTTP: per principal); the oldest ended script is forgotten, those whose ending was read first',
   }),
+  /**
+   * 64 MiB per owner: the results of its ended MCP tasks kept for tasks/get, as JSON bytes; past
+   * it the oldest results are dropped, and a tasks/get of one says so.
+   */
+  taskResultsMaxBytes: numberSetting({
+    name: 'taskResultsMaxBytes',
+    flag: 'task-results-max-bytes',
+    unit: 'bytes',
+    default: 64 * MiB,
+    min: 1 * MiB,
+    max: 4 * GiB,
+    doc: "per session or principal, the ended tasks' results kept for tasks/get; past it the oldest are dropped, and tasks/get says so",
+    details:
+      'per session (for 2026-07-28 clients over HTTP: per principal), the results of ended MCP tasks kept for `tasks/get`, as JSON; past it the oldest results are dropped, and a `tasks/get` of one says so',
+  }),
   notifyMax: numberSetting({
     name: 'notifyMax',
     flag: 'notify-max',
@@ -290,5 +305,38 @@ export const SETTINGS = {
     doc: 'how long a run waits for its type check; past it the script runs unchecked, and its answer says so',
     details:
       'a script (or skill) whose check has not finished by then (its wait for the compiler included) runs unchecked, its answer saying "Not type-checked: the check did not finish within …"; a compiler still checking it is stopped, and started again for the next script',
+  }),
+  /**
+   * 10 MiB: the most of one response body a script's fetch() reads (after decompression); the
+   * server streams it and stops reading past this, and the fetch rejects with ToolRefused
+   * FETCH_TOO_LARGE, saying the request was sent. A body also travels to the script within a third
+   * of its memory (memoryMaxBytes), as any result does.
+   */
+  fetchMaxBytes: numberSetting({
+    name: 'fetchMaxBytes',
+    flag: 'fetch-max-bytes',
+    unit: 'bytes',
+    default: 10 * MiB,
+    min: 1 * KiB,
+    max: 256 * MiB,
+    doc: "bytes of one response body a script's fetch() reads; past it reading stops and the fetch is refused (FETCH_TOO_LARGE), the request having been sent",
+    details:
+      "one response body a script's `fetch()` reads, once decompressed; past it reading stops and the fetch is refused (`FETCH_TOO_LARGE`), saying the request was sent",
+  }),
+  /**
+   * 30 s: one fetch() from its first byte sent to its body's last byte read, redirects included;
+   * past it the request is aborted and the fetch rejects with TypeError. The call's own
+   * toolCallTimeoutMs runs as well, from when the script made it.
+   */
+  fetchTimeoutMs: numberSetting({
+    name: 'fetchTimeoutMs',
+    flag: 'fetch-timeout-ms',
+    unit: 'ms',
+    default: 30 * SECOND,
+    min: 1,
+    max: 60 * MINUTE,
+    doc: "one fetch() from sending to its body's end, redirects included; past it the request is aborted and the fetch rejects with TypeError",
+    details:
+      "one `fetch()` from sending to its body's end, redirects included; past it the request is aborted and the fetch rejects with `TypeError` (the call's `toolCallTimeoutMs` runs too)",
   }),
 } as const;

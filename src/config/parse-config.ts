@@ -87,6 +87,6 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   return {
     path: file,
     upstreams,
-    ...readFileSettings(top.settings, file),
+    ...readFileSettings(top.settings, file, env),
   };
 }

@@ -56,11 +56,16 @@ export function describeFileIssue(issue: SettingIssue): string {
   return `${formatPath(['settings', ...issue.path])} ${issue.message}`;
 }
 
-/** `SETTING_INVALID: pool (--pool) takes a whole number; got "2s"`: a problem with the flags, or with settings that clash. */
+/**
+ * `SETTING_INVALID: pool (--pool) takes a whole number; got "2s"`: a problem with the flags, or with
+ * settings that clash. A flag that takes the file's JSON says where inside it (`fetch["https://x"].methods[0] (--fetch)`).
+ */
 export function describeFlagIssue(issue: SettingIssue): string {
   const name = issue.path[0];
   const spec = name === undefined ? undefined : BY_NAME.get(String(name));
-  return spec === undefined ? `${issue.code}: ${issue.message}` : `${issue.code}: ${spec.name} (--${spec.flag}) ${issue.message}`;
+  if (spec === undefined) return `${issue.code}: ${issue.message}`;
+  const place = spec.flagIsJson === true ? formatPath(issue.path) : spec.name;
+  return `${issue.code}: ${place} (--${spec.flag}) ${issue.message}`;
 }
 
 /** The spec of a setting's flag or field name. */

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { closestName } from '../../common/closest-names.js';
 import { valueType } from '../support/echo.js';
+import { readFetchOrigins, type FetchOriginRule } from './fetch-setting.js';
 import type { NumberSettingSpec, SettingSpec } from './setting-spec.js';
 import { UNIT_PLACEHOLDERS, WHAT_IT_TAKES, formatSettingValue, readWithSuffix, type SettingUnit } from './setting-units.js';
 import type { ApprovalGlobs } from './types.js';
@@ -237,21 +238,41 @@ export function pathSetting(
   };
 }
 
-/** The URL schemes a Redis or Valkey server is reached at (rediss: over TLS). */
-const REDIS_SCHEMES = ['redis:', 'rediss:'];
-
 /** What a refused URL was, without quoting it: a URL may carry a password, so only its scheme is named. */
 function describeUrl(raw: unknown): string {
   if (typeof raw !== 'string') return describeGot(raw);
   return URL.canParse(raw) ? `a ${new URL(raw).protocol} URL` : 'text that is not a URL';
 }
 
-/** A redis:// or rediss:// URL, none by default. */
-export function redisUrlSetting(init: Words & { placeholder: string; defaultText: string }): SettingSpec<string | null> {
+/** The URLs a setting of the `url` kind takes: its schemes, an example, and whether only an origin (no path) will do. */
+interface UrlShape {
+  readonly schemes: readonly string[];
+  readonly example: string;
+  readonly originOnly?: boolean;
+}
+
+/** The URL schemes a Redis or Valkey server is reached at (rediss: over TLS). */
+const REDIS_URL: UrlShape = { schemes: ['redis:', 'rediss:'], example: 'redis://localhost:6379' };
+
+/** A web origin: scheme, host and port, no path. */
+const WEB_ORIGIN: UrlShape = { schemes: ['http:', 'https:'], example: 'https://mcp.example.com', originOnly: true };
+
+/** A URL of one of `shape`'s schemes, none by default. */
+function urlSetting(shape: UrlShape, init: Words & { placeholder: string; defaultText: string }): SettingSpec<string | null> {
+  const schemes = shape.schemes.map((scheme) => `${scheme}//`);
+  const what = `${listChoices(schemes, (scheme) => scheme)} ${shape.originOnly === true ? 'origin (no path)' : 'URL'}`;
   const error = (issue: { input?: unknown }): string =>
-    `takes a redis:// or rediss:// URL, as in redis://localhost:6379; got ${describeUrl(issue.input)}`;
+    `takes a ${what}, as in ${shape.example}; got ${describeUrl(issue.input)}`;
+  const fits = (text: string): boolean => {
+    if (!URL.canParse(text)) return false;
+    const url = new URL(text);
+    return shape.schemes.includes(url.protocol) && (shape.originOnly !== true || `${url.origin}/` === url.href);
+  };
   const schema = lazily(() =>
-    z.string({ error }).refine((text) => URL.canParse(text) && REDIS_SCHEMES.includes(new URL(text).protocol), { error }),
+    z
+      .string({ error })
+      .refine(fits, { error })
+      .transform((text) => (shape.originOnly === true ? new URL(text).origin : text)),
   );
   return {
     kind: 'url',
@@ -259,10 +280,66 @@ export function redisUrlSetting(init: Words & { placeholder: string; defaultText
     layer: 'settings',
     default: null,
     defaultMarkdown: init.defaultText,
-    rangeMarkdown: 'a `redis://` or `rediss://` URL',
+    rangeMarkdown: `a ${listChoices(schemes, (scheme) => `\`${scheme}\``)} ${shape.originOnly === true ? 'origin' : 'URL'}`,
     details: init.doc,
     ...init,
     schema,
     flagValue: lastOf,
+  };
+}
+
+/** A redis:// or rediss:// URL, none by default. */
+export function redisUrlSetting(init: Words & { placeholder: string; defaultText: string }): SettingSpec<string | null> {
+  return urlSetting(REDIS_URL, init);
+}
+
+/** An http:// or https:// origin, none by default. */
+export function webOriginSetting(init: Words & { placeholder: string; defaultText: string }): SettingSpec<string | null> {
+  return urlSetting(WEB_ORIGIN, init);
+}
+
+/**
+ * The origins scripts may fetch (fetch-setting.ts), none by default: the file's object, its header
+ * values expanded from the environment. As a flag, the same object as JSON; given again, each adds
+ * its origins, and an origin in two of them is refused.
+ */
+export function fetchOriginsSetting(
+  init: Words & { defaultMarkdown: string; rangeMarkdown: string },
+): SettingSpec<readonly FetchOriginRule[]> {
+  return {
+    kind: 'fetch',
+    placeholder: '<json>',
+    repeatable: true,
+    flagIsJson: true,
+    layer: 'settings',
+    default: [],
+    defaultText: 'none',
+    details: init.doc,
+    ...init,
+    schema: (place) =>
+      z.unknown().transform((raw, ctx) => {
+        const read = readFetchOrigins(raw, place.env);
+        if ('rules' in read) return read.rules;
+        ctx.addIssue({ code: 'custom', path: [...read.issue.path], message: read.issue.message, input: raw });
+        return z.NEVER;
+      }),
+    flagValue: (texts) => {
+      const origins: Record<string, unknown> = {};
+      for (const text of texts) {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          // Not quoted back: the text may carry a credential.
+          return { message: 'takes a JSON object of origins, as in {"https://api.github.com": {}}; got text that is not JSON' };
+        }
+        if (value === null || typeof value !== 'object' || Array.isArray(value)) return { raw: value };
+        for (const [origin, entry] of Object.entries(value)) {
+          if (Object.hasOwn(origins, origin)) return { message: `names ${JSON.stringify(origin)} twice; list each origin once` };
+          origins[origin] = entry;
+        }
+      }
+      return { raw: origins };
+    },
   };
 }

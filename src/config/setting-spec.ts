@@ -6,11 +6,16 @@
 import type { z } from 'zod';
 import type { ConfigPath } from './config-error.js';
 import type { SettingUnit } from './setting-units.js';
+import type { VariableSource } from './types.js';
 
-/** Where a relative path is taken from (the config file's directory, or the working directory for a flag), and what `~` is. */
+/**
+ * Where a relative path is taken from (the config file's directory, or the working directory for a
+ * flag), what `~` is, and where `${VAR}` is looked up (the server's environment).
+ */
 export interface ReadPlace {
   readonly baseDir: string;
   readonly home: string;
+  readonly env: VariableSource;
 }
 
 export type SettingIssueCode = 'SETTING_INVALID' | 'SETTING_UNKNOWN';
@@ -26,7 +31,7 @@ export interface SettingIssue {
   readonly message: string;
 }
 
-export type SettingKind = 'number' | 'switch' | 'choice' | 'globs' | 'approvals' | 'path' | 'url';
+export type SettingKind = 'number' | 'switch' | 'choice' | 'globs' | 'approvals' | 'path' | 'url' | 'fetch' | 'tokenize';
 
 export interface SettingSpec<T = unknown> {
   readonly kind: SettingKind;
@@ -38,6 +43,8 @@ export interface SettingSpec<T = unknown> {
   readonly placeholder: string | null;
   /** The flag may be given again, each adding to a list; the flags' list replaces the file's. */
   readonly repeatable: boolean;
+  /** The flag takes the file's value as JSON, so a problem's place inside it is the user's to read (`fetch["https://x"].methods[0]`). */
+  readonly flagIsJson?: boolean;
   /** Which part of the server reads it: its settings, or its log (src/support/log.ts). */
   readonly layer: 'settings' | 'logging';
   readonly default: T;

@@ -8,7 +8,11 @@ import type { LogSettings } from '../support/log.js';
 import {
   APPROVALS_SETTING,
   APPROVAL_FALLBACK_SETTING,
+  APPROVAL_OPEN_BROWSER_SETTING,
+  APPROVAL_PAGE_URL_SETTING,
+  APPROVAL_VIA_SETTING,
   EXPOSE_SETTING,
+  FETCH_SETTING,
   SKILLS_SAVE_SETTING,
   SWITCH_SETTINGS,
   TYPE_CHECK_SETTING,
@@ -16,10 +20,11 @@ import {
 import { SETTINGS } from './limit-settings.js';
 import { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
 import type { SettingSpec } from './setting-spec.js';
+import { TOKENIZE_SETTING } from './tokenize-setting.js';
 
 export { SETTINGS } from './limit-settings.js';
 export { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
-export { SWITCH_SETTINGS, type ApprovalFallback, type TypeCheckMode } from './feature-settings.js';
+export { SWITCH_SETTINGS, type ApprovalFallback, type ApprovalVia, type TypeCheckMode } from './feature-settings.js';
 export { formatSettingValue } from './setting-units.js';
 export type { NumberSettingSpec, SettingSpec } from './setting-spec.js';
 
@@ -30,6 +35,11 @@ const SERVER_SETTINGS = {
   skillsSaveOverHttp: SKILLS_SAVE_SETTING,
   approvals: APPROVALS_SETTING,
   approvalFallback: APPROVAL_FALLBACK_SETTING,
+  approvalVia: APPROVAL_VIA_SETTING,
+  approvalOpenBrowser: APPROVAL_OPEN_BROWSER_SETTING,
+  approvalPageUrl: APPROVAL_PAGE_URL_SETTING,
+  fetch: FETCH_SETTING,
+  tokenize: TOKENIZE_SETTING,
   typeCheck: TYPE_CHECK_SETTING,
   ...SWITCH_SETTINGS,
   ...LOCATION_SETTINGS,
@@ -42,6 +52,11 @@ export const ALL_SETTINGS: readonly SettingSpec[] = [
   SKILLS_SAVE_SETTING,
   APPROVALS_SETTING,
   APPROVAL_FALLBACK_SETTING,
+  APPROVAL_VIA_SETTING,
+  APPROVAL_OPEN_BROWSER_SETTING,
+  APPROVAL_PAGE_URL_SETTING,
+  FETCH_SETTING,
+  TOKENIZE_SETTING,
   TYPE_CHECK_SETTING,
   ...Object.values(SWITCH_SETTINGS),
   ...Object.values(LOG_SETTINGS),

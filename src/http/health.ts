@@ -16,6 +16,14 @@ export interface Health {
   readonly children: { readonly alive: number; readonly pooled: number; readonly max: number };
 }
 
+/**
+ * The status alone, for a caller without the token (--http-public-health): a load balancer's or
+ * a probe's liveness check, which learns nothing else of the instance.
+ */
+export function sendPublicHealth(res: ServerResponse, state: Health['state']): void {
+  send(res, state, JSON.stringify({ status: state }));
+}
+
 export function sendHealth(res: ServerResponse, health: Health): void {
   const body = JSON.stringify({
     status: health.state,
@@ -34,7 +42,11 @@ export function sendHealth(res: ServerResponse, health: Health): void {
       max: health.children.max,
     },
   });
-  res.writeHead(health.state === 'serving' ? 200 : 503, {
+  send(res, health.state, body);
+}
+
+function send(res: ServerResponse, state: Health['state'], body: string): void {
+  res.writeHead(state === 'serving' ? 200 : 503, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',

@@ -53,6 +53,7 @@ export class HttpSession {
       principal: principal ?? SHARED_PRINCIPAL,
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
       ...(options.instanceId !== undefined ? { instance: options.instanceId } : {}),
+      ...(options.approvalPage !== undefined ? { approvalPage: options.approvalPage } : {}),
     });
   }
 

@@ -56,7 +56,8 @@ interface TaskRecord {
   readonly work: TaskWork;
   readonly createdAt: number;
   readonly expiresAt: number;
-  ended?: Ended & { readonly at: number };
+  /** How it ended; its result's JSON bytes counted against taskResultsMaxBytes while kept. */
+  ended?: Ended & { readonly at: number; readonly bytes: number };
   /** The status and the requests waiting as last told, and since when: `lastUpdatedAt` moves when they change. */
   told: { readonly state: string; readonly since: number };
 }
@@ -85,6 +86,8 @@ export interface CallerTasksDeps {
   readonly inputs: InputQueue;
   /** The scripts' longest life (scriptLifetimeMs), for the tasks' ttlMs. */
   readonly scriptLifetimeMs: number;
+  /** taskResultsMaxBytes: the ended tasks' results kept, as JSON bytes; past it the oldest are dropped. */
+  readonly resultsMaxBytes: number;
   /** The server's --instance-id, which starts every task id (src/scripts/script-ids.ts). */
   readonly instance?: string;
 }
@@ -94,6 +97,8 @@ export class CallerTasks {
   /** Exposed calls between `input_required` rounds (exposed-input.ts), by key, till the retry or their time is up. */
   private readonly held = new Map<string, { readonly work: TaskWork; readonly timer: NodeJS.Timeout }>();
   private calls = 0;
+  /** The JSON bytes of the results kept (TaskRecord.ended.bytes). */
+  private resultBytes = 0;
 
   constructor(private readonly deps: CallerTasksDeps) {}
 
@@ -142,7 +147,10 @@ export class CallerTasks {
     };
     this.tasks.set(record.taskId, record);
     void work.ended.then((ended) => {
-      record.ended = { ...ended, at: Date.now() };
+      const bytes = ended.result === undefined ? 0 : Buffer.byteLength(JSON.stringify(ended.result), 'utf8');
+      record.ended = { ...ended, at: Date.now(), bytes };
+      this.resultBytes += bytes;
+      this.dropOldestResults();
     });
     const { result: _result, error: _error, inputRequests: _asked, ...task } = this.describe(record);
     return { resultType: 'task', ...task };
@@ -213,7 +221,36 @@ export class CallerTasks {
   private forgetExpired(): void {
     const now = Date.now();
     for (const [taskId, record] of this.tasks) {
-      if (record.ended !== undefined && record.expiresAt <= now) this.tasks.delete(taskId);
+      if (record.ended === undefined || record.expiresAt > now) continue;
+      this.resultBytes -= record.ended.bytes;
+      this.tasks.delete(taskId);
+    }
+  }
+
+  /**
+   * Past taskResultsMaxBytes, the oldest ended tasks' results are dropped: each such task stays,
+   * failed, its error saying what became of its result (the newest result is kept whatever its size).
+   */
+  private dropOldestResults(): void {
+    const ended = [...this.tasks.values()]
+      .filter((record) => record.ended !== undefined && record.ended.bytes > 0)
+      .sort((a, b) => a.ended!.at - b.ended!.at);
+    for (const record of ended.slice(0, -1)) {
+      if (this.resultBytes <= this.deps.resultsMaxBytes) return;
+      const { bytes } = record.ended!;
+      this.resultBytes -= bytes;
+      record.ended = {
+        status: 'failed',
+        at: record.ended!.at,
+        bytes: 0,
+        error: {
+          code: ProtocolErrorCode.InternalError,
+          message:
+            `task ${record.taskId} ended, but its result (${bytes} bytes) was dropped to keep newer ones: this ` +
+            `caller's ended tasks' results passed the server's taskResultsMaxBytes (${this.deps.resultsMaxBytes} bytes). ` +
+            'Run the script again if its result is needed.',
+        },
+      };
     }
   }
 }

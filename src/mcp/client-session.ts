@@ -31,9 +31,13 @@ import { requestStateCodec } from './request-state.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import { LOCAL_PRINCIPAL } from '../state/state-store.js';
 import type { HostApis } from './host-apis.js';
+import type { ApprovalPage } from '../approvals/page/approval-page.js';
 import type { ListingWatch, ToolListing } from './tool-listing.js';
 import { callCodeExecution } from './code-execution/call.js';
 import { refusalAnswer } from './code-execution/answer.js';
+import { InFlight } from '../support/in-flight.js';
+import { withTokens } from './tokens/origin-tokens.js';
+import type { ScopeTokens } from '../tokenize/tokenizer.js';
 
 /**
  * The protocol revision a connection speaks: `2025` (the 2025 revisions: `initialize`, a session,
@@ -78,6 +82,8 @@ export interface ClientSessionOptions {
   readonly skills?: SkillsExtension;
   /** Over HTTP: the server's --instance-id, which starts every script id (src/scripts/script-ids.ts). */
   readonly instance?: string;
+  /** The approval page (issue 46): the stdio listener's, or a route of the HTTP server. */
+  readonly approvalPage?: ApprovalPage;
 }
 
 export class ClientSession {
@@ -96,11 +102,16 @@ export class ClientSession {
   private closing: Promise<string[]> | undefined;
   /** Ids of the client's tool calls not yet answered, oldest first. */
   private readonly openCalls = new Set<RequestId>();
+  /** Every tool call not yet answered: the close waits for their answers (an open wait's ending). */
+  private readonly answering = new InFlight();
   /** This session, as the upstreams' requests and logs reach it. */
   readonly origin: CallOrigin;
+  /** Its principal's tokens, when tokenize is on: a run's code has them put back. */
+  private readonly tokens: ScopeTokens | undefined;
 
   constructor(private readonly options: ClientSessionOptions) {
     const { hub } = options;
+    const tokens = options.apis.tokensFor(options.principal);
     this.declared = hub.offered();
     this.asking = options.revision === '2026-07-28' ? new InputRequiredCaller(options.label) : undefined;
     this.tasks =
@@ -109,6 +120,7 @@ export class ClientSession {
         : new CallerTasks({
             inputs: this.asking.inputs,
             scriptLifetimeMs: options.settings.scriptLifetimeMs,
+            resultsMaxBytes: options.settings.taskResultsMaxBytes,
             ...(options.instance !== undefined ? { instance: options.instance } : {}),
           });
     const surface = buildSurface({
@@ -118,10 +130,11 @@ export class ClientSession {
       startup: options.startup,
       ...(options.skills !== undefined ? { skills: options.skills } : {}),
       listTools: () => this.listed.list(),
-      callTool: (name, args, ctx, trace) => this.callTool(name, args, ctx, trace),
+      callTool: (name, args, ctx, trace) => this.answering.track(() => this.callTool(name, args, ctx, trace)),
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
       ...(this.asking !== undefined ? { passThrough: this.codec } : {}),
       ...(this.tasks !== undefined ? { tasks: () => (this.closing === undefined ? this.tasks : undefined) } : {}),
+      ...(tokens !== undefined ? { tokens } : {}),
     });
     this.server = surface.server;
     this.listed = options.listing.watch(() => this.toolsChanged());
@@ -130,7 +143,8 @@ export class ClientSession {
     if (options.sole) this.server.setNotificationHandler('notifications/roots/list_changed', () => hub.notifyRootsListChanged());
     this.server.onerror = (error) => options.log(`codemode-mcp: ${error.message}`, 'warn');
 
-    this.origin = this.asking?.origin ?? this.requestingOrigin();
+    this.origin = withTokens(this.asking?.origin ?? this.requestingOrigin(), tokens);
+    this.tokens = tokens;
     if (options.sole && this.asking === undefined) {
       hub.setFallbackOrigin(this.origin);
       this.unsubscribe.push(() => hub.setFallbackOrigin(undefined));
@@ -146,6 +160,19 @@ export class ClientSession {
       ...(options.instance !== undefined ? { instance: options.instance } : {}),
       log: options.log,
       sendLog: (params) => this.sendLog(params),
+      ...(options.approvalPage !== undefined ? { approvalPage: options.approvalPage } : {}),
+      // 2025 only: 2026-07-28 has no such notification (the client's retried call is the answer).
+      ...(this.asking === undefined
+        ? {
+            completeElicitation: (id: string) => {
+              const related = [...this.openCalls].at(-1);
+              return this.server.createElicitationCompletionNotifier(
+                id,
+                related !== undefined ? { relatedRequestId: related } : {},
+              )();
+            },
+          }
+        : {}),
     });
     this.asking?.attributeTo(() => this.owner.soleCaller());
     this.unsubscribe.push(hub.events.on('notice', (notice) => this.relayNotice(notice)));
@@ -234,14 +261,16 @@ export class ClientSession {
   }
 
   /**
-   * Stops every script (cancelling their calls upstream), then closes the connection. Resolves
-   * with how each script that was running ended, e.g. `a1b2c3-4 stopped`.
+   * Stops every script (cancelling their calls upstream), lets the calls watching them answer
+   * with their endings, then closes the connection. Resolves with how each script that was
+   * running ended, e.g. `a1b2c3-4 stopped`.
    */
   close(): Promise<string[]> {
     this.closing ??= (async () => {
       for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
       this.asking?.inputs.failAll('the connection to the MCP client closed');
       const ended = await this.owner.close();
+      await this.answering.answered();
       await this.server.close().catch(logFailure("closing the client's MCP session", this.options.log));
       return ended.map(({ id, status }) => `${id} ${status}`);
     })();
@@ -286,6 +315,7 @@ export class ClientSession {
       {
         scripts,
         maxYieldMs: this.options.settings.maxYieldMs,
+        ...(this.tokens !== undefined ? { tokens: this.tokens } : {}),
         ...(asking !== undefined
           ? { inputRequired: { inputs: asking.inputs, codec: this.codec, ...(tasks !== undefined ? { tasks } : {}) } }
           : {}),

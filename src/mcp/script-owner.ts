@@ -4,7 +4,7 @@
  * tokens file, one for every caller). It holds the scripts (made at the first code_execution
  * call, once the child supply exists) and how their tool calls find their way back to the client.
  */
-import type { ElicitResult, LoggingMessageNotification } from '@modelcontextprotocol/server';
+import type { LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { ChildSupply } from '../scripts/child-supply.js';
 import { OwnerScripts } from '../scripts/owner-scripts.js';
 import type { Settings } from '../config/settings.js';
@@ -15,6 +15,8 @@ import type { UpstreamHub } from '../upstream/hub.js';
 import type { HostApis } from './host-apis.js';
 import { ApprovalGate } from '../approvals/approval-gate.js';
 import type { Log } from '../support/log.js';
+import type { ApprovalPage } from '../approvals/page/approval-page.js';
+import { personChannel } from './approval-person.js';
 
 /** The logger name on our own logging notifications (notify() payloads). */
 export const LOGGER_NAME = 'codemode-mcp';
@@ -39,6 +41,10 @@ export interface ScriptOwnerOptions {
   readonly log: Log;
   /** A logging notification to the client (a script's notify()). */
   readonly sendLog: (params: LoggingMessageNotification['params']) => void;
+  /** The server's approval page (issue 46); absent, a person is asked only through the client. */
+  readonly approvalPage?: ApprovalPage;
+  /** Tells the client a URL elicitation is complete (2025 clients only). */
+  readonly completeElicitation?: (elicitationId: string) => Promise<void>;
 }
 
 export class ScriptOwner {
@@ -62,11 +68,15 @@ export class ScriptOwner {
     const { hub, settings, origin, principal } = this.options;
     const owner = this.options.label ?? 'this session';
     const approvals = new ApprovalGate({
-      // The question travels as an upstream's request would, under our own name in relay messages.
-      person: {
-        accepts: (request) => origin.accepts(request),
-        ask: async (request, signal, script) => (await origin.relay(LOGGER_NAME, request, { signal, script })) as ElicitResult,
-      },
+      // The question travels as an upstream's request would (under our own name), or by the approval page.
+      person: personChannel({
+        origin,
+        asker: LOGGER_NAME,
+        via: settings.approvalVia,
+        ...(this.options.approvalPage !== undefined ? { page: this.options.approvalPage } : {}),
+        ...(this.options.completeElicitation !== undefined ? { complete: this.options.completeElicitation } : {}),
+        log: this.options.log,
+      }),
       timeoutMs: settings.approvalTimeoutMs,
       fallback: settings.approvalFallback,
       owner,

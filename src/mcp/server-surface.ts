@@ -28,6 +28,7 @@ import { TASKS_CAPABILITY, serveTasks } from './tasks-extension.js';
 import type { TraceContext } from '../telemetry/telemetry.js';
 import { passThroughRound } from './exposed-pass-through.js';
 import type { ResumeState } from './request-state.js';
+import type { ScopeTokens } from '../tokenize/tokenizer.js';
 
 export interface SurfaceDeps {
   readonly hub: UpstreamHub;
@@ -50,6 +51,8 @@ export interface SurfaceDeps {
   readonly passThrough?: RequestStateCodec<ResumeState>;
   /** The caller's tasks (2026-07-28 only): the Tasks extension is offered and its methods served. */
   readonly tasks?: (ctx: ServerContext) => CallerTasks | undefined;
+  /** The caller's tokens when tokenize is on: everything the Server sends the client is tokenized (tokens/). */
+  readonly tokens?: ScopeTokens;
 }
 
 /**
@@ -92,6 +95,7 @@ export function buildSurface(deps: SurfaceDeps): Surface {
       },
       ...(deps.requestState !== undefined ? { requestState: deps.requestState } : {}),
     },
+    deps.tokens,
   );
   server.setRequestHandler('tools/list', async () => {
     await deps.startup();

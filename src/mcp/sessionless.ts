@@ -24,12 +24,16 @@ import { CallerTasks } from './caller-tasks.js';
 import { refusalAnswer } from './code-execution/answer.js';
 import { callCodeExecution } from './code-execution/call.js';
 import type { HostApis } from './host-apis.js';
+import type { ApprovalPage } from '../approvals/page/approval-page.js';
 import { InputRequiredCaller } from './input-required-caller.js';
 import { requestStateCodec } from './request-state.js';
 import { ScriptOwner } from './script-owner.js';
 import { buildSurface } from './server-surface.js';
 import type { ListingWatch, ToolListing } from './tool-listing.js';
 import { callTool } from './tool-calls.js';
+import { InFlight } from '../support/in-flight.js';
+import { withTokens } from './tokens/origin-tokens.js';
+import type { ScopeTokens } from '../tokenize/tokenizer.js';
 
 /** What every HTTP client is served with (src/http/sessions.ts takes the same). */
 export interface SessionlessOptions {
@@ -46,6 +50,8 @@ export interface SessionlessOptions {
   readonly skills?: SkillsExtension;
   /** Prefixes every session id and script id as `<instanceId>.`. */
   readonly instanceId: string | undefined;
+  /** The approval page (issue 46), a route of the HTTP server. */
+  readonly approvalPage?: ApprovalPage;
 }
 
 /** One principal's scripts, and its ways back to its client. */
@@ -53,6 +59,8 @@ interface Caller {
   readonly owner: ScriptOwner;
   readonly asking: InputRequiredCaller;
   readonly tasks: CallerTasks;
+  /** The principal's tokens, when tokenize is on. */
+  readonly tokens: ScopeTokens | undefined;
 }
 
 export class Sessionless {
@@ -63,6 +71,8 @@ export class Sessionless {
   private readonly listed: ListingWatch;
   private closing = false;
   private readonly unsubscribe: Array<() => void> = [];
+  /** Every tool call not yet answered: the close waits for their answers (an open wait's ending). */
+  private readonly answering = new InFlight();
 
   constructor(private readonly options: SessionlessOptions) {
     this.handler = createMcpHandler(({ authInfo }) => this.serverFor(principalOf(authInfo)), {
@@ -96,6 +106,7 @@ export class Sessionless {
     const { hub, settings, supply, instanceId } = this.options;
     const label = `principal ${principal}`;
     const asking = new InputRequiredCaller(label);
+    const tokens = this.options.apis.tokensFor(principal);
     const owner = new ScriptOwner({
       hub,
       settings,
@@ -103,25 +114,28 @@ export class Sessionless {
       apis: this.options.apis,
       principal,
       savedSkills: () => this.options.listing.savedSkillsNow(),
-      origin: asking.origin,
+      origin: withTokens(asking.origin, tokens),
       label,
       ...(instanceId !== undefined ? { instance: instanceId } : {}),
       log: this.options.log,
       sendLog: (params) => asking.sendLog(params),
+      ...(this.options.approvalPage !== undefined ? { approvalPage: this.options.approvalPage } : {}),
     });
     asking.attributeTo(() => owner.soleCaller());
     const tasks = new CallerTasks({
       inputs: asking.inputs,
       scriptLifetimeMs: settings.scriptLifetimeMs,
+      resultsMaxBytes: settings.taskResultsMaxBytes,
       ...(instanceId !== undefined ? { instance: instanceId } : {}),
     });
-    const caller = { owner, asking, tasks };
+    const caller = { owner, asking, tasks, tokens };
     this.callers.set(principal, caller);
     return caller;
   }
 
   private serverFor(principal: string) {
-    const { hub, settings, startup, log, version, skills } = this.options;
+    const { hub, settings, startup, log, version, skills, apis } = this.options;
+    const tokens = apis.tokensFor(principal);
     return buildSurface({
       hub,
       version,
@@ -147,16 +161,17 @@ export class Sessionless {
             track: <T>(key: string, call: () => Promise<T>) => owner.track(key, call),
           },
         };
-        return asking.during(ctx, () => callTool(deps, name, args, ctx, trace));
+        return this.answering.track(() => asking.during(ctx, () => callTool(deps, name, args, ctx, trace)));
       },
       requestState: { verify: (state, ctx) => this.codec.verify(state, ctx) },
       passThrough: this.codec,
       tasks: () => (this.closing ? undefined : this.callerOf(principal).tasks),
+      ...(tokens !== undefined ? { tokens } : {}),
     }).server;
   }
 
   private async codeExecution(
-    { owner, asking, tasks }: Caller,
+    { owner, asking, tasks, tokens }: Caller,
     args: unknown,
     ctx: ServerContext,
     trace: TraceContext | undefined,
@@ -171,6 +186,7 @@ export class Sessionless {
       {
         scripts,
         maxYieldMs: this.options.settings.maxYieldMs,
+        ...(tokens !== undefined ? { tokens } : {}),
         inputRequired: { inputs: asking.inputs, codec: this.codec, tasks, routed },
       },
       args,
@@ -194,6 +210,7 @@ export class Sessionless {
         return (await owner.close()).map(({ id, status }) => `${id} ${status} (principal ${principal})`);
       }),
     );
+    await this.answering.answered();
     await this.handler.close();
     return ended.flat();
   }

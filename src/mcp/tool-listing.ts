@@ -19,6 +19,8 @@ export interface ToolListingDeps {
   /** The saved skills, read again for each list; absent when the server serves no skills. */
   readonly savedSkills?: () => Promise<readonly SkillLine[]>;
   readonly log: Log;
+  /** With tokenize on, the line that tells the model tokens exist and pass as they are (src/tokenize/tokens-note.ts). */
+  readonly tokensNote?: string;
 }
 
 /** One client's (or the sessionless callers') view of the listing. */
@@ -66,7 +68,7 @@ export class ToolListing {
 
   /** The tools as they would be listed now, from the saved skills as last read. */
   tools(): Tool[] {
-    const { hub, settings, log } = this.deps;
+    const { hub, settings, log, tokensNote } = this.deps;
     const catalog = hub.catalog();
     for (const problem of exposeProblems(catalog.tools, settings.expose)) {
       if (this.reported.has(problem)) continue;
@@ -74,7 +76,7 @@ export class ToolListing {
       log(problem);
     }
     return [
-      codeExecutionTool(catalog, settings, this.skillLines),
+      codeExecutionTool(catalog, { ...settings, ...(tokensNote !== undefined ? { tokens: tokensNote } : {}) }, this.skillLines),
       ...exposedTools(catalog.tools, settings.expose).map(listedTool),
     ];
   }

@@ -3,12 +3,12 @@
  * the server on the script's behalf. The scripts layer binds each to its owner
  * (src/scripts/owner-scripts.ts), the command builds them once (src/mcp/host-apis.ts), and each
  * API's own rules live in its folder (src/state/state-api.ts, src/skills/skills-api.ts,
- * src/upstream/resources-api.ts). docs/architecture.md, "Host APIs", says what adding one touches.
+ * src/fetch/fetch-api.ts; tools and resources are the hub's). docs/architecture.md, "Host APIs", says what adding one touches.
  */
 import type { ResourceCall, StateCall } from '../../protocol/contract.js';
 import type { ToolResult } from './types.js';
 
-/** The APIs one script's calls reach; an absent one refuses each call with its code (RESOURCE_UNKNOWN, STATE_OFF, SKILLS_OFF). */
+/** The APIs one script's calls reach; an absent one refuses each call with its code (RESOURCE_UNKNOWN, STATE_OFF, SKILLS_OFF, FETCH_ORIGIN). */
 export interface ScriptApis {
   /** `tools[name](args)`. */
   readonly tools: ToolCaller;
@@ -18,6 +18,8 @@ export interface ScriptApis {
   readonly state?: StateCaller;
   /** `skills.list()`, `skills.<name>(input)`, `skills.save(...)`: the skills library. */
   readonly skills?: SkillsCaller;
+  /** `fetch(url, init)`: the origins the config lists, fetched by the server. */
+  readonly fetch?: FetchCaller;
 }
 
 /**
@@ -91,3 +93,42 @@ export type SkillsRequest = { readonly label: string } & (
  * skill, a bad name, a save not allowed); any other throw is the library failing (SkillsFailedError).
  */
 export type SkillsCaller = (request: SkillsRequest, signal: AbortSignal) => Promise<unknown>;
+
+/** One fetch() of a script, its arguments checked (fetch-request.ts). */
+export interface FetchRequest {
+  readonly url: string;
+  /** Upper case. */
+  readonly method: string;
+  /** Names lower-cased, none twice (the prelude's Headers joins repeated ones). */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  /** The body: text (sent as UTF-8) or the base64 of its bytes. */
+  readonly body?: { readonly text: string } | { readonly base64: string };
+  readonly redirect: 'follow' | 'manual' | 'error';
+  /** How the record names it: `fetch GET https://api.github.com/user`. */
+  readonly label: string;
+}
+
+/**
+ * What the prelude's fetch() makes its Response of: the response, its body as text when the bytes
+ * are UTF-8 and as base64 when not; or, for a request that failed on the way, `failed`, which the
+ * script gets as a TypeError, as the web's fetch gives one (`isError` marks it for the counts, as
+ * a tool's failed result is marked).
+ */
+export type FetchAnswer =
+  | {
+      readonly status: number;
+      readonly statusText: string;
+      readonly url: string;
+      readonly redirected: boolean;
+      readonly headers: ReadonlyArray<readonly [string, string]>;
+      readonly bodyText?: string;
+      readonly bodyBase64?: string;
+    }
+  | { readonly failed: string; readonly isError: true };
+
+/**
+ * How a script's fetch() calls reach the server's fetcher. Throws a RefusedError for a request
+ * refused (by the policy, or a person): the script's ToolRefused. `hold` stops the call's
+ * toolCallTimeoutMs while a person is asked.
+ */
+export type FetchCaller = (request: FetchRequest, signal: AbortSignal, hold?: TimeoutHold) => Promise<FetchAnswer>;

@@ -1,4 +1,4 @@
-import { RefusedError, SkillsFailedError, StateFailedError, ToolRefusedError } from '../support/errors.js';
+import { FetchRefusedError, RefusedError, SkillsFailedError, StateFailedError, ToolRefusedError } from '../support/errors.js';
 import { CallRecord, type OpenCall } from './call-record.js';
 import type { AdmittedCall } from './call-policy.js';
 import type { ScriptChannel } from './channel.js';
@@ -52,17 +52,36 @@ export class CallDispatch {
       const hold = { hold: () => this.record.holdTimeout(open), release: () => this.record.releaseTimeout(open) };
       return this.answerWith(open, () => this.options.apis.tools(call.tool, call.args, this.record.signal, hold));
     }
-    const { state, skills, resources } = this.options.apis;
+    const { state, skills, resources, fetch } = this.options.apis;
+    if (call.kind === 'fetch') {
+      const { request } = call;
+      const open = this.record.opened(call.id, 'fetch', call.argsJson, request.label);
+      const hold = { hold: () => this.record.holdTimeout(open), release: () => this.record.releaseTimeout(open) };
+      return this.answerWith(
+        open,
+        () =>
+          fetch?.(request, this.record.signal, hold) ??
+          Promise.reject(
+            new FetchRefusedError(
+              'FETCH_ORIGIN',
+              request.label.replace(/^fetch /, ''),
+              'this server lists no origins scripts may fetch; add them under settings.fetch in the config file',
+            ),
+          ),
+        // Past the fetcher's own failures (which it answers as `failed`): a TypeError in the script all the same.
+        (error) => ({ failed: error instanceof Error ? error.message : String(error), isError: true }),
+      );
+    }
     if (call.kind === 'state') {
       const { request } = call;
-      const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
+      const open = this.record.opened(call.id, request.call, call.argsJson, request.label, false);
       return this.answerWith(open, () =>
         this.callServed(request.label, state && ((signal) => state(request, signal)), STATE_API),
       );
     }
     if (call.kind === 'skills') {
       const { request } = call;
-      const open = this.record.opened(call.id, request.call, call.argsJson, request.label);
+      const open = this.record.opened(call.id, request.call, call.argsJson, request.label, false);
       return this.answerWith(open, () =>
         this.callServed(request.label, skills && ((signal) => skills(request, signal)), SKILLS_API),
       );

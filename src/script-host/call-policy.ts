@@ -11,7 +11,8 @@ import {
 } from '../../protocol/contract.js';
 import { countJsonValues } from '../../protocol/frames.js';
 import { cutText } from './call-label.js';
-import type { SkillsRequest, StateRequest } from './apis.js';
+import type { FetchRequest, SkillsRequest, StateRequest } from './apis.js';
+import { fetchRequest } from './fetch-request.js';
 
 /** A call the child may make, its arguments parsed: a tool's, or one of a built-in API's (`resources`, `store`/`load`). */
 export type AdmittedCall =
@@ -33,7 +34,8 @@ export type AdmittedCall =
       readonly argsJson: string;
     }
   | { readonly kind: 'state'; readonly id: number; readonly request: StateRequest; readonly argsJson: string }
-  | { readonly kind: 'skills'; readonly id: number; readonly request: SkillsRequest; readonly argsJson: string };
+  | { readonly kind: 'skills'; readonly id: number; readonly request: SkillsRequest; readonly argsJson: string }
+  | { readonly kind: 'fetch'; readonly id: number; readonly request: FetchRequest; readonly argsJson: string };
 
 /**
  * Which of the child's calls are sent on: a tool the script was given, an id above the last,
@@ -73,6 +75,10 @@ const UNKNOWN = { breach: 'API_CALL_UNKNOWN' } as const;
 function apiCall(message: CallMessage, args: Record<string, unknown>): AdmittedCall | { readonly breach: Breach } {
   if (message.tool.startsWith('state.')) return stateCall(message, args);
   if (message.tool.startsWith('skills.')) return skillsCall(message, args);
+  if (message.tool === 'fetch') {
+    const request = fetchRequest(args);
+    return request === null ? UNKNOWN : { kind: 'fetch', id: message.id, request, argsJson: message.args };
+  }
   return resourceCall(message, args);
 }
 

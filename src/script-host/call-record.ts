@@ -11,6 +11,11 @@ export interface OpenCall {
   readonly args: string;
   /** For a `resources` call: how the record names it (`resources.read("test://a")`). */
   readonly label?: string;
+  /**
+   * Counted among the script's calls (answered, refused): a tool's, a resource read. The script's
+   * own memory and skills (`store`, `skills.get`) are not calls of anyone's tool, so not counted.
+   */
+  readonly counted: boolean;
   /** performance.now() past which the call times out. */
   deadline: number;
   timedOut: boolean;
@@ -47,8 +52,10 @@ export class CallRecord {
   /** Answers sent to the child, and the last of them: only as many as places can be unread at once. */
   private answersSent = 0;
   private readonly lastAnswersSent: Array<{ readonly call: OpenCall; readonly refused: boolean }> = [];
-  /** Of the answers sent, the refusals (ToolRefused: the call was never sent upstream). */
+  /** Of the answers sent, the counted calls' refusals (ToolRefused: the call was never sent upstream). */
   private refusalsSent = 0;
+  /** Of the answers sent, those of calls not counted (OpenCall.counted). */
+  private uncountedSent = 0;
   /** Of the refusals sent, those a person decided (APPROVAL_DENIED). */
   private denialsSent = 0;
   /** Answers written into the child's stdin, and, once it ends, how many it says the script read. */
@@ -77,12 +84,13 @@ export class CallRecord {
     return this.open.has(id);
   }
 
-  opened(id: number, tool: string, args: string, label?: string): OpenCall {
+  opened(id: number, tool: string, args: string, label?: string, counted = true): OpenCall {
     const call: OpenCall = {
       id,
       tool,
       args,
       ...(label !== undefined ? { label } : {}),
+      counted,
       deadline: performance.now() + this.timeoutMs,
       timedOut: false,
       held: false,
@@ -122,7 +130,8 @@ export class CallRecord {
   /** The call's answer is on its way to the script's process; `refused` when it is a ToolRefused, `denied` when a person refused it. */
   answerSent(call: OpenCall, refused: boolean, denied = false): void {
     this.answersSent++;
-    if (refused) this.refusalsSent++;
+    if (!call.counted) this.uncountedSent++;
+    else if (refused) this.refusalsSent++;
     if (denied) this.denialsSent++;
     this.lastAnswersSent.push({ call, refused });
     if (this.lastAnswersSent.length > 2 * CALLS_IN_FLIGHT_MAX) this.lastAnswersSent.shift();
@@ -200,9 +209,12 @@ export class CallRecord {
     for (const { call } of this.unseen.slice(CALLS_NAMED_MAX)) {
       unseenMore[call.tool] = (unseenMore[call.tool] ?? 0) + 1;
     }
-    // Read answers less the refusals among them: a refused call was never sent, so it was not answered.
-    const refusalsUnread = this.unreadAnswers().filter((answer) => answer.refused).length;
-    const answered = (this.answersRead ?? this.answersWritten) - (this.refusalsSent - refusalsUnread);
+    // Read answers less the refusals among them (a refused call was never sent, so it was not
+    // answered) and less those of calls not counted.
+    const unread = this.unreadAnswers();
+    const refusalsRead = this.refusalsSent - unread.filter((answer) => answer.refused && answer.call.counted).length;
+    const uncountedRead = this.uncountedSent - unread.filter((answer) => !answer.call.counted).length;
+    const answered = (this.answersRead ?? this.answersWritten) - refusalsRead - uncountedRead;
     return {
       answered,
       refused: this.refusalsSent,

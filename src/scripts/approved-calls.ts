@@ -1,12 +1,14 @@
 /**
  * A script's tool calls through the approval gate (src/approvals/): a call of an `ask` tool waits,
- * its timeout held, until the gate allows or refuses it; every other call goes straight on. What
+ * its timeout held, until the gate allows or refuses it; every other call goes straight on. A
+ * fetch() the config says a person approves waits the same way (approveThrough). What
  * the gate decided without a person (the fallback, a timeout) is tallied for the script's answers,
  * and a refused call gets its audit line here, since it never reaches the hub that writes the rest.
  */
 import { NO_ELICITATION, type ApprovalGate, type Verdict } from '../approvals/approval-gate.js';
 import type { CatalogTool } from '../catalog/types.js';
 import type { ApprovalFallback } from '../config/settings.js';
+import type { ApproveRequest } from '../fetch/fetch-api.js';
 import type { TimeoutHold } from '../script-host/apis.js';
 import type { ToolResult } from '../script-host/types.js';
 import { auditRefusedCall, callMade } from '../telemetry/observe-call.js';
@@ -54,6 +56,34 @@ export async function sendApproved(call: ApprovedCall, send: () => Promise<ToolR
   } finally {
     verdict.release();
   }
+}
+
+/**
+ * A script's fetch() requests asked about through `gate` as `script`, each standing as a call of a
+ * tool named by the question's subject (`fetch POST https://api.github.com`): a grant covers that
+ * method to that origin, for the batch, the script or a time. The fetcher audits a refused one.
+ */
+export function approveThrough(
+  gate: ApprovalGate,
+  script: string,
+  identity: { readonly principal: string; readonly session: string },
+  tally: ApprovalTally,
+): ApproveRequest {
+  return async (question, signal, hold) => {
+    gate.noteCall(script, question.subject);
+    hold?.hold();
+    const verdict = await gate.approve({
+      script,
+      tool: { name: question.subject },
+      argsJson: question.request,
+      signal,
+      identity,
+    });
+    tally.count(verdict);
+    if (!verdict.allowed) throw verdict.refusal;
+    hold?.release();
+    return verdict.release;
+  };
 }
 
 /** The approval outcomes of one script that no person decided, for its answers. */

@@ -6,7 +6,7 @@ import type { ChildSource, Supplied } from './child-pool.js';
 import { quoteInput } from '../support/echo.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { entriesWithSkills, toolEntries, type SkillEntrySource } from './tool-entries.js';
-import { foreignInstance, fromEarlierRun, scriptIdPrefix } from './script-ids.js';
+import { foreignInstance, fromEarlierRun, nextScriptId } from './script-ids.js';
 import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
 import type { ApprovalGate } from '../approvals/approval-gate.js';
 import { ApprovalTally } from './approved-calls.js';
@@ -15,7 +15,13 @@ import { checkBeforeRun, type TypeRefusal } from './checked-run.js';
 
 /** What a code_execution call asks of an owner's scripts, its input checked (src/mcp/code-execution/input.ts). */
 export type ScriptCommand =
-  | { readonly action: 'run'; readonly code: string; readonly yieldMs?: number }
+  | {
+      readonly action: 'run';
+      readonly code: string;
+      readonly yieldMs?: number;
+      /** The code as the client sent it, when its tokens were put back in `code` (settings.tokenize): what the span records. */
+      readonly sentCode?: string;
+    }
   | { readonly action: 'wait'; readonly script: string; readonly yieldMs?: number }
   | { readonly action: 'stop'; readonly script: string }
   | { readonly action: 'list' };
@@ -35,6 +41,12 @@ export type ScriptReply =
   | ({ readonly kind: 'type-refused' } & TypeRefusal)
   | { readonly kind: 'listed'; readonly scripts: readonly ListedScript[] }
   | { readonly kind: 'interrupted'; readonly script: string };
+
+/** A run's code: what runs, and what the client sent when that differs. */
+type RunCode = Pick<Extract<ScriptCommand, { action: 'run' }>, 'code' | 'sentCode'>;
+
+/** A run past its type check: the catalog it was checked against and is given, and what the check found when it still runs. */
+type Checked = RunCode & { readonly catalog: readonly CatalogTool[]; readonly typeCheck: string | undefined };
 
 export interface ListedScript {
   readonly id: string;
@@ -103,6 +115,8 @@ export interface TaskView {
   readonly startedAt: number;
   /** The ending, and what the type check found if no return has carried it yet. */
   readonly takeEnding: () => { readonly ret: ScriptReturn; readonly typeCheck?: string };
+  /** The calls waiting for a person, a line each (with the approval page's link when only the model can pass it on). */
+  readonly waitingApproval: () => readonly string[];
 }
 
 interface Watch {
@@ -133,12 +147,19 @@ interface Entry {
  */
 export class OwnerScripts {
   private readonly entries = new Map<string, Entry>();
-  private counter = 0;
   private closing = false;
   /** Runs being type-checked or waiting for a child (ChildSource.take): they count against maxRunningScripts. */
   private taking = 0;
+  /** Scripts whose approval link only the model can pass on, told while no call watched them: the next watch answers at once. */
+  private readonly urgent = new Set<string>();
 
-  constructor(private readonly deps: OwnerScriptsDeps) {}
+  constructor(private readonly deps: OwnerScriptsDeps) {
+    deps.approvals?.onUrgent((id) => {
+      const entry = this.entries.get(id);
+      if (entry?.watch != null) entry.watch.release.abort();
+      else if (entry !== undefined) this.urgent.add(id);
+    });
+  }
 
   private get owner(): string {
     return this.deps.owner ?? 'this session';
@@ -149,7 +170,7 @@ export class OwnerScripts {
     const yieldMs = (given: number | undefined) => given ?? this.deps.settings.yieldMs;
     switch (command.action) {
       case 'run':
-        return this.run(command.code, yieldMs(command.yieldMs), ctx);
+        return this.run(command, yieldMs(command.yieldMs), ctx);
       case 'wait': {
         const entry = this.entries.get(command.script);
         return entry ? this.watch(command.script, entry, yieldMs(command.yieldMs), ctx) : this.unknownScript(command.script);
@@ -176,7 +197,7 @@ export class OwnerScripts {
     return running.map(([id, entry]) => ({ id, status: entry.script.status }));
   }
 
-  private async run(code: string, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> {
+  private run(code: RunCode, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
     if (this.closing) return refused('the server is shutting down');
     const running = [...this.entries].filter(([, entry]) => entry.script.status === 'running').map(([id]) => id);
     const { maxRunningScripts } = this.deps.settings;
@@ -186,43 +207,55 @@ export class OwnerScripts {
           'Wait for one ({"action": "wait", "script": "<id>"}) or stop one ({"action": "stop", "script": "<id>"}).',
       );
     }
-    // Checked, then given, this very catalog; counted as running from here on.
+    // Checked, then given, this very catalog.
     const catalog = this.deps.catalog();
+    // typeCheck off: taken in this very turn, as before the check existed.
+    if (this.deps.apis.typeCheck === undefined) return this.take({ ...code, catalog, typeCheck: undefined }, yieldMs, ctx);
+    // Being checked counts as running.
     this.taking++;
-    let taken = false;
-    try {
-      const checked = await checkBeforeRun(this.deps.apis, code, catalog);
-      if ('refused' in checked) return { kind: 'type-refused', ...checked.refused };
-      if (this.closing) return refused('the server is shutting down');
-      const supplied = this.deps.supply.take();
-      // Waiting for one of this owner's children to be free (child-pool.ts), if it must.
-      const later = supplied instanceof Promise ? await supplied : supplied;
-      taken = true;
+    // The code as the model sent it (its tokens unrestored), so each line:column is in its own text.
+    return checkBeforeRun(this.deps.apis, code.sentCode ?? code.code, catalog).then(
+      (checked): Promise<ScriptReply> | ScriptReply => {
+        this.taking--;
+        if ('refused' in checked) return { kind: 'type-refused', ...checked.refused };
+        if (this.closing) return refused('the server is shutting down');
+        return this.take({ ...code, catalog, typeCheck: checked.note }, yieldMs, ctx);
+      },
+      (error: unknown) => {
+        this.taking--;
+        throw error;
+      },
+    );
+  }
+
+  private take(run: Checked, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
+    const supplied = this.deps.supply.take();
+    if (!(supplied instanceof Promise)) return this.start(supplied, run, yieldMs, ctx);
+    // Waiting for one of this owner's children to be free (child-pool.ts): counted as running meanwhile.
+    this.taking++;
+    return supplied.then((later) => {
       this.taking--;
       if (this.closing && 'child' in later) later.child.kill();
       if (this.closing) return refused('the server is shutting down');
-      return await this.start(later, { code, catalog, typeCheck: checked.note }, yieldMs, ctx);
-    } finally {
-      if (!taken) this.taking--;
-    }
+      return this.start(later, run, yieldMs, ctx);
+    });
   }
 
   private start(
     supplied: Supplied,
-    run: { readonly code: string; readonly catalog: readonly CatalogTool[]; readonly typeCheck: string | undefined },
+    { code, sentCode, catalog, typeCheck }: Checked,
     yieldMs: number,
     ctx: WatchContext,
   ): Promise<ScriptReply> | ScriptReply {
     if ('refused' in supplied) return refused(supplied.refused);
-    const { code, catalog } = run;
 
-    const id = `${scriptIdPrefix(this.deps.instance)}${++this.counter}`;
+    const id = nextScriptId(this.deps.instance);
     const { settings } = this.deps;
     const watching = (): Watch | null => this.entries.get(id)?.watch ?? null;
     const tally = new ApprovalTally(settings.approvalFallback);
     const gate = this.deps.approvals;
     // The script's span, a child of the request that runs it; its calls' spans are its children.
-    const trace = activeTelemetry().startScript({ id, code }, ctx.trace);
+    const trace = activeTelemetry().startScript({ id, code: sentCode ?? code }, ctx.trace);
     const script = new Script(supplied.child.lease(), {
       id,
       code,
@@ -253,12 +286,13 @@ export class OwnerScripts {
       endingReturned: false,
       watch: null,
       approvals: tally,
-      typeCheck: run.typeCheck,
+      typeCheck,
     };
     this.entries.set(id, entry);
     ctx.onStarted?.(id);
     void script.ended.then(() => {
       gate?.forget(id);
+      this.urgent.delete(id);
       trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
       entry.endedAt = Date.now();
       this.forgetOldEnded();
@@ -278,6 +312,8 @@ export class OwnerScripts {
       progress: ctx.onProgress ? new ProgressThrottle(ctx.onProgress) : undefined,
     };
     entry.watch = watch;
+    // A link the model must pass on, given while no call watched: this watch carries it at once.
+    if (this.urgent.delete(id)) watch.release.abort();
     const cancel = () => watch.release.abort();
     ctx.signal.addEventListener('abort', cancel, { once: true });
     ctx.interrupt?.addEventListener('abort', cancel, { once: true });
@@ -323,6 +359,7 @@ export class OwnerScripts {
     return {
       script,
       startedAt: entry.startedAt,
+      waitingApproval: () => this.deps.approvals?.waiting(id) ?? [],
       takeEnding: () => {
         const ret = script.takeReturn();
         entry.returnedAnything = true;

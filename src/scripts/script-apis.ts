@@ -1,16 +1,18 @@
 /**
  * The host APIs as one script reaches them: its owner's (OwnerApis), with each tool call through
  * the approval gate (its timeout held while a person decides), counted on the script's span, and
- * its upstream's progress passed to whoever watches the script.
+ * its upstream's progress passed to whoever watches the script; its fetch() made for it, a person
+ * asked through the same gate where the config says so, and counted the same way.
  */
 import type { ApprovalGate } from '../approvals/approval-gate.js';
 import type { CatalogTool } from '../catalog/types.js';
-import type { ScriptApis } from '../script-host/apis.js';
+import type { ScriptFetch } from '../fetch/fetch-api.js';
+import type { FetchCaller, ScriptApis } from '../script-host/apis.js';
 import type { ToolProgress, ToolResult } from '../script-host/types.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
 import type { ScriptTrace } from '../telemetry/telemetry.js';
 import type { CheckOutcome } from '../typecheck/script-checker.js';
-import { sendApproved, type ApprovalTally } from './approved-calls.js';
+import { approveThrough, sendApproved, type ApprovalTally } from './approved-calls.js';
 
 /** A tool call with a listener for the upstream's progress notifications on it, made for `caller`. */
 export type ProgressingToolCaller = (
@@ -23,10 +25,12 @@ export type ProgressingToolCaller = (
 
 /**
  * The host APIs bound to one owner of scripts (src/mcp/host-apis.ts builds them): ScriptApis, with
- * tool calls made for a caller, and the type check a run passes first.
+ * tool calls made for a caller, fetch() made for each script (its id, span and approvals), and the
+ * type check a run passes first.
  */
-export interface OwnerApis extends Omit<ScriptApis, 'tools'> {
+export interface OwnerApis extends Omit<ScriptApis, 'tools' | 'fetch'> {
   readonly tools: ProgressingToolCaller;
+  readonly fetch?: ScriptFetch;
   /** A script checked against the catalog it will be given (src/typecheck/, issue 47); absent when typeCheck is off. */
   readonly typeCheck?: (code: string, catalog: readonly CatalogTool[]) => Promise<CheckOutcome>;
 }
@@ -49,9 +53,11 @@ export function scriptApis(owner: OwnerApis, script: ScriptOfOwner): ScriptApis 
   const { id, identity, trace, gate, tally } = script;
   const caller: CallCaller = { ...(trace.context !== undefined ? { trace: trace.context } : {}), script: { id, ...identity } };
   // The type check is the run's, before the script exists: not one of the APIs the script calls.
-  const { typeCheck: _checkedBeforeRun, ...apis } = owner;
+  const { fetch: fetchFor, typeCheck: _checkedBeforeRun, ...apis } = owner;
+  const fetch = fetchFor?.({ id, caller, ...(gate !== undefined ? { approve: approveThrough(gate, id, identity, tally) } : {}) });
   return {
     ...apis,
+    ...(fetch !== undefined ? { fetch: countedFetch(fetch, trace) } : {}),
     tools: (name, args, signal, hold) => {
       const onProgress = (progress: ToolProgress) => script.onProgress(describeProgress(name, progress));
       const send = () => owner.tools(name, args, signal, onProgress, caller);
@@ -61,6 +67,16 @@ export function scriptApis(owner: OwnerApis, script: ScriptOfOwner): ScriptApis 
       trace.countCall(answer);
       return answer;
     },
+  };
+}
+
+/** Each fetch counted on the script's span: one that failed on the way says `isError`, a call that failed after sending. */
+function countedFetch(fetch: FetchCaller, trace: ScriptTrace): FetchCaller {
+  return (request, signal, hold) => {
+    const answer = fetch(request, signal, hold);
+    // The answer itself, not a copy made by then(): a copy's rejection would go unhandled with telemetry off.
+    trace.countCall(answer as Promise<{ readonly isError?: boolean }>);
+    return answer;
   };
 }
 

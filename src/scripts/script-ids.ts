@@ -19,6 +19,14 @@ export function scriptIdPrefix(instance: string | undefined): string {
   return `${instance !== undefined ? `${instance}.` : ''}${PROCESS_TAG}-`;
 }
 
+/** Scripts started by this process so far, whoever owns them: each id's number is unique in the server's logs. */
+let scriptsStarted = 0;
+
+/** The next script's id (`a.3fa9c1-12`), unique in this process across sessions and principals. */
+export function nextScriptId(instance: string | undefined): string {
+  return `${scriptIdPrefix(instance)}${++scriptsStarted}`;
+}
+
 /** `<process tag>-<n>` (or `-call<n>`, another kind of handle), alone or with `.<more>` after it. */
 const AFTER_INSTANCE = '[0-9a-f]{6}-[a-z]*\\d+(?:\\.|$)';
 

@@ -160,3 +160,56 @@ export class SkillsFailedError extends RefusedError {
     super(`SKILLS_FAILED: ${label} failed: ${why}. A save may or may not have been kept; skills.list() shows.`, { cause });
   }
 }
+
+/**
+ * Why a script's fetch() was refused (src/fetch/): each code names the rule of the config's
+ * `settings.fetch` the request broke, and the message says what would allow it.
+ */
+export type FetchRefusedCode =
+  /** An origin settings.fetch does not list (or it lists none: fetch is off). */
+  | 'FETCH_ORIGIN'
+  /** A path the origin's `paths` globs do not match. */
+  | 'FETCH_PATH'
+  /** A method the origin's `methods` do not list. */
+  | 'FETCH_METHOD'
+  /** A header the server writes itself (Host, Content-Length, …). */
+  | 'FETCH_HEADER'
+  /** Authorization, a header the origin's entry sets, or a user name or password in the URL: credentials are the server's to add. */
+  | 'FETCH_CREDENTIAL'
+  /** An address that is, or a name that resolves to, loopback, private, link-local or a cloud metadata address, without `allowPrivate`. */
+  | 'FETCH_PRIVATE'
+  /** A redirect to an origin not listed, or one `redirect: "error"` refuses. */
+  | 'FETCH_REDIRECT'
+  /** A response body past fetchMaxBytes: the request was sent. */
+  | 'FETCH_TOO_LARGE';
+
+/**
+ * A script's fetch() the server refused: the script sees it thrown as `ToolRefused`, with this
+ * message. `request` names it as `GET https://api.github.com/user`; `outcome` says whether anything
+ * was sent (by default nothing was).
+ */
+export class FetchRefusedError extends RefusedError {
+  override readonly name = 'FetchRefusedError';
+
+  constructor(
+    readonly code: FetchRefusedCode,
+    readonly request: string,
+    reason: string,
+    outcome = 'Nothing was sent',
+  ) {
+    super(`${code}: fetch ${request} was refused: ${reason}. ${outcome}.`);
+  }
+}
+
+/**
+ * A script's fetch() that failed on the network (no connection, a reset, a TLS failure, past
+ * fetchTimeoutMs): the script sees a TypeError, as the web's fetch gives one. It may have reached the server.
+ */
+export class FetchFailedError extends CodemodeError {
+  override readonly name = 'FetchFailedError';
+  readonly code = 'FETCH_FAILED';
+
+  constructor(request: string, why: string, options?: ErrorOptions) {
+    super(`fetch ${request} failed: ${why}`, options);
+  }
+}

@@ -11,6 +11,7 @@ import { revealControls } from '../support/echo.js';
 import type { Log } from '../support/log.js';
 import type { CallOutcome } from './telemetry.js';
 import type { ApprovalAuditEntry } from './approval-audit.js';
+import type { FetchAuditEntry } from './fetch-audit.js';
 
 /** The signal that reopens the audit log at its path. */
 export const AUDIT_REOPEN_SIGNAL = 'SIGUSR2';
@@ -48,13 +49,17 @@ export class AuditLog {
     process.on(AUDIT_REOPEN_SIGNAL, this.onReopen);
   }
 
-  /** A call's line, or an approval's (approval-audit.ts). */
-  write(entry: AuditEntry | (ApprovalAuditEntry & { readonly time: string })): void {
+  /** A call's line, an approval's (approval-audit.ts) or a fetch's (fetch-audit.ts). */
+  write(entry: AuditEntry | ((ApprovalAuditEntry | FetchAuditEntry) & { readonly time: string })): void {
     // Sync and whole: each line lands in order, and none is left in a buffer at exit. JSON leaves
     // U+0085, U+2028 and U+2029 raw in strings, and readers that split lines the Unicode way
     // (Python's splitlines, some log shippers) end a line there: escaped, as are the other
     // controls and bidi marks, a record is one line by every reader's rule, meaning the same.
-    writeSync(this.fd, `${revealControls(JSON.stringify(entry))}\n`);
+    writeSync(
+      this.fd,
+      `${revealControls(JSON.stringify(entry))}
+`,
+    );
   }
 
   /** Opens the path again (a rotation renamed the file): later lines go to a new file there. */

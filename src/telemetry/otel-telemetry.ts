@@ -42,8 +42,18 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
     require('@opentelemetry/resources') as typeof Resources;
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof TraceExporter;
   const { OTLPMetricExporter } = require('@opentelemetry/exporter-metrics-otlp-http') as typeof MetricExporter;
-  const { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } =
-    require('@opentelemetry/semantic-conventions') as typeof Conventions;
+  const {
+    ATTR_ERROR_TYPE,
+    ATTR_SERVICE_NAME,
+    ATTR_SERVICE_VERSION,
+    ATTR_HTTP_REQUEST_METHOD,
+    ATTR_HTTP_REQUEST_RESEND_COUNT,
+    ATTR_HTTP_RESPONSE_STATUS_CODE,
+    ATTR_SERVER_ADDRESS,
+    ATTR_SERVER_PORT,
+    ATTR_URL_FULL,
+    METRIC_HTTP_CLIENT_REQUEST_DURATION,
+  } = require('@opentelemetry/semantic-conventions') as typeof Conventions;
   const { SpanKind, SpanStatusCode, ROOT_CONTEXT, trace, defaultTextMapGetter, defaultTextMapSetter } = api;
 
   // An export that fails is said once in our log, not lost.
@@ -86,6 +96,10 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
   const clientDuration = meter.createHistogram(names.METRIC_MCP_CLIENT_OPERATION_DURATION, {
     ...seconds,
     description: 'Duration of a tool call codemode-mcp made to an upstream server',
+  });
+  const httpDuration = meter.createHistogram(METRIC_HTTP_CLIENT_REQUEST_DURATION, {
+    ...seconds,
+    description: "Duration of an HTTP request a script's fetch() had codemode-mcp make",
   });
   const scriptsStarted = meter.createCounter(names.METRIC_SCRIPTS_STARTED, { description: 'Scripts started' });
   const scriptsEnded = meter.createCounter(names.METRIC_SCRIPTS_ENDED, { description: 'Scripts ended, by status' });
@@ -256,6 +270,48 @@ export function createOtelTelemetry(options: OtelOptions): Telemetry {
             ...(type !== undefined ? { [ATTR_ERROR_TYPE]: type } : {}),
           });
           calls.add(1, { [names.ATTR_UPSTREAM]: call.upstream ?? '', [names.ATTR_CALL_OUTCOME]: outcome });
+        },
+      );
+    },
+
+    httpRequest(request, parent, send) {
+      const attributes: Api.Attributes = {
+        [ATTR_HTTP_REQUEST_METHOD]: request.method,
+        [ATTR_SERVER_ADDRESS]: request.serverAddress,
+        [ATTR_SERVER_PORT]: request.serverPort,
+      };
+      const span = tracer.startSpan(
+        request.method,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            ...attributes,
+            [ATTR_URL_FULL]: request.url,
+            ...(request.resendCount > 0 ? { [ATTR_HTTP_REQUEST_RESEND_COUNT]: request.resendCount } : {}),
+          },
+        },
+        parent,
+      );
+      const headers: Record<string, string> = {};
+      propagator.inject(trace.setSpan(parent ?? ROOT_CONTEXT, span), headers, defaultTextMapSetter);
+      const started = performance.now();
+      return within(
+        span,
+        () => send(headers),
+        (ending, type) => {
+          const status = 'result' in ending ? ending.result.status : undefined;
+          // The conventions: a 4xx or 5xx answer is the client span's error, named by its code.
+          const errorType = status !== undefined && status >= 400 ? String(status) : type;
+          if (status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+          if (errorType !== undefined) {
+            span.setAttribute(ATTR_ERROR_TYPE, errorType);
+            span.setStatus({ code: SpanStatusCode.ERROR });
+          }
+          httpDuration.record((performance.now() - started) / SECOND_MS, {
+            ...attributes,
+            ...(status !== undefined ? { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status } : {}),
+            ...(errorType !== undefined ? { [ATTR_ERROR_TYPE]: errorType } : {}),
+          });
         },
       );
     },

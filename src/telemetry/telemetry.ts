@@ -46,6 +46,17 @@ export interface UpstreamCallInfo {
   readonly upstream?: string;
 }
 
+/** One HTTP request a script's fetch() has the server make (each redirect followed is another). */
+export interface HttpRequestInfo {
+  readonly method: string;
+  /** The URL without its query and fragment, which may hold what a span should not carry. */
+  readonly url: string;
+  readonly serverAddress: string;
+  readonly serverPort: number;
+  /** 0 for the script's own URL; 1 for the first redirect followed, and so on. */
+  readonly resendCount: number;
+}
+
 export interface ScriptStart {
   readonly id: string;
   readonly code: string;
@@ -78,6 +89,15 @@ export interface Telemetry {
     send: (meta: TraceMeta | undefined) => Promise<T>,
   ): Promise<T>;
   /**
+   * Runs `send` inside an HTTP client span (the standard HTTP semantic conventions); `send` gets the
+   * `traceparent` headers that carry the span on. Its status code marks the span: 4xx and 5xx are errors.
+   */
+  httpRequest<T extends { readonly status: number }>(
+    request: HttpRequestInfo,
+    parent: TraceContext | undefined,
+    send: (headers: Readonly<Record<string, string>>) => Promise<T>,
+  ): Promise<T>;
+  /**
    * The pool spawned a script process: `warm`, started ahead for a run to come, or not, for a run
    * that found the pool empty. `ready` settles once it can take a script (or could not start).
    */
@@ -95,6 +115,7 @@ export const TELEMETRY_OFF: Telemetry = {
   serverRequest: (_request, handle) => handle(undefined),
   startScript: () => NO_SCRIPT_TRACE,
   upstreamCall: (_call, _parent, send) => send(undefined),
+  httpRequest: (_request, _parent, send) => send({}),
   childSpawned: () => {},
   poolSize: () => {},
   shutdown: async () => {},

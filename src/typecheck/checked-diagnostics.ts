@@ -13,6 +13,11 @@ import type { Checker, Diagnostic, Project, Symbol as TsSymbol, Type } from 'typ
 
 /** `Cannot find name 'x'` (did you mean, shorthand property). */
 const NAME_CODES = new Set([2304, 2552, 18004]);
+/**
+ * `Cannot find name 'process'. Do you need to install type definitions for node?` and its kin
+ * (jQuery, a test runner, the DOM library): names a script doesn't have either, said in its terms.
+ */
+const HOST_NAME_CODES = new Set([2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593]);
 /** `Property 'x' does not exist on type 'T'` (did you mean). */
 const PROPERTY_CODES = new Set([2339, 2551]);
 /** `This expression is not callable` (did you mean new). */
@@ -71,7 +76,7 @@ export async function countedDiagnostics(context: CheckContext, errors: readonly
     counted.push({
       start: diagnostic.pos,
       code: diagnostic.code,
-      message: messageOf(diagnostic),
+      message: HOST_NAME_CODES.has(diagnostic.code) ? hostNameMessage(context.ast, node, diagnostic) : messageOf(diagnostic),
       ...(tool !== undefined ? { tool } : {}),
     });
   }
@@ -90,6 +95,16 @@ function messageOf(diagnostic: Diagnostic): string {
     .filter((related) => HINT_CODES.has(related.code))
     .map((related) => related.text);
   return [lines.join('\n'), ...hints].join(' ');
+}
+
+/**
+ * A Node, browser or test-runner name, said without the compiler's advice to install its types. In
+ * JavaScript, `require("fs")` is reported at the module's name: it is `require` that is missing.
+ */
+function hostNameMessage(ast: AstModule, node: Ast.Node, diagnostic: Diagnostic): string {
+  const required = ast.isStringLiteral(node) && ast.isCallExpression(node.parent);
+  const name = required ? 'require' : ast.isIdentifier(node) ? node.text : (/'([^']+)'/.exec(diagnostic.text)?.[1] ?? 'it');
+  return `Cannot find name '${name}': a script has the language and the globals declared for it, no Node, browser or test-runner ones.`;
 }
 
 /** Each `tools.x`, `tools["x"]` and `const { x } = tools` naming no tool (the global `tools` only). */
@@ -165,7 +180,10 @@ function declaredIn(symbol: TsSymbol | undefined, file: string): boolean {
  */
 async function concernedTool(context: CheckContext, code: number, node: Ast.Node): Promise<string | undefined | null> {
   const { ast, checker } = context;
-  if (NAME_CODES.has(code)) return isInType(ast, node) ? null : undefined;
+  if (NAME_CODES.has(code) || HOST_NAME_CODES.has(code)) {
+    // `typeof x` of a name that isn't there is "undefined" at run time, not an error: portable code asks so.
+    return isInType(ast, node) || ast.isTypeOfExpression(node.parent) ? null : undefined;
+  }
   if (PROPERTY_CODES.has(code)) {
     const object = objectOfMember(ast, node);
     if (object === undefined) return null;

@@ -106,8 +106,47 @@ interface CodemodeSkills {
 }
 declare const skills: CodemodeSkills;
 
-/** A call the server refused before sending it: nothing happened, safe to retry. */
-declare class ToolRefused extends Error {}
+/** Headers of a fetch's request or response: names in any case; a response's are read-only. */
+declare class Headers {
+  constructor(init?: any);
+  append(name: string, value: string): void;
+  set(name: string, value: string): void;
+  delete(name: string): void;
+  get(name: string): string | null;
+  has(name: string): boolean;
+  forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg?: any): void;
+  entries(): IterableIterator<[string, string]>;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<string>;
+  [Symbol.iterator](): IterableIterator<[string, string]>;
+}
+/** What a fetch resolves to; its body is read once (clone() first to read it twice). */
+declare class Response {
+  constructor(body?: any, init?: any);
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly headers: Headers;
+  readonly url: string;
+  readonly redirected: boolean;
+  readonly type: string;
+  readonly bodyUsed: boolean;
+  text(): Promise<string>;
+  json(): Promise<any>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  bytes(): Promise<Uint8Array>;
+  clone(): Response;
+}
+/** An HTTP request the server makes for the script, to an origin the config lists (settings.fetch). */
+declare function fetch(
+  url: string,
+  init?: { method?: string; headers?: any; body?: any; redirect?: string; [key: string]: any },
+): Promise<Response>;
+
+/** A call the server refused before sending it: nothing happened, safe to retry; a fetch's names its rule in \`code\` (FETCH_ORIGIN, …). */
+declare class ToolRefused extends Error {
+  readonly code?: string;
+}
 /** A call past its timeout: the tool may still take effect. */
 declare class TimeoutError extends Error {}
 /** A result too large for the script's memory: the call took effect. */

@@ -214,6 +214,26 @@ describe('the approval gate', () => {
     );
   });
 
+  // Regression (issue 46): a page shows the calls that joined after its question was asked, and offers
+  // their review; the answer was read against the calls of the question alone and refused them all.
+  it('reads an answer against the calls waiting when it came: a review of calls that joined after the question', async () => {
+    const { origin, questions, nextQuestion } = askingOrigin();
+    const gate = gateWith(origin);
+    let asked = nextQuestion();
+    const first = gate.approve(call('s1', { id: 'a' }));
+    await asked;
+    expect(questions[0]!.request.params.message).toContain('fs__delete_file({"id":"a"})');
+    const joined = gate.approve(call('s1', { id: 'b' }));
+    expect(gate.waiting('s1')).toEqual(['fs__delete_file({"id":"a"}) and 1 more calls of it']);
+    for (const [i, answer] of [choose('review'), choose('allow'), choose('deny')].entries()) {
+      asked = nextQuestion();
+      questions[i]!.answer(answer);
+      if (i < 2) await asked;
+    }
+    expect(questions.map((question) => question.request.params.message.includes('"id":"b"'))).toEqual([false, false, true]);
+    expect((await Promise.all([first, joined])).map((verdict) => verdict.allowed)).toEqual([true, false]);
+  });
+
   it('sends nothing on a first answer that is not an allow, and refuses every call it was about', async () => {
     for (const answer of [
       choose('review'),

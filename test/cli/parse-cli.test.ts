@@ -493,6 +493,7 @@ describe('the HTTP flags', () => {
       token: undefined,
       allowedHosts: [],
       instanceId: undefined,
+      publicHealth: false,
     });
     expect(http(['--http', '[::1]:0', '--instance-id', 'a'])).toMatchObject({ host: '::1', port: 0, instanceId: 'a' });
     expect(http(['--http', '0.0.0.0:8101'], { CODEMODE_HTTP_TOKEN: TOKEN })).toMatchObject({ host: '0.0.0.0', token: TOKEN });

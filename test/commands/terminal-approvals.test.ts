@@ -2,11 +2,24 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ElicitRequest } from '@modelcontextprotocol/client';
 import { terminalOrigin } from '../../src/commands/run/terminal-approvals.js';
-import { approvalRequest } from '../../src/approvals/approval-question.js';
+import { approvalRequest, type ApprovalQuestion } from '../../src/approvals/approval-question.js';
+import type { AskDetail } from '../../src/approvals/approval-gate.js';
 import { ACTING_KINDS, ALL_ACTING, rawActing } from '../support/acting-characters.js';
 
-const question = (): ElicitRequest =>
-  approvalRequest({ tool: { name: 'delete_item' }, calls: ['{"id":"a"}'], asker: 'script s-1 of this run', owner: 'this run' });
+const asked: ApprovalQuestion = {
+  tool: { name: 'delete_item' },
+  calls: ['{"id":"a"}'],
+  asker: 'script s-1 of this run',
+  owner: 'this run',
+};
+const question = (): ElicitRequest => approvalRequest(asked);
+/** What the gate hands every channel beside the form; the terminal reads only the form. */
+const detail: AskDetail = {
+  question: asked,
+  waiting: () => asked.calls,
+  identity: { principal: 'local', session: 'the client' },
+  passOn: () => {},
+};
 
 /** A terminal a test types on: what it has shown, and a line typed once a prompt has shown (the n-th time). */
 function typedTerminal() {
@@ -38,16 +51,16 @@ describe("codemode-mcp run's terminal", () => {
     const { person, close } = terminalOrigin({ input, output });
     expect(person.accepts(question())).toBe(true);
     input.write('1\n');
-    const answer = person.ask(question(), new AbortController().signal, 'a1b2c3-1');
+    const answer = person.ask(question(), new AbortController().signal, 'a1b2c3-1', detail);
     await typeAt('Choose 1-4', 1, '2');
     expect(await answer).toEqual({ action: 'accept', content: { decision: 'allow-script' } });
     expect(shown()).toContain('- delete_item({"id":"a"})');
     expect(shown()).toContain('  2. Allow delete_item for the rest of this script');
-    const owner = person.ask(question(), new AbortController().signal, 'a1b2c3-1');
+    const owner = person.ask(question(), new AbortController().signal, 'a1b2c3-1', detail);
     await typeAt('Choose 1-4', 2, '3');
     await typeAt('Minutes [30]', 1, '15');
     expect(await owner).toEqual({ action: 'accept', content: { decision: 'allow-owner', minutes: 15 } });
-    const other = person.ask(question(), new AbortController().signal, 'a1b2c3-1');
+    const other = person.ask(question(), new AbortController().signal, 'a1b2c3-1', detail);
     await typeAt('Choose 1-4', 3, 'yes');
     expect(await other).toEqual({ action: 'decline' });
     close();
@@ -62,7 +75,7 @@ describe("codemode-mcp run's terminal", () => {
       asker: 'script s-1 of this run',
       owner: 'this run',
     });
-    const answer = person.ask(hostile, new AbortController().signal, 's-1');
+    const answer = person.ask(hostile, new AbortController().signal, 's-1', detail);
     await typeAt('Choose 1-4', 1, '4');
     expect(await answer).toEqual({ action: 'accept', content: { decision: 'deny' } });
     expect(rawActing(shown(), 'lines')).toEqual([]);
@@ -86,7 +99,7 @@ describe("codemode-mcp run's terminal", () => {
         },
       },
     } as unknown as ElicitRequest;
-    const answer = person.ask(raw, new AbortController().signal, 's-1');
+    const answer = person.ask(raw, new AbortController().signal, 's-1', detail);
     await typeAt('Choose 1-1', 1, '9');
     expect(await answer).toEqual({ action: 'decline' });
     expect(rawActing(shown(), 'lines')).toEqual([]);
@@ -114,7 +127,7 @@ describe("codemode-mcp run's terminal", () => {
     ];
     const seen = new Map<string, number>();
     for (const [request, prompt, lines, expected] of typed) {
-      const answer = person.ask(request, new AbortController().signal, 's-1');
+      const answer = person.ask(request, new AbortController().signal, 's-1', detail);
       const prompts = [prompt, 'Minutes [30]'];
       for (const [i, line] of lines.entries()) {
         const times = (seen.get(prompts[i]!) ?? 0) + 1;

@@ -71,16 +71,16 @@ describe('approvals in the config', () => {
   });
 
   it('reads settings.approvals and approvalFallback', () => {
-    const { settings } = readFileSettings({ approvals: { ask: ['*delete*'] }, approvalFallback: 'allow' }, '/c.json');
+    const { settings } = readFileSettings({ approvals: { ask: ['*delete*'] }, approvalFallback: 'allow' }, '/c.json', {});
     expect(settings).toEqual({ approvals: { ask: ['*delete*'] }, approvalFallback: 'allow' });
   });
 
   it('refuses a bad settings.approvals or approvalFallback, saying what it takes', () => {
-    expect(() => readFileSettings({ approvals: { confirm: ['x'] } }, '/c.json')).toThrow(
+    expect(() => readFileSettings({ approvals: { confirm: ['x'] } }, '/c.json', {})).toThrow(
       'settings.approvals.confirm is not a choice; approvals takes "allow", "ask" and "deny", each a list of globs',
     );
-    expect(() => readFileSettings({ approvals: ['x'] }, '/c.json')).toThrow(/must be an object of glob lists/);
-    expect(() => readFileSettings({ approvalFallback: 'ask' }, '/c.json')).toThrow(
+    expect(() => readFileSettings({ approvals: ['x'] }, '/c.json', {})).toThrow(/must be an object of glob lists/);
+    expect(() => readFileSettings({ approvalFallback: 'ask' }, '/c.json', {})).toThrow(
       'settings.approvalFallback must be "refuse" or "allow" (got "ask")',
     );
   });

@@ -17,7 +17,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const PLACE = { baseDir: '/base', home: '/home/me' };
+const PLACE = { baseDir: '/base', home: '/home/me', env: {} };
 
 function invocation(argv: string[]): CliInvocation {
   const result = parseCli(argv, { env: {}, cwd: dir, homedir: dir });
@@ -49,8 +49,14 @@ function sampleOf(spec: SettingSpec): { texts: string[]; field: unknown } {
       return { texts: ['search_*', 'fs__read'], field: ['search_*', 'fs__read'] };
     case 'approvals':
       return { texts: ['ask=*delete*', 'deny=fs__wipe'], field: { ask: ['*delete*'], deny: ['fs__wipe'] } };
-    case 'url':
-      return { texts: ['redis://localhost:6379'], field: 'redis://localhost:6379' };
+    case 'url': {
+      const url = spec.rangeMarkdown.includes('redis') ? 'redis://localhost:6379' : 'https://mcp.example.com';
+      return { texts: [url], field: url };
+    }
+    case 'fetch':
+      return { texts: ['{"https://api.example": {"methods": ["GET"]}}'], field: { 'https://api.example': { methods: ['GET'] } } };
+    case 'tokenize':
+      return { texts: ['{"fields":["name"]}'], field: { fields: ['name'] } };
     default:
       return { texts: ['some/where'], field: 'some/where' };
   }

@@ -14,7 +14,7 @@ const MiB = 1024 * 1024;
 
 /** One number setting's value as the config file or a flag gives it, or its problem as a flag's message says it. */
 function readSettingValue(name: SettingName, raw: unknown): { value: unknown } | { error: string } {
-  const read = readSettingsObject({ [name]: raw }, { baseDir: '/', home: '/' });
+  const read = readSettingsObject({ [name]: raw }, { baseDir: '/', home: '/', env: {} });
   return 'issue' in read ? { error: describeFlagIssue(read.issue) } : { value: read.layer.settings[name] };
 }
 

@@ -10,15 +10,15 @@ describe('the type check settings (issue 47)', () => {
   });
 
   it('reads typeCheck and typeCheckTimeoutMs from the config file', () => {
-    const { settings } = readFileSettings({ typeCheck: 'warn', typeCheckTimeoutMs: '5s' }, '/c.json');
+    const { settings } = readFileSettings({ typeCheck: 'warn', typeCheckTimeoutMs: '5s' }, '/c.json', {});
     expect(settings).toEqual({ typeCheck: 'warn', typeCheckTimeoutMs: 5_000 });
   });
 
   it('refuses a mode that is not one, naming the modes and the closest', () => {
-    expect(() => readFileSettings({ typeCheck: 'wran' }, '/c.json')).toThrow(
+    expect(() => readFileSettings({ typeCheck: 'wran' }, '/c.json', {})).toThrow(
       'settings.typeCheck must be "error", "warn" or "off" (got "wran"; did you mean "warn"?)',
     );
-    expect(() => readFileSettings({ typeCheck: false }, '/c.json')).toThrow(
+    expect(() => readFileSettings({ typeCheck: false }, '/c.json', {})).toThrow(
       'settings.typeCheck must be "error", "warn" or "off" (got boolean)',
     );
   });

@@ -38,11 +38,21 @@ describe('${VAR} expansion', () => {
   });
 
   it('refuses a ${...} that is not a variable reference rather than pass it through', () => {
-    expect(() => expandVariables('${input:token}', env)).toThrow(
-      'has ${input:token}, which is not a variable reference; write ${NAME} or ${NAME:-default}',
+    expect(() => expandVariables('${not a name}', env)).toThrow(
+      'has ${not a name}, which is not a variable reference; write ${NAME} or ${NAME:-default}',
     );
     expect(() => expandVariables('${}', env)).toThrow('has ${}, which is not a variable reference');
   });
+
+  // A new user's config copied from VS Code's .vscode/mcp.json was refused as an unset variable.
+  it.each(['${workspaceFolder}', '${workspaceFolder}/src', '${userHome}', '${input:github_token}', '${config:python.path}'])(
+    "refuses VS Code's own %s, saying VS Code expands it and what to write instead",
+    (text) => {
+      expect(() => expandVariables(text, {})).toThrow(
+        /a variable VS Code expands in its own mcp\.json; codemode-mcp expands only environment variables/,
+      );
+    },
+  );
 
   it('refuses a default holding another ${...}', () => {
     expect(() => expandVariables('${A:-${B}}', env)).toThrow("has ${A:-${B}: a default can't hold another ${...}");

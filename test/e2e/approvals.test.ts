@@ -337,9 +337,9 @@ describe('a question no one answers', () => {
   });
 });
 
-describe('a client that cannot ask a person (no elicitation)', () => {
+describe('a client that cannot ask a person (no elicitation), with approvalVia "client"', () => {
   test('gets the fallback, refuse by default, said in the answer and the log; nothing is sent', async () => {
-    const setup = deletableConfig('approvals-fallback');
+    const setup = deletableConfig('approvals-fallback', { approvalVia: 'client' });
     const server = await startInProcess(['--config', setup.config]);
     const result = await server.run({
       code: 'try { await tools.delete_item({ id: "f" }) } catch (e) { return e.message }',
@@ -355,7 +355,7 @@ describe('a client that cannot ask a person (no elicitation)', () => {
 
   // Regression (issue 45): the fallback had one audit line per script and tool, and the refused calls none.
   test('has an audit line for every call the fallback refuses, and a call line for each, with its arguments digest', async () => {
-    const setup = deletableConfig('approvals-fallback-audit');
+    const setup = deletableConfig('approvals-fallback-audit', { approvalVia: 'client' });
     const server = await startInProcess(['--config', setup.config]);
     await server.run({ code: 'for (const id of ["f1", "f2", "f3"]) { try { await tools.delete_item({ id }) } catch {} }' });
     const lines = setup.audit();
@@ -376,7 +376,7 @@ describe('a client that cannot ask a person (no elicitation)', () => {
   });
 
   test('with approvalFallback "allow", the call is sent unasked, and the answer says so', async () => {
-    const setup = deletableConfig('approvals-fallback-allow', { approvalFallback: 'allow' });
+    const setup = deletableConfig('approvals-fallback-allow', { approvalVia: 'client', approvalFallback: 'allow' });
     const server = await startInProcess(['--config', setup.config]);
     const result = await server.run({ code: 'return (await tools.delete_item({ id: "g" })).content[0].text' });
     expect(valueOf(result)).toBe('deleted g');

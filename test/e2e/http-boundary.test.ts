@@ -89,6 +89,22 @@ describe('who may reach the server', () => {
     });
   });
 
+  // Load balancers and Kubernetes probes send no token, and a Host of the address they reached.
+  test('with --http-public-health, GET /healthz without the token gets the status alone; the details still need it', async () => {
+    server = await startHttpServer(['--config', everything(), '--http-token', TOKEN, '--pool', '0', '--http-public-health']);
+    const probe = await rawRequest(server.port, { method: 'GET', path: '/healthz', headers: { Host: '10.1.2.3:8080' } });
+    expect(probe.status).toBe(200);
+    expect(probe.json()).toEqual({ status: 'serving' });
+    expect(probe.headers['cache-control']).toBe('no-store');
+    const detailed = await rawRequest(server.port, {
+      method: 'GET',
+      path: '/healthz',
+      headers: { Host: 'localhost', Authorization: `Bearer ${TOKEN}` },
+    });
+    expect(detailed.json()).toMatchObject({ status: 'serving', version: expect.any(String), sessions: 0 });
+    expect((await initialize()).status).toBe(401);
+  });
+
   test('binding beyond loopback without a token is refused at start, saying how to set one', () => {
     const started = spawnSync(process.execPath, [BIN, '--http', '0.0.0.0:0', '--config', everything()], {
       encoding: 'utf8',

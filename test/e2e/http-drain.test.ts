@@ -14,6 +14,7 @@ import {
   type HttpServer,
 } from '../support/http-server.js';
 import { fixturePath, structuredOf, textOf } from '../support/mcp-client.js';
+import { until } from '../support/waiting.js';
 
 const upstream = ['--', process.execPath, fixturePath('upstreams/conformance-everything.mjs')];
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
@@ -103,5 +104,30 @@ describe('draining on SIGTERM', () => {
     expect(await server.exited).toEqual({ code: 143, signal: null });
     expect(server.stderr()).not.toContain('draining');
     expect(server.stderr()).toContain(`${id} stopped (principal shared)`);
+  });
+
+  // Regression: the owner and the connection were closed at once, before the answer was sent: a
+  // 2025 client's open wait got an empty event stream (and hung), a 2026-07-28 client's HTTP 499.
+  test("an open wait gets its script's ending at the shutdown, for a 2025 client and a 2026-07-28 one", async () => {
+    const { server, modern, legacy } = await start(0);
+    const waits = await Promise.all(
+      [modern, legacy].map(async (client) => {
+        const id = structuredOf(await client.run({ code: endless, yield_ms: 0 })).script as string;
+        return { id, answer: client.run({ action: 'wait', script: id, yield_ms: 600_000 }) };
+      }),
+    );
+    await until('both scripts to be watched', async () => {
+      const listed = await Promise.all(
+        [modern, legacy].map(async (client) => structuredOf(await client.run({ action: 'list' }))),
+      );
+      return listed.every((list) => (list.scripts as Array<{ watched: boolean }>).some((script) => script.watched));
+    });
+    process.kill(server.pid, 'SIGTERM');
+    for (const { id, answer } of waits) {
+      const ending = await answer;
+      expect(structuredOf(ending)).toMatchObject({ script: id, status: 'stopped', stopReason: 'shutdown' });
+      expect(textOf(ending)).toMatch(new RegExp(`^Script ${id} stopped`));
+    }
+    expect(await server.exited).toEqual({ code: 143, signal: null });
   });
 });

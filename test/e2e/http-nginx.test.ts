@@ -64,7 +64,8 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
       auth: { token: TOKEN },
       start: async (id, flags) =>
         (instances[id] = await startHttpServer([
-          ...['--config', config, ...flags, '--pool', '1'],
+          // echo asks for approval, so a script's call of it opens an approval page link (issue 46).
+          ...['--config', config, ...flags, '--pool', '1', '--approvals', 'ask=echo'],
           // b drains on SIGTERM, as deployed instances do; the others stop at once (the tests' default).
           ...(id === 'b' ? ['--drain-grace-ms', '600000'] : []),
         ])),
@@ -158,6 +159,42 @@ describe.skipIf(NGINX === undefined)('three instances behind nginx, round-robin'
       return lines.length >= 9 && lines;
     });
     expect(tasks.map((request) => answeredBy(request))).toEqual(tasks.map((request) => prefixOf(request.name)));
+  });
+
+  test("an approval page link reaches, through nginx, the instance holding its script (the link's prefix)", async () => {
+    const client = await connectHttp(url, { token: TOKEN, name: 'asking', ...MODERN });
+    clients.push(client);
+    const nginxOrigin = new URL(url).origin;
+    const seen = new Set<string>();
+    // Runs land round-robin: enough of them reach every instance.
+    for (let n = 0; seen.size < INSTANCES.length; n++) {
+      const answer = textOf(await client.run({ code: `return (await tools.echo({ message: "hi ${n}" })).content[0].text` }));
+      const script = /^Script (\S+) running/.exec(answer)![1]!;
+      const link = /ask the user to open (http:\/\/127\.0\.0\.1:\d+\/approve\/(\w+)\.[A-Za-z0-9_-]+), then call wait/.exec(
+        answer,
+      );
+      expect(link?.[2]).toBe(prefixOf(script));
+      // The same link as a person behind nginx opens it (approvalPageUrl would name nginx's origin).
+      const page = await fetch(link![1]!.replace(/^http:\/\/127\.0\.0\.1:\d+/, nginxOrigin));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain(`<dt>Script</dt><dd>${script} of principal`);
+      seen.add(prefixOf(script));
+      // Decided at the instance itself, from its own origin, so the script ends.
+      const html = await (await fetch(link![1]!)).text();
+      const fields = Object.fromEntries(
+        [...html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+      );
+      const decided = await fetch(link![1]!, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { Origin: new URL(link![1]!).origin, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...fields, choice: 'deny' }).toString(),
+      });
+      expect(decided.status).toBe(303);
+      expect(textOf(await client.run({ action: 'wait', script }))).toMatch(
+        /APPROVAL_DENIED: echo was refused: a person denied it/,
+      );
+    }
   });
 
   test("2025 clients stay on their sessions' instances through run, wait and stop", { timeout: 120_000 }, async () => {

@@ -1,7 +1,7 @@
 // A team server: --http-tokens-file gives each bearer token a principal, whose scripts are its
 // own for 2026-07-28 clients (no session), whose 2025 sessions no other principal can use, and
 // the file is read again on SIGHUP. A file others could read, or one that names no one, stops the start.
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -129,6 +129,8 @@ describe('a tokens file that cannot be used stops the start', () => {
     ['with a name that is not one', { 'a b': ADA }, 0o600, /principal "a b" must be 1 to 64 letters/],
   ])('%s', async (_what, tokens, mode, message) => {
     const file = writeTokens(tokens, mode);
+    // Regression: the file was read only after the upstreams had started.
+    const started = join(makeTempDir('tokens-start'), 'started');
     const result = await runBin([
       '--http',
       '127.0.0.1:0',
@@ -139,10 +141,11 @@ describe('a tokens file that cannot be used stops the start', () => {
       '--',
       process.execPath,
       '-e',
-      '0',
+      `require("fs").writeFileSync(${JSON.stringify(started)}, "started")`,
     ]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(result.left).toEqual([]);
+    expect(existsSync(started)).toBe(false);
   });
 });

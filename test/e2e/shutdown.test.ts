@@ -1,3 +1,5 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -64,5 +66,28 @@ describe('shutdown', () => {
     expect(server.stderr()).toMatch(
       /SIGKILL to upstream "stubborn" \(process group \d+\), (still running 2\.5 s into shutdown|on a signal \(SIGTERM\) during the close)/,
     );
+  });
+
+  // Regression: a server whose stdin closed while an HTTP upstream's start was waiting for an
+  // answer kept running until upstreamStartTimeoutMs had passed (here an hour: the test's timeout fails first).
+  test('the client gone while upstreams are still starting (HTTP, SSE and stdio that never answer): the server exits at once', async () => {
+    const held: ServerResponse[] = [];
+    const silent = createServer((_request, response) => void held.push(response));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+    try {
+      const config = writeConfig({
+        http: { type: 'http', url },
+        sse: { type: 'sse', url },
+        stdio: nodeEntry(fixturePath('upstreams/never-answers.mjs')),
+      });
+      const server = await startServer(['--config', config, '--upstream-start-timeout-ms', '60min', '--startup-wait-ms', '0']);
+      await until(() => held.length >= 2);
+      expect(await server.close()).toEqual([]);
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      for (const response of held) response.destroy();
+      silent.close();
+    }
   });
 });

@@ -36,4 +36,16 @@ describe('start-up visibility', () => {
     );
     expect(await server.close()).toEqual([]);
   });
+
+  // A new user who ran it in a terminal saw nothing, and nothing started until a client connected.
+  test('run in a terminal, it says what it waits for and how to connect; piped, it says nothing of it', async () => {
+    const args = ['--pool', '0', '--', process.execPath, fixturePath('upstreams/recorder.mjs')];
+    const atTerminal = await startInProcess(args, { terminal: true });
+    const piped = await startInProcess(args);
+    expect(atTerminal.stderr()).toMatch(/serving MCP over stdio, waiting for an MCP client's messages on stdin/);
+    expect(atTerminal.stderr()).toContain('npx @modelcontextprotocol/inspector');
+    expect(piped.stderr()).not.toContain('waiting for an MCP client');
+    expect(await atTerminal.close()).toEqual([]);
+    expect(await piped.close()).toEqual([]);
+  });
 });

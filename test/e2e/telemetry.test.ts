@@ -26,6 +26,7 @@ const THREE_CALLS = `
 const one = await tools.echo({ text: "one" });
 const two = await tools.echo({ text: "two" });
 let third;
+// @ts-expect-error: a number where the tool takes text, so that this call fails upstream (the type check would refuse the script)
 try { third = await tools.echo({ text: 3 }); } catch (error) { third = error.name; }
 return { one, two, third };`;
 
@@ -224,6 +225,24 @@ describe('telemetry over OTLP/HTTP', () => {
     expect(script.attributes).toMatchObject({ 'codemode.script.code': code, 'codemode.script.value.size': 2 });
     // With no client traceparent the request's span starts the trace.
     expect(only(receiver.spans, 'tools/call code_execution').parentSpanId).toBe('');
+  });
+
+  test('with --tokenize, the span records the code as the client sent it, its tokens not put back', async () => {
+    receiver = await startOtlpReceiver();
+    const { config } = recorderConfig('otel-tokens');
+    const server = await startServer(['--config', config, '--pool', '0', '--otel-script-code', '--tokenize'], {
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_METRICS_EXPORTER: 'none' },
+    });
+    const read = await server.run({ code: 'return (await tools.echo({ text: "ada@example.com" })).content[0].text' });
+    expect(textOf(read)).toContain('value: "[EMAIL_1]"');
+    const code = 'return (await tools.echo({ text: "[EMAIL_1]" })).content[0].text === "ada@example.com"';
+    expect(textOf(await server.run({ code }))).toContain('value: true');
+    expect(await server.close()).toEqual([]);
+    const codes = receiver.spans
+      .filter((span) => span.name === 'code_execution script')
+      .map((span) => span.attributes['codemode.script.code']);
+    // Restored, the span would hold the address where the token stands.
+    expect(codes).toContain(code);
   });
 });
 

@@ -11,20 +11,26 @@ const question: ElicitRequest = {
   params: { mode: 'form', message: 'Delete it?', requestedSchema: { type: 'object', properties: {} } },
 };
 
-/** Work that runs until cancelled, under `key` (a script's id). */
-function work(key: string): TaskWork {
+/** Work that runs until cancelled, under `key` (a script's id); `finish` ends it with a result of `text`. */
+function work(key: string): TaskWork & { finish(text: string): Promise<void> } {
   let end: (ended: Ended) => void = () => {};
+  const ended = new Promise<Ended>((resolve) => (end = resolve));
   return {
     key,
-    ended: new Promise<Ended>((resolve) => (end = resolve)),
+    ended,
     statusLine: () => `${key} running`,
     cancel: () => end({ status: 'cancelled' }),
+    finish: async (text) => {
+      end({ status: 'completed', result: { content: [{ type: 'text', text }] } });
+      await ended;
+      await Promise.resolve();
+    },
   };
 }
 
-function open(): { inputs: InputQueue; tasks: CallerTasks } {
+function open(resultsMaxBytes = 64 * 1024 * 1024): { inputs: InputQueue; tasks: CallerTasks } {
   const inputs = new InputQueue();
-  return { inputs, tasks: new CallerTasks({ inputs, scriptLifetimeMs: 60_000 }) };
+  return { inputs, tasks: new CallerTasks({ inputs, scriptLifetimeMs: 60_000, resultsMaxBytes }) };
 }
 
 describe("a task's answer", () => {
@@ -60,5 +66,28 @@ describe("a task's answer", () => {
     expect(new Set(keys).size).toBe(50);
     for (const key of keys) expect(key).toMatch(/^input-[A-Za-z0-9_-]{16,}$/);
     inputs.failAll('done');
+  });
+});
+
+// Regression: 100 tasks of 0.9 MB grew the server by 222 MiB, kept an hour; only their count was bounded.
+describe("ended tasks' results", () => {
+  test('are kept within taskResultsMaxBytes: past it the oldest are dropped, and tasks/get says so', async () => {
+    const { tasks } = open(250_000);
+    const made = ['s-1', 's-2', 's-3'].map((key) => ({ key, work: work(key) }));
+    const ids = made.map(({ work: each }) => tasks.create(each).taskId);
+    for (const { work: each } of made) await each.finish('x'.repeat(100_000));
+    const [oldest, middle, newest] = ids.map((id) => tasks.get(id));
+    expect(oldest).toMatchObject({ status: 'failed', error: { message: expect.stringContaining('taskResultsMaxBytes') } });
+    expect(oldest!.result).toBeUndefined();
+    expect(middle).toMatchObject({ status: 'completed', result: { content: [{ text: 'x'.repeat(100_000) }] } });
+    expect(newest).toMatchObject({ status: 'completed' });
+  });
+
+  test('keep the newest result whatever its size', async () => {
+    const { tasks } = open(1_000);
+    const big = work('s-1');
+    const id = tasks.create(big).taskId;
+    await big.finish('y'.repeat(10_000));
+    expect(tasks.get(id)).toMatchObject({ status: 'completed' });
   });
 });

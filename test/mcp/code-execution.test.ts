@@ -110,13 +110,21 @@ describe('code_execution in one session', () => {
 
   it("names its instance in its script ids, and tells that instance's earlier run from a typo", async () => {
     const session = open({}, 'a');
-    expect(scriptId(await session.handle({ code: 'return 1' }, idle))).toBe(`a.${PROCESS_TAG}-1`);
+    const first = scriptId(await session.handle({ code: 'return 1' }, idle));
+    expect(first).toMatch(new RegExp(`^a\\.${PROCESS_TAG}-\\d+$`));
     expect(text(await session.handle({ action: 'wait', script: 'a.abcdef-1' }, idle))).toMatch(
       /started by an earlier run of the server/,
     );
-    expect(text(await session.handle({ action: 'wait', script: `a.${PROCESS_TAG}-9` }, idle))).toMatch(
-      /^Refused: no script "a\.[0-9a-f]{6}-9" of this session\. Its scripts: a\.[0-9a-f]{6}-1\.$/,
+    expect(text(await session.handle({ action: 'wait', script: `a.${PROCESS_TAG}-0` }, idle))).toMatch(
+      new RegExp(`^Refused: no script "a\\.[0-9a-f]{6}-0" of this session\\. Its scripts: ${first.replaceAll('.', '\\.')}\\.$`),
     );
+  });
+
+  // Regression: every HTTP session's first script was `<tag>-1`, so the server's log could not tell them apart.
+  it("gives each script an id no other owner's script of the server has", async () => {
+    const [one, two] = [open(), open()];
+    const ids = [scriptId(await one.handle({ code: 'return 1' }, idle)), scriptId(await two.handle({ code: 'return 1' }, idle))];
+    expect(new Set(ids).size).toBe(2);
   });
 
   it("answers a wait or stop for another instance's script as that instance gone, not as an unknown script", async () => {

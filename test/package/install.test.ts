@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, publishedEntry, startServer, textOf, valueOf } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
+/** A script the type check refuses (a misspelled argument of server-everything's echo). */
+const WRONG_SCRIPT = 'return (await tools["echo"]({ mesage: "x" })).content[0].text;\n';
+
 let dir: string;
 let installedBin: string;
 let packed: string[];
@@ -52,7 +55,7 @@ describe('the packed package, installed', () => {
 
   it('type-checks a script with the installed native compiler, through the bundled API', async () => {
     const script = join(dir, 'wrong.js');
-    writeFileSync(script, 'return (await tools["echo"]({ mesage: "x" })).content[0].text;\n');
+    writeFileSync(script, WRONG_SCRIPT);
     const result = await execa(installedBin, ['check', script, '--', process.execPath, publishedEntry('server-everything')], {
       reject: false,
     });
@@ -76,7 +79,7 @@ describe('the packed package, installed', () => {
     );
     const result = await server.run({ code: 'return (await tools["echo"]({ message: "from the package" })).content[0].text' });
     expect(valueOf(result)).toBe('Echo: from the package');
-    const refused = await server.run({ code: 'return (await tools["echo"]({ mesage: "x" })).content[0].text' });
+    const refused = await server.run({ code: WRONG_SCRIPT });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/^Refused by the type check; nothing ran\. 1 problem in the script:\nscript:1:29: /);
     expect(await server.close()).toEqual([]);

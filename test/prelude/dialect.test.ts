@@ -27,6 +27,21 @@ const RECORD_INTERFACES = new Set(['PropertyDescriptor', 'IteratorYieldResult', 
 /** Bases a prelude class may extend: its own null-prototype base, or the captured Error for the script's error classes. */
 const CLASS_BASES = new Set(['NullProto', 'ErrorConstructor']);
 
+/**
+ * A class handed to scripts (fetch's Headers and Response) extends nothing, since a script reaches
+ * its base through Object.getPrototypeOf: its file sets `ObjectSetPrototypeOf(<Class>.prototype, null)`.
+ */
+function inheritsNull(source: ts.SourceFile, name: string): boolean {
+  return source.statements.some(
+    (statement) =>
+      ts.isExpressionStatement(statement) &&
+      ts.isCallExpression(statement.expression) &&
+      statement.expression.expression.getText() === 'ObjectSetPrototypeOf' &&
+      statement.expression.arguments[0]?.getText() === `${name}.prototype` &&
+      statement.expression.arguments[1]?.kind === ts.SyntaxKind.NullKeyword,
+  );
+}
+
 interface Finding {
   readonly file: string;
   readonly line: number;
@@ -152,8 +167,13 @@ function lint(files: Set<string>): Finding[] {
         const base = node.heritageClauses
           ?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)
           ?.types[0]?.expression.getText();
-        if (base === undefined || !CLASS_BASES.has(base))
-          report(node.name ?? node, 'a prelude class extends NullProto, so its instances inherit nothing a script can reach');
+        const handedOut = base === undefined && node.name !== undefined && inheritsNull(source, node.name.text);
+        if (!handedOut && (base === undefined || !CLASS_BASES.has(base)))
+          report(
+            node.name ?? node,
+            'a prelude class extends NullProto, so its instances inherit nothing a script can reach ' +
+              '(one handed to scripts extends nothing, and its prototype is set to inherit null)',
+          );
       }
       ts.forEachChild(node, visit);
     };

@@ -9,22 +9,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTypeStripper, stripTypes } from '../../engine/strip-types.js';
 import { runScript } from '../support/scripts.js';
+import { seededRandom } from '../fixtures/seeded-random.mjs';
 
 const PROGRAMS = 300;
 const REFUSED = 150;
 const THROUGH_A_CHILD = 4;
-
-/** mulberry32: a small seeded generator, so that a failing program can be made again from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Program {
   readonly ts: string;
@@ -128,7 +117,7 @@ const STEPS: ReadonlyArray<(w: Writer, n: number) => void> = [
 ];
 
 function program(seed: number): Program {
-  const w = new Writer(random(seed));
+  const w = new Writer(seededRandom(seed));
   const steps = 2 + Math.floor(w.next() * 5);
   for (let n = 0; n < steps; n++) w.pick(STEPS)(w, n);
   w.ts.push('return out');
@@ -138,7 +127,7 @@ function program(seed: number): Program {
 
 /** A namespace or module with values, comments anywhere in and before its header; or an enum member name over lines. */
 function refused(seed: number): { readonly code: string; readonly line: number } {
-  const w = new Writer(random(seed));
+  const w = new Writer(seededRandom(seed));
   const before = w.pick(['const a = 1', 'const a = 1;', '{}', '']);
   const exported = w.pick(['', `export${w.inline()}`]);
   const header =

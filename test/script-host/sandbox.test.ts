@@ -13,11 +13,12 @@ async function valueOf(code: string): Promise<unknown> {
 }
 
 describe('inside a script', () => {
-  it('has no process, require, fetch, WebAssembly, std or os', async () => {
+  it('has no process, require, WebAssembly, std or os; its fetch is a call to the server, refused where it lists no origin', async () => {
     const types = await valueOf(
-      'return [typeof process, typeof require, typeof fetch, typeof WebAssembly, typeof std, typeof os]',
+      `return [typeof process, typeof require, typeof WebAssembly, typeof std, typeof os,
+               await fetch("http://127.0.0.1:1/").then(() => "answered", (e) => e.name + " " + e.code)]`,
     );
-    expect(types).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+    expect(types).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'ToolRefused FETCH_ORIGIN']);
   });
 
   it('reaches only its own global through Function and constructor chains', async () => {

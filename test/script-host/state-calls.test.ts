@@ -45,6 +45,16 @@ async function valueOf(code: string, callState?: StateCaller): Promise<unknown> 
 }
 
 describe('store and load in a script', () => {
+  // Regression: the ending counted store and load among the answered tool calls.
+  it('are not counted among the calls the ending names: only the tool call is', async () => {
+    const state = mapState();
+    const ret = await runScript('await store("k", 1); await load("k"); await state.keys(); await tools.echo({}); return 1', {
+      callState: state.callState,
+    });
+    expect(ret.status, ret.error).toBe('finished');
+    expect(ret.calls).toMatchObject({ answered: 1, refused: 0, unseen: [] });
+  });
+
   it('stores JSON values and loads copies; an absent key loads as undefined; keys and remove answer from the state', async () => {
     const state = mapState();
     const value = await valueOf(

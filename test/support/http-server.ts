@@ -111,6 +111,22 @@ export interface ConnectOptions {
   readonly name?: string;
   /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one (no session). */
   readonly versionNegotiation?: ClientOptions['versionNegotiation'];
+  /** Told every byte of the server's HTTP responses to this client (their bodies, SSE streams included), as they arrive. */
+  readonly onBytes?: (chunk: Uint8Array) => void;
+}
+
+/** fetch, with each response's body also read to `onBytes` as the client reads it. */
+function recordingFetch(onBytes: (chunk: Uint8Array) => void): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (response.body === null) return response;
+    const [kept, copy] = response.body.tee();
+    // A stream the client cancels ends its copy with an error: what arrived before is recorded.
+    void (async () => {
+      for await (const chunk of copy as AsyncIterable<Uint8Array>) onBytes(chunk);
+    })().catch(() => undefined);
+    return new Response(kept, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
 }
 
 /** A client on its own session of the server at `url`. */
@@ -130,6 +146,7 @@ export async function connectHttp(url: string, options: ConnectOptions = {}): Pr
   }
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     ...(options.token !== undefined ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {}),
+    ...(options.onBytes !== undefined ? { fetch: recordingFetch(options.onBytes) } : {}),
   });
   await client.connect(transport);
   return {

@@ -34,8 +34,12 @@ export interface InProcessOptions {
   readonly onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
   /** A relative --config is taken from here. */
   readonly cwd?: string;
+  /** Where the config's `${VAR}` are looked up; unset, this process's environment. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one. */
   readonly versionNegotiation?: ClientOptions['versionNegotiation'];
+  /** Serve as if stderr were a person's terminal (src/commands/serve-stdio/serve-stdio.ts, ServeIo.terminal). */
+  readonly terminal?: boolean;
 }
 
 export interface InProcessServer {
@@ -44,6 +48,8 @@ export interface InProcessServer {
   readonly logs: LoggingMessageNotification['params'][];
   /** What the server logged so far, a line each, at its --log-level (its stderr, were it a process). */
   stderr(): string;
+  /** Every byte the server wrote to its client so far (its stdout, were it a process), as text. */
+  received(): string;
   /** The server's end, with its exit code. */
   readonly exited: Promise<{ readonly code: number }>;
   /** code_execution with these arguments. */
@@ -57,7 +63,10 @@ export interface InProcessServer {
 
 /** Serves `args` (as bin/codemode-mcp.js would take them) in this process, with a client connected. */
 export async function startInProcess(args: readonly string[], options: InProcessOptions = {}): Promise<InProcessServer> {
-  const invocation = parseCli(args, options.cwd !== undefined ? { cwd: options.cwd } : {});
+  const invocation = parseCli(args, {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  });
   if (isCliExit(invocation))
     throw new Error(`the command line was refused (exit ${invocation.exit}): ${invocation.stderr ?? ''}`);
   let stderr = '';
@@ -67,10 +76,18 @@ export async function startInProcess(args: readonly string[], options: InProcess
     if (shows(level, at)) stderr += `${revealControls(line, 'lines')}\n`;
   };
   const [stdin, stdout] = [new PassThrough(), new PassThrough()];
+  const written: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => void written.push(chunk));
   const exited = deferred<{ code: number }>();
   const started = trackStarted();
   void exited.promise.then(() => started.stop());
-  void serveStdio(invocation, undefined, log, { stdin, stdout, exit: (code) => exited.resolve({ code }), ownsProcess: false });
+  void serveStdio(invocation, undefined, log, {
+    stdin,
+    stdout,
+    exit: (code) => exited.resolve({ code }),
+    ownsProcess: false,
+    terminal: options.terminal === true,
+  });
 
   const client = new Client(
     { name: 'e2e-client', version: '1.0.0' },
@@ -90,6 +107,7 @@ export async function startInProcess(args: readonly string[], options: InProcess
     client,
     logs,
     stderr: () => stderr,
+    received: () => Buffer.concat(written).toString('utf8'),
     exited: exited.promise,
     run: (callArgs, callOptions) => client.callTool({ name: 'code_execution', arguments: callArgs }, callOptions),
     close: async () => {

@@ -4,6 +4,7 @@
  * spans and metric names. Listens on a loopback port of its own.
  */
 import { createServer, type Server } from 'node:http';
+import { afterEach, beforeEach } from 'vitest';
 
 type AnyValue = { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
 interface KeyValue {
@@ -156,5 +157,29 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     metrics,
     points,
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * For a test file whose telemetry runs in its own process: a fresh receiver for each test, with
+ * OTEL_EXPORTER_OTLP_ENDPOINT pointing at it and put back after. The returned function gives the
+ * running test's receiver.
+ */
+export function receiverPerTest(): () => OtlpReceiver {
+  const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  let receiver: OtlpReceiver | undefined;
+  beforeEach(async () => {
+    receiver = await startOtlpReceiver();
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
+  });
+  afterEach(async () => {
+    if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved;
+    await receiver?.close();
+    receiver = undefined;
+  });
+  return () => {
+    if (receiver === undefined) throw new Error('the OTLP receiver is made for each test: read it inside one');
+    return receiver;
   };
 }

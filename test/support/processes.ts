@@ -60,6 +60,12 @@ export function statFieldsOf(pid: number): string[] | undefined {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
+/** Whether `pid` is running: neither gone nor a zombie. */
+export function isRunning(pid: number): boolean {
+  const fields = statFieldsOf(pid);
+  return fields !== undefined && fields[0] !== 'Z';
+}
+
 /** The parent pid, or undefined when the process is already gone. */
 function parentOf(pid: number): number | undefined {
   const fields = statFieldsOf(pid);

@@ -3,6 +3,7 @@ import { ScriptChild, type ScriptChildOptions } from '../../src/script-host/scri
 import { Script, type ScriptLimits } from '../../src/script-host/script.js';
 import { ToolRefusedError } from '../../src/support/errors.js';
 import type {
+  FetchCaller,
   ResourceCaller,
   ResourceRequest,
   ScriptApis,
@@ -113,6 +114,7 @@ export interface TestApis {
   readonly callResource?: ResourceCaller;
   readonly callState?: StateCaller;
   readonly callSkills?: SkillsCaller;
+  readonly callFetch?: FetchCaller;
 }
 
 /** The ScriptApis object of a test's callers. */
@@ -122,6 +124,7 @@ export function apisOf(options: TestApis): ScriptApis {
     ...(options.callResource ? { resources: options.callResource } : {}),
     ...(options.callState ? { state: options.callState } : {}),
     ...(options.callSkills ? { skills: options.callSkills } : {}),
+    ...(options.callFetch ? { fetch: options.callFetch } : {}),
   };
 }
 

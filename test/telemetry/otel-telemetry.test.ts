@@ -2,22 +2,12 @@
  * The SDK side in-process, against the real OTLP receiver: what a refused call and a call that
  * failed after sending look like, which the e2e run (all calls reaching the upstream) does not show.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ToolRefusedError, UpstreamLostError } from '../../src/support/errors.js';
 import { createOtelTelemetry } from '../../src/telemetry/otel-telemetry.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { receiverPerTest } from '../support/otlp-receiver.js';
 
-let receiver: OtlpReceiver;
-const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-beforeEach(async () => {
-  receiver = await startOtlpReceiver();
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
-});
-afterEach(async () => {
-  if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved;
-  await receiver.close();
-});
+const receiver = receiverPerTest();
 
 describe('spans of calls that did not answer', () => {
   it('a refused call is an error span with the refusal as an event and its code as error.type; a lost one has its own code', async () => {
@@ -44,7 +34,7 @@ describe('spans of calls that did not answer', () => {
     script.end({ status: 'failed' });
     await telemetry.shutdown();
 
-    const byName = new Map(receiver.spans.map((span) => [span.name, span]));
+    const byName = new Map(receiver().spans.map((span) => [span.name, span]));
     const scriptSpan = byName.get('code_execution script')!;
     expect(scriptSpan.attributes).toMatchObject({
       'codemode.script.status': 'failed',

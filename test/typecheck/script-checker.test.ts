@@ -102,10 +102,14 @@ describe("what refuses a script, with server-everything's real schemas", () => {
     ]);
   });
 
-  test('a misspelled global, and one the sandbox does not have', async () => {
-    expect(found(await check('consol.log(1);\nconst r = await fetch("https://example.com");'))).toEqual([
+  test('a misspelled global, and ones the sandbox does not have', async () => {
+    expect(
+      found(await check('consol.log(1);\nconst home = process.env.HOME;\nconst fs = require("fs");\ndocument.title = "x";')),
+    ).toEqual([
       "1:1 Cannot find name 'consol'. Did you mean 'console'?",
-      "2:17 Cannot find name 'fetch'.",
+      "2:14 Cannot find name 'process': a script has the language and the globals declared for it, no Node, browser or test-runner ones.",
+      "3:20 Cannot find name 'require': a script has the language and the globals declared for it, no Node, browser or test-runner ones.",
+      "4:1 Cannot find name 'document': a script has the language and the globals declared for it, no Node, browser or test-runner ones.",
     ]);
   });
 
@@ -166,8 +170,24 @@ describe('what does not refuse a script', () => {
       'const hits = searchTools("sum", 3);\nconsole.log(describe(hits[0].name));\ntext("a");\nnotify({ n: 1 });\nawait sleep(1);\nclearTimeout(setTimeout(() => {}, 5));\nshow({ type: "text", text: "hi" });\nawait state.keys();\nawait resources.list();\nawait skills.list();\nawait skills["my-skill"]({ a: 1 });\ntry { await tools.echo({ message: "x" }); } catch (e) { if (e instanceof ToolRefused || e instanceof TimeoutError || e instanceof ResultTooLarge) return btoa(e.message); }\nreturn performance.now() + atob("YQ==").length;',
     ],
     [
+      'fetch, Headers and Response, as the web has them (issue 49)',
+      [
+        'const headers = new Headers({ accept: "application/json" });',
+        'headers.set("x-page", String(2));',
+        'const response = await fetch("https://api.example.com/items", { method: "post", headers, body: JSON.stringify({ a: 1 }), redirect: "manual" });',
+        'for (const [name, value] of response.headers) console.log(name, value);',
+        'try { await fetch("https://elsewhere.example"); } catch (e) { if (e instanceof ToolRefused) console.log(e.code); }',
+        'const copy = response.clone();',
+        'return { ok: response.ok, status: response.status, items: (await response.json()).items, bytes: (await copy.bytes()).length };',
+      ].join('\n'),
+    ],
+    [
       'top-level await and return',
       'const [a, b] = await Promise.all([tools.echo({ message: "a" }), tools.echo({ message: "b" })]);\nreturn a.content.concat(b.content).map((c) => c.text);',
+    ],
+    [
+      'a name asked for with typeof, which is not there',
+      'return typeof process === "undefined" && typeof missingThing === "undefined";',
     ],
     ['the language as QuickJS has it', 'return Object.groupBy([1, 2, 3], (n) => (n % 2 ? "odd" : "even"));'],
   ])('%s', async (_what, code) => {

@@ -16,6 +16,7 @@ import { ScriptChild } from '../../script-host/script-child.js';
 import { Script } from '../../script-host/script.js';
 import { refusalAnswer, scriptAnswer, typeRefusalAnswer } from '../../mcp/code-execution/answer.js';
 import { parseCommand } from '../../mcp/code-execution/input.js';
+import { fetcherFor } from '../../fetch/fetcher.js';
 import { createHostApis, type HostApis } from '../../mcp/host-apis.js';
 import { checkBeforeRun } from '../../scripts/checked-run.js';
 import { scriptApis } from '../../scripts/script-apis.js';
@@ -106,11 +107,13 @@ async function startAndRun(
     // The stdio server's own state (LOCAL_PRINCIPAL): a script run by hand sees what the server's scripts stored.
     state = await openStateStore(settings, io.stderr);
     const library = new SkillsLibrary(skillsDirectory(settings));
-    // The stdio server's state and skills: what a script run by hand saves, the server's scripts call.
+    // The stdio server's state and skills: what a script run by hand saves, the server's scripts call;
+    // its fetch() as the server's scripts make it, a person at the terminal asked where the config says so.
     apis = createHostApis({
       hub,
       state,
       skills: { library, saving: () => ({ allowed: true, principal: 'run' }), onSaved: () => Promise.resolve() },
+      fetcher: fetcherFor(settings, io.stderr, readPackageVersion()),
       settings,
       log: io.stderr,
     });

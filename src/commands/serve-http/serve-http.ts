@@ -1,8 +1,9 @@
 /**
  * `codemode-mcp --http [host:]port`: Streamable HTTP at `/mcp` on node:http, many sessions at
  * once, each a world of its own (http-sessions.ts), sharing the upstreams and the script
- * children. Every request passes the Host/Origin and token checks first (http-guard.ts);
- * `/healthz` says how the instance stands. On SIGTERM it first drains (drain.ts); then, or at once
+ * children. Every request passes the Host/Origin and token checks first (http-guard.ts), but
+ * the approval page's (`/approve/`, whose link's token admits it, and which checks Host and Origin
+ * itself); `/healthz` says how the instance stands. On SIGTERM it first drains (drain.ts); then, or at once
  * on SIGINT, it stops accepting, ends every session (stopping its scripts), closes the pool and the
  * upstreams, and exits.
  */
@@ -12,7 +13,7 @@ import type { CliInvocation } from '../../cli/parse-cli.js';
 import { readPackageVersion } from '../../cli/package-version.js';
 import { UpstreamHub } from '../../upstream/hub.js';
 import { guardRequest } from '../../http/guard.js';
-import { sendHealth } from '../../http/health.js';
+import { sendHealth, sendPublicHealth } from '../../http/health.js';
 import { serveMcp } from '../../http/mcp-endpoint.js';
 import { acceptedHostnames, type HttpOptions } from '../../config/http-options.js';
 import { httpRefusal, sendRefusal } from '../../http/refusal.js';
@@ -27,6 +28,7 @@ import { openStateStore } from '../../state/open-state-store.js';
 import { httpSaving } from '../../skills/skills-api.js';
 import { buildServedParts } from '../served-parts.js';
 import { collectWhenIdle } from '../../support/idle-collect.js';
+import { APPROVE_PATH, isPagePath } from '../../approvals/page/page-requests.js';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -41,6 +43,14 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
   const hub = new UpstreamHub(invocation.upstreams, { clientInfo: { name: 'codemode-mcp', version }, log, settings });
   const observability = await startObserving(settings, version, log);
   if (observability === undefined) {
+    process.exitCode = EXIT_FAILURE;
+    return;
+  }
+  // Read before anything starts: a file that can't be used stops the start with nothing to undo.
+  const tokens = await readTokens(settings.httpTokensFile, log);
+  if (tokens === 'refused') {
+    log('codemode-mcp: not serving: its tokens file cannot be used', 'error');
+    await observability.close();
     process.exitCode = EXIT_FAILURE;
     return;
   }
@@ -60,6 +70,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       if (stopped.length > 0) log(`codemode-mcp: scripts of 2026-07-28 callers stopped at shutdown: ${stopped.join(', ')}`);
       await supply.close();
       listing.close();
+      await approvalPage.close();
       await Promise.all([state.close(), apis.close()]);
     });
     listener?.closeAllConnections();
@@ -76,10 +87,22 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     log,
     () => void shutDown('the upstreams cannot be served as configured', EXIT_FAILURE),
   );
-  const { apis, listing, skills } = buildServedParts(hub, settings, state, log, {
+  const hostnames = acceptedHostnames(http);
+  const { apis, listing, skills, approvalPage } = buildServedParts(hub, settings, state, log, {
     saving: (owner) => httpSaving(settings, owner.label),
     startup: () => ready,
+    // A route of this server: its links name approvalPageUrl, or the address it listens at.
+    page: {
+      kind: 'route',
+      origin: () => settings.approvalPageUrl ?? listenerOrigin(listener),
+      hostnames,
+      ...(http.instanceId !== undefined ? { instance: http.instanceId } : {}),
+    },
+    version,
   });
+  if (settings.approvalOpenBrowser) {
+    log('codemode-mcp: approvalOpenBrowser opens links over stdio only; over --http the link goes through the client', 'warn');
+  }
   // What 2025 sessions and 2026-07-28 callers both are served with.
   const served = {
     hub,
@@ -92,11 +115,10 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     listing,
     skills,
     instanceId: http.instanceId,
+    approvalPage,
   };
   const sessions = new HttpSessions(served);
   const sessionless = new Sessionless(served);
-  const tokens = await readTokens(settings.httpTokensFile, log);
-  if (tokens === 'refused') return shutDown('its tokens file cannot be used', EXIT_FAILURE);
   const drain: BeforeShutdown = (signal, hurry) =>
     drainOnSigterm({ supply, settings, instanceId: http.instanceId, log, began: () => (draining = true) }, signal, hurry);
   if (tokens !== undefined) {
@@ -105,15 +127,21 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     process.on('SIGHUP', () => void tokens.reload());
   } else shutDownOnSignals(shutDown, log, undefined, drain);
 
-  const guard = { hostnames: acceptedHostnames(http), token: http.token, tokens: () => tokens?.table };
+  const guard = { hostnames, token: http.token, tokens: () => tokens?.table };
+  const standing = (): 'serving' | 'draining' | 'shutting down' =>
+    !accepting ? 'shutting down' : draining ? 'draining' : 'serving';
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    // A person's browser carries no bearer token: the link's own token is what admits it (and the page checks Host and Origin).
+    if (isPagePath(path)) return approvalPage.serve(req, res);
     const admitted = guardRequest(req.headers, guard);
     if ('status' in admitted) {
-      sendRefusal(res, admitted, true);
+      // A liveness probe sends no token (and names the address it reached): the status, and nothing else.
+      if (http.publicHealth && path === HEALTH_PATH && req.method === 'GET') sendPublicHealth(res, standing());
+      else sendRefusal(res, admitted, true);
       return;
     }
     const { principal } = admitted;
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === MCP_PATH) {
       await serveMcp(req, res, sessions, {
         maxMessageBytes: settings.maxMessageBytes,
@@ -127,7 +155,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
       sendHealth(res, {
         instanceId: http.instanceId,
         version,
-        state: !accepting ? 'shutting down' : draining ? 'draining' : 'serving',
+        state: standing(),
         upstreams: hub.upstreamStatus(),
         sessions: sessions.size,
         children: { alive: supply.size, pooled: supply.pooledCount, max: settings.maxScriptChildren },
@@ -137,7 +165,7 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
         res,
         httpRefusal(
           404,
-          `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}`,
+          `Not Found: ${req.method ?? ''} ${path.slice(0, 200)}; MCP is served at ${MCP_PATH}, health at GET ${HEALTH_PATH}, approval pages under ${APPROVE_PATH}`,
         ),
       );
     }
@@ -172,6 +200,15 @@ export async function serveHttp(invocation: CliInvocation, http: HttpOptions, lo
     `codemode-mcp ${version}: serving MCP over HTTP at http://${shownHost}:${address.port}${MCP_PATH}` +
       `${http.instanceId !== undefined ? ` as instance ${http.instanceId}` : ''}${http.token !== undefined ? ', bearer token required' : ''}`,
   );
+}
+
+/** `http://127.0.0.1:8080`: where the listener is reached, a wildcard address read as this machine's loopback. */
+function listenerOrigin(listener: NodeHttpServer | undefined): string | undefined {
+  const address = listener?.listening === true ? (listener.address() as AddressInfo) : undefined;
+  if (address === undefined) return undefined;
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 /** The tokens file as last read, and its reading again; `refused` when the first read fails (said in the log). */

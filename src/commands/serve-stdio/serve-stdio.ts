@@ -25,6 +25,7 @@ import { openStateStore } from '../../state/open-state-store.js';
 import { LOCAL_PRINCIPAL } from '../../state/state-store.js';
 import { buildServedParts } from '../served-parts.js';
 import { collectWhenIdle } from '../../support/idle-collect.js';
+import { openBrowser } from '../../upstream/auth/open-browser.js';
 
 /** Where the server reads and writes the protocol, and how it ends. */
 export interface ServeIo {
@@ -37,6 +38,8 @@ export interface ServeIo {
    * shut it down, and it collects its garbage once idle after work (support/idle-collect.ts).
    */
   readonly ownsProcess: boolean;
+  /** A person's terminal shows the log (stderr is a TTY): they are told what the server waits for. */
+  readonly terminal?: boolean;
 }
 
 const PROCESS_IO: ServeIo = {
@@ -44,6 +47,7 @@ const PROCESS_IO: ServeIo = {
   stdout: process.stdout,
   exit: (code) => process.exit(code),
   ownsProcess: true,
+  terminal: process.stderr.isTTY === true,
 };
 
 /** Serves until the client goes away or SIGINT/SIGTERM, then exits. */
@@ -76,6 +80,7 @@ export async function serveStdio(
       await closeInOrder(hub, async () => {
         shuttingDown = true;
         await Promise.all([session?.close(), supply?.close()]);
+        await approvalPage.close();
         listing.close();
         await Promise.all([state.close(), apis.close()]);
         // Spawned at process start for an `initialize` that never got as far as starting them.
@@ -101,10 +106,26 @@ export async function serveStdio(
 
   // Before the first request nothing has started, so there is nothing to wait for.
   const startup = (): Promise<void> => ready ?? Promise.resolve();
-  const { apis, listing, skills } = buildServedParts(hub, invocation.settings, state, log, {
+  const { apis, listing, skills, approvalPage } = buildServedParts(hub, invocation.settings, state, log, {
     saving: (owner) => ({ allowed: true, principal: `${owner.label} (stdio)` }),
     startup,
+    page: { kind: 'loopback' },
+    ...(invocation.settings.approvalOpenBrowser
+      ? {
+          openBrowser: (url: string) =>
+            void openBrowser(url).catch((error: unknown) =>
+              log(
+                `codemode-mcp: approval page: could not open a browser (${String(error)}); the link is in the script's answer`,
+                'warn',
+              ),
+            ),
+        }
+      : {}),
+    version,
   });
+  if (invocation.settings.approvalPageUrl !== null) {
+    log('codemode-mcp: approvalPageUrl is for --http; over stdio approval links name the local listener (127.0.0.1)', 'warn');
+  }
   /** The connection's session; a `server/discover` probe's session, discarded when the client goes on with `initialize`, ends before the next. */
   let session: ClientSession | undefined;
   // The SDK's serveStdio names the revisions by era: `legacy` is 2025's, `modern` 2026-07-28's.
@@ -123,6 +144,7 @@ export async function serveStdio(
       listing,
       principal: LOCAL_PRINCIPAL,
       skills,
+      approvalPage,
     });
     // The SDK closes a discarded probe's Server, and the connection's when the connection ends.
     opened.server.onclose = () => void opened.close();
@@ -145,9 +167,23 @@ export async function serveStdio(
     maxMessageBytes,
     log,
   });
+  if (io.terminal === true) log(waitingForAClient(version, invocation.upstreams.length));
   early?.stopWatching();
   serveStdioConnection(({ era }) => openSession(era).server, {
     transport,
     onerror: (error) => log(`codemode-mcp: ${error.message}`, 'warn'),
   });
+}
+
+/**
+ * What a person who ran the server in a terminal reads: it serves one MCP client over stdin and
+ * stdout, which a client starts it to do, and it starts nothing until that client says hello.
+ */
+export function waitingForAClient(version: string, upstreams: number): string {
+  return (
+    `codemode-mcp ${version}: serving MCP over stdio, waiting for an MCP client's messages on stdin. An MCP client ` +
+    "(Claude Desktop, Claude Code, Cursor, VS Code) runs this command itself: add it to the client's config (README, " +
+    `"Use it"); to try it by hand, \`npx @modelcontextprotocol/inspector\` runs it the same way. The ${upstreams} ` +
+    `upstream${upstreams === 1 ? '' : 's'} start when a client connects. Ctrl-C stops it.`
+  );
 }

@@ -4,10 +4,13 @@
  */
 import type { CliInvocation } from '../../cli/parse-cli.js';
 import { renderTools } from '../../catalog/render-tools.js';
+import { renderFetchPolicy } from '../../fetch/render-policy.js';
 import { startCommandHub } from '../one-shot-hub.js';
 import { closeLeavingNoProcess } from '../../support/process-tree.js';
 import { listenForEndSignals, signalExitCode, type EndSignals } from '../../support/end-signals.js';
 import { processLog, type Log } from '../../support/log.js';
+import { describeTokens } from '../../tokenize/tokens-note.js';
+import { tokenLabels } from '../../tokenize/token-text.js';
 
 export interface PrintToolsOutput {
   readonly stdout: (text: string) => void;
@@ -46,12 +49,15 @@ async function startAndPrint(invocation: CliInvocation, output: PrintToolsOutput
       output.stderr(`codemode-mcp: no upstream server could start:\n${reasons}`, 'error');
       return 1;
     }
+    const { tokenize } = invocation.settings;
     output.stdout(
       renderTools(
         hub.catalog().tools,
         failed.map((status) => status.name),
+        tokenize !== null ? describeTokens(tokenLabels(tokenize)) : undefined,
       ),
     );
+    if (invocation.settings.fetch.length > 0) output.stdout(`\n${renderFetchPolicy(invocation.settings.fetch)}`);
     if (failed.length === 0) return 0;
     output.stderr(
       `codemode-mcp: ${failed.length} of ${statuses.length} upstream servers could not start, and their tools are not listed:\n${reasons}`,

@@ -19,6 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { OwnerScripts, ScriptCommand, ScriptReply, WatchContext } from '../../scripts/owner-scripts.js';
 import type { TraceContext } from '../../telemetry/telemetry.js';
+import type { ScopeTokens } from '../../tokenize/tokenizer.js';
 import type { InputQueue } from '../input-queue.js';
 import { progressSender } from '../progress.js';
 import type { ToolCallAnswer } from '../tool-answer.js';
@@ -31,6 +32,8 @@ import { scriptWork } from './script-task.js';
 
 export interface CodeExecutionDeps {
   readonly scripts: OwnerScripts;
+  /** The caller's tokens, when tokenize is on: a run's code has them put back before it runs. */
+  readonly tokens?: Pick<ScopeTokens, 'restoreCode'>;
   /** The cap on a call's yield_ms (the server's maxYieldMs). */
   readonly maxYieldMs: number;
   /** A 2026-07-28 caller's ways back to its client; absent for a 2025 one, which is asked by requests of ours. */
@@ -65,13 +68,13 @@ export async function callCodeExecution(
     ...(onProgress !== undefined ? { onProgress } : {}),
     ...(trace !== undefined ? { trace } : {}),
   };
-  if (ways === undefined) return answerArguments(deps.scripts, args ?? {}, deps.maxYieldMs, watch);
+  if (ways === undefined) return answerArguments(deps.scripts, args ?? {}, deps.maxYieldMs, watch, deps.tokens);
   let command: ScriptCommand;
   if (resumed !== undefined) command = answerResumed(ways.inputs, resumed, ctx);
   else {
     const parsed = parseCommand(args ?? {}, deps.maxYieldMs);
     if ('refused' in parsed) return refusalAnswer(parsed.refused);
-    command = parsed.command;
+    command = deps.tokens === undefined ? parsed.command : await restoreTokens(parsed.command, deps.tokens);
   }
   return watchAskingInput(deps.scripts, ways, command, watch, ctx, resumed !== undefined);
 }
@@ -82,10 +85,24 @@ export async function answerArguments(
   args: unknown,
   maxYieldMs: number,
   watch: Omit<WatchContext, 'interrupt' | 'handOver'>,
+  tokens?: CodeExecutionDeps['tokens'],
 ): Promise<CallToolResult> {
   const parsed = parseCommand(args, maxYieldMs);
   if ('refused' in parsed) return refusalAnswer(parsed.refused);
-  return replyAnswer(settled(await scripts.command(parsed.command, watch)));
+  const command = tokens === undefined ? parsed.command : await restoreTokens(parsed.command, tokens);
+  return replyAnswer(settled(await scripts.command(command, watch)));
+}
+
+/**
+ * A run whose code has the caller's tokens put back, each in its string literal (a token this
+ * caller doesn't know stays as written: the answer's line on it is the transport's,
+ * tokens/tokenizing-transport.ts); the code as sent is kept for the script's span. Called only
+ * with tokenize on: off, a command goes on in the turn it was parsed.
+ */
+async function restoreTokens(command: ScriptCommand, tokens: NonNullable<CodeExecutionDeps['tokens']>): Promise<ScriptCommand> {
+  if (command.action !== 'run') return command;
+  const { value } = await tokens.restoreCode(command.code);
+  return value === command.code ? command : { ...command, code: value, sentCode: command.code };
 }
 
 /** The retry's answers go to the requests its requestState names; the retry then waits on that script. */

@@ -27,7 +27,9 @@ export function scriptWork(view: TaskView): TaskWork {
         latestNotify === undefined
           ? ''
           : `; last notify: ${latestNotify.length <= NOTIFY_SHOWN_CHARS ? latestNotify : `${latestNotify.slice(0, NOTIFY_SHOWN_CHARS)}…`}`;
-      return `script ${script.id} ${state}: ${counts}${notify}`;
+      // A question only the model can pass on (the approval page's link) must reach it through the status too.
+      const approvals = ended ? [] : view.waitingApproval().map((call) => `; waiting for approval: ${call}`);
+      return `script ${script.id} ${state}: ${counts}${notify}${approvals.join('')}`;
     },
     cancel: () => script.stop('requested'),
   };

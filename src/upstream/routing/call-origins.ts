@@ -18,6 +18,17 @@ export interface CallOrigin {
   readonly accepts: (request: RelayedRequest) => boolean;
   /** An upstream's `notifications/message`, with the upstream's name. */
   readonly log: (server: string, params: LoggingMessageNotification['params']) => void;
+  /** Its client's tokens, when tokenize is on (src/mcp/tokens/): what goes upstream on its behalf passes here. */
+  readonly tokens?: OriginTokens;
+}
+
+/**
+ * What upstream `server` receives of what a client's call carries (its arguments, its answers to
+ * the upstream's requests): the client's tokens put back where that server may have real values,
+ * values tokenized where it may not (settings.tokenize.restore).
+ */
+export interface OriginTokens {
+  argumentsFor<T>(server: string, value: T): Promise<T>;
 }
 
 export type Routed = { readonly origin: CallOrigin } | { readonly refused: string };

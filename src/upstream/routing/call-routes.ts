@@ -68,7 +68,9 @@ export class CallRoutes {
     context: CallContext,
   ): Promise<CallToolResult> {
     return this.sendTo(name, context, (session, tool) =>
-      session.callTool(tool.upstreamName, name, args, signal, context.onProgress, context.meta),
+      whenSent(sentFor(tool, args, context), (sent) =>
+        session.callTool(tool.upstreamName, name, sent, signal, context.onProgress, context.meta),
+      ),
     );
   }
 
@@ -80,8 +82,19 @@ export class CallRoutes {
     signal: AbortSignal | undefined,
     context: CallContext,
   ): Promise<CallToolResult | UpstreamInputRequired> {
+    // The client's answers pass as its arguments do; the upstream's own requestState, as it wrote it.
     return this.sendTo(name, context, (session, tool) =>
-      session.callToolRound(tool.upstreamName, name, args, round, signal, context.onProgress, context.meta),
+      whenSent(sentFor(tool, [args, round.inputResponses] as const, context), ([sentArgs, responses]) =>
+        session.callToolRound(
+          tool.upstreamName,
+          name,
+          sentArgs,
+          responses === undefined ? round : { ...round, inputResponses: responses },
+          signal,
+          context.onProgress,
+          context.meta,
+        ),
+      ),
     );
   }
 
@@ -173,6 +186,17 @@ export class CallRoutes {
     if (upstream !== undefined && upstream.tools === undefined) return refuseNotReady(name, upstream);
     return new ToolRefusedError('TOOL_UNKNOWN', name, 'no upstream tool has this name');
   }
+}
+
+/** What the tool's upstream receives of what the call carries: as it is, or through its caller's tokens (call-origins.ts). */
+function sentFor<T>(tool: CatalogTool, value: T, context: CallContext): Promise<T> | T {
+  const tokens = context.origin?.tokens;
+  return tokens === undefined ? value : tokens.argumentsFor(tool.server, value);
+}
+
+/** Sends at once what is at hand, so a call without tokens goes out in the turn it is made; else once it is ready. */
+function whenSent<T, R>(value: T | Promise<T>, send: (value: T) => Promise<R>): Promise<R> {
+  return value instanceof Promise ? value.then(send) : send(value);
 }
 
 function answeredHow(result: object): string {

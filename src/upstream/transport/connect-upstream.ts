@@ -65,7 +65,8 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
   const url = new URL(spec.url);
   // Origin and path only: a query may carry a key.
   options.log(`codemode-mcp: upstream "${spec.name}": connecting to ${url.origin}${url.pathname} (${spec.transport})`, 'debug');
-  const fetch = remoteFetch(spec, options);
+  // Aborted with the start: an upstream that never answers must not hold a shutdown until its timeout.
+  const fetch = abortedWith(remoteFetch(spec, options), options.signal);
   const remote = {
     requestInit: { headers: spec.headers },
     fetch: options.refusals === undefined ? fetch : options.refusals.observe(fetch),
@@ -85,6 +86,11 @@ export function remoteFetch(spec: RemoteUpstreamSpec, options: Pick<ConnectOptio
   return boundedFetch(options.maxMessageBytes, (what) =>
     options.log(`codemode-mcp: upstream "${spec.name}": skipped ${what}`, 'warn'),
   );
+}
+
+/** `fetch`, each request of it also aborted by `signal` (the upstream closing). */
+function abortedWith(fetch: FetchLike, signal: AbortSignal): FetchLike {
+  return (url, init) => fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
 }
 
 /** The entry's env over the SDK's minimal set and the proxy variables (environment.ts), never our whole environment. */

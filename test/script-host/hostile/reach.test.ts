@@ -5,12 +5,23 @@
 import { describe, expect, it } from 'vitest';
 import { checkNothingLeftBehind } from './nothing-left-behind.js';
 import { ROOT } from '../../support/mcp-client.js';
+import type { FetchCaller } from '../../../src/script-host/apis.js';
 import { memoryResources, runScript } from '../../support/scripts.js';
 
 checkNothingLeftBehind();
 
+/** Every fetch answered at once, as the server's fetcher would answer a listed origin. */
+const callFetch: FetchCaller = async (request) => ({
+  status: 200,
+  statusText: 'OK',
+  url: request.url,
+  redirected: false,
+  headers: [['content-type', 'application/json']],
+  bodyText: '{"a":1}',
+});
+
 async function valueOf(code: string): Promise<unknown> {
-  const ret = await runScript(code, { callResource: memoryResources().callResource });
+  const ret = await runScript(code, { callResource: memoryResources().callResource, callFetch });
   expect(ret.status, ret.error).toBe('finished');
   return JSON.parse(ret.value!);
 }
@@ -74,20 +85,44 @@ const API = new Set([
   'TimeoutError',
   'ResultTooLarge',
   'Math.random',
+  'fetch',
+  'Headers',
+  'Headers.prototype.append',
+  'Headers.prototype.set',
+  'Headers.prototype.delete',
+  'Headers.prototype.get',
+  'Headers.prototype.has',
+  'Headers.prototype.forEach',
+  'Headers.prototype.entries',
+  'Headers.prototype.keys',
+  'Headers.prototype.values',
+  'Response',
+  'Response.prototype.bodyUsed<get>',
+  'Response.prototype.text',
+  'Response.prototype.json',
+  'Response.prototype.arrayBuffer',
+  'Response.prototype.bytes',
+  'Response.prototype.clone',
 ]);
 
 describe('a hostile script reaching for prelude and host functions', () => {
   it('finds no function beyond what the global object reaches, walking everything the API hands out', async () => {
     const strangers = await valueOf(`${WALK}
+      const res = await fetch("https://api.example/a", { method: "POST", body: "x", headers: { "x-a": "1" } });
+      const headers = new Headers([["b", "2"]]);
       const results = [await tools.echo({ a: 1 }), searchTools("echo"), describe("echo"), ALL_TOOLS, show({ type: "text", text: "t" }),
-        await resources.list(), await resources.templates(), await resources.read("test://a"), resources];
+        await resources.list(), await resources.templates(), await resources.read("test://a"), resources,
+        res, res.headers, await res.clone().json(), await res.clone().arrayBuffer(), await res.clone().bytes(), await res.text(),
+        headers, headers.entries(), headers.keys(), headers.values(), new Response("made", { headers }), fetch("https://api.example/b")];
       const thrown = [];
-      for (const attempt of [() => tools.nope, () => describe("nope"), () => tools.echo(5), () => notify(1n), () => setTimeout(5), () => show(5), () => show({ type: "image", data: "!", mimeType: "x" }), () => resources.read(5), () => resources.read("x".repeat(5e6))]) {
+      for (const attempt of [() => tools.nope, () => describe("nope"), () => tools.echo(5), () => notify(1n), () => setTimeout(5), () => show(5), () => show({ type: "image", data: "!", mimeType: "x" }), () => resources.read(5), () => resources.read("x".repeat(5e6)), () => new Headers(5), () => new Response(5), () => res.text()]) {
         try { attempt() } catch (e) { thrown.push(e) }
       }
       try { await resources.read("test://refused") } catch (e) { thrown.push(e) }
+      try { await fetch(5) } catch (e) { thrown.push(e) }
       try { await tools.echo({ toJSON() { throw new Error("inner") } }) } catch (e) { thrown.push(e) }
-      const fromGlobal = walk([["globalThis", globalThis]]).seen;
+      // What a script reaches with no API at all: the global object, and an array's own iterator (Headers' entries() is one).
+      const fromGlobal = walk([["globalThis", globalThis], ["[].values()", [].values()]]).seen;
       const handedOut = walk([["results", results], ["thrown", thrown], ["promise", tools.echo({})], ["read()", resources.read("test://b")], ["sleep()", sleep(0)]]).seen;
       return [...handedOut].filter(([item]) => typeof item === "function" && !fromGlobal.has(item)).map(([, path]) => path);
     `);
