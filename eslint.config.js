@@ -31,7 +31,7 @@ function worldRule(files, world, folders, packages) {
 /** The MCP SDK's packages, for the layers below the MCP surface that may not import them. */
 const MCP_SDK = ['@modelcontextprotocol/*'];
 
-/** The server's layers, top to bottom (docs/architecture.md, "The target layout"). */
+/** The server's layers, top to bottom (docs/architecture.md, "The layers of the server"). */
 const SRC_FOLDERS = [
   'boot',
   'cli',
@@ -203,7 +203,8 @@ export default tseslint.config(
     files: ['prelude/intrinsics.ts'],
     rules: {
       // The dialect's point: every built-in method is captured unbound here and uncurried, before
-      // any script runs, so a script can't replace what the prelude calls (common.md, dialect.test.ts).
+      // any script runs, so a script can't replace what the prelude calls (prelude/intrinsics.ts,
+      // test/prelude/dialect.test.ts).
       '@typescript-eslint/unbound-method': 'off',
     },
   },

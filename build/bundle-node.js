@@ -2,8 +2,9 @@
 // CommonJS file, dist/server/main.cjs, which dist/server/boot.js (src/boot) loads with V8's code
 // cache: a script's compile can be cached on Node 20, an ES module's can't (src/boot/compile-cache.ts).
 // A script's child (engine/main) is a folder of ES modules, dist/child/, one file per lazily
-// loaded part. One bundle rather than a module per source file: resolving and reading ~100
-// modules took ~60 ms of the server's start (bench/ANALYSIS.md). Not minified, so a stack trace
+// loaded part. One bundle rather than a module per source file: resolving and reading each
+// module took a good part of the server's start (bench/ANALYSIS.md, "Figures from the code's
+// comments"). Not minified, so a stack trace
 // in a log still reads.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -66,8 +67,8 @@ const BUILDS = [
 ];
 
 /**
- * The server's bundle in ASCII alone, so its loader reads it as Latin-1 (3.5 ms less than
- * decoding UTF-8) into a one-byte string (half the memory V8 keeps of its source). With
+ * The server's bundle in ASCII alone, so its loader reads it as Latin-1 (faster than decoding
+ * UTF-8) into a one-byte string (half the memory V8 keeps of its source). With
  * `charset: 'ascii'` esbuild escapes every non-ASCII character of the code; those it leaves are
  * in comments (dependencies' em dashes), where a '?' changes nothing.
  */

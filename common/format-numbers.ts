@@ -1,6 +1,7 @@
 /**
  * How sizes and counts read in the texts users see: one place, so a limit reads the same in
- * --help, an error and the README. Without Intl: its first use costs a process 10–20 ms.
+ * --help, an error and the docs. Without Intl, whose first use costs a process milliseconds
+ * (bench/ANALYSIS.md, "Figures from the code's comments").
  */
 
 const KiB = 1024;

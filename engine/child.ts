@@ -117,7 +117,7 @@ export async function runChild(wasmCompiling: Promise<WebAssembly.Module>): Prom
     if (inOwnDirectory()) for (const entry of readdirSync('.')) rmSync(entry, { recursive: true, force: true });
     await makeRun();
     const startedBefore = started;
-    // A collection takes ~10 ms: not in a script's way, only when it's idle.
+    // A collection takes milliseconds: not in a script's way, only when it's idle.
     setTimeout(() => {
       if (started === startedBefore) collectGarbage();
     }, IDLE_COLLECT_MS).unref();

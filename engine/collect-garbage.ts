@@ -1,11 +1,11 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * A full garbage collection, once a pooled child's warm-up is done: its throwaway VMs'
- * WebAssembly memories are unreachable but held until V8 collects them, and an idle child may
- * never allocate enough to make it: 5 MiB of an idle pooled child (bench/ANALYSIS.md). V8's gc is
- * exposed by the spawn's --expose-gc (src/script-host/script-process.ts), in the child's own realm,
- * which no script reaches (scripts run in QuickJS); Bun has its own.
+ * A full garbage collection, once a pooled child's warm-up is done: its throwaway VMs' WebAssembly
+ * memories are unreachable but held until V8 collects them, and an idle child may never allocate
+ * enough to make it (bench/ANALYSIS.md, "Figures from the code's comments"). V8's gc is exposed by
+ * the spawn's --expose-gc (src/script-host/script-process.ts), in the child's own realm, which no
+ * script reaches (scripts run in QuickJS); Bun has its own.
  *
  * V8 frees a collected ArrayBuffer's memory in a sweep that it runs on a helper thread after the
  * collection, and the child runs its helper threads at the idle priority (helper-threads.ts): on

@@ -4,9 +4,9 @@
  *
  * - Its linear memory is imported instead of defined, so that a child can give the memory of a VM
  *   it has disposed, wiped, to the next VM it makes (engine/snapshot-restore.ts). In a new memory
- *   every page touched is one the kernel must first give the process, about 10 µs each on these
- *   machines, and a reset's restore and wipe touched some 460 of them. quickjs-wasi builds an
- *   instance's imports itself; what a caller may add goes in through its WASI overrides (the
+ *   every page touched is one the kernel must first give the process, and a reset's restore and
+ *   wipe touched hundreds of them (bench/ANALYSIS.md, "Figures from the code's comments").
+ *   quickjs-wasi builds an instance's imports itself; what a caller may add goes in through its WASI overrides (the
  *   `wasi` option), in the `wasi_snapshot_preview1` namespace, so the memory is imported from
  *   there, under MEMORY_IMPORT. It stays memory 0, exported as before, with the same limits.
  * - Only the exports the engine's code names are kept (the build lists them,

@@ -7,14 +7,13 @@ import { newEngineMemory, withMemory } from './wasm.js';
  * VM this restore made once that VM is disposed and its memory wiped (`recycle`), and writing only
  * the memory that differs from what a fresh instance already holds.
  *
- * Every page of a new memory that is touched is one the kernel must first give the process (about
- * 10 µs each on these machines): quickjs-wasi's QuickJS.restore copies the whole snapshot (1.9 MB,
- * 464 pages) into a new memory, and the wipe of that memory at the reset touched the pages the copy
- * had not. In the same memory, wiped, those pages are the process's already: a reset's restore
- * and wipe took 7-8 ms of CPU in a new memory and 1-2 ms in the last one (bench/ANALYSIS.md, "Child
- * reuse"). A wiped memory is zeros, as a new one is; a memory the last script grew past the
- * snapshot's size is wiped and dropped instead, so each VM starts at the size a new memory would.
- * More than half of the snapshot's 4 KiB blocks are zeros where a fresh instance's memory is zeros
+ * Every page of a new memory that is touched is one the kernel must first give the process:
+ * quickjs-wasi's QuickJS.restore copies the whole snapshot into a new memory, and the wipe of that
+ * memory at the reset touched the pages the copy had not. In the same memory, wiped, those pages
+ * are the process's already, and a reset costs a fraction of the CPU (bench/ANALYSIS.md, "Figures
+ * from the code's comments"). A wiped memory is zeros, as a new one is; a memory the last script
+ * grew past the snapshot's size is wiped and dropped instead, so each VM starts at the size a new
+ * memory would. Most of the snapshot's blocks are zeros where a fresh instance's memory is zeros
  * too: those are not written.
  *
  * This is QuickJS.restore of the version package.json pins exactly, step for step but for the

@@ -1,8 +1,8 @@
 /**
  * V8's code cache for the server's bundle: what V8 compiled of dist/server/main.cjs on an earlier
- * start, read back so the next start skips most of that compile (on 2 cores: the server's CPU to
- * its first answer about 250 -> 165 ms, bench/ANALYSIS.md). Node 20 has no compile cache of its own
- * (`module.enableCompileCache` is Node 22.1+), so the bundle is loaded as a script
+ * start, read back so the next start skips most of that compile, a third of the server's CPU to its
+ * first answer (bench/ANALYSIS.md, "Figures from the code's comments"). Node 20 has no compile
+ * cache of its own (`module.enableCompileCache` is Node 22.1+), so the bundle is loaded as a script
  * (load-server.ts) and its cache kept here, in the user's cache directory:
  * `$XDG_CACHE_HOME/codemode-mcp/compile-cache/` when XDG_CACHE_HOME is set; otherwise
  * `~/.cache/codemode-mcp/compile-cache/` on Linux and other Unix, `~/Library/Caches/codemode-mcp/

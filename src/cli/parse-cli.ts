@@ -244,7 +244,9 @@ function invocationFrom(
   }
   try {
     const config = loadConfigFile(resolveConfigPath(configArg, context), context.env ?? process.env);
-    const { kept, skipped } = skipOwnEntries(config.upstreams, context.ownBin ?? process.argv[1]);
+    const found = skipOwnEntries(config.upstreams, context.ownBin ?? process.argv[1]);
+    const { kept } = found;
+    const skipped = [...(config.ownEntries ?? []), ...found.skipped];
     if (kept.length === 0) {
       const why = 'every server in it runs codemode-mcp itself; list the MCP servers to front in a config without it';
       return { exit: EXIT_CONFIG, stderr: `${skipped.join('\n')}\n${configExit(new ConfigError(config.path, why)).stderr}` };

@@ -64,7 +64,8 @@ export function buildServedParts(
     settings,
     warmTypeCheck: true,
     log,
-    // Made at start, so its packages and phone plans load now (about 100 ms), not at the first answer.
+    // Made at start, so its packages and phone plans load now, not at the first answer
+    // (bench/ANALYSIS.md, "Figures from the code's comments").
     ...(tokenize !== null ? { tokenizer: new Tokenizer(tokenize) } : {}),
   });
   const skills = skillsExtensionOf(library, log, { routes: hub.skills, startup: options.startup });

@@ -47,7 +47,7 @@ export const APPROVALS_SETTING = approvalsSetting({
   defaultMarkdown: 'none: annotations decide',
   rangeMarkdown: '`{"allow"|"ask"|"deny": [globs]}` over tool names as scripts see them; as a flag, once per glob',
   details:
-    "an `ask` tool's calls wait for a person; a `deny` one is not callable. The flags' globs replace the file's ([Approvals](#approvals), [docs/config.md](docs/config.md#approvals))",
+    "an `ask` tool's calls wait for a person; a `deny` one is not callable. The flags' globs replace the file's ([docs/approvals.md](docs/approvals.md), [docs/config.md](docs/config.md#approvals-and-approvalfallback))",
 });
 
 /**

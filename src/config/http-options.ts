@@ -84,7 +84,8 @@ export function checkHttpReach(options: HttpOptions, tokensFile: string | null):
 
 /**
  * The loopback names, as the SDK's `localhostAllowedHostnames()` gives them: written out here, so the
- * command line's parsing does not load the SDK (80 ms of a start-up).
+ * command line's parsing does not load the SDK, a large part of a start-up
+ * (bench/ANALYSIS.md, "Figures from the code's comments").
  */
 const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 

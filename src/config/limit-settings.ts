@@ -60,7 +60,7 @@ export const SETTINGS = {
     max: 256,
     doc: 'child processes across all sessions, pooled ones included; a further run is refused',
     details:
-      "script processes across sessions, pooled ones and those kept for their owner's next script included (not one whose script has ended and is exiting, or held back from exiting while other scripts run: at most this many more, for at most 250 ms, see the fixed limits); a further run is refused. Shared fairly: while several sessions run scripts, each may hold its share (this cap divided by the sessions active in the last minute)",
+      "script processes across sessions, pooled ones and those kept for their owner's next script included (not one whose script has ended and is exiting, or held back from exiting while other scripts run: at most this many more, for at most 250 ms, see the [fixed limits](docs/config.md#fixed-limits)); a further run is refused. Shared fairly: while several sessions run scripts, each may hold its share (this cap divided by the sessions active in the last minute)",
   }),
   memoryMaxBytes: numberSetting({
     name: 'memoryMaxBytes',
@@ -91,7 +91,7 @@ export const SETTINGS = {
     max: DAY,
     doc: "how long a call that needs approval waits for a person's answer; then it is refused and nothing is sent",
     details:
-      'a call that needs [approval](#approvals) and has no answer by then is refused (`ToolRefused`, nothing sent); the wait does not count toward `toolCallTimeoutMs`',
+      'a call that needs [approval](docs/approvals.md) and has no answer by then is refused (`ToolRefused`, nothing sent); the wait does not count toward `toolCallTimeoutMs`',
   }),
   endedScriptsKept: numberSetting({
     name: 'endedScriptsKept',
@@ -149,10 +149,10 @@ export const SETTINGS = {
     max: 16,
     doc: 'script children started ahead so a run starts at once; a burst grows it up to maxScriptChildren; 0 turns the pool off',
     details:
-      'children started ahead of scripts; a burst of runs grows the pool up to `maxScriptChildren` (see the fixed limits); 0 turns the pool off',
+      'children started ahead of scripts; a burst of runs grows the pool up to `maxScriptChildren` (see the [fixed limits](docs/config.md#fixed-limits)); 0 turns the pool off',
   }),
-  // A new child costs 0.6-0.7 s of CPU on this project's 2-core machines: at 100 scripts a child
-  // that was 6-7 ms a script, more than the script and its reset (bench/ANALYSIS.md, "Beside a peer").
+  // A new child's CPU, spread over 100 scripts a child, was more than each script and its reset
+  // cost; at 1,000 it is a small part (bench/ANALYSIS.md, "Figures from the code's comments").
   childMaxScripts: numberSetting({
     name: 'childMaxScripts',
     flag: 'child-max-scripts',

@@ -33,13 +33,30 @@ export function skipOwnEntries(
       kept.push(upstream);
       continue;
     }
-    const commandLine = [upstream.command, ...upstream.args].join(' ');
-    skipped.push(
-      `codemode-mcp: upstream "${upstream.name}" is codemode-mcp itself (${commandLine}): skipped, since it would start ` +
-        'these same upstreams again, and so on without end; list the servers to front in a config without it',
-    );
+    skipped.push(describeSkipped(upstream.name, upstream.command, upstream.args));
   }
   return { kept, skipped };
+}
+
+/**
+ * Whether a config's entry, as written (before `${VAR}` is expanded), runs codemode-mcp by name:
+ * such an entry is skipped unread, so the variables of the client that runs us (VS Code's
+ * `${workspaceFolder}` in our own entry of its `mcp.json`) are never expanded or refused.
+ */
+export function isOwnEntryAsWritten(entry: unknown): boolean {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return false;
+  const { command, args = [] } = entry as Record<string, unknown>;
+  if (typeof command !== 'string' || !Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) return false;
+  return runsCodemodeMcp(command, args, undefined);
+}
+
+/** The log line for an entry skipped as codemode-mcp itself. */
+export function describeSkipped(name: string, command: string, args: readonly unknown[]): string {
+  const commandLine = [command, ...args].join(' ');
+  return (
+    `codemode-mcp: upstream "${name}" is codemode-mcp itself (${commandLine}): skipped, since it would start ` +
+    'these same upstreams again, and so on without end; list the servers to front in a config without it'
+  );
 }
 
 function realPath(path: string): string | undefined {

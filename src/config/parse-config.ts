@@ -3,6 +3,7 @@ import { closestName } from '../../common/closest-names.js';
 import { ConfigError } from './config-error.js';
 import { valueType } from '../support/echo.js';
 import { readFileSettings } from './file-settings.js';
+import { describeSkipped, isOwnEntryAsWritten } from './own-entries.js';
 import { parseServerEntry } from './parse-server-entry.js';
 import type { LoadedConfig, UpstreamSpec, VariableSource } from './types.js';
 
@@ -69,11 +70,18 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   if (entries.length === 0) throw new ConfigError(file, `${serversKey} is empty; add at least one server`);
   const context = { file, serversKey, env, baseDir: file === null ? null : dirname(file) };
   const upstreams: UpstreamSpec[] = [];
+  const ownEntries: string[] = [];
   for (const [name, entry] of entries) {
+    if (isOwnEntryAsWritten(entry)) {
+      const { command, args = [] } = entry as { command: string; args?: string[] };
+      ownEntries.push(describeSkipped(name, command, args));
+      continue;
+    }
     const upstream = parseServerEntry(name, entry, context);
     if (upstream !== null) upstreams.push(upstream);
   }
-  if (upstreams.length === 0) {
+  // Only our own entries: the command says so, with the line for each (src/cli/parse-cli.ts).
+  if (upstreams.length === 0 && ownEntries.length === 0) {
     throw new ConfigError(file, `every server in ${serversKey} is disabled; enable at least one`);
   }
   if (upstreams.length > MAX_UPSTREAMS) {
@@ -87,6 +95,7 @@ export function parseConfig(value: unknown, options: ParseConfigOptions): Loaded
   return {
     path: file,
     upstreams,
+    ...(ownEntries.length > 0 ? { ownEntries } : {}),
     ...readFileSettings(top.settings, file, env),
   };
 }

@@ -67,7 +67,7 @@ export const LOCATION_SETTINGS = {
     defaultText: '~/.local/share/codemode-mcp/skills on Linux, by platform: docs/config.md',
     doc: 'where skills are kept, a folder each (SKILL.md and skill.ts or skill.js); made on the first save',
     details:
-      'where [skills](#skills) are kept, a folder each; read on every list, so edits by hand show at once ([docs/config.md](docs/config.md#skillsdir))',
+      'where [skills](docs/skills.md) are kept, a folder each; read on every list, so edits by hand show at once ([docs/config.md](docs/config.md#skillsdir))',
   }),
   /** A JSON file `{"<principal>": "<token>", …}`, mode 0600 or it is refused (src/http/tokens-file.ts). */
   httpTokensFile: pathSetting({
@@ -91,6 +91,6 @@ export const LOCATION_SETTINGS = {
     defaultText: 'none',
     doc: 'append one JSON line per tool call a script makes (time, principal, script, upstream, tool, outcome, duration) to this file, made 0600; reopened on SIGUSR2',
     details:
-      "one JSON line per tool call a script makes is appended there (time, principal, session, script, upstream, tool, the arguments' size and SHA-256, outcome, duration); created 0600; reopened on SIGUSR2. A file that can't be opened stops the start with `LOG_FILE_INVALID` ([Observability](#observability))",
+      "one JSON line per tool call a script makes is appended there (time, principal, session, script, upstream, tool, the arguments' size and SHA-256, outcome, duration); created 0600; reopened on SIGUSR2. A file that can't be opened stops the start with `LOG_FILE_INVALID` ([the audit log](docs/server.md#the-audit-log))",
   }),
 };

@@ -27,7 +27,10 @@ function describeGot(raw: unknown): string {
 
 const lastOf = (texts: readonly string[]): { raw: unknown } => ({ raw: texts.at(-1) });
 
-/** The schema, made when first asked for: a start pays only for the settings it is given (26 number schemas made up front cost ~5 ms). */
+/**
+ * The schema, made when first asked for: a start pays only for the settings it is given, not for
+ * every number schema made up front (bench/ANALYSIS.md, "Figures from the code's comments").
+ */
 function lazily<S>(make: () => S): () => S {
   let made: S | undefined;
   return () => (made ??= make());

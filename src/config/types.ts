@@ -80,6 +80,8 @@ export interface LoadedConfig {
   /** The config file, resolved to an absolute path; null when the config did not come from a file. */
   path: string | null;
   upstreams: UpstreamSpec[];
+  /** A log line for each entry that runs codemode-mcp itself as written, skipped unread (own-entries.ts). */
+  ownEntries?: string[];
   /** Only the settings the file names; merge with the defaults and flags via `mergeSettings`. */
   settings: Partial<Settings>;
   /** Only the log settings the file names (logLevel, logFile), a log file's path made absolute. */

@@ -101,7 +101,7 @@ export class ScriptChild implements ScriptChannel {
       clearTimeout(this.exitTimer);
       settleReady(new ChildNotReadyError(`the script's process exited before it was ready${this.describeExit()}`));
       this.events.exit?.();
-      // Off the event loop (a synchronous removal held it 1-1.5 ms a child, measured), and gone once removed.
+      // Off the event loop, which a synchronous removal held a millisecond or more; gone once removed.
       rm(this.dir, { recursive: true, force: true }, (error) => {
         if (error) log(`codemode-mcp: could not remove a script's directory ${this.dir}: ${error.message}`, 'warn');
         removed.resolve();
@@ -162,8 +162,8 @@ export class ScriptChild implements ScriptChannel {
     if (!this.reusable) throw new Error('only a child whose script ended with its engine intact is reset');
     // Written after this turn's other writes. The reset is asked for as the script's ending is read;
     // the answer that ending makes (to the client, a few promises on) then goes first, neither
-    // behind this write nor beside the reset it starts in the child: a paced one-call run took
-    // 7-15 % less in side-by-side runs (bench/ANALYSIS.md, "Beside a peer").
+    // behind this write nor beside the reset it starts in the child, which made a paced one-call
+    // run measurably faster (bench/ANALYSIS.md, "Figures from the code's comments").
     this.enqueue(encodeFrame({ t: 'reset' }), undefined, setImmediate);
     this.frames.expectReady();
     this.awaitReady();

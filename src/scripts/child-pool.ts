@@ -84,6 +84,8 @@ export class ChildPool<Child extends PoolChild> {
   private readonly waiting: WaitingRuns<Child>;
   /** Children the pool let go that have not exited yet (kept ones past the pool's size): they no longer count. */
   private readonly leaving = new Set<Child>();
+  /** Children the pool killed itself: one killed while it started did not fail to start. */
+  private readonly dismissed = new WeakSet<Child>();
   private closed = false;
   /** Set by drain(): why every take is refused from then on. */
   private drainRefusal: string | undefined;
@@ -435,6 +437,7 @@ export class ChildPool<Child extends PoolChild> {
   private letGo(child: Child): void {
     this.reused.forget(child);
     this.leaving.add(child);
+    this.dismissed.add(child);
     child.kill();
   }
 
@@ -467,6 +470,8 @@ export class ChildPool<Child extends PoolChild> {
     child.ready.then(
       () => (this.startFailures = 0),
       (error: unknown) => {
+        // Killed by the pool as it started (a shrink, a close): no failure, nothing to wait before the next.
+        if (this.dismissed.has(child)) return;
         this.logStartFailure(error);
         if (!this.closed) this.pace.afterFailure();
       },
@@ -493,7 +498,7 @@ export class ChildPool<Child extends PoolChild> {
       `codemode-mcp: the pool was full and idle for ${POOL_SHRINK_AFTER_MS / 1000} s: it shrinks back from ${from} to ${to} children`,
     );
     for (const child of this.reused.trimTo(keptRoom(to))) this.letGo(child);
-    for (const child of this.pooled.splice(this.pooledTarget(to))) child.kill();
+    for (const child of this.pooled.splice(this.pooledTarget(to))) this.letGo(child);
     this.sayPoolSize();
   }
 

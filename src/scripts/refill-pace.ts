@@ -13,10 +13,10 @@ export const REFILL_AFTER_TAKE_MS = 100;
 /**
  * 1 s: the longest runs waiting in line for their owners' children hold the pool's refill. While
  * they wait, the pool's children are all busy with their owners' scripts and a start would take a
- * core from them for its whole time (about 0.3 s of CPU): a burst of one owner's short scripts is
- * served sooner without it, and the refill comes once the line is empty. Past this, the pool
- * refills anyway, so a line that lasts (one owner keeping its children busy) doesn't keep the
- * pool from having a child ready for another session's first run.
+ * core from them for its whole time (bench/ANALYSIS.md, "Figures from the code's comments"): a
+ * burst of one owner's short scripts is served sooner without it, and the refill comes once the
+ * line is empty. Past this, the pool refills anyway, so a line that lasts (one owner keeping its
+ * children busy) doesn't keep the pool from having a child ready for another session's first run.
  */
 export const REFILL_HOLD_MAX_MS = 1_000;
 

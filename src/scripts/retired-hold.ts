@@ -1,11 +1,11 @@
 import type { Cancel, Clock } from './clock.js';
 
 /**
- * 250 ms: the longest a child whose script has ended is held back from exiting while other
- * scripts run; at most maxScriptChildren are held at once. A process's exit costs the kernel CPU
- * freeing its memory, which in a burst the first runs to end would take from the runs still going
- * (bench/ANALYSIS.md, bursts); a held child keeps its memory meanwhile: hence the short hold and
- * the count.
+ * 250 ms: the longest a child whose script has ended is held back from exiting while other scripts
+ * run; at most maxScriptChildren are held at once. A process's exit costs the kernel CPU freeing
+ * its memory, which in a burst the first runs to end would take from the runs still going
+ * (bench/ANALYSIS.md, "Sixteen scripts at once"); a held child keeps its memory meanwhile: hence
+ * the short hold and the count.
  */
 export const RETIRED_HOLD_MAX_MS = 250;
 

@@ -65,16 +65,15 @@ export class ChildTimings {
  * undefined when it should not wait: a child started for it would be ready before any of them is
  * free (each is free after what is left of its turn; one running past OVERRUN_FACTOR turns is not
  * counted on), or no start has been measured yet. Before any of the owner's turns is measured (its
- * first scripts), a child that has run for less than a start's time is counted on: a first burst
- * of short scripts is served by the children already there too, where it started a process for
- * each run (14 for 16 runs, 2 s against about 0.1 s; bench/ANALYSIS.md); scripts longer than a
- * start cost their runs one start's time more, once, as a wrong guess does. `busyFor`: how long
- * each of the owner's children has run its current script. Its place
- * in the owner's line does not count: the line is served by each child as it comes free, and a
- * start would take a core from them for its whole time, so a burst of scripts shorter than a start
- * is served sooner by the children already there; scripts longer than a start make the pool grow.
- * The answer is a start's time: the owner's line (WaitingRuns) ends if no child came free for it
- * that long.
+ * first scripts), a child that has run for less than a start's time is counted on: a first burst of
+ * short scripts is served by the children already there too, where it started a process for each
+ * run, many times slower (bench/ANALYSIS.md, "Figures from the code's comments"); scripts longer
+ * than a start cost their runs one start's time more, once, as a wrong guess does. `busyFor`: how
+ * long each of the owner's children has run its current script. Its place in the owner's line does
+ * not count: the line is served by each child as it comes free, and a start would take a core from
+ * them for its whole time, so a burst of scripts shorter than a start is served sooner by the
+ * children already there; scripts longer than a start make the pool grow. The answer is a start's
+ * time: the owner's line (WaitingRuns) ends if no child came free for it that long.
  */
 export function reuseWaitMs(options: {
   readonly startMs: number | undefined;

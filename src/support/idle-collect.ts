@@ -1,8 +1,8 @@
 /**
  * A full garbage collection in the server once it goes idle after work. Under load V8 grows the
- * young generation (to 16 MiB semi-spaces) and fills the old one with garbage; with nothing more
- * allocated once the load ends, no collection comes to give either back, and the server's RSS
- * stayed 1.34–1.36 × its start after a load (bench/ANALYSIS.md, "Three instances behind nginx").
+ * young generation and fills the old one with garbage; with nothing more allocated once the load
+ * ends, no collection comes to give either back, and the server's RSS stayed well above its start
+ * after a load (bench/ANALYSIS.md, "Figures from the code's comments").
  * A collection on an idle loop takes the old space's garbage; V8 shrinks the young generation
  * only in a collection that finds the allocation rate low, which the first one after a load may
  * not, so work is followed by IDLE_COLLECTIONS collections, one per idle check.
@@ -11,7 +11,7 @@
  * in use grew by IDLE_COLLECT_GROWTH_BYTES since the last collection (a trickle of requests can
  * leave garbage without ever keeping the loop busy). Idle: busy for less. A health check or an
  * idle pool is not work: an idle server is not collected again and again. Fixed; a collection
- * takes 20–40 ms of an idle loop.
+ * takes tens of milliseconds of an idle loop.
  */
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';

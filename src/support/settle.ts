@@ -3,8 +3,8 @@
  * milliseconds, or this signal, whichever comes first". Whichever comes first clears the others (the
  * timer, the signal's listener), so nothing is left pending once the wait is over. A plain timer,
  * not `node:timers/promises`' cancelled by an AbortSignal: that cancel rejects with an AbortError,
- * whose stack V8 captures, in every wait that ends before its time: 4 % of the server's CPU in a
- * burst of scripts (bench/ANALYSIS.md, "Child reuse").
+ * whose stack V8 captures, in every wait that ends before its time: a measurable share of the
+ * server's CPU in a burst of scripts (bench/ANALYSIS.md, "Figures from the code's comments").
  */
 
 /** How a bounded wait ended: the promise settled, the time ran out, or the caller's signal aborted. */

@@ -2,8 +2,9 @@
  * Email addresses: each `@` is widened to the local part before it and the domain after it (a
  * scan bounded by their lengths, so a megabyte without spaces costs one pass), then checked as
  * validator's isEmail checks an ASCII address: the local part's dots, the domain's labels and
- * lengths, a TLD of letters. Calling isEmail itself cost ~4 µs an address, a third of the budget
- * of a megabyte of rows (docs/tokenize.md); email-check.test.ts holds the two to the same answers.
+ * lengths, a TLD of letters. Calling isEmail itself cost a third of the budget of a megabyte of
+ * rows (bench/ANALYSIS.md, "Figures from the code's comments"); email-check.test.ts holds the two
+ * to the same answers.
  */
 import type { Finder } from './found.js';
 

@@ -3,6 +3,7 @@
  * resources changed, or a notice (an upstream's prompt or resource notice, or a change in what
  * the upstreams offer). A listener that throws is logged, and the others still hear.
  */
+import { setMaxListeners } from 'node:events';
 import type { Log } from '../support/log.js';
 import type { PassthroughNotice } from './passthrough/passthrough.js';
 
@@ -39,7 +40,11 @@ class HubEvent<Detail> extends Event {
 export class HubEvents implements HubEventSource {
   private readonly target = new EventTarget();
 
-  constructor(private readonly log: Log) {}
+  constructor(private readonly log: Log) {
+    // Every connection listens (each 2025 session, each 2026-07-28 request): as many as the server
+    // serves, each removed when it ends, so no count of them means a leak.
+    setMaxListeners(0, this.target);
+  }
 
   on<Name extends HubEventName>(name: Name, listener: (detail: HubEventMap[Name]) => void): () => void {
     // Node reports a listener's throw as an uncaught exception: caught here, it is logged instead.

@@ -1,6 +1,7 @@
-import { symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { isCliExit, parseCli } from '../../src/cli/parse-cli.js';
 import { runsCodemodeMcp, skipOwnEntries } from '../../src/config/own-entries.js';
 import type { UpstreamSpec } from '../../src/config/types.js';
 import { BIN, ROOT, publishedEntry } from '../support/mcp-client.js';
@@ -62,5 +63,29 @@ describe('an entry that runs codemode-mcp itself', () => {
       'codemode-mcp: upstream "codemode" is codemode-mcp itself (npx -y codemode-mcp --config claude_desktop_config.json): ' +
         'skipped, since it would start these same upstreams again, and so on without end; list the servers to front in a config without it',
     ]);
+  });
+
+  // Regression (issue 45, item 8): our own entry in VS Code's mcp.json passes ${workspaceFolder}, which
+  // VS Code expands and we refuse; it was expanded (and refused) before it was found to be ours.
+  test("is skipped unread in a VS Code mcp.json, its VS Code variables left alone, and the file's other servers are served", () => {
+    const workspace = makeTempDir('own-entries-vscode');
+    mkdirSync(join(workspace, '.vscode'));
+    const file = join(workspace, '.vscode', 'mcp.json');
+    const servers = {
+      codemode: { type: 'stdio', command: 'node', args: [BIN, '--config', '${workspaceFolder}/.vscode/mcp.json'] },
+      memory: { type: 'stdio', command: 'node', args: [publishedEntry('server-memory')] },
+    };
+    writeFileSync(file, JSON.stringify({ servers }));
+    const invocation = parseCli(['--config', file], { ownBin: BIN, env: {} });
+    if (isCliExit(invocation)) throw new Error(invocation.stderr);
+    expect(invocation.upstreams.map((upstream) => upstream.name)).toEqual(['memory']);
+    expect(invocation.skippedUpstreams).toEqual([
+      `codemode-mcp: upstream "codemode" is codemode-mcp itself (node ${BIN} --config \${workspaceFolder}/.vscode/mcp.json): ` +
+        'skipped, since it would start these same upstreams again, and so on without end; list the servers to front in a config without it',
+    ]);
+    // Anywhere else, a VS Code variable is still refused, saying what it is.
+    writeFileSync(file, JSON.stringify({ servers: { ...servers, memory: { ...servers.memory, cwd: '${workspaceFolder}' } } }));
+    const refused = parseCli(['--config', file], { ownBin: BIN, env: {} });
+    expect(isCliExit(refused) ? refused.stderr : '').toMatch(/\$\{workspaceFolder\}.*VS Code/);
   });
 });

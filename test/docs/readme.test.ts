@@ -1,116 +1,62 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  CALLS_IN_FLIGHT_MAX,
-  CALL_ARGS_MAX_BYTES,
-  CALL_ARGS_MAX_VALUES,
-  NOTIFY_PAYLOAD_MAX_CHARS,
-  RESULT_MAX_DEPTH,
-  VALUE_MAX_CHARS,
-} from '../../protocol/contract.js';
-import { SHOWN_BLOCKS_MAX } from '../../common/content-blocks.js';
-import { ECHO_MAX_CHARS } from '../../src/support/echo.js';
-import { STRUCTURED_REPEAT_MAX_CHARS } from '../../src/mcp/code-execution/answer.js';
-import { OUTPUT_KEPT_CHARS } from '../../src/script-host/output-window.js';
-import { STOP_GRACE_MS } from '../../src/script-host/stop-sequence.js';
-import { POOL_SHRINK_AFTER_MS } from '../../src/scripts/pool-size.js';
-import { formatBytes, groupThousands } from '../../common/format-numbers.js';
-import { LOG_SETTINGS, SETTINGS, LOCATION_SETTINGS, SWITCH_SETTINGS, formatSettingValue } from '../../src/config/settings.js';
-import { STATE_KEY_MAX_CHARS } from '../../src/state/entry-checks.js';
-import { MAX_SCANNED_ID_BYTES } from '../../src/json-rpc/id-scanner.js';
-import { GROUP_KILL_AFTER_MS, GROUP_TERM_AFTER_MS } from '../../src/support/process-group.js';
-import { UPSTREAM_READ_HEADROOM_BYTES } from '../../src/upstream/transport/read-limit.js';
-import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tools/tool-admission.js';
-import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS } from '../../common/search-tools.js';
-import { MERGED_PAGE_MAX_READS, MERGED_PAGE_SIZE } from '../../src/upstream/passthrough/merged-pages.js';
-import { PROMPT_LIST_MAX_PAGES } from '../../src/upstream/passthrough/prompt-routes.js';
-import { LOGIN_ROUNDS_MAX } from '../../src/upstream/auth/login.js';
-import { HELD_REDIRECTS_MAX, SIGN_IN_WAIT_MS } from '../../src/upstream/auth/loopback-redirect.js';
-import { SIGN_IN_POLL_MS } from '../../src/upstream/auth/upstream-auth.js';
-import { COMMAND_CLOSE_GRACE_MS } from '../../src/commands/one-shot-hub.js';
-import { TOKEN_RENEW_MARGIN_MS } from '../../src/upstream/auth/oauth-provider.js';
-import { REFUSAL_BODY_MAX_BYTES } from '../../src/upstream/auth/refusals.js';
+import { proseWordCount } from '../support/markdown.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const read = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const readme = read('README.md');
+
+/** README words a user reads in about ten minutes (issue 44): internals and reference go to docs/. */
+const README_PROSE_MAX_WORDS = 2000;
+
+/** An example script as the docs show it: the file without its `// ` header lines. */
+function shownExample(name: string): string {
+  return read(`examples/scripts/${name}`)
+    .split('\n')
+    .filter((line) => !line.startsWith('// '))
+    .join('\n')
+    .trim();
+}
 
 describe('the README', () => {
-  it.each(Object.values(SETTINGS))('gives $name its flag, default and range as src/config/settings.ts defines them', (spec) => {
-    const row =
-      `| \`${spec.name}\` | \`--${spec.flag}\` | ${formatSettingValue(spec, spec.default)} | ` +
-      `${formatSettingValue(spec, spec.min)} – ${formatSettingValue(spec, spec.max)} |`;
-    expect(readme).toContain(row);
+  it(`is at most ${README_PROSE_MAX_WORDS} words of prose, code blocks aside`, () => {
+    expect(proseWordCount(readme)).toBeLessThanOrEqual(README_PROSE_MAX_WORDS);
   });
 
-  it.each(Object.values(LOG_SETTINGS))('gives $name its flag and its default as src/config/settings.ts defines them', (spec) => {
-    expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | ${spec.defaultText.replace(/(tools|run)/g, '`$1`')} |`);
+  it('counts prose words outside fenced code blocks, inline code included', () => {
+    expect(proseWordCount('one `two` three\n\n```js\nnot counted here\n```\nfour\n')).toBe(4);
   });
 
-  it.each(Object.values(LOCATION_SETTINGS))(
-    'gives $name its flag and its default as src/config/settings.ts defines them',
-    (spec) => {
-      expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | ${spec.defaultText} |`);
-    },
-  );
+  // A new user's first block was `npx -y codemode-mcp`, which fails until the package is published (issue 45).
+  it('installs from a clone before it shows any npx form, and marks the npx form as for after publication', () => {
+    const clone = readme.indexOf('git clone');
+    const npx = readme.indexOf('npx -y codemode-mcp');
+    expect(clone).toBeGreaterThan(-1);
+    expect(npx).toBeGreaterThan(clone);
+    expect(readme.slice(npx - 200, npx)).toMatch(/published/);
+    expect(readme).toContain('npm ci');
+    expect(readme).toContain('/bin/codemode-mcp.js');
+  });
 
-  it.each(Object.values(SWITCH_SETTINGS))(
-    'gives $name its flag, off by default, as src/config/settings.ts defines it',
-    (spec) => {
-      expect(readme).toContain(`| \`${spec.name}\` | \`--${spec.flag}\` | off |`);
-    },
-  );
+  it('shows examples/scripts/parallel-sums.js as it is, so its first example runs in the suite', () => {
+    expect(readme).toContain(`\`\`\`js\n${shownExample('parallel-sums.js')}\n\`\`\``);
+  });
 
+  it('gives a VS Code .vscode/mcp.json entry that passes ${workspaceFolder} on in an environment variable', () => {
+    const block = /```json\n(\{\n {2}"servers"[\s\S]*?)```/.exec(readme)?.[1];
+    const entry = (JSON.parse(block!) as { servers: Record<string, { args: string[]; env: Record<string, string> }> }).servers[
+      'codemode'
+    ]!;
+    expect(entry.args).toContain('${workspaceFolder}/.vscode/servers.json');
+    expect(entry.env).toEqual({ WORKSPACE: '${workspaceFolder}' });
+  });
+
+  it('gives the Inspector recipe with the Node 22 the Inspector needs', () => {
+    expect(readme).toContain('npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 mcp-inspector --cli --config mcp.json');
+  });
+});
+
+describe('docs/scripts.md', () => {
   it('shows examples/scripts/notes-to-memory.js as it is, so the worked example runs in the suite', () => {
-    const example = readFileSync(new URL('../../examples/scripts/notes-to-memory.js', import.meta.url), 'utf8');
-    const code = example
-      .split('\n')
-      .filter((line) => !line.startsWith('// '))
-      .join('\n')
-      .trim();
-    expect(readme).toContain(`\`\`\`js\n${code}\n\`\`\``);
-  });
-
-  it('states the fixed limits as protocol/contract.ts and src/script-host define them', () => {
-    expect(readme).toContain(`| calls in flight per script | ${CALLS_IN_FLIGHT_MAX} |`);
-    expect(readme).toContain(
-      `| a call's arguments | ${formatBytes(CALL_ARGS_MAX_BYTES)} of JSON, ${groupThousands(CALL_ARGS_MAX_VALUES)} values |`,
-    );
-    expect(readme).toContain(`nesting ${groupThousands(RESULT_MAX_DEPTH)} |`);
-    expect(readme).toContain(`| the value | ${formatBytes(VALUE_MAX_CHARS)} of JSON |`);
-    expect(readme).toContain(`the first and last ${groupThousands(OUTPUT_KEPT_CHARS)} characters |`);
-    expect(readme).toContain(`| a \`notify()\` payload | ${formatBytes(NOTIFY_PAYLOAD_MAX_CHARS)} of JSON, one per second |`);
-    expect(readme).toContain(`| a stopped script | ${STOP_GRACE_MS} ms to end by itself |`);
-    expect(readme).toContain(`| a pool grown by a burst | ${POOL_SHRINK_AFTER_MS / 1000} s idle once refilled (`);
-    expect(readme).toContain(`| client input quoted in a message | ${ECHO_MAX_CHARS} characters |`);
-    expect(readme).toContain(`| a key of scripts' state | ${STATE_KEY_MAX_CHARS} characters, not empty, no lone surrogate (`);
-    expect(readme).toContain(
-      `| the id of a message over \`maxMessageBytes\` | ${formatBytes(MAX_SCANNED_ID_BYTES)} as written |`,
-    );
-    expect(readme).toContain(`| a message from an upstream | the result cap plus ${formatBytes(UPSTREAM_READ_HEADROOM_BYTES)} (`);
-    expect(readme).toContain(
-      `| a tool's input or output schema | ${SCHEMA_MAX_DEPTH} levels of nesting, ${formatBytes(SCHEMA_MAX_BYTES)} of JSON, and valid MCP`,
-    );
-    expect(readme).toContain(
-      `| a \`searchTools\` query | ${groupThousands(SEARCH_QUERY_MAX_CHARS)} characters and ${SEARCH_QUERY_MAX_WORDS} distinct words (`,
-    );
-    expect(readme).toContain(`| ${MERGED_PAGE_SIZE} items, filled from at most ${MERGED_PAGE_MAX_READS} upstream pages (`);
-    expect(readme).toContain(`| \`prompts/list\` pages read to check a prompt name | ${PROMPT_LIST_MAX_PAGES} per upstream (`);
-    expect(readme).toContain(`| content blocks in one answer, or in one \`show()\` | ${SHOWN_BLOCKS_MAX} (`);
-    expect(readme).toContain(
-      `each is at most ${groupThousands(STRUCTURED_REPEAT_MAX_CHARS)} characters of JSON: a larger one travels once`,
-    );
-    expect(readme).toContain(
-      `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes (${COMMAND_CLOSE_GRACE_MS} ms for \`tools\` and \`run\`, [src/commands/one-shot-hub.ts](src/commands/one-shot-hub.ts)), SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,
-    );
-  });
-
-  it('states the OAuth limits as src/upstream/auth defines them', () => {
-    expect(readme).toContain(
-      `| a remote upstream's access token | renewed when it expires within ${TOKEN_RENEW_MARGIN_MS / 60_000} min,`,
-    );
-    expect(readme).toContain(`| a sign-in's redirect | ${SIGN_IN_WAIT_MS / 60_000} min |`);
-    expect(readme).toContain(`| sign-ins one \`login\` goes through | ${LOGIN_ROUNDS_MAX} |`);
-    expect(readme).toContain(`| redirects held while none is awaited | ${HELD_REDIRECTS_MAX} |`);
-    expect(readme).toContain(`| a 401/403 body read for its \`error\` | ${formatBytes(REFUSAL_BODY_MAX_BYTES)} |`);
-    expect(readme).toContain(`its sign-in file looked at every ${SIGN_IN_POLL_MS / 1000} s |`);
+    expect(read('docs/scripts.md')).toContain(`\`\`\`js\n${shownExample('notes-to-memory.js')}\n\`\`\``);
   });
 });

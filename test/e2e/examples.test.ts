@@ -6,7 +6,8 @@ import { ROOT, startServer, textOf, valueOf, type RunningServer } from '../suppo
 import { makeTempDir } from '../support/temp-dirs.js';
 
 // The docs can't drift from the code: each example script runs against the example config its
-// header names, started the way the README's Claude Desktop block starts the server. The configs
+// header names, started the way the Claude Desktop blocks of the README and docs/clients.md start
+// the server. The configs
 // start their upstreams with `npx -y`, which finds them in this package's devDependencies.
 
 const scriptsDir = join(ROOT, 'examples', 'scripts');
@@ -27,24 +28,26 @@ function expectedValueOf(script: string): unknown {
   return match === null ? undefined : JSON.parse(match[1]!);
 }
 
-/** The README's Claude Desktop block: the `mcpServers` entry that starts codemode-mcp. */
-function readmeEntry(): { command: string; args: string[] } {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  for (const [, block] of readme.matchAll(/```json\n([\s\S]*?)```/g)) {
+/** docs/clients.md's Claude Desktop block for the published package: the `mcpServers` entry that runs `npx -y codemode-mcp`. */
+function npxEntry(): { command: string; args: string[] } {
+  const clients = readFileSync(join(ROOT, 'docs', 'clients.md'), 'utf8');
+  for (const [, block] of clients.matchAll(/```json\n([\s\S]*?)```/g)) {
     const parsed = JSON.parse(block!) as { mcpServers?: Record<string, { command: string; args: string[] }> };
     const entry = Object.values(parsed.mcpServers ?? {}).find((candidate) => candidate.args?.includes('codemode-mcp'));
     if (entry !== undefined) return entry;
   }
-  throw new Error('README.md has no ```json block with an mcpServers entry that runs codemode-mcp (the Claude Desktop block)');
+  throw new Error(
+    'docs/clients.md has no ```json block with an mcpServers entry that runs codemode-mcp (the Claude Desktop block)',
+  );
 }
 
 /**
- * The README entry's command line, with `npx -y codemode-mcp` standing for this checkout's bin
+ * That entry's command line, with `npx -y codemode-mcp` standing for this checkout's bin
  * (bin/codemode-mcp.js)
  * (the published package is not what is under test) and its --config path for `config`.
  */
 function commandLineFor(config: string): string[] {
-  const { command, args } = readmeEntry();
+  const { command, args } = npxEntry();
   expect(command).toBe('npx');
   const rest = args.slice(args.indexOf('codemode-mcp') + 1);
   const configAt = rest.indexOf('--config');
@@ -59,7 +62,7 @@ writeFileSync(join(home, 'Documents', 'groceries.txt'), 'milk, eggs\n');
 writeFileSync(join(home, 'Documents', 'ideas.txt'), 'a server in front of servers\n');
 
 /**
- * One server per command line, kept to the file's end: the README's blocks reduce to the same
+ * One server per command line, kept to the file's end: the docs' blocks reduce to the same
  * `--config <file>` the examples are run with, so while they do, they share its server (a block
  * that grows another argument gets a server of its own).
  */
@@ -103,8 +106,8 @@ describe('the examples', () => {
     expect(textOf(await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') }))).toMatch(/^Script \S+ finished/);
   });
 
-  test("the README's Claude Desktop block starts a server that runs an example script", async () => {
-    expect(readmeEntry()).toMatchObject({ command: 'npx', args: expect.arrayContaining(['-y', 'codemode-mcp', '--config']) });
+  test("docs/clients.md's Claude Desktop block for the published package starts a server that runs an example script", async () => {
+    expect(npxEntry()).toMatchObject({ command: 'npx', args: expect.arrayContaining(['-y', 'codemode-mcp', '--config']) });
     const script = 'parallel-sums.js';
     const server = await serverWith(commandLineFor(configOf(script)));
     const result = await server.run({ code: readFileSync(join(scriptsDir, script), 'utf8') });

@@ -43,7 +43,7 @@ describe('start-up visibility', () => {
     const atTerminal = await startInProcess(args, { terminal: true });
     const piped = await startInProcess(args);
     expect(atTerminal.stderr()).toMatch(/serving MCP over stdio, waiting for an MCP client's messages on stdin/);
-    expect(atTerminal.stderr()).toContain('npx @modelcontextprotocol/inspector');
+    expect(atTerminal.stderr()).toContain('README, "Try it with the MCP Inspector"');
     expect(piped.stderr()).not.toContain('waiting for an MCP client');
     expect(await atTerminal.close()).toEqual([]);
     expect(await piped.close()).toEqual([]);

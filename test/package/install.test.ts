@@ -41,15 +41,17 @@ describe('the packed package, installed', () => {
     ).toEqual([]);
   });
 
-  it("installs four dependencies, the engine, the Redis client (for --state-url), the OpenTelemetry SDK (for --otel) and TypeScript's native compiler with its platform's binary (for the type check): the server and the child are bundles that carry the rest", () => {
+  it("installs the engine, TypeScript's native compiler with its platform's binary (the type check) and what is loaded only when configured: the Redis client (--state-url), the OpenTelemetry SDK (--otel), libphonenumber-js and validator (tokenize); the server and the child are bundles that carry the rest", () => {
     const installed = readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
     expect(installed.sort()).toEqual([
       '@opentelemetry',
       '@redis',
       '@typescript',
       'codemode-mcp',
+      'libphonenumber-js',
       'quickjs-wasi',
       'typescript-native',
+      'validator',
     ]);
   });
 

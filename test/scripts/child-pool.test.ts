@@ -46,6 +46,11 @@ class FakeChild implements PoolChild {
     this.ready = new Promise<void>((resolve, reject) => (this.settleReady = (error) => (error ? reject(error) : resolve())));
   }
 
+  /** It started: ready for a script. */
+  becomeReady(): void {
+    this.settleReady();
+  }
+
   /** Its fresh engine (after a reset) is ready. */
   readyAgain(): void {
     this.settleReady();
@@ -63,7 +68,9 @@ class FakeChild implements PoolChild {
     this.exit();
   }
 
+  /** Killed, it exits; one not yet ready was never ready, as a real child's `ready` rejects then. */
   kill(): void {
+    this.settleReady(new Error("the script's process exited before it was ready (killed by SIGKILL)"));
     this.exit();
   }
 
@@ -166,6 +173,8 @@ describe('the pool', () => {
     expect(pool.pooledCount).toBe(0);
     clock.advance(REFILL_AFTER_TAKE_MS);
     expect(pool.pooledCount).toBe(1);
+    started[1]!.becomeReady();
+    await settled();
     started[1]!.kill();
     await settled();
     expect(pool.pooledCount).toBe(1);
@@ -285,6 +294,8 @@ describe('the pool under a burst', () => {
     await settled();
     expect(alive()).toHaveLength(1);
     expect(pool.poolTarget).toBe(1);
+    // Regression: children the shrink killed while they started were logged as failing to start.
+    expect(lines.map(([line]) => line).filter((line) => line.includes('could not start'))).toEqual([]);
   });
 });
 

@@ -182,9 +182,9 @@ describe('folders written by hand', () => {
     expect((await skills.read('edited')).code).toBe('return 2;');
   });
 
-  test("the README's SKILL.md example is a skill the library reads, input schema and all", async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const example = /```markdown\n(---\nname: summarize-issues[\s\S]*?)```/.exec(readme)?.[1];
+  test("docs/skills.md's SKILL.md example is a skill the library reads, input schema and all", async () => {
+    const doc = readFileSync(new URL('../../docs/skills.md', import.meta.url), 'utf8');
+    const example = /```markdown\n(---\nname: summarize-issues[\s\S]*?)```/.exec(doc)?.[1];
     expect(example).toBeDefined();
     const skills = library();
     writeFiles(skills.directory, 'summarize-issues', { 'SKILL.md': example!, 'skill.ts': 'return [];' });

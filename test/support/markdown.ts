@@ -26,11 +26,33 @@ function proseOf(markdown: string): string[] {
     .split('\n');
 }
 
+/** How many words a reader reads: the page's words outside fenced code blocks (inline code counts). */
+export function proseWordCount(markdown: string): number {
+  let fenced = false;
+  const prose = markdown.split('\n').filter((line) => {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    return !fenced && !/^\s*(```|~~~)/.test(line);
+  });
+  return prose
+    .join(' ')
+    .split(/\s+/)
+    .filter((word) => word !== '').length;
+}
+
 /** Every link target the page makes, `[text](target)` and `![alt](target)`, with its line. */
 export function linksOf(markdown: string): MarkdownLink[] {
   return proseOf(markdown).flatMap((line, index) =>
     [...line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((match) => ({ line: index + 1, target: match[1]! })),
   );
+}
+
+/** A heading's text as GitHub makes its anchor: lower case, links to their text, punctuation dropped, spaces as hyphens. */
+export function slugOf(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
@@ -42,11 +64,7 @@ export function anchorsOf(markdown: string): Set<string> {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     const heading = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (heading === null) continue;
-    const slug = heading[1]!
-      .toLowerCase()
-      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
-      .replace(/ /g, '-');
+    const slug = slugOf(heading[1]!);
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     anchors.add(count === 0 ? slug : `${slug}-${count}`);
@@ -54,12 +72,17 @@ export function anchorsOf(markdown: string): Set<string> {
   return anchors;
 }
 
-/** The repository's Markdown files, relative to `root`, leaving out what is installed or built. */
-export function markdownFilesUnder(root: string, dir = root): string[] {
+/** The files under `dir` whose names end with one of `endings`, relative to `root`, leaving out what is installed or built. */
+export function filesUnder(root: string, endings: readonly string[], dir = root): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     if (entry.name.startsWith('.') || entry.name === 'node_modules' || entry.name === 'dist') return [];
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return markdownFilesUnder(root, path);
-    return entry.name.endsWith('.md') ? [relative(root, path)] : [];
+    if (entry.isDirectory()) return filesUnder(root, endings, path);
+    return endings.some((ending) => entry.name.endsWith(ending)) ? [relative(root, path)] : [];
   });
+}
+
+/** The repository's Markdown files, relative to `root`, leaving out what is installed or built. */
+export function markdownFilesUnder(root: string): string[] {
+  return filesUnder(root, ['.md']);
 }

@@ -18,3 +18,21 @@ test('a listener hears its event until it unsubscribes; one that throws is logge
   expect(lines).toHaveLength(2);
   expect(lines[0]).toMatch(/^codemode-mcp: a listener of the upstreams failed: Error: listener broke/);
 });
+
+// Regression: 20 sessions over HTTP printed MaxListenersExceededWarning, each listening for notices.
+test('takes a listener per connection, hundreds of them, with no warning of a leak', async () => {
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error): void => void warnings.push(warning);
+  process.on('warning', onWarning);
+  try {
+    const events = new HubEvents(() => {});
+    const stops = Array.from({ length: 200 }, () => events.on('notice', () => {}));
+    events.emit('notice', { kind: 'offered_changed' });
+    for (const stop of stops) stop();
+    // Warnings are emitted on the next turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning');
+  } finally {
+    process.off('warning', onWarning);
+  }
+});

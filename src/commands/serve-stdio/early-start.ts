@@ -76,7 +76,10 @@ export function startEarly(invocation: CliInvocation, stdin: Readable = process.
   stdin.on('readable', onReadable);
   return {
     firstLook: async () => {
-      await settleWithin(looked.promise, { ms: FIRST_LOOK_MAX_MS, ref: true });
+      if ((await settleWithin(looked.promise, { ms: FIRST_LOOK_MAX_MS, ref: true })) !== 'timeout') return;
+      // A loaded machine can run the timer before the read of bytes already in the pipe (timers come
+      // first in a turn of the loop); the turn's poll for I/O, before its immediates, still reads them.
+      await new Promise((resolve) => setImmediate(resolve));
     },
     stopWatching,
     discard: () => {

@@ -182,8 +182,9 @@ export async function serveStdio(
 export function waitingForAClient(version: string, upstreams: number): string {
   return (
     `codemode-mcp ${version}: serving MCP over stdio, waiting for an MCP client's messages on stdin. An MCP client ` +
-    "(Claude Desktop, Claude Code, Cursor, VS Code) runs this command itself: add it to the client's config (README, " +
-    `"Use it"); to try it by hand, \`npx @modelcontextprotocol/inspector\` runs it the same way. The ${upstreams} ` +
-    `upstream${upstreams === 1 ? '' : 's'} start when a client connects. Ctrl-C stops it.`
+    "(Claude Desktop, Claude Code, Cursor, VS Code) runs this command itself: add it to the client's config " +
+    '(README, "Add it to a client"); to try it by hand, the MCP Inspector runs it the same way ' +
+    '(README, "Try it with the MCP Inspector"). ' +
+    `The ${upstreams} upstream${upstreams === 1 ? '' : 's'} start when a client connects. Ctrl-C stops it.`
   );
 }

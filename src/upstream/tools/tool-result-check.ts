@@ -2,8 +2,9 @@
  * Every tools/call result is checked once, here, before a script sees it. Most results are a few
  * text blocks: those pass a structural check of a handful of property reads; anything else (an
  * image, an annotation, `_meta`, a malformed result) goes through the SDK's full CallToolResult
- * schema, whose issues name what is wrong. The SDK's zod parse of every result was 14% of the
- * server's busy time in a run of sequential calls (bench/ANALYSIS.md).
+ * schema, whose issues name what is wrong. The SDK's zod parse of every result was a large share of
+ * the server's busy time in a run of sequential calls (bench/ANALYSIS.md, "Figures from the code's
+ * comments").
  */
 import { specTypeSchemas, type CallToolResult } from '@modelcontextprotocol/client';
 import { UpstreamAnswerError } from '../../support/errors.js';
