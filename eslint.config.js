@@ -48,6 +48,7 @@ const SRC_FOLDERS = [
   'telemetry',
   'tokenize',
   'state',
+  'typecheck',
   'catalog',
   'json-rpc',
   'config',
@@ -146,6 +147,7 @@ export default tseslint.config(
     'telemetry',
     'tokenize',
     'state',
+    'typecheck',
     'catalog',
     'json-rpc',
     'config',
@@ -155,7 +157,11 @@ export default tseslint.config(
   layerRule('stdio', ['json-rpc', 'config', 'support']),
   // Below the MCP surface, scripts are run and answered in the server's own terms: only src/mcp/
   // (and what carries it) speaks MCP to the client, and the scripts layer never imports the SDK.
-  layerRule('scripts', ['approvals', 'fetch', 'script-host', 'telemetry', 'state', 'catalog', 'config', 'support'], MCP_SDK),
+  layerRule(
+    'scripts',
+    ['approvals', 'fetch', 'script-host', 'telemetry', 'state', 'typecheck', 'catalog', 'config', 'support'],
+    MCP_SDK,
+  ),
   layerRule('upstream', ['telemetry', 'catalog', 'json-rpc', 'config', 'support']),
   layerRule('approvals', ['telemetry', 'config', 'support']),
   // fetch/ implements the scripts' fetch() over script-host/apis.ts's types, as state/ and skills/ do theirs.
@@ -167,6 +173,7 @@ export default tseslint.config(
   // state/ and skills/ implement their host APIs over script-host/apis.ts's types.
   layerRule('state', ['script-host', 'config', 'support']),
   layerRule('skills', ['script-host', 'config', 'support']),
+  layerRule('typecheck', ['catalog', 'config', 'support']),
   layerRule('catalog', ['config', 'support']),
   layerRule('json-rpc', ['support']),
   layerRule('config', ['support']),

@@ -1,7 +1,7 @@
 /** Where a cold start goes, from a probe process of its own (probe-engine.ts), and one MCP hop. */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 import { median, timed } from './measure.js';
 import type { BenchContext } from './report.js';
 import { startServer } from './server.js';

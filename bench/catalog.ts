@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 import { interleaved, timed } from './measure.js';
 import { atMost, type BenchContext, type Row } from './report.js';
 import { TIMING_UPSTREAM, runCode, startDirect, startServerWithConfig } from './server.js';

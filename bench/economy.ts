@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'codemode-mcp.js');
 const entry = (pkg: string): string => join(PACKAGE_ROOT, 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');

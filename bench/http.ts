@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 import { interleaved, sleep, timed } from './measure.js';
 import { atMost, type BenchContext, type Row } from './report.js';
 import { TIMING_UPSTREAM, runCode, startServer, type Connected } from './server.js';

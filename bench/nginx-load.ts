@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 import { startHttpInstance, type HttpInstance } from './http.js';
 import { IDLE_CHECK_MS, IDLE_COLLECTIONS } from '../src/support/idle-collect.js';
 import { memoryOf, now, sleep } from './measure.js';

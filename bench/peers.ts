@@ -11,7 +11,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENGINE_MAIN, PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { ENGINE_MAIN } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 import { descendantsRunning, interleaved, sleep, timed } from './measure.js';
 import { memoryOfAll, treeCpuMs } from './processes.js';
 import type { BenchContext, Row } from './report.js';

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 import { measureBreakdown } from './breakdown.js';
 import { measureBurst } from './burst.js';
 import { measureCalls } from './calls.js';
@@ -24,6 +24,7 @@ import { measureStack } from './stack-depth.js';
 import { measureStartup } from './startup.js';
 import { measureStops } from './stops.js';
 import { measureTelemetry } from './telemetry.js';
+import { measureTypecheck } from './typecheck.js';
 import { measureTokenize } from './tokenize.js';
 
 const quick = process.argv.includes('--quick');
@@ -43,6 +44,7 @@ const MAIN: ReadonlyArray<readonly [string, (ctx: BenchContext) => Promise<Row[]
   ['memory', measureMemory],
   ['stops', measureStops],
   ['stack', measureStack],
+  ['typecheck', measureTypecheck],
 ];
 /** Benches with a section of their own in RESULTS.md: one load each, not rounds. */
 const SECTIONS: ReadonlyArray<readonly [string, string, (ctx: BenchContext) => Promise<Row[]>]> = [

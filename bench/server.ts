@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 
 export const TIMING_UPSTREAM = join(PACKAGE_ROOT, 'bench', 'fixtures', 'timing-upstream.mjs');
 const BIN = join(PACKAGE_ROOT, 'bin', 'codemode-mcp.js');

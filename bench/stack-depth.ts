@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 import { stackBudget } from '../src/script-host/stack-budget.js';
 import type { BenchContext, Row } from './report.js';
 import { DEEP_PATHS } from './stack-probe.js';

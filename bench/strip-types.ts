@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 import { loadTypeStripper, stripTypes } from '../engine/strip-types.js';
 import { median } from './measure.js';
 

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_TOKENIZE, type TokenizeSettings } from '../src/config/tokenize-setting.js';
-import { PACKAGE_ROOT } from '../src/script-host/engine-path.js';
+import { PACKAGE_ROOT } from '../src/support/package-root.js';
 import { Tokenizer } from '../src/tokenize/tokenizer.js';
 import type { CustomerRow } from '../test/fixtures/upstreams/customer-rows.mjs';
 import { interleaved, median, timed } from './measure.js';

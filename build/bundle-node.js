@@ -41,6 +41,15 @@ const BUILDS = [
         banner: { js: IMPORT_META_URL_SHIM },
       },
       { entryPoints: ['dist/src/boot/load-server.js'], outfile: 'dist/server/boot.js', format: 'esm' },
+      // TypeScript's native compiler's API (src/typecheck/native-modules.ts), ES modules made one
+      // CommonJS file the server requires at its first type check.
+      {
+        entryPoints: ['dist/src/typecheck/native-modules.js'],
+        outfile: 'dist/server/typescript-native.cjs',
+        format: 'cjs',
+        define: { 'import.meta.url': '__importMetaUrl' },
+        banner: { js: IMPORT_META_URL_SHIM },
+      },
     ],
   },
   {

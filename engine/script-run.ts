@@ -26,7 +26,8 @@ import {
   type PreludeVm,
   type VmOptions,
 } from './prelude-vm.js';
-import { mayMeanOtherInTypeScript, wrapScript } from './script-source.js';
+import { mayMeanOtherInTypeScript } from '../common/generic-call.js';
+import { wrapScript } from './script-source.js';
 import { loadTypeStripper, stripTypes, typeStripperLoaded } from './strip-types.js';
 import { UnhandledRejections } from './unhandled-rejections.js';
 

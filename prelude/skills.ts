@@ -32,7 +32,7 @@ import {
 } from './intrinsics.js';
 import { QUIET_NAMES } from './tools.js';
 
-/** What `skills.get` answers: the skill as its files hold it (src/mcp/skills-caller.ts). */
+/** What `skills.get` answers: the skill as its files hold it (src/skills/skills-api.ts). */
 interface SkillAnswer {
   readonly name: string;
   readonly description: string;
@@ -72,7 +72,7 @@ export function installSkills(calls: Calls): void {
     if (cached !== undefined) return cached;
     const label = `skills[${JSONStringify(name)}](input)`;
     // Compiled once the answer is here, in a reaction of its own: a syntax error rejects this call only.
-    const fetched = PromiseThen(calls.callApi('skills.get', `{"name":${JSONStringify(name)}}`, label), (answer) =>
+    const fetched = PromiseThen(calls.callApi('skills.get', `{"name":${JSONStringify(name)},"run":true}`, label), (answer) =>
       compile(answer as SkillAnswer),
     );
     MapSet(ready, name, fetched);

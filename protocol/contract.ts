@@ -131,8 +131,8 @@ export type StateCall = (typeof STATE_CALLS)[number];
 
 /**
  * `skills` (code saved by one script, called by later ones): `skills.list` takes `{}`,
- * `skills.get` `{"name": string}` (the skill's code, language and input schema, for the prelude to
- * run or for `skills.describe`), `skills.save` `{"name", "description", "code": string,
+ * `skills.get` `{"name": string, "run"?: true}` (the skill's code, language and input schema, for
+ * the prelude to run, `run` saying so, or for `skills.describe`), `skills.save` `{"name", "description", "code": string,
  * "inputSchema"?: object, "language"?: string, "overwrite"?: boolean}`.
  */
 export const SKILL_CALLS = ['skills.list', 'skills.get', 'skills.save'] as const;

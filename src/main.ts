@@ -1,6 +1,7 @@
 /**
  * Runs what the command line asked for (parseCli's CliInvocation): `tools` prints the catalog
- * and exits; `skills` lists, shows or removes a skill and exits; `run` runs one script and exits; `--http` serves Streamable HTTP until a signal;
+ * and exits; `skills` lists, shows or removes a skill and exits; `run` runs one script and exits;
+ * `check` type-checks one script and exits; `--http` serves Streamable HTTP until a signal;
  * anything else serves over stdio until the client goes away. Each command's modules are
  * evaluated when it runs (in the one bundle, esbuild defers a module reached by import() until
  * then): over stdio, the upstreams and the pool start before the MCP SDK's modules are evaluated
@@ -74,6 +75,11 @@ export async function run(invocation: CliInvocation, compileCache?: CompileCache
   if (invocation.command === 'tools') {
     const { printTools } = await import('./commands/tools/print-tools.js');
     process.exitCode = await printTools(invocation);
+    return;
+  }
+  if (invocation.command === 'check') {
+    const { checkScript } = await import('./commands/check/check-script.js');
+    process.exitCode = await checkScript(invocation);
     return;
   }
   if (invocation.command === 'run') {

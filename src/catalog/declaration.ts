@@ -48,6 +48,12 @@ interface Rendered {
 interface Context {
   /** The document `#` refers to. */
   readonly root: unknown;
+  /**
+   * For the type checker (src/typecheck/): what can't be rendered exactly becomes `any` rather
+   * than `unknown`, open objects take any other key, tuples any length, and no comments: a type
+   * never stricter than the schema, so a script is never refused for what the schema allows.
+   */
+  readonly loose: boolean;
   /** Refs being expanded right now: meeting one again means recursion. */
   readonly expanding: string[];
   nodes: number;
@@ -59,6 +65,25 @@ type Member =
   | { readonly raw: string };
 
 const UNKNOWN: Rendered = { text: 'unknown', prec: 'atom' };
+const ANY: Rendered = { text: 'any', prec: 'atom' };
+
+/** What a schema that can't be rendered exactly becomes: `unknown` to read, `any` for the checker. */
+function top(ctx: Context): Rendered {
+  return ctx.loose ? ANY : UNKNOWN;
+}
+
+/**
+ * A schema's type for the type checker (src/typecheck/): valid TypeScript, never stricter than the
+ * schema (see Context.loose), with no comments, so it also fits on one line of a JSDoc tag.
+ */
+export function looseTypeOf(schema: unknown): string {
+  return renderType(schema, '', 0, newContext(schema, true)).text;
+}
+
+/** Whether a tool's arguments must be given: its input schema names required properties at its top. */
+export function argsRequired(schema: unknown): boolean {
+  return hasRequired(schema, newContext(schema, true));
+}
 
 export function declarationOf(tool: CatalogTool): string {
   try {
@@ -94,8 +119,8 @@ function buildDeclaration(tool: CatalogTool): string {
   return inputCtx.cut || outputCtx.cut ? `${text}\n${CUT_MARKER}` : text;
 }
 
-function newContext(root: unknown): Context {
-  return { root, expanding: [], nodes: 0, cut: false };
+function newContext(root: unknown, loose = false): Context {
+  return { root, loose, expanding: [], nodes: 0, cut: false };
 }
 
 function capLength(text: string): string {
@@ -112,12 +137,12 @@ function renderType(schema: unknown, indent: string, depth: number, ctx: Context
   ctx.nodes += 1;
   if (ctx.nodes > DECLARATION_MAX_NODES) {
     ctx.cut = true;
-    return UNKNOWN;
+    return top(ctx);
   }
-  if (schema === true) return UNKNOWN;
+  if (schema === true) return top(ctx);
   if (schema === false) return { text: 'never', prec: 'atom' };
-  if (!isObject(schema)) return UNKNOWN;
-  if (depth > DECLARATION_MAX_DEPTH) return { text: DEPTH_MARKER, prec: 'atom' };
+  if (!isObject(schema)) return top(ctx);
+  if (depth > DECLARATION_MAX_DEPTH) return ctx.loose ? ANY : { text: DEPTH_MARKER, prec: 'atom' };
   if (typeof schema.$ref === 'string') return withNullable(schema, renderRef(schema.$ref, indent, depth, ctx));
 
   const parts: Rendered[] = [];
@@ -131,13 +156,13 @@ function renderType(schema: unknown, indent: string, depth: number, ctx: Context
   }
   const allOf = schema.allOf;
   if (Array.isArray(allOf)) for (const m of allOf) parts.push(renderType(m, indent, depth + 1, ctx));
-  return withNullable(schema, intersection(parts));
+  return withNullable(schema, intersection(parts, ctx));
 }
 
 /** The type from `const`, `enum`, `type` (or what `properties`/`items` imply). */
 function renderBase(schema: JsonSchema, indent: string, depth: number, ctx: Context): Rendered | undefined {
-  if ('const' in schema) return { text: literalOf(schema.const) ?? 'unknown', prec: 'atom' };
-  if (Array.isArray(schema.enum)) return renderEnum(schema.enum);
+  if ('const' in schema) return { text: literalOf(schema.const) ?? top(ctx).text, prec: 'atom' };
+  if (Array.isArray(schema.enum)) return renderEnum(schema.enum, ctx);
 
   let types: string[];
   if (typeof schema.type === 'string') types = [schema.type];
@@ -162,15 +187,17 @@ function renderBase(schema: JsonSchema, indent: string, depth: number, ctx: Cont
         case 'array':
           return { text: renderArray(schema, indent, depth, ctx), prec: 'atom' };
         default:
-          return UNKNOWN;
+          return top(ctx);
       }
     }),
   );
 }
 
-function renderEnum(values: readonly unknown[]): Rendered {
-  const literals = [...new Set(values.map((v) => literalOf(v) ?? 'unknown'))];
+function renderEnum(values: readonly unknown[], ctx: Context): Rendered {
+  const literals = [...new Set(values.map((v) => literalOf(v) ?? top(ctx).text))];
   if (literals.length === 0) return { text: 'never', prec: 'atom' };
+  // Cut, the list would be stricter than the schema: the checker takes the values' types instead.
+  if (ctx.loose && literals.length > ENUM_MAX_MEMBERS) return union(values.map(jsonTypeOf));
   const shown = literals.slice(0, ENUM_MAX_MEMBERS).join(' | ');
   const more = literals.length - ENUM_MAX_MEMBERS;
   const text = more > 0 ? `${shown} /* and ${more} more values: see ALL_TOOLS */` : shown;
@@ -183,22 +210,30 @@ function renderObject(schema: JsonSchema, indent: string, depth: number, ctx: Co
   const members: Member[] = [];
 
   const properties = isObject(schema.properties) ? Object.entries(schema.properties) : [];
+  let unrendered = false;
   for (const [index, [key, sub]] of properties.entries()) {
     if (ctx.nodes >= DECLARATION_MAX_NODES) {
       ctx.cut = true;
-      members.push({ raw: `// … and ${properties.length - index} more properties: see ALL_TOOLS` });
+      unrendered = true;
+      if (!ctx.loose) members.push({ raw: `// … and ${properties.length - index} more properties: see ALL_TOOLS` });
       break;
     }
     members.push({
       key: propertyKey(key),
       optional: !required.has(key),
       type: renderType(sub, inner, depth + 1, ctx).text,
-      comment: commentOf(sub, ctx),
+      comment: ctx.loose ? undefined : commentOf(sub, ctx),
     });
   }
 
-  const indexTypes: Rendered[] = [];
   const additional = schema.additionalProperties;
+  if (ctx.loose) {
+    // Any other key, unless the schema closes the object (and every property was rendered).
+    if (additional !== false || unrendered)
+      members.push({ key: '[key: string]', optional: false, type: 'any', comment: undefined });
+    return renderMembers(members, indent, INLINE_OBJECT_MAX_CHARS);
+  }
+  const indexTypes: Rendered[] = [];
   if (additional === true || isObject(additional)) indexTypes.push(renderType(additional, inner, depth + 1, ctx));
   if (isObject(schema.patternProperties)) {
     for (const sub of Object.values(schema.patternProperties)) indexTypes.push(renderType(sub, inner, depth + 1, ctx));
@@ -242,12 +277,20 @@ function renderArray(schema: JsonSchema, indent: string, depth: number, ctx: Con
   const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
   if (prefix) {
     const rest = Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems;
-    const elements = prefix.map((item: unknown) => renderType(item, indent, depth + 1, ctx).text);
+    // A JSON Schema tuple may be shorter than its items, and longer unless closed: so for the checker.
+    const mark = ctx.loose ? '?' : '';
+    const elements = prefix.map((item: unknown) => `${arrayElement(renderType(item, indent, depth + 1, ctx), ctx)}${mark}`);
     if (rest === true || isObject(rest)) elements.push(`...${arrayOf(renderType(rest, indent, depth + 1, ctx))}`);
+    else if (ctx.loose && rest !== false) elements.push('...any[]');
     return `[${elements.join(', ')}]`;
   }
-  if (!('items' in schema)) return 'unknown[]';
+  if (!('items' in schema)) return `${top(ctx).text}[]`;
   return arrayOf(renderType(schema.items, indent, depth + 1, ctx));
+}
+
+/** A tuple's element: `T?` binds tighter than a union, so an optional one is parenthesized. */
+function arrayElement(element: Rendered, ctx: Context): string {
+  return ctx.loose && element.prec !== 'atom' ? `(${element.text})` : element.text;
 }
 
 function arrayOf(element: Rendered): string {
@@ -255,9 +298,10 @@ function arrayOf(element: Rendered): string {
 }
 
 function renderRef(ref: string, indent: string, depth: number, ctx: Context): Rendered {
-  if (ctx.expanding.includes(ref)) return { text: refName(ref), prec: 'atom' };
+  // A recursive type is named for the reader; the checker has no such name, so `any`.
+  if (ctx.expanding.includes(ref)) return ctx.loose ? ANY : { text: refName(ref), prec: 'atom' };
   const target = resolveRef(ref, ctx.root);
-  if (target === undefined) return UNKNOWN;
+  if (target === undefined) return top(ctx);
   ctx.expanding.push(ref);
   try {
     return renderType(target, indent, depth, ctx);
@@ -298,6 +342,7 @@ function refName(ref: string): string {
 }
 
 function union(parts: readonly Rendered[]): Rendered {
+  if (parts.some((p) => p.text === 'any')) return ANY;
   if (parts.some((p) => p.text === 'unknown')) return UNKNOWN;
   const texts = [...new Set(parts.map((p) => p.text))];
   if (texts.length === 0) return UNKNOWN;
@@ -305,17 +350,18 @@ function union(parts: readonly Rendered[]): Rendered {
   return { text: texts.join(' | '), prec: 'union' };
 }
 
-function intersection(parts: readonly Rendered[]): Rendered {
-  const kept = parts.filter((p) => p.text !== 'unknown');
+function intersection(parts: readonly Rendered[], ctx: Context): Rendered {
+  // A part that can't be rendered constrains nothing the others don't already allow.
+  const kept = parts.filter((p) => p.text !== 'unknown' && p.text !== 'any');
   const unique = kept.filter((p, i) => kept.findIndex((q) => q.text === p.text) === i);
-  if (unique.length === 0) return UNKNOWN;
-  if (unique.length === 1) return unique[0] ?? UNKNOWN;
+  if (unique.length === 0) return top(ctx);
+  if (unique.length === 1) return unique[0] ?? top(ctx);
   return { text: unique.map((p) => (p.prec === 'union' ? `(${p.text})` : p.text)).join(' & '), prec: 'intersection' };
 }
 
 function withNullable(schema: JsonSchema, type: Rendered): Rendered {
   // OpenAPI's `nullable: true`, which some hand-written schemas carry.
-  if (schema.nullable !== true || type.text === 'unknown') return type;
+  if (schema.nullable !== true || type.text === 'unknown' || type.text === 'any') return type;
   return union([type, { text: 'null', prec: 'atom' }]);
 }
 
@@ -344,7 +390,8 @@ function hasRequired(schema: unknown, ctx: Context, seen: ReadonlySet<unknown> =
   const next = new Set(seen).add(schema);
   if (typeof schema.$ref === 'string') return hasRequired(resolveRef(schema.$ref, ctx.root), ctx, next);
   if (Array.isArray(schema.required) && schema.required.length > 0) return true;
-  if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) return true;
+  // A union may or may not allow no arguments: the reader is told to give some, the checker lets it be.
+  if (!ctx.loose && (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf))) return true;
   return Array.isArray(schema.allOf) && schema.allOf.some((m) => hasRequired(m, ctx, next));
 }
 
@@ -407,6 +454,19 @@ function escapeComment(text: string): string {
 
 function propertyKey(key: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : JSON.stringify(key);
+}
+
+/** A JSON value's type as TypeScript names it. */
+function jsonTypeOf(value: unknown): Rendered {
+  if (value === null) return { text: 'null', prec: 'atom' };
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return { text: typeof value, prec: 'atom' };
+    default:
+      return ANY;
+  }
 }
 
 function isObject(value: unknown): value is JsonSchema {

@@ -38,6 +38,19 @@ export const RUN_FORMS = [
   `${PROGRAM_NAME} run <file|-> [--json] [options] -- <command> [args...]`,
 ];
 
+/** The `check` subcommand in one line, for the program's own usage. */
+export const CHECK_FORM_BRIEF = `${PROGRAM_NAME} check <file|-> (--config <file> | -- <command> [args...])`;
+
+export const CHECK_DESCRIPTION =
+  "type-check one script (a file, or - for stdin; a skill's skill.ts beside its SKILL.md as that skill) against the\n" +
+  "upstreams' tools without running it, print what the check finds: exit 0 when it finds nothing, 1 when it does,\n" +
+  '2 when it cannot check (the script unreadable, the compiler not starting, the check past --type-check-timeout-ms)';
+
+export const CHECK_FORMS = [
+  `${PROGRAM_NAME} check <file|-> --config <file> [options]`,
+  `${PROGRAM_NAME} check <file|-> [options] -- <command> [args...]`,
+];
+
 /** The `skills` subcommands, for the program's own usage and `skills --help`. */
 export const SKILLS_FORM_BRIEF = `${PROGRAM_NAME} skills (list | show <name> | rm <name>) [--skills-dir <dir>]`;
 
@@ -65,6 +78,7 @@ export const EXAMPLES = [
   ['codemode-mcp tools --config .mcp.json', 'list what a script can call'],
   ['codemode-mcp login github --config servers.json', 'sign in to the remote server "github" ahead of time'],
   ['codemode-mcp run check.ts --config .mcp.json', 'run one script by hand, print its answer'],
+  ['codemode-mcp check check.ts --config .mcp.json', "type-check a script against the tools' types, without running it"],
   ['codemode-mcp skills list', 'list the saved skills'],
 ] as const;
 

@@ -18,7 +18,7 @@ import { resolveUserPath } from '../config/user-path.js';
 import type { HttpOptions } from '../config/http-options.js';
 import { readHttpFlags } from './http-flags.js';
 import { checkHttpReach } from '../config/http-options.js';
-import { FORMS, PROGRAM_NAME, RUN_FORMS, SKILLS_FORMS, TOOLS_FORMS, formsMessage } from './help-text.js';
+import { CHECK_FORMS, FORMS, PROGRAM_NAME, RUN_FORMS, SKILLS_FORMS, TOOLS_FORMS, formsMessage } from './help-text.js';
 import { readPackageVersion } from './package-version.js';
 import { buildProgram, type CapturedOutput, type RawArgs } from './program.js';
 
@@ -27,7 +27,7 @@ import { buildProgram, type CapturedOutput, type RawArgs } from './program.js';
  * in to or out of one remote server (`login`, `logout`), or list, show or remove skills (`skills`).
  */
 export interface CliInvocation {
-  command: 'serve' | 'tools' | 'run' | 'login' | 'logout' | 'skills';
+  command: 'serve' | 'tools' | 'run' | 'check' | 'login' | 'logout' | 'skills';
   upstreams: UpstreamSpec[];
   /** Defaults, then the config file's `settings`, then flags. */
   settings: Settings;
@@ -38,7 +38,7 @@ export interface CliInvocation {
   server?: string;
   /** login: open the system browser on the sign-in link (it is printed either way). */
   openBrowser?: boolean;
-  /** For `run`: the script's file ('-' for stdin), resolved against the working directory, and whether to print JSON. */
+  /** For `run` and `check`: the script's file ('-' for stdin), resolved against the working directory, and whether to print JSON. */
   script?: { path: string; json: boolean };
   /** Present with --http: serve Streamable HTTP instead of stdio. */
   http?: HttpOptions;
@@ -179,18 +179,21 @@ function skillsInvocationFrom(raw: RawArgs, upstreamArgv: string[] | null, conte
 }
 
 function invocationFrom(
-  raw: RawArgs & { command: 'serve' | 'tools' | 'run' },
+  raw: RawArgs & { command: 'serve' | 'tools' | 'run' | 'check' },
   upstreamArgv: string[] | null,
   context: CliContext,
   commands: readonly string[],
 ): CliInvocation | CliExit {
-  const forms = raw.command === 'tools' ? TOOLS_FORMS : raw.command === 'run' ? RUN_FORMS : FORMS;
+  const forms = { tools: TOOLS_FORMS, run: RUN_FORMS, check: CHECK_FORMS, serve: FORMS }[raw.command];
   const usageError = (message: string): CliExit => usageExit(message, raw.command);
-  const operands = raw.command === 'run' ? raw.stray.slice(1) : raw.stray;
-  if (raw.command === 'run' && raw.stray[0] === undefined) {
-    return usageError(formsMessage('run needs the script to run: a file, or - to read it from stdin:', forms));
+  const takesScript = raw.command === 'run' || raw.command === 'check';
+  const operands = takesScript ? raw.stray.slice(1) : raw.stray;
+  if (takesScript && raw.stray[0] === undefined) {
+    return usageError(
+      formsMessage(`${raw.command} needs the script to ${raw.command}: a file, or - to read it from stdin:`, forms),
+    );
   }
-  const script = raw.command === 'run' ? { path: scriptPath(raw.stray[0]!, context), json: raw.json === true } : undefined;
+  const script = takesScript ? { path: scriptPath(raw.stray[0]!, context), json: raw.json === true } : undefined;
   const [stray] = operands;
   if (stray !== undefined) {
     // `codemode-mcp tool`: a mistyped command reaches us as the server's stray operand.
@@ -293,7 +296,7 @@ function mergeLogSettings(
   fromFile: Partial<LogSettings>,
   fromFlags: Partial<LogSettings>,
 ): LogSettings {
-  const quiet = command === 'tools' || command === 'run' || command === 'skills';
+  const quiet = command === 'tools' || command === 'run' || command === 'check' || command === 'skills';
   return { logLevel: quiet ? 'warn' : 'info', logFile: null, ...fromFile, ...fromFlags };
 }
 

@@ -3,6 +3,9 @@ import { ALL_SETTINGS, LOCATION_SETTINGS, formatSettingValue, type SettingSpec }
 import { isNumberSetting } from '../config/setting-spec.js';
 import type { SettingFlags } from '../config/flag-settings.js';
 import {
+  CHECK_DESCRIPTION,
+  CHECK_FORMS,
+  CHECK_FORM_BRIEF,
   DESCRIPTION,
   FORMS,
   LOGIN_DESCRIPTION,
@@ -28,11 +31,11 @@ import {
 
 /** What commander read, before any value is checked: that happens in parseCli, with our own messages. */
 export interface RawArgs {
-  command: 'serve' | 'tools' | 'run' | 'login' | 'logout' | 'skills';
+  command: 'serve' | 'tools' | 'run' | 'check' | 'login' | 'logout' | 'skills';
   config: string | undefined;
   /** Setting flags as typed, by setting name: each value in order (none for a switch given). */
   settings: SettingFlags;
-  /** Operands that shouldn't be there: usually an upstream command missing its `--`. For `run`, the first is its script. */
+  /** Operands that shouldn't be there: usually an upstream command missing its `--`. For `run` and `check`, the first is its script. */
   stray: string[];
   /** login, logout: the server named, and whether to open a browser. */
   server?: string;
@@ -69,7 +72,7 @@ const HELP_WIDTH = 100;
 export function buildProgram(version: string, output: CapturedOutput, onParsed: (raw: RawArgs) => void): Command {
   const program = new Command(PROGRAM_NAME)
     .description(DESCRIPTION)
-    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF, RUN_FORM_BRIEF, LOGIN_FORM, LOGOUT_FORM, SKILLS_FORM_BRIEF]))
+    .usage(usageOf([...FORMS, TOOLS_FORM_BRIEF, RUN_FORM_BRIEF, CHECK_FORM_BRIEF, LOGIN_FORM, LOGOUT_FORM, SKILLS_FORM_BRIEF]))
     .helpOption('-h, --help', 'print this help and exit')
     .helpCommand('help [command]', 'print the help of a command')
     .exitOverride()
@@ -150,6 +153,16 @@ export function buildProgram(version: string, output: CapturedOutput, onParsed: 
       stray: run.args,
       json: opts.json === true,
     });
+  });
+
+  const check = program
+    .command('check')
+    .description(CHECK_DESCRIPTION)
+    .usage(usageOf(CHECK_FORMS).replace(/^check /, ''));
+  addServeOptions(check, false).action((opts: { config?: string }) => {
+    const parentConfig = program.opts<{ config?: string }>().config;
+    const settings = mergeSettingFlags(readSettingFlags(program), readSettingFlags(check));
+    onParsed({ command: 'check', config: opts.config ?? parentConfig, settings, stray: check.args });
   });
 
   addAuthCommands(program, onParsed);

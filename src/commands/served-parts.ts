@@ -1,8 +1,9 @@
 /**
  * What both serve commands build once from what they opened, and pass down to every client of
- * either revision: the host APIs (src/mcp/host-apis.ts, with the fetcher for scripts' fetch() and
- * the tokenizer when settings.tokenize is on), the tool listing, the skills library served through
- * the MCP Skills extension, and the approval page (src/approvals/page/).
+ * either revision: the host APIs (src/mcp/host-apis.ts, with the fetcher for scripts' fetch(),
+ * the tokenizer when settings.tokenize is on, and the type check's compiler, closed by the serve's
+ * shutdown), the tool listing, the skills library served through the MCP Skills extension, and
+ * the approval page (src/approvals/page/).
  */
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Settings } from '../config/settings.js';
@@ -68,6 +69,8 @@ export function buildServedParts(
     state,
     skills: { library, saving: options.saving, onSaved: () => listing.skillsSaved() },
     fetcher: fetcherFor(settings, log, options.version),
+    settings,
+    warmTypeCheck: true,
     log,
     // Made at start, so its packages and phone plans load now, not at the first answer
     // (bench/ANALYSIS.md, "Figures from the code's comments").

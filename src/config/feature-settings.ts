@@ -124,6 +124,21 @@ export const FETCH_SETTING = fetchOriginsSetting({
     "scripts' `fetch()` reaches these origins alone, made by the server, which adds the entry's headers (`${VAR}` expanded; scripts never see them); another origin, method, path or a private address is refused (`FETCH_ORIGIN`, ...). The flags' origins replace the file's ([docs/config.md](docs/config.md#fetch-fetchmaxbytes-and-fetchtimeoutms))",
 });
 
+/** What the type check before a run (src/typecheck/) does with what it finds. */
+export const TYPE_CHECK_MODES = ['error', 'warn', 'off'] as const;
+export type TypeCheckMode = (typeof TYPE_CHECK_MODES)[number];
+
+/** Error: a script the check finds wrong is refused, and nothing runs or is sent. */
+export const TYPE_CHECK_SETTING = choiceSetting<TypeCheckMode>({
+  name: 'typeCheck',
+  flag: 'type-check',
+  choices: TYPE_CHECK_MODES,
+  default: 'error',
+  doc: "check each script against the tools' types before it runs: error refuses one with errors, warn runs it and says what was found, off",
+  details:
+    "each script is checked against the tools' types before it runs: `error` refuses one with errors (nothing runs), `warn` runs it and adds what was found to its answer, `off` checks nothing ([docs/config.md](docs/config.md#typecheck-and-typechecktimeoutms))",
+});
+
 /** Off by default, each: telemetry (src/telemetry/) and what it and the audit log may record. */
 export const SWITCH_SETTINGS = {
   /** Also on when OTEL_EXPORTER_OTLP_ENDPOINT (or its _TRACES_ or _METRICS_ form) is set; the OTEL_* variables say where and how. */

@@ -294,6 +294,18 @@ export const SETTINGS = {
     details:
       'keys per principal; a store of a further key is refused (`STATE_TOO_MANY_KEYS`); a key already kept may still change',
   }),
+  // A compiler still checking past it is killed and started again, so a hostile script costs one limit's time.
+  typeCheckTimeoutMs: numberSetting({
+    name: 'typeCheckTimeoutMs',
+    flag: 'type-check-timeout-ms',
+    unit: 'ms',
+    default: 3 * SECOND,
+    min: 100,
+    max: 60 * SECOND,
+    doc: 'how long a run waits for its type check; past it the script runs unchecked, and its answer says so',
+    details:
+      'a script (or skill) whose check has not finished by then (its wait for the compiler included) runs unchecked, its answer saying "Not type-checked: the check did not finish within …"; a compiler still checking it is stopped, and started again for the next script',
+  }),
   /**
    * 10 MiB: the most of one response body a script's fetch() reads (after decompression); the
    * server streams it and stops reading past this, and the fetch rejects with ToolRefused

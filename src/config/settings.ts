@@ -15,6 +15,7 @@ import {
   FETCH_SETTING,
   SKILLS_SAVE_SETTING,
   SWITCH_SETTINGS,
+  TYPE_CHECK_SETTING,
 } from './feature-settings.js';
 import { SETTINGS } from './limit-settings.js';
 import { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
@@ -23,7 +24,7 @@ import { TOKENIZE_SETTING } from './tokenize-setting.js';
 
 export { SETTINGS } from './limit-settings.js';
 export { LOCATION_SETTINGS, LOG_SETTINGS } from './place-settings.js';
-export { SWITCH_SETTINGS, type ApprovalFallback, type ApprovalVia } from './feature-settings.js';
+export { SWITCH_SETTINGS, type ApprovalFallback, type ApprovalVia, type TypeCheckMode } from './feature-settings.js';
 export { formatSettingValue } from './setting-units.js';
 export type { NumberSettingSpec, SettingSpec } from './setting-spec.js';
 
@@ -39,6 +40,7 @@ const SERVER_SETTINGS = {
   approvalPageUrl: APPROVAL_PAGE_URL_SETTING,
   fetch: FETCH_SETTING,
   tokenize: TOKENIZE_SETTING,
+  typeCheck: TYPE_CHECK_SETTING,
   ...SWITCH_SETTINGS,
   ...LOCATION_SETTINGS,
 };
@@ -55,6 +57,7 @@ export const ALL_SETTINGS: readonly SettingSpec[] = [
   APPROVAL_PAGE_URL_SETTING,
   FETCH_SETTING,
   TOKENIZE_SETTING,
+  TYPE_CHECK_SETTING,
   ...Object.values(SWITCH_SETTINGS),
   ...Object.values(LOG_SETTINGS),
   ...Object.values(LOCATION_SETTINGS),

@@ -3,17 +3,20 @@
  * (the upstreams, the state store, the skills library, the fetcher), passed down once, and bound to
  * each owner of scripts when that owner's scripts are made. `tools` and `resources` are the
  * upstreams' (the hub routes them); `state`, `skills` and `fetch` keep their rules in their own
- * folders (state-api.ts, skills-api.ts, fetch-api.ts). With tokenize on, the tokenizer is one more
- * service here: each principal's tokens (`tokensFor`), which the connections use at the boundary
- * with their client (src/mcp/tokens/). docs/architecture.md, "Host APIs", says what adding an API
- * touches.
+ * folders (state-api.ts, skills-api.ts, fetch-api.ts); the type check a run passes first is the
+ * checker's (src/typecheck/), one for the process, warmed when the catalog changes. With tokenize
+ * on, the tokenizer is one more service here: each principal's tokens (`tokensFor`), which the
+ * connections use at the boundary with their client (src/mcp/tokens/). docs/architecture.md,
+ * "Host APIs", says what adding an API touches.
  */
 import { fetchApi } from '../fetch/fetch-api.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import type { ResourceCaller } from '../script-host/apis.js';
 import type { OwnerApis } from '../scripts/script-apis.js';
 import type { SkillsLibrary } from '../skills/skills-library.js';
-import { skillsApi, type SkillSaving } from '../skills/skills-api.js';
+import { skillsApi, type SkillCheck, type SkillSaving } from '../skills/skills-api.js';
+import type { Settings } from '../config/settings.js';
+import { ScriptChecker, refusalOf } from '../typecheck/script-checker.js';
 import { stateApi } from '../state/state-api.js';
 import type { Principal, StateStore } from '../state/state-store.js';
 import type { Log } from '../support/log.js';
@@ -36,6 +39,8 @@ export interface HostApis {
   forOwner(owner: ApiOwner): OwnerApis;
   /** The principal's tokens (settings.tokenize); undefined when tokenize is off, the one check its off path makes. */
   tokensFor(principal: Principal): ScopeTokens | undefined;
+  /** Ends what the APIs hold of their own (the type check's compiler), at shutdown. */
+  close(): Promise<void>;
 }
 
 export interface HostApiParts {
@@ -50,12 +55,25 @@ export interface HostApiParts {
   };
   /** The server's fetcher (src/fetch/fetcher.ts); absent, every fetch() is refused (FETCH_ORIGIN). */
   readonly fetcher?: Fetcher;
+  /** The type check before a run: what it does with what it finds (off: there is no checker), and its time limit. */
+  readonly settings: Pick<Settings, 'typeCheck' | 'typeCheckTimeoutMs'>;
+  /** A server's: the checker's compiler is made ready for each new catalog, so a script's check finds it warm. */
+  readonly warmTypeCheck?: boolean;
   readonly log: Log;
   /** Made by the command when settings.tokenize is on; absent, nothing is tokenized. */
   readonly tokenizer?: Tokenizer;
 }
 
-export function createHostApis({ hub, state, skills, fetcher, log, tokenizer }: HostApiParts): HostApis {
+export function createHostApis({ hub, state, skills, fetcher, settings, warmTypeCheck, log, tokenizer }: HostApiParts): HostApis {
+  const mode = settings.typeCheck;
+  const checker = mode === 'off' ? undefined : new ScriptChecker({ timeLimitMs: settings.typeCheckTimeoutMs, log });
+  const checkOptions = () => ({ mode, unlisted: hub.unlistedPrefixes() });
+  const skillCheck: SkillCheck | undefined =
+    checker && (async (skill) => refusalOf(await checker.checkSkill(skill, hub.catalog().tools, checkOptions())));
+  const stopWarming =
+    checker !== undefined && warmTypeCheck === true
+      ? hub.events.on('catalog-changed', () => checker.warm(() => hub.catalog().tools))
+      : undefined;
   return {
     tokensFor: (principal) => tokenizer?.forScope(principal),
     forOwner: (owner) => {
@@ -73,10 +91,15 @@ export function createHostApis({ hub, state, skills, fetcher, log, tokenizer }: 
         resources: resourcesApi(hub, origin),
         state: stateApi(state, owner.principal),
         ...(skills !== undefined
-          ? { skills: savingSkills(skillsApi(skills.library, skills.saving(owner), log), skills.onSaved) }
+          ? { skills: savingSkills(skillsApi(skills.library, skills.saving(owner), log, skillCheck), skills.onSaved) }
           : {}),
         ...(fetcher !== undefined ? { fetch: fetchApi(fetcher, owner.principal) } : {}),
+        ...(checker !== undefined ? { typeCheck: (code, catalog) => checker.check(code, catalog, checkOptions()) } : {}),
       };
+    },
+    close: async () => {
+      stopWarming?.();
+      await checker?.close();
     },
   };
 }

@@ -73,7 +73,8 @@ export type StateCaller = (request: StateRequest, signal: AbortSignal) => Promis
 /** One `skills` call of a script, its arguments checked (call-policy.ts); `label` names it (`skills.get("triage")`). */
 export type SkillsRequest = { readonly label: string } & (
   | { readonly call: 'skills.list' }
-  | { readonly call: 'skills.get'; readonly name: string }
+  /** `run`: fetched to be called (`skills.<name>(input)`), not described: the type check applies. */
+  | { readonly call: 'skills.get'; readonly name: string; readonly run?: boolean }
   | {
       readonly call: 'skills.save';
       readonly name: string;

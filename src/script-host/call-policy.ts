@@ -156,9 +156,10 @@ function skillsRequest(name: string, args: Record<string, unknown>): SkillsReque
     case 'skills.list':
       return fields.length === 0 ? { call, label: 'skills.list()' } : null;
     case 'skills.get': {
-      const skill = args.name;
-      if (fields.length !== 1 || typeof skill !== 'string') return null;
-      return { call, name: skill, label: `skills.get(${cutText(JSON.stringify(skill))})` };
+      const { name: skill, run } = args;
+      const fits = fields.every((field) => field === 'name' || field === 'run');
+      if (!fits || typeof skill !== 'string' || (run !== undefined && run !== true)) return null;
+      return { call, name: skill, ...(run === true ? { run } : {}), label: `skills.get(${cutText(JSON.stringify(skill))})` };
     }
     case 'skills.save': {
       const fits = fields.every((field) => Object.hasOwn(SAVE_FIELDS, field) && SAVE_FIELDS[field]!(args[field]));

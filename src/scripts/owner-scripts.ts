@@ -11,6 +11,7 @@ import { activeTelemetry, type TraceContext } from '../telemetry/telemetry.js';
 import type { ApprovalGate } from '../approvals/approval-gate.js';
 import { ApprovalTally } from './approved-calls.js';
 import { scriptApis, type OwnerApis } from './script-apis.js';
+import { checkBeforeRun, type TypeRefusal } from './checked-run.js';
 
 /** What a code_execution call asks of an owner's scripts, its input checked (src/mcp/code-execution/input.ts). */
 export type ScriptCommand =
@@ -28,18 +29,24 @@ export type ScriptCommand =
 /**
  * What the scripts answer a command with. `return`: what a script did since its last return (its
  * ending once it has one), with lines on calls that wait for a person or that the approval
- * fallback decided; `refused`: nothing ran (capacity, an unknown script, a shutdown, a cancelled
- * call); `listed`: the owner's scripts; `interrupted`: the watch was ended early (WatchContext)
- * with the script still running, and took nothing.
+ * fallback decided, and on the run's first return what the type check found when it still ran
+ * (`typeCheck`); `refused`: nothing ran (capacity, an unknown script, a shutdown, a cancelled
+ * call); `type-refused`: the type check refused the script, nothing ran; `listed`: the owner's
+ * scripts; `interrupted`: the watch was ended early (WatchContext) with the script still running,
+ * and took nothing.
  */
 export type ScriptReply =
-  | { readonly kind: 'return'; readonly ret: ScriptReturn; readonly approvals: readonly string[] }
+  | { readonly kind: 'return'; readonly ret: ScriptReturn; readonly approvals: readonly string[]; readonly typeCheck?: string }
   | { readonly kind: 'refused'; readonly reason: string }
+  | ({ readonly kind: 'type-refused' } & TypeRefusal)
   | { readonly kind: 'listed'; readonly scripts: readonly ListedScript[] }
   | { readonly kind: 'interrupted'; readonly script: string };
 
 /** A run's code: what runs, and what the client sent when that differs. */
 type RunCode = Pick<Extract<ScriptCommand, { action: 'run' }>, 'code' | 'sentCode'>;
+
+/** A run past its type check: the catalog it was checked against and is given, and what the check found when it still runs. */
+type Checked = RunCode & { readonly catalog: readonly CatalogTool[]; readonly typeCheck: string | undefined };
 
 export interface ListedScript {
   readonly id: string;
@@ -106,7 +113,8 @@ export interface OwnerScriptsDeps {
 export interface TaskView {
   readonly script: Pick<Script, 'id' | 'status' | 'ended' | 'progress' | 'stop'>;
   readonly startedAt: number;
-  readonly takeEnding: () => ScriptReturn;
+  /** The ending, and what the type check found if no return has carried it yet. */
+  readonly takeEnding: () => { readonly ret: ScriptReturn; readonly typeCheck?: string };
   /** The calls waiting for a person, a line each (with the approval page's link when only the model can pass it on). */
   readonly waitingApproval: () => readonly string[];
 }
@@ -127,6 +135,8 @@ interface Entry {
   watch: Watch | null;
   /** What the approval gate decided for the script without a person (fallback, timeout). */
   readonly approvals: ApprovalTally;
+  /** What the type check found in a script it let run (warn, or the checker unavailable), until a return carries it. */
+  typeCheck: string | undefined;
 }
 
 /**
@@ -138,7 +148,7 @@ interface Entry {
 export class OwnerScripts {
   private readonly entries = new Map<string, Entry>();
   private closing = false;
-  /** Runs waiting for a child (ChildSource.take): they count against maxRunningScripts. */
+  /** Runs being type-checked or waiting for a child (ChildSource.take): they count against maxRunningScripts. */
   private taking = 0;
   /** Scripts whose approval link only the model can pass on, told while no call watched them: the next watch answers at once. */
   private readonly urgent = new Set<string>();
@@ -197,21 +207,43 @@ export class OwnerScripts {
           'Wait for one ({"action": "wait", "script": "<id>"}) or stop one ({"action": "stop", "script": "<id>"}).',
       );
     }
+    // Checked, then given, this very catalog.
+    const catalog = this.deps.catalog();
+    // typeCheck off: taken in this very turn, as before the check existed.
+    if (this.deps.apis.typeCheck === undefined) return this.take({ ...code, catalog, typeCheck: undefined }, yieldMs, ctx);
+    // Being checked counts as running.
+    this.taking++;
+    // The code as the model sent it (its tokens unrestored), so each line:column is in its own text.
+    return checkBeforeRun(this.deps.apis, code.sentCode ?? code.code, catalog).then(
+      (checked): Promise<ScriptReply> | ScriptReply => {
+        this.taking--;
+        if ('refused' in checked) return { kind: 'type-refused', ...checked.refused };
+        if (this.closing) return refused('the server is shutting down');
+        return this.take({ ...code, catalog, typeCheck: checked.note }, yieldMs, ctx);
+      },
+      (error: unknown) => {
+        this.taking--;
+        throw error;
+      },
+    );
+  }
+
+  private take(run: Checked, yieldMs: number, ctx: WatchContext): Promise<ScriptReply> | ScriptReply {
     const supplied = this.deps.supply.take();
-    if (!(supplied instanceof Promise)) return this.start(supplied, code, yieldMs, ctx);
+    if (!(supplied instanceof Promise)) return this.start(supplied, run, yieldMs, ctx);
     // Waiting for one of this owner's children to be free (child-pool.ts): counted as running meanwhile.
     this.taking++;
     return supplied.then((later) => {
       this.taking--;
       if (this.closing && 'child' in later) later.child.kill();
       if (this.closing) return refused('the server is shutting down');
-      return this.start(later, code, yieldMs, ctx);
+      return this.start(later, run, yieldMs, ctx);
     });
   }
 
   private start(
     supplied: Supplied,
-    { code, sentCode }: RunCode,
+    { code, sentCode, catalog, typeCheck }: Checked,
     yieldMs: number,
     ctx: WatchContext,
   ): Promise<ScriptReply> | ScriptReply {
@@ -227,7 +259,7 @@ export class OwnerScripts {
     const script = new Script(supplied.child.lease(), {
       id,
       code,
-      tools: entriesWithSkills(toolEntries(this.deps.catalog()), this.deps.savedSkills?.() ?? []),
+      tools: entriesWithSkills(toolEntries(catalog), this.deps.savedSkills?.() ?? []),
       unlisted: this.deps.unlisted(),
       apis: scriptApis(this.deps.apis, {
         id,
@@ -254,6 +286,7 @@ export class OwnerScripts {
       endingReturned: false,
       watch: null,
       approvals: tally,
+      typeCheck,
     };
     this.entries.set(id, entry);
     ctx.onStarted?.(id);
@@ -306,10 +339,12 @@ export class OwnerScripts {
     entry.returnedAnything = true;
     if (ret.status !== 'running') entry.endingReturned = true;
     const waiting = ret.status === 'running' ? (this.deps.approvals?.waiting(id) ?? []) : [];
+    const typeCheck = takeTypeCheck(entry);
     return {
       kind: 'return',
       ret,
       approvals: [...waiting.map((call) => `waiting for approval: ${call}`), ...entry.approvals.lines()],
+      ...(typeCheck !== undefined ? { typeCheck } : {}),
     };
   }
 
@@ -329,7 +364,8 @@ export class OwnerScripts {
         const ret = script.takeReturn();
         entry.returnedAnything = true;
         entry.endingReturned = true;
-        return ret;
+        const typeCheck = takeTypeCheck(entry);
+        return typeCheck !== undefined ? { ret, typeCheck } : { ret };
       },
     };
   }
@@ -370,6 +406,13 @@ export class OwnerScripts {
         `. ${known.length > 0 ? `Its scripts: ${known.join(', ')}.` : 'It has no scripts.'}`,
     );
   }
+}
+
+/** What the type check found, for the first return that reaches anyone. */
+function takeTypeCheck(entry: Entry): string | undefined {
+  const { typeCheck } = entry;
+  entry.typeCheck = undefined;
+  return typeCheck;
 }
 
 function refused(reason: string): ScriptReply {

@@ -11,6 +11,7 @@ import type { FetchCaller, ScriptApis } from '../script-host/apis.js';
 import type { ToolProgress, ToolResult } from '../script-host/types.js';
 import type { CallCaller } from '../telemetry/observe-call.js';
 import type { ScriptTrace } from '../telemetry/telemetry.js';
+import type { CheckOutcome } from '../typecheck/script-checker.js';
 import { approveThrough, sendApproved, type ApprovalTally } from './approved-calls.js';
 
 /** A tool call with a listener for the upstream's progress notifications on it, made for `caller`. */
@@ -24,11 +25,14 @@ export type ProgressingToolCaller = (
 
 /**
  * The host APIs bound to one owner of scripts (src/mcp/host-apis.ts builds them): ScriptApis, with
- * tool calls made for a caller, and fetch() made for each script (its id, span and approvals).
+ * tool calls made for a caller, fetch() made for each script (its id, span and approvals), and the
+ * type check a run passes first.
  */
 export interface OwnerApis extends Omit<ScriptApis, 'tools' | 'fetch'> {
   readonly tools: ProgressingToolCaller;
   readonly fetch?: ScriptFetch;
+  /** A script checked against the catalog it will be given (src/typecheck/, issue 47); absent when typeCheck is off. */
+  readonly typeCheck?: (code: string, catalog: readonly CatalogTool[]) => Promise<CheckOutcome>;
 }
 
 export interface ScriptOfOwner {
@@ -48,7 +52,8 @@ export interface ScriptOfOwner {
 export function scriptApis(owner: OwnerApis, script: ScriptOfOwner): ScriptApis {
   const { id, identity, trace, gate, tally } = script;
   const caller: CallCaller = { ...(trace.context !== undefined ? { trace: trace.context } : {}), script: { id, ...identity } };
-  const { fetch: fetchFor, ...apis } = owner;
+  // The type check is the run's, before the script exists: not one of the APIs the script calls.
+  const { fetch: fetchFor, typeCheck: _checkedBeforeRun, ...apis } = owner;
   const fetch = fetchFor?.({ id, caller, ...(gate !== undefined ? { approve: approveThrough(gate, id, identity, tally) } : {}) });
   return {
     ...apis,

@@ -12,7 +12,9 @@ export type SkillErrorCode =
   /** A save's other fields: an empty description, code that isn't a string, a schema that isn't an object. */
   | 'SKILL_SAVE_INVALID'
   /** A script's save where saving isn't allowed (over HTTP unless the config allows it). */
-  | 'SKILL_SAVE_REFUSED';
+  | 'SKILL_SAVE_REFUSED'
+  /** The skill's code failed the type check against the tools' types (src/typecheck/): not saved, or not run. */
+  | 'SKILL_TYPE_CHECK';
 
 /** A skill operation refused or failed, with what to do in the message; a script sees it as ToolRefused, in these words. */
 export class SkillError extends RefusedError {

@@ -20,13 +20,28 @@ export const RESERVED_SKILL_NAMES: readonly string[] = ['list', 'describe', 'sav
 export type SkillSaving =
   { readonly allowed: true; readonly principal: string } | { readonly allowed: false; readonly why: string };
 
+/** A skill's code as the type check reads it: its language, and its `input`'s schema. */
+export interface SkillCode {
+  readonly code: string;
+  readonly language: SkillLanguage;
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The type check of a skill's code against the tools scripts see now (issue 47; bound to the
+ * checker by src/mcp/host-apis.ts): the refusal's text when the check refuses it, else undefined.
+ */
+export type SkillCheck = (skill: SkillCode) => Promise<string | undefined>;
+
 /**
  * A script's `skills` calls, answered from the skills library: every call reads the folders
  * again, so a skill edited by hand is what the next script gets. What each gives the script's
- * prelude is src/script-host/types.ts's SkillsCaller.
+ * prelude is src/script-host/apis.ts's SkillsCaller. With `check`, a skill is type-checked when
+ * saved (refused, nothing written) and when fetched to run (refused, nothing ran): a skill edited
+ * by hand, or saved before a tool it calls changed, is checked as it is now.
  */
-export function skillsApi(library: SkillsLibrary, saving: SkillSaving, log: Log): SkillsCaller {
-  const answer = answerFrom(library, saving, log);
+export function skillsApi(library: SkillsLibrary, saving: SkillSaving, log: Log, check?: SkillCheck): SkillsCaller {
+  const answer = answerFrom(library, saving, log, check);
   return async (request, signal) => {
     try {
       return await answer(request, signal);
@@ -48,7 +63,13 @@ function withoutDirectory(error: unknown, directory: string): unknown {
   return new Error(message, { cause: error });
 }
 
-function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log): SkillsCaller {
+/** Throws the check's refusal as SKILL_TYPE_CHECK, saying what became of the skill (`was not saved`). */
+async function refuseIfCheckFails(check: SkillCheck | undefined, name: string, skill: SkillCode, outcome: string): Promise<void> {
+  const refusal = await check?.(skill);
+  if (refusal !== undefined) throw new SkillError('SKILL_TYPE_CHECK', `skill "${name}" ${outcome}: ${refusal}`);
+}
+
+function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log, check: SkillCheck | undefined): SkillsCaller {
   return async (request) => {
     switch (request.call) {
       case 'skills.list': {
@@ -57,6 +78,8 @@ function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log): Skil
       }
       case 'skills.get': {
         const skill = await library.read(request.name);
+        // Fetched to run (not to describe): checked against the tools scripts see, as a script is.
+        if (request.run === true) await refuseIfCheckFails(check, skill.name, skill, 'was not run');
         return {
           name: skill.name,
           description: skill.description,
@@ -79,6 +102,14 @@ function answerFrom(library: SkillsLibrary, saving: SkillSaving, log: Log): Skil
             `skill "${request.name}": language must be ${Object.keys(CODE_FILES).join(' or ')}; got ${JSON.stringify(request.language)}; nothing was written`,
           );
         }
+        const language = (request.language ?? 'typescript') as SkillLanguage;
+        const { inputSchema } = request;
+        await refuseIfCheckFails(
+          check,
+          request.name,
+          { code: request.code, language, ...(inputSchema !== undefined ? { inputSchema } : {}) },
+          'was not saved (nothing was written)',
+        );
         const saved = await library.save({
           name: request.name,
           description: request.description,

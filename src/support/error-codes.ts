@@ -145,6 +145,11 @@ export const ERROR_CODES = {
     means: 'a save over HTTP where `skillsSaveOverHttp` does not allow it',
     retry: null,
   },
+  SKILL_TYPE_CHECK: {
+    group: 'skills',
+    means: "the skill's code failed the type check against the tools' types: it was not saved, or not run",
+    retry: null,
+  },
   SKILLS_FAILED: {
     group: 'skills',
     means: 'the skills folder could not be read or written: a save may or may not have been kept (`skills.list()` shows)',

@@ -342,7 +342,7 @@ describe('config errors: settings', () => {
 
   it('refuses an unknown setting, suggesting the close one and listing them all', () => {
     expect(detailOf(withSettings({ yieldMS: 100 }))).toBe(
-      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${[...Object.keys(SETTINGS), 'expose', 'skillsSaveOverHttp', 'approvals', 'approvalFallback', 'approvalVia', 'approvalOpenBrowser', 'approvalPageUrl', 'fetch', 'tokenize', ...Object.keys(SWITCH_SETTINGS), ...Object.keys(LOG_SETTINGS), ...Object.keys(LOCATION_SETTINGS)].join(', ')}`,
+      `settings.yieldMS is not a setting (did you mean "yieldMs"?); the settings are ${[...Object.keys(SETTINGS), 'expose', 'skillsSaveOverHttp', 'approvals', 'approvalFallback', 'approvalVia', 'approvalOpenBrowser', 'approvalPageUrl', 'fetch', 'tokenize', 'typeCheck', ...Object.keys(SWITCH_SETTINGS), ...Object.keys(LOG_SETTINGS), ...Object.keys(LOCATION_SETTINGS)].join(', ')}`,
     );
     expect(Object.keys(SETTINGS).slice(0, 3)).toEqual(['yieldMs', 'maxYieldMs', 'scriptLifetimeMs']);
   });

@@ -32,6 +32,7 @@ const THREE_CALLS = `
 const one = await tools.echo({ text: "one" });
 const two = await tools.echo({ text: "two" });
 let third;
+// @ts-expect-error: a number where the tool takes text, so that this call fails upstream (the type check would refuse the script)
 try { third = await tools.echo({ text: 3 }); } catch (error) { third = error.name; }
 return { one, two, third };`;
 

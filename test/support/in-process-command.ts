@@ -9,6 +9,7 @@
 import { isCliExit, parseCli } from '../../src/cli/parse-cli.js';
 import { printTools } from '../../src/commands/tools/print-tools.js';
 import { runOnce } from '../../src/commands/run/run-once.js';
+import { checkScript } from '../../src/commands/check/check-script.js';
 import { runSkillsCommand } from '../../src/commands/skills/skills-commands.js';
 import { runAuthCommand } from '../../src/commands/auth/auth-commands.js';
 import { serverLog, trackStarted } from './in-process-server.js';
@@ -47,20 +48,22 @@ export async function runInProcess(args: readonly string[], options: CommandOpti
   const started = trackStarted();
   // As main.ts does before any command: an entry that would start codemode-mcp again is said to be left out.
   for (const line of invocation.skippedUpstreams ?? []) log(line, 'warn');
+  const readStdin = (): string => {
+    if (input === undefined) throw new Error('the script is read from stdin, and the test gave none');
+    return input;
+  };
   let exitCode: number;
   try {
     switch (invocation.command) {
       case 'tools':
         exitCode = await printTools(invocation, { stdout: print, stderr: log });
         break;
-      case 'run': {
-        const readStdin = (): string => {
-          if (input === undefined) throw new Error('the script is read from stdin, and the test gave none');
-          return input;
-        };
+      case 'run':
         exitCode = await runOnce(invocation, { stdout: print, stderr: log, readStdin });
         break;
-      }
+      case 'check':
+        exitCode = await checkScript(invocation, { stdout: print, stderr: log, readStdin });
+        break;
       case 'skills':
         exitCode = await runSkillsCommand(invocation, { stdout: print, stderr: write });
         break;

@@ -14,10 +14,11 @@ import { readFileSync } from 'node:fs';
 import type { CliInvocation } from '../../cli/parse-cli.js';
 import { ScriptChild } from '../../script-host/script-child.js';
 import { Script } from '../../script-host/script.js';
-import { refusalAnswer, scriptAnswer } from '../../mcp/code-execution/answer.js';
+import { refusalAnswer, scriptAnswer, typeRefusalAnswer } from '../../mcp/code-execution/answer.js';
 import { parseCommand } from '../../mcp/code-execution/input.js';
 import { fetcherFor } from '../../fetch/fetcher.js';
-import { createHostApis } from '../../mcp/host-apis.js';
+import { createHostApis, type HostApis } from '../../mcp/host-apis.js';
+import { checkBeforeRun } from '../../scripts/checked-run.js';
 import { scriptApis } from '../../scripts/script-apis.js';
 import { entriesWithSkills, toolEntries } from '../../scripts/tool-entries.js';
 import { startCommandHub } from '../one-shot-hub.js';
@@ -100,12 +101,31 @@ async function startAndRun(
     return RUN_EXIT.failed;
   }
   let state: StateStore | undefined;
+  let apis: HostApis | undefined;
   let closeTerminal = (): void => {};
   try {
     // The stdio server's own state (LOCAL_PRINCIPAL): a script run by hand sees what the server's scripts stored.
     state = await openStateStore(settings, io.stderr);
     const library = new SkillsLibrary(skillsDirectory(settings));
-    const tools = entriesWithSkills(toolEntries(hub.catalog().tools), await savedSkillsOf(library)());
+    // The stdio server's state and skills: what a script run by hand saves, the server's scripts call;
+    // its fetch() as the server's scripts make it, a person at the terminal asked where the config says so.
+    apis = createHostApis({
+      hub,
+      state,
+      skills: { library, saving: () => ({ allowed: true, principal: 'run' }), onSaved: () => Promise.resolve() },
+      fetcher: fetcherFor(settings, io.stderr, readPackageVersion()),
+      settings,
+      log: io.stderr,
+    });
+    const owner = apis.forOwner({ principal: LOCAL_PRINCIPAL, label: 'run' });
+    // Checked before anything runs, against the catalog the script is then given.
+    const catalog = hub.catalog().tools;
+    const checked = await checkBeforeRun(owner, code, catalog);
+    if ('refused' in checked) {
+      print(typeRefusalAnswer(checked.refused));
+      return RUN_EXIT.refused;
+    }
+    const tools = entriesWithSkills(toolEntries(catalog), await savedSkillsOf(library)());
     const id = `${randomBytes(3).toString('hex')}-1`;
     const trace = activeTelemetry().startScript({ id, code }, undefined);
     // A person at a terminal is asked about the calls that need approval; without one, approvalFallback decides.
@@ -122,15 +142,6 @@ async function startAndRun(
     });
     const tally = new ApprovalTally(settings.approvalFallback, asking.cannotAsk);
     const identity = { principal: LOCAL_PRINCIPAL, session: 'run' };
-    // The stdio server's state and skills: what a script run by hand saves, the server's scripts call;
-    // its fetch() as the server's scripts make it, a person at the terminal asked where the config says so.
-    const owner = createHostApis({
-      hub,
-      state,
-      skills: { library, saving: () => ({ allowed: true, principal: 'run' }), onSaved: () => Promise.resolve() },
-      fetcher: fetcherFor(settings, io.stderr, readPackageVersion()),
-      log: io.stderr,
-    }).forOwner({ principal: LOCAL_PRINCIPAL, label: 'run' });
     const script = new Script(
       new ScriptChild({
         memoryMaxBytes: settings.memoryMaxBytes,
@@ -161,11 +172,11 @@ async function startAndRun(
     await script.ended;
     trace.end({ status: script.status, ...(script.valueBytes !== undefined ? { valueBytes: script.valueBytes } : {}) });
     const ret = script.takeReturn();
-    print(scriptAnswer(ret, tally.lines()));
+    print(scriptAnswer(ret, tally.lines(), checked.note));
     return ret.status === 'finished' ? RUN_EXIT.finished : RUN_EXIT.failed;
   } finally {
     closeTerminal();
-    await state?.close();
+    await Promise.all([state?.close(), apis?.close()]);
     await closeLeavingNoProcess(() => hub.close(), io.stderr);
     await observability.close();
   }

@@ -94,7 +94,7 @@ export async function serveHttp(
         await supply.close();
         listing.close();
         await approvalPage.close();
-        await state.close();
+        await Promise.all([state.close(), apis.close()]);
       });
       listener?.closeAllConnections();
       // Last, so the spans of the scripts just stopped are exported before the process exits.

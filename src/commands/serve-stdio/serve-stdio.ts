@@ -82,7 +82,7 @@ export async function serveStdio(
         await Promise.all([session?.close(), supply?.close()]);
         await approvalPage.close();
         listing.close();
-        await state.close();
+        await Promise.all([state.close(), apis.close()]);
         // Spawned at process start for an `initialize` that never got as far as starting them.
         early?.discard();
       });

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ScriptReturn } from '../../script-host/types.js';
+import type { TypeRefusal } from '../../scripts/checked-run.js';
 import type { ScriptReply } from '../../scripts/owner-scripts.js';
 import { renderList, renderReturn } from './render.js';
 
@@ -14,9 +15,11 @@ export const STRUCTURED_REPEAT_MAX_CHARS = 2_048;
 export function replyAnswer(reply: Exclude<ScriptReply, { kind: 'interrupted' }>): CallToolResult {
   switch (reply.kind) {
     case 'return':
-      return scriptAnswer(reply.ret, reply.approvals);
+      return scriptAnswer(reply.ret, reply.approvals, reply.typeCheck);
     case 'refused':
       return refusalAnswer(reply.reason);
+    case 'type-refused':
+      return typeRefusalAnswer(reply);
     case 'listed':
       return textAnswer(renderList(reply.scripts), { scripts: reply.scripts });
   }
@@ -25,13 +28,31 @@ export function replyAnswer(reply: Exclude<ScriptReply, { kind: 'interrupted' }>
 /**
  * A return as the code_execution tool answers it: the rendered text, then the content blocks the
  * script showed; and the same facts as data, without repeating what is large. `approvals`: lines
- * on the calls that wait for a person, or that the approval fallback decided (approved-calls.ts).
+ * on the calls that wait for a person, or that the approval fallback decided (approved-calls.ts);
+ * `typeCheck`: what the type check found in a script it let run (typeCheck "warn", or no checker).
  */
-export function scriptAnswer(ret: ScriptReturn, approvals: readonly string[] = []): CallToolResult {
+export function scriptAnswer(ret: ScriptReturn, approvals: readonly string[] = [], typeCheck?: string): CallToolResult {
+  const text = renderReturn(ret, approvals);
   return {
-    content: [{ type: 'text', text: renderReturn(ret, approvals) }, ...ret.shown.blocks],
-    structuredContent: { ...structuredOf(ret), ...(approvals.length > 0 ? { approvals: [...approvals] } : {}) },
+    content: [{ type: 'text', text: typeCheck === undefined ? text : `${text}\n${typeCheck}` }, ...ret.shown.blocks],
+    structuredContent: {
+      ...structuredOf(ret),
+      ...(approvals.length > 0 ? { approvals: [...approvals] } : {}),
+      ...(typeCheck !== undefined ? { typeCheck } : {}),
+    },
     isError: ret.isError,
+  };
+}
+
+/** A script the type check refused: its text as the answer (it says nothing ran), each problem as data. */
+export function typeRefusalAnswer(refusal: TypeRefusal): CallToolResult {
+  return {
+    content: [{ type: 'text', text: refusal.text }],
+    structuredContent: {
+      refused: refusal.text.split('\n', 1)[0] ?? refusal.text,
+      ...(refusal.diagnostics.length > 0 ? { diagnostics: refusal.diagnostics.map((d) => ({ ...d })) } : {}),
+    },
+    isError: true,
   };
 }
 

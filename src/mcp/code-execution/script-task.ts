@@ -40,7 +40,7 @@ export function scriptWork(view: TaskView): TaskWork {
  * error is the result's `isError`); stopped on request, cancelled; stopped by the server shutting
  * down, failed, since no answer for it could be made.
  */
-function scriptEnded(ret: ScriptReturn): Ended {
+function scriptEnded({ ret, typeCheck }: { readonly ret: ScriptReturn; readonly typeCheck?: string }): Ended {
   if (ret.status === 'stopped' && (ret.stopReason === 'requested' || ret.stopReason === 'watch-cancelled')) {
     return { status: 'cancelled' };
   }
@@ -50,5 +50,5 @@ function scriptEnded(ret: ScriptReturn): Ended {
       error: { code: ProtocolErrorCode.InternalError, message: 'the server shut down while the script ran' },
     };
   }
-  return { status: 'completed', result: scriptAnswer(ret) };
+  return { status: 'completed', result: scriptAnswer(ret, [], typeCheck) };
 }
