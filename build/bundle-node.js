@@ -9,6 +9,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { jsonrpcWriteFix } from './jsonrpc-write-fix.js';
 
 // CommonJS dependencies call require(); an ES module has none of its own.
 const REQUIRE_SHIM =
@@ -47,6 +48,7 @@ const BUILDS = [
         entryPoints: ['dist/src/typecheck/native-modules.js'],
         outfile: 'dist/server/typescript-native.cjs',
         format: 'cjs',
+        plugins: [jsonrpcWriteFix],
         define: { 'import.meta.url': '__importMetaUrl' },
         banner: { js: IMPORT_META_URL_SHIM },
       },
