@@ -11,10 +11,10 @@
  * (entryBytes): the room left is measured from the folder's listing and sizes alone. An entry past
  * its time to live is never returned, and is deleted by `keys()`, or by a write that needs its room.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkKey, checkRoom, checkTtl, checkValue, entryBytes } from './entry-checks.js';
+import { DIR_MODE, writeSyncedTemp } from './dir-files.js';
 import { DirVaultStore } from './dir-vault-store.js';
 import { StateError } from './state-error.js';
 import { digestName, type Now, type Principal, type SetOptions, type StateLimits, type StateStore } from './state-store.js';
@@ -25,8 +25,6 @@ const KEY_BYTES_DIGITS = 5;
 /** `<expiresAt> <key bytes>\n` */
 const HEADER_BYTES = EXPIRY_DIGITS + 1 + KEY_BYTES_DIGITS + 1;
 const ENTRY_NAME = /^[0-9a-f]{64}$/;
-const DIR_MODE = 0o700;
-const FILE_MODE = 0o600;
 
 interface StoredEntry {
   readonly key: string;
@@ -221,18 +219,11 @@ export class DirStateStore implements StateStore {
   private async writeAtomically(folder: string, path: string, content: Buffer): Promise<void> {
     // recursive: the state directory itself is made too, 0700, the first time anything is stored.
     await mkdir(folder, { recursive: true, mode: DIR_MODE });
-    const temp = join(folder, `.${randomBytes(8).toString('hex')}.tmp`);
+    const temp = await writeSyncedTemp(folder, content);
     try {
-      const file = await open(temp, 'wx', FILE_MODE);
-      try {
-        await file.writeFile(content);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
       await rename(temp, path);
     } catch (error) {
-      // The temp file may not exist (the open failed); the write's own error is what the caller needs.
+      // The rename's own error is what the caller needs; the temp file goes if it can.
       await unlink(temp).catch(() => {});
       throw error;
     }

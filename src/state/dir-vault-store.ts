@@ -15,7 +15,6 @@
  * deleted, the highest never; a step written again from a count read long ago (its first one
  * deleted since) is caught by looking again, as a step above it, and goes unused.
  */
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   fstatSync,
@@ -29,12 +28,11 @@ import {
 } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DIR_MODE, FILE_MODE, tempPathIn, writeSyncedTemp } from './dir-files.js';
 import { StateError } from './state-error.js';
 import { digestName, type Now } from './state-store.js';
 import { ADDED, checkVaultKey, type NewVaultEntry, type VaultEntry, type VaultStore } from './vault-store.js';
 
-const DIR_MODE = 0o700;
-const FILE_MODE = 0o600;
 const COUNTERS = 'counters';
 /**
  * 256 keys a touch, 32 entries an add: what one turn of the event loop does before it lets others
@@ -265,7 +263,7 @@ export class DirVaultStore implements VaultStore {
 
   /** One file, linked under each key in turn; a key taken unlinks those linked before it. */
   private addNow(folder: string, { keys, value }: NewVaultEntry, expires: Date): number {
-    const temp = join(folder, `.${randomBytes(8).toString('hex')}.tmp`);
+    const temp = tempPathIn(folder);
     const fd = openSync(temp, 'wx', FILE_MODE);
     try {
       try {
@@ -307,15 +305,8 @@ export class DirVaultStore implements VaultStore {
    * name, synced, then linked into place, so a reader never sees part of it, nor a crash loses it.
    */
   private async writeNew(folder: string, path: string, content: string): Promise<boolean> {
-    const temp = join(folder, `.${randomBytes(8).toString('hex')}.tmp`);
+    const temp = await writeSyncedTemp(folder, content);
     try {
-      const file = await open(temp, 'wx', FILE_MODE);
-      try {
-        await file.writeFile(content);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
       return await this.linkNew(temp, path);
     } finally {
       await orAbsent(() => unlink(temp), undefined);

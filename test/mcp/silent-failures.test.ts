@@ -18,7 +18,8 @@ const READ_ELSEWHERE: Record<string, number> = {
   'src/state/redis-store.ts': 1, // `connect()`: each failure is also an 'error' event, which the store logs and reports to each call
   'engine/script-run.ts': 1, // the stripper loaded as a skill is fetched: the skill's answer waits on the same load, and a failed one is the skill's SyntaxError
   'src/commands/run/terminal-approvals.ts': 1, // the queue of questions: each question's own promise carries its failure to the gate
-  'src/state/dir-store.ts': 1, // removing a temp file a failed write may not have made: the write's own error is thrown
+  'src/state/dir-files.ts': 1, // removing the temp file of a write that failed: the write's own error is thrown
+  'src/state/dir-store.ts': 1, // removing the temp file of a rename that failed: the rename's own error is thrown
   'src/typecheck/script-checker.ts': 1, // the queue of checks: each check's own promise carries its failure to its caller
   // the chain of messages (the caller of send() gets each one's failure), and a call's unknown tokens (read as its answer goes out)
   'src/mcp/tokens/tokenizing-transport.ts': 2,
