@@ -14,7 +14,14 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectHttp, startHttpServer, type HttpClient, type HttpServer } from '../support/http-server.js';
+import {
+  connectHttp,
+  SILENT_UPSTREAM,
+  startHttpServer,
+  writeTokensFile,
+  type HttpClient,
+  type HttpServer,
+} from '../support/http-server.js';
 import {
   BIN,
   SERVER_RUNTIME,
@@ -147,9 +154,7 @@ describe('SIGHUP to a server over HTTP with a tokens file', () => {
   };
 
   beforeAll(async () => {
-    tokensFile = join(makeTempDir('tokens'), 'tokens.json');
-    writeFileSync(tokensFile, JSON.stringify({ ada: ADA, bob: BOB }));
-    chmodSync(tokensFile, 0o600);
+    tokensFile = writeTokensFile({ ada: ADA, bob: BOB });
     // The upstream never answers: no call waits for its start (the scripts here call no tool).
     server = await startHttpServer([
       '--http-tokens-file',
@@ -159,9 +164,7 @@ describe('SIGHUP to a server over HTTP with a tokens file', () => {
       '--startup-wait-ms',
       '0',
       '--',
-      process.execPath,
-      '-e',
-      'setInterval(() => {}, 1e9)',
+      ...SILENT_UPSTREAM,
     ]);
   });
 

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { connectHttp } from '../support/http-server.js';
+import { connectHttp, SILENT_UPSTREAM } from '../support/http-server.js';
 import { startInProcessHttp } from '../support/in-process-http.js';
 import { fixturePath, nodeEntry, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { runInProcess } from '../support/in-process-command.js';
@@ -141,11 +141,18 @@ describe('fetch over stdio', () => {
     const policy = { [api.origin]: { headers: { 'X-Api-Key': '${FETCH_E2E_KEY}' }, allowPrivate: true } };
     const server = await startInProcessHttp(
       // The upstream never answers: no call waits for its start (the scripts here call no tool).
-      ['--fetch', JSON.stringify(policy), '--audit-log', audit, '--pool', '0', '--startup-wait-ms', '0', '--'].concat(
-        process.execPath,
-        '-e',
-        'setInterval(() => {}, 1e9)',
-      ),
+      [
+        '--fetch',
+        JSON.stringify(policy),
+        '--audit-log',
+        audit,
+        '--pool',
+        '0',
+        '--startup-wait-ms',
+        '0',
+        '--',
+        ...SILENT_UPSTREAM,
+      ],
       { env: { FETCH_E2E_KEY: 'k_http_0123456789' } },
     );
     try {

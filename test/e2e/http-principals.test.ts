@@ -2,11 +2,11 @@
 // own for 2026-07-28 clients (no session), whose 2025 sessions no other principal can use. A file
 // others could read, or one that names no one, stops the start. (SIGHUP's reading of the file
 // again is the process's: command-signals.test.ts.)
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectHttp, type HttpClient } from '../support/http-server.js';
+import { connectHttp, SILENT_UPSTREAM, writeTokensFile, type HttpClient } from '../support/http-server.js';
 import { refusedInProcessHttp, startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { structuredOf, textOf, valueOf } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -17,13 +17,6 @@ const BOB = 'bob-token-0123456789abcdef';
 const CY = 'cy-token-0123456789abcdefg';
 
 const scriptOf = (result: CallToolResult): string => (structuredOf(result) as { script: string }).script;
-
-function writeTokens(tokens: Record<string, string>, mode = 0o600): string {
-  const file = join(makeTempDir('tokens'), 'tokens.json');
-  writeFileSync(file, JSON.stringify(tokens));
-  chmodSync(file, mode);
-  return file;
-}
 
 describe('principals from a tokens file', () => {
   let server: InProcessHttpServer;
@@ -36,7 +29,7 @@ describe('principals from a tokens file', () => {
   };
 
   beforeAll(async () => {
-    tokensFile = writeTokens({ ada: ADA, bob: BOB });
+    tokensFile = writeTokensFile({ ada: ADA, bob: BOB });
     server = await startInProcessHttp([
       '--http-tokens-file',
       tokensFile,
@@ -46,9 +39,7 @@ describe('principals from a tokens file', () => {
       '--startup-wait-ms',
       '0',
       '--',
-      process.execPath,
-      '-e',
-      'setInterval(() => {}, 1e9)',
+      ...SILENT_UPSTREAM,
     ]);
   });
 
@@ -113,7 +104,7 @@ describe('a tokens file that cannot be used stops the start', () => {
     ['with a short token', { ada: 'short' }, 0o600, /the token of ada must be a string of at least 16 characters/],
     ['with a name that is not one', { 'a b': ADA }, 0o600, /principal "a b" must be 1 to 64 letters/],
   ])('%s', async (_what, tokens, mode, message) => {
-    const file = writeTokens(tokens, mode);
+    const file = writeTokensFile(tokens, mode);
     // Regression: the file was read only after the upstreams had started.
     const started = join(makeTempDir('tokens-start'), 'started');
     const result = await refusedInProcessHttp([

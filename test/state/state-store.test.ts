@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { DirStateStore } from '../../src/state/dir-store.js';
 import { STATE_KEY_MAX_CHARS } from '../../src/state/entry-checks.js';
 import { MemoryStateStore } from '../../src/state/memory-store.js';
@@ -14,59 +14,18 @@ import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { RedisStateStore } from '../../src/state/redis-store.js';
 import { StateError } from '../../src/state/state-error.js';
 import type { StateLimits, StateStore } from '../../src/state/state-store.js';
-import { REDIS_INSTALLED, REDIS_MISSING, redisTestsRun, startRedis, type RunningRedis } from '../support/redis-server.js';
+import { stateBackends, TEST_STATE_LIMITS } from '../support/state-backends.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { freePort } from '../support/ports.js';
 import { until } from '../support/waiting.js';
 
-const LIMITS: StateLimits = { stateValueMaxBytes: 1024 * 1024, stateMaxBytes: 64 * 1024 * 1024, stateMaxKeys: 10_000 };
+const LIMITS = TEST_STATE_LIMITS;
 
 /** A clock the memory and directory stores read, moved by hand. */
 const clock = { now: 1_700_000_000_000 };
 const now = (): number => clock.now;
 
-interface Backend {
-  readonly name: string;
-  /** A store over this backend's storage: a second call gives a second instance over the same data. */
-  open(limits?: StateLimits): Promise<StateStore>;
-  /** Whether two stores share what they keep (dir, redis), and whether it outlives a store's close. */
-  readonly shared: boolean;
-  /** Whether time is the injected clock (memory, dir) rather than the backend's own (redis). */
-  readonly injectedClock: boolean;
-}
-
-let redis: RunningRedis | undefined;
-let stateDir = '';
-
-const backends: Backend[] = [
-  { name: 'memory', open: async (limits = LIMITS) => new MemoryStateStore(limits, now), shared: false, injectedClock: true },
-  { name: 'dir', open: async (limits = LIMITS) => new DirStateStore(stateDir, limits, now), shared: true, injectedClock: true },
-];
-if (redisTestsRun('state-store.test.ts')) {
-  backends.push({
-    name: 'redis',
-    open: async (limits = LIMITS) => {
-      if (redis === undefined) throw new Error(REDIS_MISSING);
-      return RedisStateStore.open(redis.url, limits, () => {});
-    },
-    shared: true,
-    injectedClock: false,
-  });
-}
-
-beforeAll(async () => {
-  stateDir = join(makeTempDir('state'), 'state');
-  if (REDIS_INSTALLED) redis = await startRedis();
-});
-
-afterAll(async () => {
-  await redis?.stop();
-});
-
-const opened: StateStore[] = [];
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-});
+const { backends, opened, stateDir } = stateBackends('state-store.test.ts', now, { memory: true });
 
 let principals = 0;
 
@@ -350,25 +309,25 @@ describe.each(backends)('the $name state store', (backend) => {
       const who = principal();
       await store.set(who, '../../escape', '1');
       await store.set(who, 'plain', '2');
-      expect(statSync(stateDir).mode & 0o777).toBe(0o700);
-      const folders = readdirSync(stateDir);
+      expect(statSync(stateDir()).mode & 0o777).toBe(0o700);
+      const folders = readdirSync(stateDir());
       expect(folders.every((name) => /^[0-9a-f]{64}$/.test(name))).toBe(true);
       const files = folders.flatMap((folder) => {
-        expect(statSync(join(stateDir, folder)).mode & 0o777).toBe(0o700);
-        return readdirSync(join(stateDir, folder)).map((name) => join(stateDir, folder, name));
+        expect(statSync(join(stateDir(), folder)).mode & 0o777).toBe(0o700);
+        return readdirSync(join(stateDir(), folder)).map((name) => join(stateDir(), folder, name));
       });
       expect(files.length).toBeGreaterThanOrEqual(2);
       for (const file of files) {
         expect(file).toMatch(/\/[0-9a-f]{64}$/);
         expect(statSync(file).mode & 0o777).toBe(0o600);
       }
-      expect(readdirSync(join(stateDir, '..'))).toEqual(['state']);
+      expect(readdirSync(join(stateDir(), '..'))).toEqual(['state']);
     },
   );
 });
 
 describe('the store the settings name', () => {
-  test('is memory by default, the directory with stateDir, Redis with stateUrl', async () => {
+  test('is memory by default, the directory with stateDir(), Redis with stateUrl', async () => {
     const log = (): void => {};
     const stores = [
       await openStateStore(DEFAULT_SETTINGS, log),

@@ -5,58 +5,21 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { DirStateStore } from '../../src/state/dir-store.js';
-import { RedisStateStore } from '../../src/state/redis-store.js';
-import type { StateLimits, StateStore } from '../../src/state/state-store.js';
+import type { StateStore } from '../../src/state/state-store.js';
 import { ADDED, type VaultStore } from '../../src/state/vault-store.js';
-import { REDIS_INSTALLED, REDIS_MISSING, redisTestsRun, startRedis, type RunningRedis } from '../support/redis-server.js';
+import { stateBackends, TEST_STATE_LIMITS } from '../support/state-backends.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
 
-const LIMITS: StateLimits = { stateValueMaxBytes: 1024 * 1024, stateMaxBytes: 64 * 1024 * 1024, stateMaxKeys: 10_000 };
 const HOUR_MS = 3_600_000;
 
 /** The directory store's clock, moved by hand; Redis keeps its own. */
 const clock = { now: 1_700_000_000_000 };
 const now = (): number => clock.now;
 
-interface Backend {
-  readonly name: string;
-  /** A state store over this backend's storage: a second call gives a second instance over the same data. */
-  open(): Promise<StateStore>;
-  /** Whether time is the injected clock (dir) rather than the backend's own (redis). */
-  readonly injectedClock: boolean;
-}
-
-let redis: RunningRedis | undefined;
-let stateDir = '';
-
-const backends: Backend[] = [{ name: 'dir', open: async () => new DirStateStore(stateDir, LIMITS, now), injectedClock: true }];
-if (redisTestsRun('vault-store.test.ts')) {
-  backends.push({
-    name: 'redis',
-    open: async () => {
-      if (redis === undefined) throw new Error(REDIS_MISSING);
-      return RedisStateStore.open(redis.url, LIMITS, () => {});
-    },
-    injectedClock: false,
-  });
-}
-
-beforeAll(async () => {
-  stateDir = join(makeTempDir('vault'), 'state');
-  if (REDIS_INSTALLED) redis = await startRedis();
-});
-
-afterAll(async () => {
-  await redis?.stop();
-});
-
-const opened: StateStore[] = [];
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-});
+const { backends, opened } = stateBackends('vault-store.test.ts', now);
 
 let spaces = 0;
 
@@ -223,7 +186,7 @@ describe.each(backends)("the $name state store's vault", (backend) => {
 
 test("the directory's vault names its files by keys and counters, never by a value", async () => {
   const dir = makeTempDir('vault-names');
-  const state = new DirStateStore(dir, LIMITS, now);
+  const state = new DirStateStore(dir, TEST_STATE_LIMITS, now);
   const vault = state.vaultStore;
   await vault.add('named', [{ keys: ['v-0123abcd'], value: 'ada@example.org' }], HOUR_MS);
   await vault.reserve('named', 'EMAIL', 1);

@@ -3,7 +3,9 @@
  * listens, and connects the SDK's Streamable HTTP client to it.
  */
 import { spawn } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -15,6 +17,7 @@ import {
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/client';
 import { BIN, SERVER_RUNTIME, binArgs, trackDescendants } from './mcp-client.js';
+import { makeTempDir } from './temp-dirs.js';
 import { until } from './waiting.js';
 
 export interface HttpServer {
@@ -175,6 +178,17 @@ export function mcpHeaders(extra: Record<string, string> = {}): Record<string, s
 }
 
 /** An initialize body, as a raw client sends it. */
+/** An upstream command (after `--`) that starts and never answers, for servers whose scripts call no tool: give `--startup-wait-ms 0` so nothing waits for it. */
+export const SILENT_UPSTREAM: readonly string[] = [process.execPath, '-e', 'setInterval(() => {}, 1e9)'];
+
+/** A tokens file (`--http-tokens-file`) of these principals and their tokens, with this mode. */
+export function writeTokensFile(tokens: Record<string, string>, mode = 0o600): string {
+  const file = join(makeTempDir('tokens'), 'tokens.json');
+  writeFileSync(file, JSON.stringify(tokens));
+  chmodSync(file, mode);
+  return file;
+}
+
 export const INITIALIZE = {
   jsonrpc: '2.0',
   id: 1,

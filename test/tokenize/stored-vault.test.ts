@@ -6,61 +6,21 @@
  * it is missing, saying so, and failing under CI=true).
  */
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { createClient } from '@redis/client';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { DEFAULT_TOKENIZE, type TokenizeSettings } from '../../src/config/tokenize-setting.js';
-import { DirStateStore } from '../../src/state/dir-store.js';
-import { RedisStateStore } from '../../src/state/redis-store.js';
-import type { StateLimits, StateStore } from '../../src/state/state-store.js';
+import type { StateStore } from '../../src/state/state-store.js';
 import { STORED_TOKENS_RECHECK_MS, StoredTokenVault } from '../../src/tokenize/stored-vault.js';
 import { SWEEP_EVERY_MS } from '../../src/tokenize/token-vault.js';
 import { Tokenizer } from '../../src/tokenize/tokenizer.js';
-import { REDIS_INSTALLED, REDIS_MISSING, redisTestsRun, startRedis, type RunningRedis } from '../support/redis-server.js';
-import { makeTempDir } from '../support/temp-dirs.js';
+import { stateBackends } from '../support/state-backends.js';
 import { until } from '../support/waiting.js';
-
-const LIMITS: StateLimits = { stateValueMaxBytes: 1024 * 1024, stateMaxBytes: 64 * 1024 * 1024, stateMaxKeys: 10_000 };
 
 /** The tokenizers' clock (and the directory's), moved by hand; Redis keeps its own time. */
 const clock = { now: 1_700_000_000_000 };
 const now = (): number => clock.now;
 
-interface Backend {
-  readonly name: string;
-  /** A state store over this backend's storage: a second call gives a second instance over the same data. */
-  open(): Promise<StateStore>;
-  readonly injectedClock: boolean;
-}
-
-let redis: RunningRedis | undefined;
-let stateDir = '';
-
-const backends: Backend[] = [{ name: 'dir', open: async () => new DirStateStore(stateDir, LIMITS, now), injectedClock: true }];
-if (redisTestsRun('stored-vault.test.ts')) {
-  backends.push({
-    name: 'redis',
-    open: async () => {
-      if (redis === undefined) throw new Error(REDIS_MISSING);
-      return RedisStateStore.open(redis.url, LIMITS, () => {});
-    },
-    injectedClock: false,
-  });
-}
-
-beforeAll(async () => {
-  stateDir = join(makeTempDir('stored-vault'), 'state');
-  if (REDIS_INSTALLED) redis = await startRedis();
-});
-
-afterAll(async () => {
-  await redis?.stop();
-});
-
-const opened: StateStore[] = [];
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-});
+const { backends, opened, stateDir, redisUrl } = stateBackends('stored-vault.test.ts', now);
 
 let scopes = 0;
 
@@ -188,8 +148,8 @@ describe.each(backends)('tokens kept in the $name state store', (backend) => {
 
   /** Every name the backend holds: the directory's paths, or Redis's keys. */
   async function storedNames(): Promise<string[]> {
-    if (backend.injectedClock) return readdirSync(stateDir, { recursive: true }).map(String);
-    const client = createClient({ url: redis!.url });
+    if (backend.injectedClock) return readdirSync(stateDir(), { recursive: true }).map(String);
+    const client = createClient({ url: redisUrl() });
     await client.connect();
     try {
       return await client.keys('*');
