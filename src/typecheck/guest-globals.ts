@@ -143,7 +143,7 @@ declare function fetch(
   init?: { method?: string; headers?: any; body?: any; redirect?: string; [key: string]: any },
 ): Promise<Response>;
 
-/** A call the server refused before sending it: nothing happened, safe to retry; a fetch's names its rule in \`code\` (FETCH_ORIGIN, …). */
+/** A call the server refused before sending it: nothing happened; its message says whether a retry can pass; a fetch's names its rule in \`code\` (FETCH_ORIGIN, …). */
 declare class ToolRefused extends Error {
   readonly code?: string;
 }

@@ -14,15 +14,7 @@ import { startInProcessHttp } from '../support/in-process-http.js';
 import { runInProcess } from '../support/in-process-command.js';
 import { RUN_EXIT } from '../../src/commands/run/run-once.js';
 import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
-import {
-  fixturePath,
-  nodeEntry,
-  publishedEntry,
-  structuredOf,
-  textOf,
-  valueOf,
-  writeConfig,
-} from '../support/mcp-client.js';
+import { fixturePath, nodeEntry, publishedEntry, structuredOf, textOf, valueOf, writeConfig } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { readRecord } from '../upstream/specs.js';
 
