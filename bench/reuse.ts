@@ -1,5 +1,5 @@
 /**
- * What reusing a child between one owner's scripts saves (docs/server.md, "Script children"): the
+ * What reusing a child between one owner's scripts saves (docs/architecture.md, "Script children"): the
  * CPU a one-call script costs the server and its processes, with the defaults against a process
  * per script (`--child-max-scripts 1`) in the same run; sixteen one-call runs at once after the
  * server has been idle, against one such run alone; and the memory of the server and its pool at

@@ -162,7 +162,7 @@ export const SETTINGS = {
     max: 10_000,
     doc: 'scripts one child process runs, one after another, each in a fresh engine and only for the same session or principal; then it exits; 1: a new process for every script',
     details:
-      "scripts one child process runs, one after another, each in a fresh engine and only for the same session (2025-03-26/2025-11-25 clients) or principal (2026-07-28 clients, or a stdio server's one client); then it exits and the pool starts another; 1: a new process for every script (see [docs/server.md](docs/server.md#script-children))",
+      "scripts one child process runs, one after another, each in a fresh engine and only for the same session (2025-03-26/2025-11-25 clients) or principal (2026-07-28 clients, or a stdio server's one client); then it exits and the pool starts another; 1: a new process for every script (see [docs/architecture.md](docs/architecture.md#script-children))",
   }),
   childMaxAgeMs: numberSetting({
     name: 'childMaxAgeMs',

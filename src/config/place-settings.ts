@@ -19,7 +19,7 @@ export const LOG_SETTINGS = {
     defaultMarkdown: 'info (warn for `tools` and `run`)',
     doc: "error, warn, info or debug: debug adds each upstream's start command and each tool call; error leaves only failures",
     details:
-      "how much goes to stderr: `debug` adds each upstream's start command, each tool call with its time, and what failed that nothing waits on (a close, a notification to a client gone), `error` leaves only failures ([docs/server.md](docs/server.md#logs))",
+      "how much goes to stderr: `debug` adds each upstream's start command, each tool call with its time, and what failed that nothing waits on (a close, a notification to a client gone), `error` leaves only failures ([docs/observability.md](docs/observability.md#logs))",
   }),
   logFile: pathSetting({
     name: 'logFile',
@@ -79,7 +79,7 @@ export const LOCATION_SETTINGS = {
     defaultText: 'none (one principal)',
     doc: 'with --http: a JSON file {"<principal>": "<token>", …} (mode 0600; read again on SIGHUP); each token names a principal, with scripts and state of its own',
     details:
-      'with `--http`: a JSON file `{"<principal>": "<token>", …}`, mode 0600 (refused otherwise), read again on SIGHUP (which then no longer ends the server); each bearer token names a principal: its scripts (for 2026-07-28 clients), its sessions and its state are its own ([docs/server.md](docs/server.md#principals))',
+      'with `--http`: a JSON file `{"<principal>": "<token>", …}`, mode 0600 (refused otherwise), read again on SIGHUP (which then no longer ends the server); each bearer token names a principal: its scripts (for 2026-07-28 clients), its sessions and its state are its own ([docs/deploy.md](docs/deploy.md#principals))',
   }),
   /** Created 0600, its directory must exist; reopened on SIGUSR2 so it can be rotated. */
   auditLog: pathSetting({
@@ -91,6 +91,6 @@ export const LOCATION_SETTINGS = {
     defaultText: 'none',
     doc: 'append one JSON line per tool call a script makes (time, principal, script, upstream, tool, outcome, duration) to this file, made 0600; reopened on SIGUSR2',
     details:
-      "one JSON line per tool call a script makes is appended there (time, principal, session, script, upstream, tool, the arguments' size and SHA-256, outcome, duration); created 0600; reopened on SIGUSR2. A file that can't be opened stops the start with `LOG_FILE_INVALID` ([the audit log](docs/server.md#the-audit-log))",
+      "one JSON line per tool call a script makes is appended there (time, principal, session, script, upstream, tool, the arguments' size and SHA-256, outcome, duration); created 0600; reopened on SIGUSR2. A file that can't be opened stops the start with `LOG_FILE_INVALID` ([the audit log](docs/observability.md#the-audit-log))",
   }),
 };

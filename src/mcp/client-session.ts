@@ -65,7 +65,7 @@ export interface ClientSessionOptions {
    * The server's only connection (stdio): it gets the upstreams' requests and logs that no running
    * call claims (2025 only: a 2026 client can be asked only within a call), and its roots changes
    * are passed to the upstreams. Over HTTP, sessions share the upstreams, so neither happens
-   * (docs/server.md, "Sessions over HTTP").
+   * (docs/deploy.md, "Sessions over HTTP").
    */
   readonly sole: boolean;
   /** Names the session in messages; over HTTP its id. */

@@ -9,7 +9,7 @@ export const POOL_SHRINK_AFTER_MS = 10_000;
 /**
  * 1: until the server has started (its upstreams up, or startupWaitMs over), the pool keeps this
  * many children, the one a first run takes: a child's start takes a core for tens of milliseconds,
- * which a second one at start-up would take from the server's own loading (docs/server.md,
+ * which a second one at start-up would take from the server's own loading (docs/architecture.md,
  * "Startup").
  */
 const STARTUP_POOL_CHILDREN = 1;

@@ -40,11 +40,11 @@ const code = [
   'eslint.config.js',
   'vitest.config.ts',
 ];
-/** A doc a comment names, from the repository's root: `docs/server.md`, `bench/ANALYSIS.md`, the README. */
+/** A doc a comment names, from the repository's root: `docs/deploy.md`, `bench/ANALYSIS.md`, the README. */
 const DOC = String.raw`(?:docs|bench)/[\w.-]+\.md|README(?:\.md)?`;
-/** `docs/server.md#logs`. */
+/** `docs/observability.md#logs`. */
 const ANCHORED = new RegExp(String.raw`\b(${DOC})#([\w-]+)`, 'g');
-/** `docs/server.md, "Sessions over HTTP"`, `(README, "Add it to a client")`, `README's "Limitations"`. */
+/** `docs/deploy.md, "Sessions over HTTP"`, `(README, "Add it to a client")`, `README's "Limitations"`. */
 const QUOTED = new RegExp(String.raw`\b(${DOC})(?:'s)?,? ["“]([^"”\n]{2,80})["”]`, 'g');
 /** Any doc path at all. */
 const NAMED = /\b((?:docs|bench)\/[\w.-]+\.md)\b/g;
@@ -89,15 +89,15 @@ describe('the docs and headings the code cites', () => {
   });
 
   it('reads a citation in each form, and one broken over comment lines', () => {
-    expect(brokenCitationsIn('// see docs/server.md#logs')).toEqual([]);
-    expect(brokenCitationsIn('/* (docs/server.md,\n * "Sessions over HTTP") */')).toEqual([]);
+    expect(brokenCitationsIn('// see docs/observability.md#logs')).toEqual([]);
+    expect(brokenCitationsIn('/* (docs/deploy.md,\n * "Sessions over HTTP") */')).toEqual([]);
     expect(brokenCitationsIn(`'(README, "Add it to a client")'`)).toEqual([]);
     expect(brokenCitationsIn('// bench/ANALYSIS.md, "Child reuse"')).toEqual([]);
     expect(brokenCitationsIn('// bench/ANALYSIS.md#child-reuse')).toEqual([
       'bench/ANALYSIS.md#child-reuse: bench/ANALYSIS.md: no heading makes #child-reuse',
     ]);
-    expect(brokenCitationsIn('// docs/server.md#no-such-heading')).toEqual([
-      'docs/server.md#no-such-heading: docs/server.md: no heading makes #no-such-heading',
+    expect(brokenCitationsIn('// docs/deploy.md#no-such-heading')).toEqual([
+      'docs/deploy.md#no-such-heading: docs/deploy.md: no heading makes #no-such-heading',
     ]);
     expect(brokenCitationsIn('// bench/ANALYSIS.md, "No such section"')).toEqual([
       'bench/ANALYSIS.md, "No such section": bench/ANALYSIS.md: no heading starts with #no-such-section',

@@ -7,7 +7,7 @@ import { until } from '../upstream/specs.js';
 
 // One server for the file, in front of server-everything and two copies of our conformance
 // fixture ("conf" and "conf2", both listing test://who and the test:// resources): resources,
-// templates, prompts and completions pass through, named and routed as docs/server.md says.
+// templates, prompts and completions pass through, named and routed as docs/upstreams.md says.
 let server: InProcessServer;
 const updates: string[] = [];
 
@@ -123,7 +123,7 @@ describe('resources pass through', () => {
 
   test('an unknown URI and a denied one are "resource not found", naming the URI and why', async () => {
     const unknown = await rejection(server.client.readResource({ uri: 'test://nowhere' }));
-    // We throw the spec's -32002; the SDK sends it as -32602, with the URI in its data (see docs/server.md).
+    // We throw the spec's -32002; the SDK sends it as -32602, with the URI in its data (see docs/upstreams.md, "What passes through").
     expect([unknown.code, unknown.data]).toEqual([-32602, { uri: 'test://nowhere' }]);
     expect(unknown.message).toContain(
       'Resource not found: "test://nowhere": no upstream lists it or a resource template that matches it',
