@@ -29,6 +29,8 @@ export async function startCommandHub(invocation: CliInvocation, stderr: Log, si
     settings: invocation.settings,
     closeGraceMs: COMMAND_CLOSE_GRACE_MS,
     log: stderr,
+    // Where a second signal finds what to kill.
+    processGroups: signals.processGroups,
   });
   const started = hub.start().then(
     () => 'started' as const,
@@ -43,7 +45,7 @@ export async function startCommandHub(invocation: CliInvocation, stderr: Log, si
   const how = await Promise.race([started, signals.first]);
   if (how === 'started') return hub;
   if (how !== 'collided') {
-    await closeLeavingNoProcess(() => hub.close(), stderr);
+    await closeLeavingNoProcess(() => hub.close(), stderr, hub.processGroups);
     await started;
   }
   return null;

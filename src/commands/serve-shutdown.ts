@@ -7,6 +7,7 @@ import { closeLeavingNoProcess } from '../support/process-tree.js';
 import { END_SIGNALS, listenForEndSignals, markClosing, signalExitCode, type EndSignal } from '../support/end-signals.js';
 import { Logger, type Log } from '../support/log.js';
 import type { UpstreamHub } from '../upstream/hub.js';
+import type { LiveGroups } from '../support/process-group.js';
 
 /**
  * 30 s: the longest a shutdown may take before the server exits anyway (code 1, saying so). A
@@ -34,9 +35,10 @@ export const OWN_PROCESS: ServeProcess = { exit: (code) => process.exit(code), o
 /** Shuts down once: logs why, runs `close` on the shutdown clock, exits with `code` (EXIT_FAILURE if `close` threw). */
 export type ShutDown = (why: string, code?: number) => Promise<void>;
 
-/** `exit`: the process's, unless a test serves in its own process. */
+/** `processGroups`: the server's hub's, which the shutdown's clock sweeps. `exit`: the process's, unless a test serves in its own process. */
 export function createShutdown(
   close: () => Promise<void>,
+  processGroups: LiveGroups,
   log: Log,
   exit: (code: number) => void = (code) => process.exit(code),
 ): ShutDown {
@@ -51,7 +53,7 @@ export function createShutdown(
         exit(EXIT_FAILURE);
       }, SHUTDOWN_DEADLINE_MS).unref();
       try {
-        await closeLeavingNoProcess(close, log);
+        await closeLeavingNoProcess(close, log, processGroups);
       } catch (error) {
         said.error(`error while shutting down: ${error instanceof Error ? error.stack : String(error)}`);
         code = EXIT_FAILURE;
@@ -86,17 +88,19 @@ export type BeforeShutdown = (signal: EndSignal, hurry: AbortSignal) => Promise<
 
 /**
  * SIGINT, SIGTERM and SIGHUP shut down, exiting 128 + the signal's number, and a second one
- * escalates (end-signals.ts); so does an error nothing caught, after logging it. `signals` leaves
- * one out for a server that gives it another use (SIGHUP reloads an HTTP server's tokens file).
- * `before` runs first, until done or a second signal.
+ * escalates (end-signals.ts), killing what is left of `processGroups` (the server's hub's); so
+ * does an error nothing caught, after logging it. `signals` leaves one out for a server that gives
+ * it another use (SIGHUP reloads an HTTP server's tokens file). `before` runs first, until done or
+ * a second signal.
  */
 export function shutDownOnSignals(
   shutDown: ShutDown,
+  processGroups: LiveGroups,
   log: Log,
   signals: readonly EndSignal[] = END_SIGNALS,
   before?: BeforeShutdown,
 ): void {
-  void listenForEndSignals(log, undefined, signals).first.then(async (signal) => {
+  void listenForEndSignals(log, processGroups, signals).first.then(async (signal) => {
     if (before !== undefined) {
       const hurry = new AbortController();
       const again = () => hurry.abort();

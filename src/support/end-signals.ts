@@ -6,7 +6,7 @@
  * close, and each later one escalates it, never abandoning a process.
  */
 import { constants } from 'node:os';
-import { liveGroups, signalGroup, type LiveGroup } from './process-group.js';
+import { LiveGroups, signalGroup } from './process-group.js';
 import { Logger, type Log } from './log.js';
 import { deferred } from './deferred.js';
 
@@ -36,19 +36,21 @@ export interface EndSignals {
   readonly received: EndSignal | undefined;
   /** Resolves with the first signal. */
   readonly first: Promise<EndSignal>;
+  /** The process groups a later signal kills: a hub started under these signals keeps its upstreams' here. */
+  readonly processGroups: LiveGroups;
   /** Stops listening: from then on a signal ends the process by default. */
   dispose(): void;
 }
 
 /**
  * Listens for END_SIGNALS from now on. The first settles `first` (whoever waits on it begins the
- * close); each later one, and any after markClosing, sends SIGKILL at once to every upstream
- * process group still alive, what the close's own clock (process-tree.ts) would send later, and
- * the close goes on to its end.
+ * close); each later one, and any after markClosing, sends SIGKILL at once to every process group
+ * of `processGroups` still alive (a server's hub's; absent, new ones for the hub a command starts),
+ * what the close's own clock (process-tree.ts) would send later, and the close goes on to its end.
  */
 export function listenForEndSignals(
   log: Log,
-  groups: () => readonly LiveGroup[] = () => liveGroups.list(),
+  processGroups: LiveGroups = new LiveGroups(),
   signals: readonly EndSignal[] = END_SIGNALS,
 ): EndSignals {
   let received: EndSignal | undefined;
@@ -61,7 +63,7 @@ export function listenForEndSignals(
         first.resolve(signal);
       }
       if (!hurry) return;
-      for (const group of groups()) {
+      for (const group of processGroups.list()) {
         if (signalGroup(group.pgid, 'SIGKILL')) {
           Logger.of(log).warn(
             `SIGKILL to upstream "${group.name}" (process group ${group.pgid}), on a signal (${signal}) during the close`,
@@ -77,6 +79,7 @@ export function listenForEndSignals(
       return received;
     },
     first: first.promise,
+    processGroups,
     dispose: () => {
       for (const [signal, handler] of handlers) process.off(signal, handler);
     },

@@ -100,8 +100,9 @@ export interface LiveGroup {
 
 /**
  * The process groups of stdio upstreams that may still have a process, from spawn until the group
- * has ended. One per server process (`liveGroups`), as the processes it started are: a shutdown
- * sweeps what is left of them on its own clock (src/support/process-tree.ts).
+ * has ended. One per hub (src/upstream/hub.ts), not per process: a shutdown sweeps what is left of
+ * its own hub's groups on its own clock (src/support/process-tree.ts), never those of another
+ * server serving in the same process (a test's).
  */
 export class LiveGroups {
   private readonly groups = new Map<number, string>();
@@ -118,5 +119,3 @@ export class LiveGroups {
     return [...this.groups].map(([pgid, name]) => ({ pgid, name }));
   }
 }
-
-export const liveGroups = new LiveGroups();

@@ -5,11 +5,11 @@
  * stdio client does). A shutdown stops the scripts first, then closes the upstreams, each of which
  * ends its own process group (src/support/process-group.ts: stdin closed, 1 s, SIGTERM, 1.5 s,
  * SIGKILL); scripts that are slow to stop would push that past the client's patience. So the
- * shutdown also keeps its own, shorter clock on every upstream's process group, counted from its
- * start. Script processes need no sweep: each is our direct child, killed by its runner after the
+ * shutdown also keeps its own, shorter clock on every process group of its hub's upstreams,
+ * counted from its start (only its own hub's: a test serves several servers in one process). Script processes need no sweep: each is our direct child, killed by its runner after the
  * stop grace, and each exits by itself when we are gone.
  */
-import { groupAlive, liveGroups, signalGroup, type LiveGroup } from './process-group.js';
+import { groupAlive, signalGroup, type LiveGroups } from './process-group.js';
 import { Logger, type Log } from './log.js';
 import { pause, settleWithin } from './settle.js';
 
@@ -20,15 +20,11 @@ export const SHUTDOWN_TERM_AFTER_MS = 1_000;
 export const SHUTDOWN_KILL_AFTER_MS = 2_500;
 
 /**
- * Runs `close` (which asks everything to end), and signals whatever upstream process group outlives
- * it: SIGTERM at SHUTDOWN_TERM_AFTER_MS, SIGKILL at SHUTDOWN_KILL_AFTER_MS, counted from the start.
- * Logs each group it had to signal.
+ * Runs `close` (which asks everything to end), and signals whatever process group of `groups` (the
+ * closing hub's) outlives it: SIGTERM at SHUTDOWN_TERM_AFTER_MS, SIGKILL at SHUTDOWN_KILL_AFTER_MS,
+ * counted from the start. Logs each group it had to signal.
  */
-export async function closeLeavingNoProcess(
-  close: () => Promise<void>,
-  log: Log,
-  groups: () => readonly LiveGroup[] = () => liveGroups.list(),
-): Promise<void> {
+export async function closeLeavingNoProcess(close: () => Promise<void>, log: Log, groups: LiveGroups): Promise<void> {
   const started = Date.now();
   let failure: { error: unknown } | undefined;
   const closed = close().catch((error: unknown) => void (failure = { error }));
@@ -38,7 +34,7 @@ export async function closeLeavingNoProcess(
   ] as const) {
     // The timer keeps the process up meanwhile, as a shutdown must.
     const settled = (await settleWithin(closed, { ms: at - (Date.now() - started), ref: true })) === 'settled';
-    const alive = groups().filter((group) => groupAlive(group.pgid));
+    const alive = groups.list().filter((group) => groupAlive(group.pgid));
     if (settled && alive.length === 0) break;
     if (settled) await pause(at - (Date.now() - started));
     for (const group of alive.filter((candidate) => groupAlive(candidate.pgid))) {

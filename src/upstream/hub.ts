@@ -36,6 +36,7 @@ import { CompletionRoutes } from './passthrough/completion-routes.js';
 import { ResourcePassthrough } from './passthrough/resource-passthrough.js';
 import { logFailure, Logger, processLog, type Log } from '../support/log.js';
 import { observeUpstreamCall } from '../telemetry/observe-call.js';
+import { LiveGroups } from '../support/process-group.js';
 
 export type { HubNotice } from './hub-events.js';
 
@@ -52,6 +53,11 @@ export interface UpstreamHubOptions {
   readonly closeGraceMs?: number;
   /** How each entry is connected. Default connectUpstream: its transport as configured (tests link in-memory pairs). */
   readonly connect?: Connector;
+  /**
+   * Where its stdio upstreams' process groups are kept until they have ended. Default: its own. A
+   * caller gives the groups that its shutdown or signals already watch: the early start's over stdio, a command's EndSignals'.
+   */
+  readonly processGroups?: LiveGroups;
 }
 
 /** The settings that govern upstream connections. */
@@ -72,6 +78,8 @@ export class UpstreamHub {
   readonly completions: CompletionRoutes;
   /** The upstreams' resources, as our client lists, reads and subscribes to them. */
   readonly resourcePassthrough: ResourcePassthrough;
+  /** Its stdio upstreams' process groups not yet ended: what its shutdown sweeps (process-tree.ts), no other hub's. */
+  readonly processGroups: LiveGroups;
   private readonly upstreams: Upstream[];
   private readonly byServer: Map<string, Upstream>;
   /** Names of the upstreams whose state changed since the catalog was last rebuilt (upstreamChanged). */
@@ -93,6 +101,7 @@ export class UpstreamHub {
 
   constructor(specs: readonly UpstreamSpec[], options: UpstreamHubOptions = {}) {
     this.log = options.log ?? processLog;
+    this.processGroups = options.processGroups ?? new LiveGroups();
     this.emitter = new HubEvents(this.log);
     this.events = this.emitter;
     const settings = options.settings ?? DEFAULT_SETTINGS;
@@ -110,6 +119,7 @@ export class UpstreamHub {
       relay: () => this.relayToOrigin,
       onLog: (server: string, params: Parameters<LogListener>[1]) => this.origins.routeLog(server)?.log(server, params),
       log: this.log,
+      processGroups: this.processGroups,
       ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
       ...(options.connect !== undefined ? { connect: options.connect } : {}),
     };

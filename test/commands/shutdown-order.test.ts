@@ -5,7 +5,7 @@ import { closeInOrder } from '../../src/commands/serve-shutdown.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { UpstreamStatus } from '../../src/upstream/connection/upstream.js';
 import { makeTempDir } from '../support/temp-dirs.js';
-import { collectLog, fixture, hubPerTest, readRecord, until } from '../upstream/specs.js';
+import { collectLog, fixture, hubPerTest, readRecord, textOf, until } from '../upstream/specs.js';
 
 const scratch = hubPerTest();
 
@@ -33,11 +33,31 @@ describe("a server's shutdown and its upstreams", () => {
           whileStopping = hub.upstreamStatus();
         }),
       log,
+      hub.processGroups,
     );
     expect(lines).toContainEqual(expect.stringMatching(/^codemode-mcp: SIGTERM to upstream "rec" \(process group \d+\)/));
     expect(whileStopping).toEqual([{ name: 'rec', state: 'down', reason: 'it exited', toolCount: 10 }]);
     expect(lines).toContain('codemode-mcp: upstream "rec" was lost during shutdown (it exited); not restarted');
     expect(lines.filter((line) => line.includes('restarting'))).toEqual([]);
+    expect(readRecord(record).filter((entry) => entry.event === 'start')).toHaveLength(1);
+  });
+
+  // Regression: the sweep signalled every stdio upstream of the process, so when one in-process
+  // server's shutdown took past SHUTDOWN_TERM_AFTER_MS, another still serving lost its upstreams.
+  test("a shutdown's sweep signals only its own hub's upstreams: another hub in the same process keeps serving", async () => {
+    const { hub: serving, record } = await startRecordedHub();
+    const { lines, log } = collectLog();
+    const closing = new UpstreamHub([fixture('stubborn', 'stubborn.mjs')], { log });
+    await closing.start();
+    // It ignores the end of its stdin and SIGTERM: its close lasts past the sweep's SIGTERM, which therefore comes.
+    await closeLeavingNoProcess(() => closing.close(), log, closing.processGroups);
+    const signalled = lines.filter((line) => line.includes(' to upstream '));
+    expect(signalled).toContainEqual(
+      expect.stringMatching(/^codemode-mcp: SIGTERM to upstream "stubborn" \(process group \d+\)/),
+    );
+    expect(signalled.filter((line) => line.includes('"rec"'))).toEqual([]);
+    expect(textOf(await serving.callTool('echo', { text: 'still here' }))).toBe('still here');
+    expect(serving.upstreamStatus()).toEqual([{ name: 'rec', state: 'ready', toolCount: 10 }]);
     expect(readRecord(record).filter((entry) => entry.event === 'start')).toHaveLength(1);
   });
 

@@ -6,6 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import { ScriptChild } from '../../src/script-host/script-child.js';
 import { claimEarlyScriptProcess, offerEarlyScriptProcess, spawnScriptProcess } from '../../src/script-host/script-process.js';
+import { LiveGroups } from '../../src/support/process-group.js';
 import { StderrLines } from '../../src/support/stderr-lines.js';
 import { StdioUpstreamTransport } from '../../src/upstream/transport/stdio-transport.js';
 import { claimEarlyUpstream, offerEarlyUpstream, spawnUpstreamProcess } from '../../src/upstream/transport/upstream-process.js';
@@ -39,29 +40,34 @@ describe('adopting a process spawned early', () => {
 
   test('an upstream that exited before its transport adopted it: the transport closes, and its stderr line is read', async () => {
     const command = { command: process.execPath, args: [EXITS_AT_ONCE], env: {} };
-    const early = spawnUpstreamProcess('broken', command);
+    const early = spawnUpstreamProcess('broken', command, new LiveGroups());
     offerEarlyUpstream('broken', command, early);
     await exited(early.child);
     const lines: string[] = [];
+    const adopting = new LiveGroups();
     const transport = new StdioUpstreamTransport({
       name: 'broken',
       ...command,
       stderr: new StderrLines('[broken] ', (line) => lines.push(line), 1024),
       maxMessageBytes: 1024 * 1024,
+      processGroups: adopting,
     });
     const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
     await transport.start();
     expect(transport.pid).toBe(early.child.pid);
+    // Kept where the adopting hub's shutdown sweeps, as one it spawned would be.
+    expect(adopting.list()).toEqual([{ pgid: early.child.pid, name: 'broken' }]);
     await closed;
     expect(lines).toEqual(['[broken] fatal: GITHUB_TOKEN is not set']);
   });
 
   test('an early upstream is adopted only by the same command; another command spawns its own, and the early one is ended', async () => {
     const command = { command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60_000)'], env: {} };
-    const early = spawnUpstreamProcess('u', command);
+    const groups = new LiveGroups();
+    const early = spawnUpstreamProcess('u', command, groups);
     offerEarlyUpstream('u', command, early);
-    expect(claimEarlyUpstream('u', { ...command, args: ['-e', 'other'] })).toBeUndefined();
+    expect(claimEarlyUpstream('u', { ...command, args: ['-e', 'other'] }, groups)).toBeUndefined();
     await new Promise((resolve) => early.child.once('exit', resolve));
-    expect(claimEarlyUpstream('u', command)).toBeUndefined();
+    expect(claimEarlyUpstream('u', command, groups)).toBeUndefined();
   });
 });

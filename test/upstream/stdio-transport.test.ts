@@ -1,5 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, test } from 'vitest';
+import { LiveGroups } from '../../src/support/process-group.js';
 import { StderrLines } from '../../src/support/stderr-lines.js';
 import { StdioUpstreamTransport } from '../../src/upstream/transport/stdio-transport.js';
 import { childPidsOf, statFieldsOf } from '../support/processes.js';
@@ -26,6 +27,7 @@ async function open(maxMessageBytes: number): Promise<{ messages: JSONRPCMessage
     env: {},
     stderr: new StderrLines('[bad] ', () => {}),
     maxMessageBytes,
+    processGroups: new LiveGroups(),
   });
   transport.onmessage = (message) => void messages.push(message);
   transport.onerror = (error) => void errors.push(error.message);

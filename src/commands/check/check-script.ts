@@ -87,7 +87,7 @@ async function startAndCheck(
     return CHECK_EXIT.unchecked;
   } finally {
     await checker.close();
-    await closeLeavingNoProcess(() => hub.close(), io.stderr);
+    await closeLeavingNoProcess(() => hub.close(), io.stderr, hub.processGroups);
   }
 }
 

@@ -177,7 +177,7 @@ async function startAndRun(
   } finally {
     closeTerminal();
     await Promise.all([state?.close(), apis?.close()]);
-    await closeLeavingNoProcess(() => hub.close(), io.stderr);
+    await closeLeavingNoProcess(() => hub.close(), io.stderr, hub.processGroups);
     await observability.close();
   }
 }

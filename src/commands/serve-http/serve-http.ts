@@ -100,6 +100,7 @@ export async function serveHttp(
       // Last, so the spans of the scripts just stopped are exported before the process exits.
       await observability.close();
     },
+    hub.processGroups,
     log,
     io.exit,
   );
@@ -149,9 +150,9 @@ export async function serveHttp(
     drainOnSigterm({ supply, settings, instanceId: http.instanceId, log, began: () => (draining = true) }, signal, hurry);
   if (io.ownsProcess && tokens !== undefined) {
     // A server with a tokens file reads it again on SIGHUP, as daemons do, rather than ending.
-    shutDownOnSignals(shutDown, log, ['SIGINT', 'SIGTERM'], drain);
+    shutDownOnSignals(shutDown, hub.processGroups, log, ['SIGINT', 'SIGTERM'], drain);
     process.on('SIGHUP', () => void tokens.reload());
-  } else if (io.ownsProcess) shutDownOnSignals(shutDown, log, undefined, drain);
+  } else if (io.ownsProcess) shutDownOnSignals(shutDown, hub.processGroups, log, undefined, drain);
 
   const guard = { hostnames, token: http.token, tokens: () => tokens?.table };
   const standing = (): 'serving' | 'draining' | 'shutting down' =>

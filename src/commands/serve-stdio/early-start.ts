@@ -26,6 +26,7 @@ import { settleWithin } from '../../support/settle.js';
 import { upstreamEnvironment } from '../../upstream/transport/environment.js';
 import { discardEarlyUpstreams, offerEarlyUpstream, spawnUpstreamProcess } from '../../upstream/transport/upstream-process.js';
 import { deferred } from '../../support/deferred.js';
+import { LiveGroups } from '../../support/process-group.js';
 
 /** 64 KiB: a first line longer than this is not read for `initialize`; the server starts things when it has loaded. */
 const FIRST_LINE_MAX_BYTES = 64 * 1024;
@@ -53,9 +54,15 @@ export interface EarlyStart {
   stopWatching(): void;
   /** Ends what was spawned here and not adopted: for a shutdown that comes before the server started them. */
   discard(): void;
+  /**
+   * The process groups of the upstreams spawned here, until they have ended: the server's hub keeps
+   * its own here too, so that its shutdown's sweep ends them whether a transport adopted them or not.
+   */
+  readonly processGroups: LiveGroups;
 }
 
 export function startEarly(invocation: CliInvocation, stdin: Readable = process.stdin): EarlyStart {
+  const processGroups = new LiveGroups();
   let watching = true;
   const looked = deferred();
   const stopWatching = (): void => {
@@ -71,7 +78,7 @@ export function startEarly(invocation: CliInvocation, stdin: Readable = process.
     stopWatching();
     // Put back, for the transport to read as if nobody had looked.
     stdin.unshift(chunk);
-    if (opensWithInitialize(chunk)) spawnAhead(invocation);
+    if (opensWithInitialize(chunk)) spawnAhead(invocation, processGroups);
   }
   stdin.on('readable', onReadable);
   return {
@@ -86,6 +93,7 @@ export function startEarly(invocation: CliInvocation, stdin: Readable = process.
       discardEarlyUpstreams();
       discardEarlyScriptProcesses();
     },
+    processGroups,
   };
 }
 
@@ -104,7 +112,7 @@ export function opensWithInitialize(bytes: Buffer): boolean {
   return jsonrpc === '2.0' && method === 'initialize' && (typeof id === 'string' || typeof id === 'number');
 }
 
-function spawnAhead({ upstreams, settings }: CliInvocation): void {
+function spawnAhead({ upstreams, settings }: CliInvocation, processGroups: LiveGroups): void {
   let spawned = 0;
   for (const spec of upstreams) {
     if (spec.transport !== 'stdio') continue;
@@ -114,7 +122,7 @@ function spawnAhead({ upstreams, settings }: CliInvocation): void {
       env: upstreamEnvironment(spec.env),
       ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
     };
-    offerEarlyUpstream(spec.name, command, spawnUpstreamProcess(spec.name, command));
+    offerEarlyUpstream(spec.name, command, spawnUpstreamProcess(spec.name, command, processGroups));
     spawned++;
   }
   const children = Math.min(settings.pool, EARLY_POOL_CHILDREN);

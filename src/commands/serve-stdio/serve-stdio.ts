@@ -62,6 +62,8 @@ export async function serveStdio(
     clientInfo: { name: 'codemode-mcp', version },
     log,
     settings: invocation.settings,
+    // Those spawned early too, adopted or not: the shutdown's sweep covers them all.
+    ...(early !== undefined ? { processGroups: early.processGroups } : {}),
   });
   const observability = await startObserving(invocation.settings, version, log);
   if (observability === undefined) {
@@ -89,6 +91,7 @@ export async function serveStdio(
       // Last, so the spans of the scripts just stopped are exported before the process exits.
       await observability.close();
     },
+    hub.processGroups,
     log,
     io.exit,
   );
@@ -150,7 +153,7 @@ export async function serveStdio(
   };
 
   if (io.ownsProcess) {
-    shutDownOnSignals(shutDown, log);
+    shutDownOnSignals(shutDown, hub.processGroups, log);
     collectWhenIdle(said);
   }
 

@@ -64,6 +64,6 @@ async function startAndPrint(invocation: CliInvocation, output: PrintToolsOutput
     );
     return 1;
   } finally {
-    await closeLeavingNoProcess(() => hub.close(), output.stderr);
+    await closeLeavingNoProcess(() => hub.close(), output.stderr, hub.processGroups);
   }
 }

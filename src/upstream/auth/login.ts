@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { messageWithCauses } from '../connection/error-text.js';
 import type { RemoteUpstreamSpec } from '../spec.js';
 import { StderrLines } from '../../support/stderr-lines.js';
+import { LiveGroups } from '../../support/process-group.js';
 import { UPSTREAM_VERSION_NEGOTIATION } from '../connection/revision.js';
 import { connectUpstream, remoteFetch } from '../transport/connect-upstream.js';
 import { authDirectory } from './auth-directory.js';
@@ -153,6 +154,8 @@ async function connectAndCount(
         { capabilities: {}, versionNegotiation: UPSTREAM_VERSION_NEGOTIATION },
       ),
     stderr: new StderrLines('', options.log),
+    // A remote upstream: no process of ours, no process group.
+    processGroups: new LiveGroups(),
     timeoutMs: options.timeoutMs,
     signal,
     maxMessageBytes: options.maxMessageBytes,

@@ -41,6 +41,7 @@ import type { UpstreamSpec } from '../spec.js';
 import { UpstreamStartError } from './start-failure.js';
 import { StderrLines } from '../../support/stderr-lines.js';
 import { settleWithin } from '../../support/settle.js';
+import type { LiveGroups } from '../../support/process-group.js';
 import type { ListedTool } from '../tools/tool-admission.js';
 import { listToolPages } from '../tools/tool-pages.js';
 import { checkToolResult } from '../tools/tool-result-check.js';
@@ -86,6 +87,8 @@ export interface SessionOptions extends SessionClientsOptions {
   readonly auth?: UpstreamAuth;
   /** A stdio upstream's time to end by itself after its stdin closes, before SIGTERM; absent, GROUP_TERM_AFTER_MS. */
   readonly closeGraceMs?: number;
+  /** Where a stdio upstream's process group is kept until it has ended: the hub's, which its shutdown sweeps. */
+  readonly processGroups: LiveGroups;
   /** How the entry is connected; absent, connectUpstream (its transport as configured). */
   readonly connect?: Connector;
   /** Opened with the 2025 handshake alone, without the revision probe (revision.ts: skipsProbeNext). */
@@ -147,6 +150,7 @@ export class UpstreamSession {
         signal: options.signal,
         maxMessageBytes: options.maxMessageBytes,
         log: options.log,
+        processGroups: options.processGroups,
         ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
         ...(options.unprobed === true ? { unprobed: true } : {}),
         ...(signIn?.provider !== undefined ? { authProvider: signIn.provider } : {}),

@@ -18,6 +18,7 @@ import { LEGACY_ONLY } from '../connection/revision.js';
 import { upstreamEnvironment } from './environment.js';
 import type { RemoteUpstreamSpec, StdioUpstreamSpec, UpstreamSpec } from '../spec.js';
 import { StderrLines } from '../../support/stderr-lines.js';
+import type { LiveGroups } from '../../support/process-group.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
 import { logFailure, Logger, type Log } from '../../support/log.js';
 
@@ -39,6 +40,8 @@ export interface ConnectOptions {
   readonly maxMessageBytes: number;
   /** A stdio upstream's time to end by itself after its stdin closes, before SIGTERM; absent, GROUP_TERM_AFTER_MS. */
   readonly closeGraceMs?: number;
+  /** Where a stdio upstream's process group is kept until it has ended: its hub's (process-group.ts). */
+  readonly processGroups: LiveGroups;
   /** Our log, for what a remote upstream sent that was skipped unread. */
   readonly log: Log;
   /** A remote upstream's OAuth (auth/oauth-provider.ts): its token on each request, and the SDK's sign-in flow on a 401 or 403. */
@@ -94,7 +97,7 @@ function abortedWith(fetch: FetchLike, signal: AbortSignal): FetchLike {
 /** The entry's env over the SDK's minimal set and the proxy variables (environment.ts), never our whole environment. */
 export function createStdioTransport(
   spec: StdioUpstreamSpec,
-  options: Pick<ConnectOptions, 'stderr' | 'maxMessageBytes' | 'closeGraceMs'>,
+  options: Pick<ConnectOptions, 'stderr' | 'maxMessageBytes' | 'closeGraceMs' | 'processGroups'>,
 ): StdioUpstreamTransport {
   return new StdioUpstreamTransport({
     name: spec.name,
@@ -105,6 +108,7 @@ export function createStdioTransport(
     stderr: options.stderr,
     maxMessageBytes: options.maxMessageBytes,
     ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
+    processGroups: options.processGroups,
   });
 }
 

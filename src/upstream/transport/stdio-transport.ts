@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { SdkError, SdkErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { BoundedLineReader } from '../../json-rpc/bounded-lines.js';
 import { checkLine, checkOversize, type Checked } from './answer-check.js';
-import { endGroup, GROUP_TERM_AFTER_MS, liveGroups, PROCESS_GROUPS } from '../../support/process-group.js';
+import { endGroup, GROUP_TERM_AFTER_MS, PROCESS_GROUPS, type LiveGroups } from '../../support/process-group.js';
 import { claimEarlyUpstream, spawnUpstreamProcess } from './upstream-process.js';
 import type { StderrLines } from '../../support/stderr-lines.js';
 import { settleWithin } from '../../support/settle.js';
@@ -29,6 +29,8 @@ export interface StdioTransportOptions {
   readonly maxMessageBytes: number;
   /** On close, how long the group has to end by itself after its stdin closes, before SIGTERM. Default GROUP_TERM_AFTER_MS. */
   readonly closeGraceMs?: number;
+  /** Where its process group is kept from spawn until it has ended: its hub's, which that hub's shutdown sweeps. */
+  readonly processGroups: LiveGroups;
 }
 
 export class StdioUpstreamTransport implements Transport {
@@ -60,10 +62,11 @@ export class StdioUpstreamTransport implements Transport {
 
   start(): Promise<void> {
     if (this.child !== undefined) throw new Error('StdioUpstreamTransport already started');
-    const { name, command, args, env, cwd } = this.options;
+    const { name, command, args, env, cwd, processGroups } = this.options;
     const upstream = { command, args, env, ...(cwd !== undefined ? { cwd } : {}) };
     // Spawned already when the server started over stdio (src/commands/serve-stdio/early-start.ts), or now.
-    const { child, started } = claimEarlyUpstream(name, upstream) ?? spawnUpstreamProcess(name, upstream);
+    const { child, started } =
+      claimEarlyUpstream(name, upstream, processGroups) ?? spawnUpstreamProcess(name, upstream, processGroups);
     this.child = child;
     this.options.stderr.attach(child.stderr);
     child.stdin.on('error', (error) => this.onerror?.(error));
@@ -148,7 +151,7 @@ export class StdioUpstreamTransport implements Transport {
       child.stdin?.end();
       if (PROCESS_GROUPS && child.pid !== undefined) {
         await endGroup(child.pid, graceMs);
-        liveGroups.delete(child.pid);
+        this.options.processGroups.delete(child.pid);
       } else {
         await endChild(child, graceMs);
       }

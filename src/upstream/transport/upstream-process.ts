@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { holdUnread } from '../../support/unread-output.js';
-import { liveGroups, PROCESS_GROUPS, signalGroup } from '../../support/process-group.js';
+import { PROCESS_GROUPS, signalGroup, type LiveGroups } from '../../support/process-group.js';
 
 export interface UpstreamCommand {
   readonly command: string;
@@ -22,8 +22,15 @@ export interface UpstreamProcess {
   readonly started: Promise<void>;
 }
 
-/** Spawns the upstream as the leader of a process group of its own, registered in liveGroups once it runs. */
-export function spawnUpstreamProcess(name: string, { command, args, env, cwd }: UpstreamCommand): UpstreamProcess {
+/**
+ * Spawns the upstream as the leader of a process group of its own, kept in `groups` (its hub's, or
+ * the early start's) for the shutdown's sweep.
+ */
+export function spawnUpstreamProcess(
+  name: string,
+  { command, args, env, cwd }: UpstreamCommand,
+  groups: LiveGroups,
+): UpstreamProcess {
   const child = spawn(command, args, {
     env,
     ...(cwd !== undefined ? { cwd } : {}),
@@ -32,11 +39,9 @@ export function spawnUpstreamProcess(name: string, { command, args, env, cwd }: 
     shell: false,
     windowsHide: true,
   });
+  keepGroup(groups, name, child);
   const started = new Promise<void>((resolve, reject) => {
-    child.once('spawn', () => {
-      if (PROCESS_GROUPS && child.pid !== undefined) liveGroups.add(child.pid, name);
-      resolve();
-    });
+    child.once('spawn', () => resolve());
     child.once('error', (error) => {
       if (child.pid === undefined) reject(error);
     });
@@ -68,13 +73,19 @@ export function offerEarlyUpstream(name: string, command: UpstreamCommand, proce
   early.set(name, { command, process, release: holdUnread([process.child.stdout, process.child.stderr]) });
 }
 
-/** The process spawned early for this upstream and command, taken; none when there is none or the command differs. */
-export function claimEarlyUpstream(name: string, command: UpstreamCommand): UpstreamProcess | undefined {
+/**
+ * The process spawned early for this upstream and command, taken and kept in `groups` (the claiming
+ * hub's); none when there is none or the command differs.
+ */
+export function claimEarlyUpstream(name: string, command: UpstreamCommand, groups: LiveGroups): UpstreamProcess | undefined {
   const held = early.get(name);
   if (held === undefined) return undefined;
   early.delete(name);
   held.release();
-  if (sameCommand(held.command, command)) return held.process;
+  if (sameCommand(held.command, command)) {
+    keepGroup(groups, name, held.process.child);
+    return held.process;
+  }
   // Not what this transport would start: the early one and anything it started go.
   const { pid } = held.process.child;
   if (!(PROCESS_GROUPS && pid !== undefined && signalGroup(pid, 'SIGKILL'))) held.process.child.kill('SIGKILL');
@@ -83,10 +94,16 @@ export function claimEarlyUpstream(name: string, command: UpstreamCommand): Upst
 
 /**
  * Ends the early-spawned upstreams no transport adopted (the server is shutting down before it
- * started them). Each leads a process group of its own, which the shutdown's sweep of liveGroups
- * ends with it; this closes their stdin, which most servers take as the end.
+ * started them). Each leads a process group of its own, kept in the early start's groups, which
+ * the hub keeps its own in too (serve-stdio.ts): the shutdown's sweep ends what is left of them;
+ * this closes their stdin, which most servers take as the end.
  */
 export function discardEarlyUpstreams(): void {
   for (const { process } of early.values()) process.child.stdin.end();
   early.clear();
+}
+
+/** Keeps the child's process group in `groups` if it runs (it has a pid); its transport deletes it once it has ended it. */
+function keepGroup(groups: LiveGroups, name: string, child: ChildProcessWithoutNullStreams): void {
+  if (PROCESS_GROUPS && child.pid !== undefined) groups.add(child.pid, name);
 }
