@@ -48,10 +48,12 @@ export function createShutdown(
       markClosing();
       const said = Logger.of(log);
       said.info(`shutting down (${why})`);
+      // Held (not unref'd): it keeps the process up until `exit`, so a close still waiting on
+      // unref'd timers alone is never cut short by Node's natural exit, with code 0.
       const deadline = setTimeout(() => {
         said.error(`shutdown took over ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting anyway`);
         exit(EXIT_FAILURE);
-      }, SHUTDOWN_DEADLINE_MS).unref();
+      }, SHUTDOWN_DEADLINE_MS);
       try {
         await closeLeavingNoProcess(close, log, processGroups);
       } catch (error) {

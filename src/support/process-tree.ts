@@ -44,6 +44,13 @@ export async function closeLeavingNoProcess(close: () => Promise<void>, log: Log
       signalGroup(group.pgid, signal);
     }
   }
-  await closed;
+  // Held until the close has settled: Node would otherwise end a process whose close waits on
+  // unref'd timers alone, by itself, with code 0 (a command's exit code never set).
+  const held = setInterval(() => {}, SHUTDOWN_KILL_AFTER_MS);
+  try {
+    await closed;
+  } finally {
+    clearInterval(held);
+  }
   if (failure !== undefined) throw failure.error;
 }

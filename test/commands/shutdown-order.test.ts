@@ -1,6 +1,8 @@
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
 import { describe, expect, test } from 'vitest';
-import { closeLeavingNoProcess } from '../../src/support/process-tree.js';
+import { closeLeavingNoProcess, SHUTDOWN_KILL_AFTER_MS } from '../../src/support/process-tree.js';
 import { closeInOrder } from '../../src/commands/serve-shutdown.js';
 import { UpstreamHub } from '../../src/upstream/hub.js';
 import type { UpstreamStatus } from '../../src/upstream/connection/upstream.js';
@@ -86,5 +88,37 @@ describe("a server's shutdown and its upstreams", () => {
     await expect(hub.callTool('gh__anything', {})).rejects.toThrow(
       /upstream "gh" is down: it exited during startup; its stderr last said: "fatal: GITHUB_TOKEN is not set"\. Nothing was sent/,
     );
+  });
+});
+
+describe('a shutdown in a process of its own', () => {
+  /** A module of the built server, for a program run by `node -e`. */
+  const module = (path: string) => JSON.stringify(pathToFileURL(join(process.cwd(), 'dist', path)).href);
+
+  // Seen once under load (SIGHUP twice to a stdio server exited 0, not 129): a close whose last
+  // waits were unref'd timers let Node end the process by itself, with code 0, before `exit`.
+  test('exits with its own code even when its close waits on nothing that holds the process up', async () => {
+    const program = [
+      `const { createShutdown } = await import(${module('src/commands/serve-shutdown.js')});`,
+      `const { LiveGroups } = await import(${module('src/support/process-group.js')});`,
+      // Past the sweep's last held wait (SHUTDOWN_KILL_AFTER_MS), on an unref'd timer alone.
+      `const close = () => new Promise((resolve) => setTimeout(resolve, ${SHUTDOWN_KILL_AFTER_MS + 500}).unref());`,
+      'const shutDown = createShutdown(close, new LiveGroups(), () => {}, (code) => process.exit(code));',
+      'void shutDown("the test", 129);',
+    ].join('\n');
+    const ended = await execa(process.execPath, ['--input-type=module', '-e', program], { reject: false });
+    expect(ended.exitCode).toBe(129);
+  });
+
+  test("a one-shot command's close (run, tools, check) is waited for, however it waits, and its exit code set", async () => {
+    const program = [
+      `const { closeLeavingNoProcess } = await import(${module('src/support/process-tree.js')});`,
+      `const { LiveGroups } = await import(${module('src/support/process-group.js')});`,
+      `const close = () => new Promise((resolve) => setTimeout(resolve, ${SHUTDOWN_KILL_AFTER_MS + 500}).unref());`,
+      'await closeLeavingNoProcess(close, () => {}, new LiveGroups());',
+      'process.exitCode = 3;',
+    ].join('\n');
+    const ended = await execa(process.execPath, ['--input-type=module', '-e', program], { reject: false });
+    expect(ended.exitCode).toBe(3);
   });
 });
