@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StateError } from './state-error.js';
 
 /** Folders and files of the state directory: only the server's user can read them. */
 export const DIR_MODE = 0o700;
@@ -33,4 +34,21 @@ export async function writeSyncedTemp(folder: string, content: string | Buffer):
     throw error;
   }
   return temp;
+}
+
+/**
+ * Runs `work` on the state directory `dir`: a file system's failure (a full disk, a directory not
+ * ours to write) becomes STATE_UNAVAILABLE, saying what to fix; the store's own refusals pass as they are.
+ */
+export async function onStateDir<T>(dir: string, part: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof StateError) throw error;
+    throw new StateError(
+      'STATE_UNAVAILABLE',
+      `the state directory ${dir} could not be read or written${part} ` +
+        `(${error instanceof Error ? error.message : String(error)}); fix the directory or free space`,
+    );
+  }
 }

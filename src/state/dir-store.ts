@@ -14,7 +14,7 @@
 import { mkdir, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkKey, checkRoom, checkTtl, checkValue, entryBytes } from './entry-checks.js';
-import { DIR_MODE, writeSyncedTemp } from './dir-files.js';
+import { DIR_MODE, onStateDir, writeSyncedTemp } from './dir-files.js';
 import { DirVaultStore } from './dir-vault-store.js';
 import { StateError } from './state-error.js';
 import { digestName, type Now, type Principal, type SetOptions, type StateLimits, type StateStore } from './state-store.js';
@@ -89,18 +89,9 @@ export class DirStateStore implements StateStore {
 
   async close(): Promise<void> {}
 
-  /** A file system's failure (a full disk, a directory not ours to write) as STATE_UNAVAILABLE; the store's own refusals as they are. */
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof StateError) throw error;
-      throw new StateError(
-        'STATE_UNAVAILABLE',
-        `the state directory ${this.dir} could not be read or written (${error instanceof Error ? error.message : String(error)}); ` +
-          'fix the directory or free space',
-      );
-    }
+  /** `work` on the directory: a file system's failure as STATE_UNAVAILABLE (onStateDir). */
+  private guard<T>(work: () => Promise<T>): Promise<T> {
+    return onStateDir(this.dir, '', work);
   }
 
   private async getNow(principal: Principal, key: string): Promise<string | undefined> {

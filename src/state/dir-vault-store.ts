@@ -28,7 +28,7 @@ import {
 } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DIR_MODE, FILE_MODE, tempPathIn, writeSyncedTemp } from './dir-files.js';
+import { DIR_MODE, FILE_MODE, onStateDir, tempPathIn, writeSyncedTemp } from './dir-files.js';
 import { StateError } from './state-error.js';
 import { digestName, type Now } from './state-store.js';
 import { ADDED, checkVaultKey, type NewVaultEntry, type VaultEntry, type VaultStore } from './vault-store.js';
@@ -336,17 +336,8 @@ export class DirVaultStore implements VaultStore {
     return true;
   }
 
-  /** A file system's failure as STATE_UNAVAILABLE (as the state's own directory store words it). */
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof StateError) throw error;
-      throw new StateError(
-        'STATE_UNAVAILABLE',
-        `the state directory ${this.stateDir} could not be read or written for the tokens' vault ` +
-          `(${error instanceof Error ? error.message : String(error)}); fix the directory or free space, then try again`,
-      );
-    }
+  /** `work` on the directory: a file system's failure as STATE_UNAVAILABLE (onStateDir). */
+  private guard<T>(work: () => Promise<T>): Promise<T> {
+    return onStateDir(this.stateDir, " for the tokens' vault", work);
   }
 }

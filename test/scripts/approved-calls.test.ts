@@ -6,6 +6,7 @@ import { ApprovalGate, type PersonChannel } from '../../src/approvals/approval-g
 import type { CatalogTool } from '../../src/catalog/types.js';
 import { ApprovalTally, sendApproved } from '../../src/scripts/approved-calls.js';
 import { ToolRefusedError } from '../../src/support/errors.js';
+import { askingTool } from '../support/catalog-tools.js';
 
 /** A person who records each question and denies it. */
 function recordingPerson() {
@@ -23,18 +24,7 @@ function recordingPerson() {
 const gateFor = (person: PersonChannel) =>
   new ApprovalGate({ person, timeoutMs: 600_000, fallback: 'refuse', owner: 'this session', log: () => {} });
 
-const destructive = (extra: Partial<CatalogTool>): CatalogTool => ({
-  name: 'delete_item',
-  server: 'items',
-  upstreamName: 'delete_item',
-  description: 'deletes an item',
-  inputSchema: { type: 'object' },
-  annotations: { destructiveHint: true },
-  allowed: true,
-  approval: 'ask',
-  approvalWhy: 'destructiveHint',
-  ...extra,
-});
+const destructive = askingTool;
 
 const callOf = (gate: ApprovalGate, tool: CatalogTool) => ({
   gate,

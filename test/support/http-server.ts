@@ -10,13 +10,9 @@ import {
   Client,
   StreamableHTTPClientTransport,
   type CallToolResult,
-  type ClientCapabilities,
-  type ClientOptions,
-  type ElicitRequest,
-  type ElicitResult,
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/client';
-import { BIN, SERVER_RUNTIME, binArgs, trackDescendants } from './mcp-client.js';
+import { BIN, SERVER_RUNTIME, binArgs, testClient, trackDescendants, type ClientSetup } from './mcp-client.js';
 import { makeTempDir } from './temp-dirs.js';
 import { until } from './waiting.js';
 
@@ -107,13 +103,9 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-export interface ConnectOptions {
-  readonly capabilities?: ClientCapabilities;
-  readonly onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+export interface ConnectOptions extends ClientSetup {
   readonly token?: string;
   readonly name?: string;
-  /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one (no session). */
-  readonly versionNegotiation?: ClientOptions['versionNegotiation'];
   /** Told every byte of the server's HTTP responses to this client (their bodies, SSE streams included), as they arrive. */
   readonly onBytes?: (chunk: Uint8Array) => void;
 }
@@ -134,19 +126,7 @@ function recordingFetch(onBytes: (chunk: Uint8Array) => void): (url: string | UR
 
 /** A client on its own session of the server at `url`. */
 export async function connectHttp(url: string, options: ConnectOptions = {}): Promise<HttpClient> {
-  const client = new Client(
-    { name: options.name ?? 'e2e-http-client', version: '1.0.0' },
-    {
-      capabilities: options.capabilities ?? {},
-      ...(options.versionNegotiation !== undefined ? { versionNegotiation: options.versionNegotiation } : {}),
-    },
-  );
-  const logs: LoggingMessageNotification['params'][] = [];
-  client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
-  if (options.onElicit !== undefined) {
-    const onElicit = options.onElicit;
-    client.setRequestHandler('elicitation/create', async (request) => onElicit(request));
-  }
+  const { client, logs } = testClient(options.name ?? 'e2e-http-client', options);
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     ...(options.token !== undefined ? { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } } : {}),
     ...(options.onBytes !== undefined ? { fetch: recordingFetch(options.onBytes) } : {}),

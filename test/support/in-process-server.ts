@@ -12,10 +12,6 @@ import {
   ReadBuffer,
   serializeMessage,
   type CallToolResult,
-  type ClientCapabilities,
-  type ClientOptions,
-  type ElicitRequest,
-  type ElicitResult,
   type JSONRPCMessage,
   type LoggingMessageNotification,
   type Transport,
@@ -28,18 +24,14 @@ import { deferred } from '../../src/support/deferred.js';
 import { childPidsOf, commandLineOf, directChildrenOf, startTimeOf, statFieldsOf } from './processes.js';
 import { until } from './waiting.js';
 import { RawChannel } from './raw-client.js';
+import { testClient, type ClientSetup } from './mcp-client.js';
 import { expect, onTestFinished } from 'vitest';
 
-export interface InProcessOptions {
-  readonly capabilities?: ClientCapabilities;
-  /** Answers the server's elicitation requests (declare `elicitation` in capabilities too). */
-  readonly onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+export interface InProcessOptions extends ClientSetup {
   /** A relative --config is taken from here. */
   readonly cwd?: string;
   /** Where the config's `${VAR}` are looked up; unset, this process's environment. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one. */
-  readonly versionNegotiation?: ClientOptions['versionNegotiation'];
   /** Serve as if stderr were a person's terminal (src/commands/serve-stdio/serve-stdio.ts, ServeIo.terminal). */
   readonly terminal?: boolean;
 }
@@ -113,19 +105,7 @@ function serveOverStreams(args: readonly string[], options: InProcessOptions): S
 /** Serves `args` (as bin/codemode-mcp.js would take them) in this process, with a client connected. */
 export async function startInProcess(args: readonly string[], options: InProcessOptions = {}): Promise<InProcessServer> {
   const { stdin, stdout, stderr, received, exited, sample, leftAlive } = serveOverStreams(args, options);
-  const client = new Client(
-    { name: 'e2e-client', version: '1.0.0' },
-    {
-      capabilities: options.capabilities ?? {},
-      ...(options.versionNegotiation !== undefined ? { versionNegotiation: options.versionNegotiation } : {}),
-    },
-  );
-  const logs: LoggingMessageNotification['params'][] = [];
-  client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
-  if (options.onElicit !== undefined) {
-    const onElicit = options.onElicit;
-    client.setRequestHandler('elicitation/create', async (request) => onElicit(request));
-  }
+  const { client, logs } = testClient('e2e-client', options);
   await client.connect(new StreamClientTransport(stdout, stdin));
   return {
     client,

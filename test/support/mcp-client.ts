@@ -63,16 +63,36 @@ export function writeConfig(mcpServers: Record<string, unknown>, settings: Recor
   return file;
 }
 
-export interface StartOptions {
+/** How a test's client is made, whichever way it reaches the server. */
+export interface ClientSetup {
   readonly capabilities?: ClientCapabilities;
   /** Answers the server's elicitation requests (declare `elicitation` in capabilities too). */
   readonly onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+  /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one. */
+  readonly versionNegotiation?: ClientOptions['versionNegotiation'];
+}
+
+/** A test's client, not yet connected: the server's log messages kept in `logs`, its elicitations answered by `onElicit`. */
+export function testClient(name: string, setup: ClientSetup): { client: Client; logs: LoggingMessageNotification['params'][] } {
+  const client = new Client(
+    { name, version: '1.0.0' },
+    {
+      capabilities: setup.capabilities ?? {},
+      ...(setup.versionNegotiation !== undefined ? { versionNegotiation: setup.versionNegotiation } : {}),
+    },
+  );
+  const logs: LoggingMessageNotification['params'][] = [];
+  client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
+  const { onElicit } = setup;
+  if (onElicit !== undefined) client.setRequestHandler('elicitation/create', async (request) => onElicit(request));
+  return { client, logs };
+}
+
+export interface StartOptions extends ClientSetup {
   readonly env?: Record<string, string>;
   readonly cwd?: string;
   /** The executable to run instead of this checkout's bin/codemode-mcp.js (an installed package's, say). */
   readonly bin?: string;
-  /** The protocol revision the client speaks: unset, the 2025 handshake; `{ pin: '2026-07-28' }`, the current one. */
-  readonly versionNegotiation?: ClientOptions['versionNegotiation'];
 }
 
 export interface RunningServer {
@@ -111,19 +131,7 @@ export async function startServer(args: readonly string[], options: StartOptions
     stderr += chunk.toString();
     if (process.env.CODEMODE_E2E_STDERR) process.stderr.write(chunk);
   });
-  const client = new Client(
-    { name: 'e2e-client', version: '1.0.0' },
-    {
-      capabilities: options.capabilities ?? {},
-      ...(options.versionNegotiation !== undefined ? { versionNegotiation: options.versionNegotiation } : {}),
-    },
-  );
-  const logs: LoggingMessageNotification['params'][] = [];
-  client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params));
-  if (options.onElicit !== undefined) {
-    const onElicit = options.onElicit;
-    client.setRequestHandler('elicitation/create', async (request) => onElicit(request));
-  }
+  const { client, logs } = testClient('e2e-client', options);
   await client.connect(transport);
   const pid = transport.pid;
   if (pid === null) throw new Error('the server process has no pid');

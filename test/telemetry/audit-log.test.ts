@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import { ApprovalGate, type PersonChannel } from '../../src/approvals/approval-gate.js';
-import type { CatalogTool } from '../../src/catalog/types.js';
 import { ApprovalTally, sendApproved } from '../../src/scripts/approved-calls.js';
 import { AuditLog, setActiveAuditLog } from '../../src/telemetry/audit-log.js';
 import { describeText } from '../../src/telemetry/call-outcome.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { ALL_ACTING } from '../support/acting-characters.js';
+import { askingTool } from '../support/catalog-tools.js';
 
 /** Lines as Python's str.splitlines() cuts them: the Unicode way, as some log shippers do. */
 function unicodeLines(text: string): string[] {
@@ -56,17 +56,7 @@ describe('the audit log', () => {
   });
 });
 
-const tool: CatalogTool = {
-  name: 'items__delete_item',
-  server: 'items',
-  upstreamName: 'delete_item',
-  description: 'deletes an item',
-  inputSchema: { type: 'object' },
-  annotations: { destructiveHint: true },
-  allowed: true,
-  approval: 'ask',
-  approvalWhy: 'destructiveHint',
-};
+const tool = askingTool({ name: 'items__delete_item' });
 
 const answering = (answer: ElicitResult | undefined): PersonChannel => ({
   accepts: () => answer !== undefined,
