@@ -4,8 +4,12 @@ import { describe, expect, test } from 'vitest';
 import { isCliExit, parseCli } from '../../src/cli/parse-cli.js';
 import { runsCodemodeMcp, skipOwnEntries } from '../../src/config/own-entries.js';
 import type { UpstreamSpec } from '../../src/config/types.js';
-import { BIN, ROOT, publishedEntry } from '../support/mcp-client.js';
+import { ROOT, publishedEntry } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+
+/** The checkout's own executable, as a config's entry would name it: this file only reads its path. */
+const BIN_FILE = join('bin', 'codemode-mcp.js');
+const OWN_PATH = join(ROOT, BIN_FILE);
 
 const stdio = (name: string, command: string, args: string[] = []): UpstreamSpec => ({
   name,
@@ -23,22 +27,22 @@ describe('an entry that runs codemode-mcp itself', () => {
     ['npm exec', 'npm', ['exec', 'codemode-mcp', '--', '--config', 'x']],
     ['pnpm dlx', 'pnpm', ['dlx', 'codemode-mcp']],
     ['installed on PATH', 'codemode-mcp', ['--config', 'x']],
-    ['node and the path of the bin', 'node', [BIN, '--config', 'x']],
-    ['node with its own options first', '/usr/local/bin/node', ['--enable-source-maps', BIN]],
-    ['the bin by its absolute path', BIN, ['--config', 'x']],
-    ["another checkout's bin", '/opt/other/node_modules/codemode-mcp/bin/codemode-mcp.js', []],
+    ['node and the path of the bin', 'node', [OWN_PATH, '--config', 'x']],
+    ['node with its own options first', '/usr/local/bin/node', ['--enable-source-maps', OWN_PATH]],
+    ['the bin by its absolute path', OWN_PATH, ['--config', 'x']],
+    ["another checkout's bin", join('/opt/other/node_modules/codemode-mcp', BIN_FILE), []],
     ['a Windows shim', 'C:\\Users\\me\\AppData\\Roaming\\npm\\codemode-mcp.cmd', []],
   ])('is found: %s', (_how, command, args) => {
-    expect(runsCodemodeMcp(command, args, BIN)).toBe(true);
+    expect(runsCodemodeMcp(command, args, OWN_PATH)).toBe(true);
   });
 
   test('is found through a symlink of another name, and by a path relative to its cwd', () => {
     const dir = makeTempDir('own-entries');
     const link = join(dir, 'cm');
-    symlinkSync(BIN, link);
-    expect(runsCodemodeMcp(link, [], BIN)).toBe(true);
-    expect(runsCodemodeMcp('node', ['../cm'], BIN, join(dir, 'sub'))).toBe(true);
-    expect(runsCodemodeMcp('node', ['bin/codemode-mcp.js'], BIN, ROOT)).toBe(true);
+    symlinkSync(OWN_PATH, link);
+    expect(runsCodemodeMcp(link, [], OWN_PATH)).toBe(true);
+    expect(runsCodemodeMcp('node', ['../cm'], OWN_PATH, join(dir, 'sub'))).toBe(true);
+    expect(runsCodemodeMcp('node', [BIN_FILE], OWN_PATH, ROOT)).toBe(true);
   });
 
   test.each([
@@ -46,9 +50,9 @@ describe('an entry that runs codemode-mcp itself', () => {
     ['a package whose name only starts like ours', 'npx', ['codemode-mcp-helper']],
     ['a node script', 'node', [publishedEntry('server-memory')]],
     ['a path that does not exist', '/no/such/server', []],
-    ['a shell wrapper (the environment marker catches it instead)', 'sh', ['-c', `node ${BIN}`]],
+    ['a shell wrapper (the environment marker catches it instead)', 'sh', ['-c', `node ${OWN_PATH}`]],
   ])('is not taken for another server: %s', (_how, command, args) => {
-    expect(runsCodemodeMcp(command, args, BIN)).toBe(false);
+    expect(runsCodemodeMcp(command, args, OWN_PATH)).toBe(false);
   });
 
   test('is skipped with a line naming it and its command; the others are kept in order; a remote entry is never ours', () => {
@@ -57,7 +61,7 @@ describe('an entry that runs codemode-mcp itself', () => {
       stdio('codemode', 'npx', ['-y', 'codemode-mcp', '--config', 'claude_desktop_config.json']),
       { name: 'remote', transport: 'http', url: 'https://example.com/codemode-mcp', headers: {}, policy: {} },
     ];
-    const { kept, skipped } = skipOwnEntries(upstreams, BIN);
+    const { kept, skipped } = skipOwnEntries(upstreams, OWN_PATH);
     expect(kept.map((upstream) => upstream.name)).toEqual(['memory', 'remote']);
     expect(skipped).toEqual([
       'upstream "codemode" is codemode-mcp itself (npx -y codemode-mcp --config claude_desktop_config.json): ' +
@@ -72,20 +76,20 @@ describe('an entry that runs codemode-mcp itself', () => {
     mkdirSync(join(workspace, '.vscode'));
     const file = join(workspace, '.vscode', 'mcp.json');
     const servers = {
-      codemode: { type: 'stdio', command: 'node', args: [BIN, '--config', '${workspaceFolder}/.vscode/mcp.json'] },
+      codemode: { type: 'stdio', command: 'node', args: [OWN_PATH, '--config', '${workspaceFolder}/.vscode/mcp.json'] },
       memory: { type: 'stdio', command: 'node', args: [publishedEntry('server-memory')] },
     };
     writeFileSync(file, JSON.stringify({ servers }));
-    const invocation = parseCli(['--config', file], { ownBin: BIN, env: {} });
+    const invocation = parseCli(['--config', file], { ownBin: OWN_PATH, env: {} });
     if (isCliExit(invocation)) throw new Error(invocation.stderr);
     expect(invocation.upstreams.map((upstream) => upstream.name)).toEqual(['memory']);
     expect(invocation.skippedUpstreams).toEqual([
-      `upstream "codemode" is codemode-mcp itself (node ${BIN} --config \${workspaceFolder}/.vscode/mcp.json): ` +
+      `upstream "codemode" is codemode-mcp itself (node ${OWN_PATH} --config \${workspaceFolder}/.vscode/mcp.json): ` +
         'skipped, since it would start these same upstreams again, and so on without end; list the servers to front in a config without it',
     ]);
     // Anywhere else, a VS Code variable is still refused, saying what it is.
     writeFileSync(file, JSON.stringify({ servers: { ...servers, memory: { ...servers.memory, cwd: '${workspaceFolder}' } } }));
-    const refused = parseCli(['--config', file], { ownBin: BIN, env: {} });
+    const refused = parseCli(['--config', file], { ownBin: OWN_PATH, env: {} });
     expect(isCliExit(refused) ? refused.stderr : '').toMatch(/\$\{workspaceFolder\}.*VS Code/);
   });
 });

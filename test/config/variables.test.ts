@@ -83,7 +83,7 @@ describe('${VAR} in a config', () => {
 
   it('names the path where an unset variable appears', () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ command: '${BIN}' }, 'mcpServers.api.command'],
+      [{ command: '${LAUNCHER}' }, 'mcpServers.api.command'],
       [{ command: 'x', args: ['a', '${ARG}'] }, 'mcpServers.api.args[1]'],
       [{ command: 'x', env: { GITHUB_TOKEN: '${GH}' } }, 'mcpServers.api.env.GITHUB_TOKEN'],
       [{ command: 'x', cwd: '${DIR}' }, 'mcpServers.api.cwd'],

@@ -16,7 +16,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   connectHttp,
-  SILENT_UPSTREAM,
+  principalsArgs,
   startHttpServer,
   writeTokensFile,
   type HttpClient,
@@ -155,17 +155,7 @@ describe('SIGHUP to a server over HTTP with a tokens file', () => {
 
   beforeAll(async () => {
     tokensFile = writeTokensFile({ ada: ADA, bob: BOB });
-    // The upstream never answers: no call waits for its start (the scripts here call no tool).
-    server = await startHttpServer([
-      '--http-tokens-file',
-      tokensFile,
-      '--pool',
-      '0',
-      '--startup-wait-ms',
-      '0',
-      '--',
-      ...SILENT_UPSTREAM,
-    ]);
+    server = await startHttpServer(principalsArgs(tokensFile));
   });
 
   afterAll(async () => {

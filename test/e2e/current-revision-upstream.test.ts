@@ -4,8 +4,8 @@ import { ROUTE_SCHEMA } from '../fixtures/upstreams/current-revision-schema.mjs'
 import { fixturePath, valueOf } from '../support/mcp-client.js';
 import { startInProcess, type InProcessServer } from '../support/in-process-server.js';
 
-// An upstream that serves only MCP 2026-07-28 (its 2025 handshake refused), opened by
-// bin/codemode-mcp.js over stdio; our own client is an SDK client of the 2025 revision.
+// An upstream that serves only MCP 2026-07-28 (its 2025 handshake refused), opened by the server
+// serving over stdio in this process; our own client is an SDK client of the 2025 revision.
 const currentRevision = ['--pool', '0', '--', process.execPath, fixturePath('upstreams/current-revision.mjs')];
 
 describe('an upstream that speaks only 2026-07-28', () => {

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectHttp, SILENT_UPSTREAM, writeTokensFile, type HttpClient } from '../support/http-server.js';
+import { connectHttp, principalsArgs, writeTokensFile, type HttpClient } from '../support/http-server.js';
 import { refusedInProcessHttp, startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { structuredOf, textOf, valueOf } from '../support/mcp-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -30,17 +30,7 @@ describe('principals from a tokens file', () => {
 
   beforeAll(async () => {
     tokensFile = writeTokensFile({ ada: ADA, bob: BOB });
-    server = await startInProcessHttp([
-      '--http-tokens-file',
-      tokensFile,
-      '--pool',
-      '0',
-      // The upstream never answers: no call waits for its start (the scripts here call no tool).
-      '--startup-wait-ms',
-      '0',
-      '--',
-      ...SILENT_UPSTREAM,
-    ]);
+    server = await startInProcessHttp(principalsArgs(tokensFile));
   });
 
   afterAll(async () => {

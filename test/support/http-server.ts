@@ -161,6 +161,14 @@ export function mcpHeaders(extra: Record<string, string> = {}): Record<string, s
 /** An upstream command (after `--`) that starts and never answers, for servers whose scripts call no tool: give `--startup-wait-ms 0` so nothing waits for it. */
 export const SILENT_UPSTREAM: readonly string[] = [process.execPath, '-e', 'setInterval(() => {}, 1e9)'];
 
+/**
+ * A server's arguments for principals from `tokensFile` in front of SILENT_UPSTREAM, with no pool:
+ * for tests of who may reach what, whose scripts call no tool (nothing waits for the upstream's start).
+ */
+export function principalsArgs(tokensFile: string): string[] {
+  return ['--http-tokens-file', tokensFile, '--pool', '0', '--startup-wait-ms', '0', '--', ...SILENT_UPSTREAM];
+}
+
 /** A tokens file (`--http-tokens-file`) of these principals and their tokens, with this mode. */
 export function writeTokensFile(tokens: Record<string, string>, mode = 0o600): string {
   const file = join(makeTempDir('tokens'), 'tokens.json');

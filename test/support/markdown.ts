@@ -26,17 +26,9 @@ function proseOf(markdown: string): string[] {
     .split('\n');
 }
 
-/** How many words a reader reads: the page's words outside fenced code blocks (inline code counts). */
-export function proseWordCount(markdown: string): number {
-  let fenced = false;
-  const prose = markdown.split('\n').filter((line) => {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    return !fenced && !/^\s*(```|~~~)/.test(line);
-  });
-  return prose
-    .join(' ')
-    .split(/\s+/)
-    .filter((word) => word !== '').length;
+/** Words as `wc -w` counts them: every run of non-space characters, code blocks included. */
+export function wordCount(text: string): number {
+  return text.split(/\s+/).filter((word) => word !== '').length;
 }
 
 /** Every link target the page makes, `[text](target)` and `![alt](target)`, with its line. */
