@@ -23,6 +23,7 @@ import { until } from './waiting.js';
 
 export { eventually } from './waiting.js';
 import { makeTempDir } from './temp-dirs.js';
+import { upstreamFixture } from './fixture-bundles.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/codemode-mcp.js', import.meta.url));
 /**
@@ -47,7 +48,7 @@ export function publishedEntry(pkg: 'server-everything' | 'server-memory' | 'ser
 }
 
 export function fixturePath(relative: string): string {
-  return join(FIXTURES, relative);
+  return relative.startsWith('upstreams/') ? upstreamFixture(relative.slice('upstreams/'.length)) : join(FIXTURES, relative);
 }
 
 /** A config entry that starts a node program (the tests' node, not whatever `node` PATH finds). */

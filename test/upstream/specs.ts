@@ -7,10 +7,10 @@ import { afterEach, expect } from 'vitest';
 import type { UpstreamHub } from '../../src/upstream/hub.js';
 import type { StdioUpstreamSpec, ToolPolicy } from '../../src/upstream/spec.js';
 import { childPidsOf } from '../support/processes.js';
+import { upstreamFixture } from '../support/fixture-bundles.js';
 import { shows, type Log } from '../../src/support/log.js';
 import { until as waitUntil } from '../support/waiting.js';
 
-const fixturesDir = fileURLToPath(new URL('../fixtures/upstreams/', import.meta.url));
 const packageEntry = (pkg: string): string =>
   fileURLToPath(new URL(`../../node_modules/@modelcontextprotocol/${pkg}/dist/index.js`, import.meta.url));
 
@@ -23,7 +23,7 @@ export function fixture(
     name,
     transport: 'stdio',
     command: process.execPath,
-    args: [`${fixturesDir}${file}`, ...(options.args ?? [])],
+    args: [upstreamFixture(file), ...(options.args ?? [])],
     env: options.env ?? {},
     policy: options.policy ?? {},
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
