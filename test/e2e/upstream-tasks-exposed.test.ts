@@ -100,3 +100,31 @@ describe('an exposed tool of an upstream that makes tasks itself', () => {
     expect(refused.error).toMatchObject({ code: -32021, message: expect.stringContaining('report runs only as a task') });
   });
 });
+
+describe('the conformance fixture speaking 2026-07-28 (as tasks-mrtr-composition calls it)', () => {
+  test('test_tool_with_task asks for the name by input_required, then answers with a task whose result has the name', async () => {
+    const fixture = await startInProcessHttp([
+      '--pool',
+      '0',
+      '--expose',
+      '*',
+      '--',
+      process.execPath,
+      fixturePath('upstreams/conformance-everything.mjs'),
+      '--current-revision',
+    ]);
+    const tasks = new TasksClient(fixture.url, { capabilities: { elicitation: {} } });
+    const first = await call(tasks, 'test_tool_with_task');
+    expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create' } } });
+    const second = await call(tasks, 'test_tool_with_task', {
+      inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
+      ...(first.requestState !== undefined ? { requestState: first.requestState } : {}),
+    });
+    expect(second).toMatchObject({ resultType: 'task', taskId: expect.stringMatching(TASK_ID) });
+    expect(await untilStatus(tasks, second.taskId as string, TERMINAL)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'Hello, Alice' }] },
+    });
+    expect((await fixture.stop()).left).toEqual([]);
+  });
+});
