@@ -72,6 +72,20 @@ describe('followUpstreamTask', () => {
     expect(up.updates).toEqual([{ who: { action: 'accept', content: { name: 'Ada' } } }]);
   });
 
+  test('a key asked again after the task has worked since is a new question, and is asked again', async () => {
+    const asking = { status: 'input_required', inputRequests: { who: NAME } };
+    const up = upstream([asking, { status: 'working' }, asking, done('Hello twice')]);
+    let asked = 0;
+    const ask: RoundAsk = async () => ({ action: 'accept', content: { name: `name ${++asked}` } });
+    expect((await followUpstreamTask(TASK, up.requests, ask, of, undefined)).content).toEqual([
+      { type: 'text', text: 'Hello twice' },
+    ]);
+    expect(up.updates).toEqual([
+      { who: { action: 'accept', content: { name: 'name 1' } } },
+      { who: { action: 'accept', content: { name: 'name 2' } } },
+    ]);
+  });
+
   test("the caller's abort cancels the task upstream and rejects with the abort's reason", async () => {
     const up = upstream([{ status: 'working' }]);
     const stop = new AbortController();

@@ -68,7 +68,8 @@ async function pollUntilEnded(
   of: RoundsOf,
   signal: AbortSignal | undefined,
 ): Promise<CallToolResult> {
-  // A key once answered stays answered: a tasks/get that still lists it came before the upstream took the answer in.
+  // Keys answered since the task last worked: a tasks/get that still lists one came before the
+  // upstream took the answer in; once it has worked again, a key it lists is a new question.
   const answered = new Set<string>();
   let wait = pollWait(task.pollIntervalMs);
   for (;;) {
@@ -88,6 +89,7 @@ async function pollUntilEnded(
           `its task ${JSON.stringify(task.taskId)} ended cancelled, though nothing cancelled it`,
         );
       case 'working':
+        answered.clear();
         break;
       case 'input_required': {
         const fresh = unanswered(state.inputRequests, answered, task.taskId, of);
