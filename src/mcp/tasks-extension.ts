@@ -17,7 +17,9 @@ import {
 import * as z from 'zod';
 import type { CallerTasks } from './caller-tasks.js';
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+import { TASKS_EXTENSION } from '../upstream/routing/task-answer.js';
+
+export { TASKS_EXTENSION };
 
 /** The server capability that offers the extension. */
 export const TASKS_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} } };

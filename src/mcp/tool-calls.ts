@@ -30,6 +30,7 @@ import { passThroughRound } from './exposed-pass-through.js';
 import type { ResumeState } from './request-state.js';
 import { TASKS_EXTENSION, declaresTasks } from './tasks-extension.js';
 import { callWork } from './task-work.js';
+import { isUpstreamTask, type UpstreamTask } from '../upstream/routing/task-answer.js';
 
 export interface ToolCallsDeps {
   readonly hub: UpstreamHub;
@@ -88,22 +89,47 @@ export async function callTool(
     );
   };
   const resumed = ctx.mcpReq.requestState<ResumeState>();
-  if (tool.taskSupport !== undefined && resumed === undefined) {
-    if (declaresTasks(ctx) && asking.tasks.hasRoom) return asking.tasks.create(start(undefined));
+  const takesTasks = declaresTasks(ctx) && asking.tasks.hasRoom;
+  // An upstream that makes tasks itself decides, round by round, whether the call becomes one (SEP-2663 with SEP-2322).
+  const upstreamTasks = takesTasks && deps.hub.makesTasks(name);
+  if (tool.taskSupport !== undefined && resumed === undefined && !upstreamTasks) {
+    if (takesTasks) return asking.tasks.create(start(undefined));
     if (tool.taskSupport === 'required') throw needsTasks(name);
   }
   // An upstream in 2026-07-28 asks by input_required itself: its rounds pass through as it sent them.
   if (resumed !== undefined ? 'pass' in resumed : deps.hub.speaksCurrentRevision(name)) {
-    return passThroughRound(asking.codec, 'tools/call', name, ctx, (round) =>
+    const answer = await passThroughRound(asking.codec, 'tools/call', name, ctx, (round) =>
       sendExposed(deps, name, ctx.mcpReq.signal, trace, (signal, context) =>
-        deps.hub.callToolRound(name, inputOf(args), round, signal, {
+        deps.hub.callToolRound(name, inputOf(args), upstreamTasks ? { ...round, tasks: true } : round, signal, {
           ...context,
           ...(onProgress !== undefined ? { onProgress } : {}),
         }),
       ),
     );
+    return isUpstreamTask(answer)
+      ? asking.tasks.create(followWork(deps, asking.tasks.newCallKey(), name, answer, trace))
+      : answer;
   }
   return exposedCallWithInput(asking, name, () => start(onProgress), ctx);
+}
+
+/**
+ * The upstream's task, made ours (caller-tasks.ts): it ends as the upstream's does, within
+ * toolCallTimeoutMs; what it asks meanwhile waits in the caller's InputQueue under `key`, for
+ * tasks/get to show and tasks/update to answer; tasks/cancel cancels it upstream.
+ */
+function followWork(
+  deps: ToolCallsDeps,
+  key: string,
+  name: string,
+  task: UpstreamTask,
+  trace: TraceContext | undefined,
+): TaskWork {
+  return callWork(key, name, (stop) =>
+    sendExposed(deps, name, stop, trace, (signal, context) =>
+      deps.hub.followTask(name, task, signal, { ...context, asker: key }),
+    ),
+  );
 }
 
 function needsTasks(name: string): MissingRequiredClientCapabilityError {

@@ -24,6 +24,7 @@ import { PassthroughChanges } from './passthrough/passthrough-changes.js';
 import { upstreamReadLimit } from './transport/read-limit.js';
 import { ResourceRoutes, type ResourceRoute, type RoutedResource, type RoutedTemplate } from './passthrough/resource-routes.js';
 import type { UpstreamInputRequired, UpstreamRound } from './routing/round-trip.js';
+import type { UpstreamTask } from './routing/task-answer.js';
 import { RELAYED_CAPABILITIES, type LogListener, type RequestRelay } from './routing/relay.js';
 import type { UpstreamSpec } from './spec.js';
 import type { Connector } from './transport/connect-upstream.js';
@@ -256,14 +257,30 @@ export class UpstreamHub {
     round: UpstreamRound,
     signal?: AbortSignal,
     context: CallContext = {},
-  ): Promise<CallToolResult | UpstreamInputRequired> {
+  ): Promise<CallToolResult | UpstreamInputRequired | UpstreamTask> {
     return this.observed(name, args, context, (sent) => this.calls.callToolRound(name, args, round, signal, sent));
+  }
+
+  /**
+   * A task the tool's upstream answered a round with (callToolRound with `round.tasks`), followed
+   * until it ends (upstream-task.ts): its result, or its error thrown, as callTool's; `signal`'s
+   * abort cancels it upstream. The round that made it was the call, as telemetry and the audit log see it.
+   */
+  async followTask(name: string, task: UpstreamTask, signal?: AbortSignal, context: CallContext = {}): Promise<CallToolResult> {
+    this.applyChanges();
+    return this.calls.followTask(name, task, signal, context);
   }
 
   /** Whether the tool's upstream is up and speaks 2026-07-28, so that its own input_required can pass through. */
   speaksCurrentRevision(name: string): boolean {
     this.applyChanges();
     return this.calls.speaksCurrentRevision(name);
+  }
+
+  /** Whether the tool's upstream is up and makes tasks itself: a round passed through may declare the Tasks extension. */
+  makesTasks(name: string): boolean {
+    this.applyChanges();
+    return this.calls.makesTasks(name);
   }
 
   /** A call as telemetry and the audit log see it (observe-call.ts). */

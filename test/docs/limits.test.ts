@@ -24,6 +24,11 @@ import { SCHEMA_MAX_BYTES, SCHEMA_MAX_DEPTH } from '../../src/upstream/tools/too
 import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS } from '../../common/search-tools.js';
 import { MERGED_PAGE_MAX_READS, MERGED_PAGE_SIZE } from '../../src/upstream/passthrough/merged-pages.js';
 import { PROMPT_LIST_MAX_PAGES } from '../../src/upstream/passthrough/prompt-routes.js';
+import {
+  UPSTREAM_TASK_CANCEL_WAIT_MS,
+  UPSTREAM_TASK_POLL_MAX_MS,
+  UPSTREAM_TASK_POLL_MIN_MS,
+} from '../../src/upstream/routing/upstream-task.js';
 import { LOGIN_ROUNDS_MAX } from '../../src/upstream/auth/login.js';
 import { HELD_REDIRECTS_MAX, SIGN_IN_WAIT_MS } from '../../src/upstream/auth/loopback-redirect.js';
 import { SIGN_IN_POLL_MS } from '../../src/upstream/auth/upstream-auth.js';
@@ -84,6 +89,10 @@ describe('the settings and fixed limits in docs/config.md', () => {
     );
     expect(limits).toContain(`| ${MERGED_PAGE_SIZE} items, filled from at most ${MERGED_PAGE_MAX_READS} upstream pages (`);
     expect(limits).toContain(`| \`prompts/list\` pages read to check a prompt name | ${PROMPT_LIST_MAX_PAGES} per upstream (`);
+    expect(limits).toContain(
+      `| its \`pollIntervalMs\`, kept between ${UPSTREAM_TASK_POLL_MIN_MS} ms and ${UPSTREAM_TASK_POLL_MAX_MS / 1000} s (\``,
+    );
+    expect(limits).toContain(`its \`tasks/cancel\` waited for ${UPSTREAM_TASK_CANCEL_WAIT_MS / 1000} s (\``);
     expect(limits).toContain(`| content blocks in one answer, or in one \`show()\` | ${SHOWN_BLOCKS_MAX} (`);
     expect(limits).toContain(
       `| an upstream's close | SIGTERM to its process group ${GROUP_TERM_AFTER_MS / 1000} s after its stdin closes (${COMMAND_CLOSE_GRACE_MS} ms for \`tools\` and \`run\`, [src/commands/one-shot-hub.ts](../src/commands/one-shot-hub.ts)), SIGKILL ${GROUP_KILL_AFTER_MS / 1000} s later |`,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startInProcessHttp, type InProcessHttpServer } from '../support/in-process-http.js';
 import { rawInProcess } from '../support/in-process-server.js';
 import { fixturePath } from '../support/mcp-client.js';
-import { TASKS_EXTENSION, TasksClient, resultOf } from '../support/tasks-client.js';
+import { TASKS_EXTENSION, TasksClient, resultOf, untilStatus } from '../support/tasks-client.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { until } from '../support/waiting.js';
 
@@ -44,20 +44,6 @@ afterAll(async () => {
 });
 
 const ada = (): TasksClient => new TasksClient(server.url, { token: ADA, capabilities: { elicitation: { form: {} } } });
-
-/** Polls tasks/get until the task's status is one of `statuses`. */
-async function untilStatus(client: TasksClient, taskId: string, statuses: readonly string[]): Promise<Record<string, unknown>> {
-  let last: unknown;
-  return until(
-    `task ${taskId} to be ${statuses.join(' or ')}`,
-    async () => {
-      const task = await client.getTask(taskId);
-      last = task.status;
-      return statuses.includes(task.status as string) ? task : undefined;
-    },
-    () => `it is ${String(last)}`,
-  );
-}
 
 describe('code_execution as a task', () => {
   test('the server offers the Tasks extension', async () => {

@@ -4,6 +4,8 @@
  * tasks-aware client would (the envelope in `_meta`, the standard headers, `Mcp-Name` with the
  * task id) and hands back each answer's `result` or `error`.
  */
+import { until } from './waiting.js';
+
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 export interface RpcAnswer {
@@ -76,6 +78,24 @@ export class TasksClient {
   async getTask(taskId: string): Promise<Record<string, unknown>> {
     return resultOf(await this.request('tasks/get', { taskId }));
   }
+}
+
+/** Polls tasks/get until the task's status is one of `statuses`, and gives the task as it then was. */
+export async function untilStatus(
+  client: TasksClient,
+  taskId: string,
+  statuses: readonly string[],
+): Promise<Record<string, unknown>> {
+  let last: unknown;
+  return until(
+    `task ${taskId} to be ${statuses.join(' or ')}`,
+    async () => {
+      const task = await client.getTask(taskId);
+      last = task.status;
+      return statuses.includes(task.status as string) ? task : undefined;
+    },
+    () => `it is ${String(last)}`,
+  );
 }
 
 /** The answer's result, or an error naming what came instead. */

@@ -35,6 +35,8 @@ import { paramHeaderValues, scanParamHeaders } from '../../support/param-headers
 import { listenForChanges } from './change-listen.js';
 import { revisionOf } from './revision.js';
 import { inputRequiredOf, roundParams, type UpstreamInputRequired, type UpstreamRound } from '../routing/round-trip.js';
+import { TASKS_EXTENSION, carriedTaskOf, carryTaskAnswers, type UpstreamTask } from '../routing/task-answer.js';
+import { UPSTREAM_TASK_CANCEL_WAIT_MS, type TaskRequests } from '../routing/upstream-task.js';
 import { SessionClients, type ClientListener, type SessionClientsOptions } from './session-clients.js';
 import { prepareSignIn, sendWithSignInRetry, type SignInContext } from './sign-in-retry.js';
 import type { UpstreamSpec } from '../spec.js';
@@ -168,6 +170,7 @@ export class UpstreamSession {
     clients.listener = session.listener();
     session.lost = end.hasEnded;
     session.progress.attach(connected.transport);
+    if (session.speaksCurrentRevision) carryTaskAnswers(connected.transport);
     if (connected.kind !== 'stdio') {
       session.liveness = watchLiveness(connected.transport, {
         intervalMs: options.pingIntervalMs,
@@ -290,9 +293,16 @@ export class UpstreamSession {
     return this.client.getProtocolEra() === 'modern';
   }
 
+  /** Whether it makes tasks itself: it speaks 2026-07-28 and declared the Tasks extension (upstream-task.ts). */
+  get makesTasks(): boolean {
+    const extensions = (this.capabilities as { extensions?: Record<string, unknown> }).extensions;
+    return this.speaksCurrentRevision && extensions?.[TASKS_EXTENSION] !== undefined;
+  }
+
   /**
    * As callTool, one round of a call passed through (round-trip.ts): the client's answers go with
-   * it, and the upstream's `input_required` comes back as it sent it, not fulfilled here.
+   * it, and the upstream's `input_required` comes back as it sent it, not fulfilled here; so does
+   * its task, when the round declared the Tasks extension (a task otherwise is a wrong answer).
    */
   async callToolRound(
     tool: string,
@@ -302,11 +312,50 @@ export class UpstreamSession {
     signal: AbortSignal | undefined,
     onProgress: ((progress: Progress) => void) | undefined,
     meta?: Readonly<Record<string, string>>,
-  ): Promise<CallToolResult | UpstreamInputRequired> {
+  ): Promise<CallToolResult | UpstreamInputRequired | UpstreamTask> {
     const result = await this.sendChecked(scriptName, signal, () =>
       this.sendToolCall(tool, scriptName, args, signal, onProgress, meta, round),
     );
-    return inputRequiredOf(result) ?? checkToolResult(result, this.name, scriptName);
+    const task = carriedTaskOf(result);
+    if (task === undefined) return inputRequiredOf(result) ?? checkToolResult(result, this.name, scriptName);
+    if (typeof task === 'string') throw new UpstreamAnswerError(this.name, scriptName, task);
+    if (round.tasks !== true) {
+      throw new UpstreamAnswerError(
+        this.name,
+        scriptName,
+        `it answered with a task, though the call did not declare the ${TASKS_EXTENSION} extension`,
+      );
+    }
+    return task;
+  }
+
+  /**
+   * `tasks/get`, `tasks/update` and `tasks/cancel` of a task it made of the call `scriptName`
+   * (upstream-task.ts), each declaring the Tasks extension and failing as a call does. A cancel is
+   * sent on its own (the call's signal has aborted), within UPSTREAM_TASK_CANCEL_WAIT_MS, and its failure logged.
+   */
+  taskRequests(scriptName: string): TaskRequests {
+    const request = (method: string, params: Record<string, unknown>, signal: AbortSignal | undefined): Promise<unknown> =>
+      this.sendChecked(scriptName, signal, () =>
+        this.send(scriptName, signal, (options) =>
+          this.client.request(
+            { method, params: roundParams(params, { tasks: true }, this.options.capabilities) },
+            ANY_RESULT,
+            options,
+          ),
+        ),
+      );
+    return {
+      get: (taskId, signal) => request('tasks/get', { taskId }, signal),
+      update: (taskId, inputResponses, signal) => request('tasks/update', { taskId, inputResponses }, signal),
+      cancel: (taskId) => {
+        request('tasks/cancel', { taskId }, AbortSignal.timeout(UPSTREAM_TASK_CANCEL_WAIT_MS)).catch((error: unknown) =>
+          this.log.warn(
+            `tasks/cancel of its task ${JSON.stringify(taskId)} (${scriptName}) failed, so it may run on: ${messageWithCauses(error)}`,
+          ),
+        );
+      },
+    };
   }
 
   /** One round of a `prompts/get` passed through, as callToolRound; the result checked as forward's is. */

@@ -16,6 +16,8 @@ import type { CallOrigin, CallOrigins } from './call-origins.js';
 import type { ResourceRoutes } from '../passthrough/resource-routes.js';
 import type { UpstreamInputRequired, UpstreamRound } from './round-trip.js';
 import { fulfilRounds, type RoundAsk } from './input-rounds.js';
+import { isUpstreamTask, type UpstreamTask } from './task-answer.js';
+import { followUpstreamTask } from './upstream-task.js';
 import type { UpstreamSession } from '../connection/session.js';
 import { serverForName, TOOL_NAME_SEPARATOR } from '../tools/tool-names.js';
 import type { Upstream } from '../connection/upstream.js';
@@ -84,14 +86,54 @@ export class CallRoutes {
           return session.callTool(tool.upstreamName, name, sent, signal, context.onProgress, context.meta);
         }
         // It asks by answering input_required: each request goes to the caller's client as this call's own.
-        const ask = this.askerFor(tool.server, context);
+        const ask = this.askerWithin(tool.server, context, signal);
+        const of = { server: tool.server, tool: name };
+        // One that makes tasks may answer with one (its listing says nothing of which tools may): followed here.
+        const tasks = session.makesTasks;
         return fulfilRounds(
-          (round) => session.callToolRound(tool.upstreamName, name, sent, round, signal, context.onProgress, context.meta),
-          (request, roundSignal) => ask(request, signal === undefined ? roundSignal : AbortSignal.any([signal, roundSignal])),
-          { server: tool.server, tool: name },
-        );
+          (round) =>
+            session.callToolRound(
+              tool.upstreamName,
+              name,
+              sent,
+              tasks ? { ...round, tasks } : round,
+              signal,
+              context.onProgress,
+              context.meta,
+            ),
+          ask,
+          of,
+        ).then((answer) => {
+          if (!isUpstreamTask(answer)) return answer;
+          this.log
+            .child(`upstream "${tool.server}"`)
+            .debug(`tools/call ${tool.upstreamName} answered with task ${answer.taskId}; following it`);
+          return followUpstreamTask(answer, session.taskRequests(name), ask, of, signal);
+        });
       }),
     );
+  }
+
+  /**
+   * As UpstreamHub.followTask: a task the tool's upstream made of a round passed through
+   * (callToolRound), followed until it ends, what it asks meanwhile asked as the context's call's.
+   */
+  followTask(name: string, task: UpstreamTask, signal: AbortSignal | undefined, context: CallContext): Promise<CallToolResult> {
+    return this.sendTo(name, context, (session, tool) =>
+      followUpstreamTask(
+        task,
+        session.taskRequests(name),
+        this.askerWithin(tool.server, context, signal),
+        { server: tool.server, tool: name },
+        signal,
+      ),
+    );
+  }
+
+  /** askerFor, each request also ended by the call's `signal`. */
+  private askerWithin(server: string, context: CallContext, signal: AbortSignal | undefined): RoundAsk {
+    const ask = this.askerFor(server, context);
+    return (request, roundSignal) => ask(request, signal === undefined ? roundSignal : AbortSignal.any([signal, roundSignal]));
   }
 
   /**
@@ -113,7 +155,7 @@ export class CallRoutes {
     round: UpstreamRound,
     signal: AbortSignal | undefined,
     context: CallContext,
-  ): Promise<CallToolResult | UpstreamInputRequired> {
+  ): Promise<CallToolResult | UpstreamInputRequired | UpstreamTask> {
     // The client's answers pass as its arguments do; the upstream's own requestState, as it wrote it.
     return this.sendTo(name, context, (session, tool) =>
       whenSent(sentFor(tool, [args, round.inputResponses] as const, context), ([sentArgs, responses]) =>
@@ -132,8 +174,17 @@ export class CallRoutes {
 
   /** Whether the tool's upstream is up and speaks 2026-07-28 (it answers input_required itself). */
   speaksCurrentRevision(name: string): boolean {
+    return this.readySessionOf(name)?.speaksCurrentRevision === true;
+  }
+
+  /** Whether the tool's upstream is up and makes tasks itself (UpstreamSession.makesTasks). */
+  makesTasks(name: string): boolean {
+    return this.readySessionOf(name)?.makesTasks === true;
+  }
+
+  private readySessionOf(name: string): UpstreamSession | undefined {
     const tool = this.byName.get(name);
-    return tool !== undefined && this.byServer.get(tool.server)?.readySession()?.speaksCurrentRevision === true;
+    return tool === undefined ? undefined : this.byServer.get(tool.server)?.readySession();
   }
 
   /** Sends a call of the tool to its upstream, or refuses it before anything is sent (unknown, denied, not ready). */
@@ -230,6 +281,7 @@ function whenSent<T, R>(value: T | Promise<T>, send: (value: T) => Promise<R>): 
 
 function answeredHow(result: object): string {
   if ('resultType' in result && result.resultType === 'input_required') return 'answered input_required';
+  if ('resultType' in result && result.resultType === 'task') return 'answered with a task';
   return 'isError' in result && result.isError === true ? 'answered with isError' : 'answered';
 }
 

@@ -31,7 +31,7 @@ export type RoundAsk = (request: RelayedRequest, signal: AbortSignal) => Promise
 const ASKABLE = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
 /** Who is called, for errors: the upstream's name and the tool's name as the script called it. */
-interface RoundsOf {
+export interface RoundsOf {
   readonly server: string;
   readonly tool: string;
 }
@@ -52,7 +52,7 @@ export async function fulfilRounds<R>(
       );
     }
     const asked = answer.inputRequests;
-    const inputResponses = Object.keys(asked).length > 0 ? await askAll(asked, ask, of) : undefined;
+    const inputResponses = Object.keys(asked).length > 0 ? await askRound(asked, ask, of) : undefined;
     if (inputResponses === undefined) await new Promise((resolve) => setTimeout(resolve, STATE_ONLY_ROUND_WAIT_MS));
     answer = await send({
       ...(inputResponses !== undefined ? { inputResponses } : {}),
@@ -62,8 +62,11 @@ export async function fulfilRounds<R>(
   return answer;
 }
 
-/** Every request of a round asked at once, keyed as the upstream keyed them; the first failure aborts the rest. */
-async function askAll(requests: InputRequests, ask: RoundAsk, of: RoundsOf): Promise<Record<string, RelayedResult>> {
+/**
+ * Every request of a round (or of an upstream task's input_required: upstream-task.ts) asked at
+ * once, keyed as the upstream keyed them; the first failure aborts the rest.
+ */
+export async function askRound(requests: InputRequests, ask: RoundAsk, of: RoundsOf): Promise<Record<string, RelayedResult>> {
   // Checked whole before anything is asked: a person is not asked half of a round that can't be sent back.
   for (const [key, request] of Object.entries(requests)) {
     const method = (request as { method?: unknown } | null)?.method;

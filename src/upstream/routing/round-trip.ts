@@ -10,6 +10,7 @@ import {
   type ClientCapabilities,
   type InputRequests,
 } from '@modelcontextprotocol/client';
+import { TASKS_EXTENSION } from './task-answer.js';
 
 export interface UpstreamRound {
   /** The client's answers to the upstream's last requests, as it sent them (the upstream checks them). */
@@ -18,6 +19,8 @@ export interface UpstreamRound {
   readonly requestState?: string;
   /** What the client declared it can answer: the upstream is told so, and asks only for that. Absent: what we declare. */
   readonly capabilities?: ClientCapabilities;
+  /** Declares the Tasks extension: the upstream may answer with a task of its own (task-answer.ts). */
+  readonly tasks?: boolean;
 }
 
 /** An upstream's `input_required`, as it sent it. */
@@ -32,8 +35,8 @@ const ANSWERED_BY_THE_CLIENT = ['elicitation', 'sampling', 'roots'] as const;
 
 /**
  * A request's params for a round: the client's answers and the upstream's state beside them, and
- * in `_meta` the capabilities of the client that will answer (our own for everything else; a
- * request's `_meta` key wins over the SDK's envelope).
+ * in `_meta` the capabilities of the client that will answer (our own for everything else, with
+ * the Tasks extension when the round declares it; a request's `_meta` key wins over the SDK's envelope).
  */
 export function roundParams(
   params: Readonly<Record<string, unknown>>,
@@ -42,6 +45,7 @@ export function roundParams(
 ): Record<string, unknown> {
   const meta = (params._meta ?? {}) as Record<string, unknown>;
   const capabilities: Record<string, unknown> = { ...ours };
+  if (round.tasks === true) capabilities.extensions = { ...ours.extensions, [TASKS_EXTENSION]: {} };
   // A round we fulfil ourselves (input-rounds.ts) declares ours: our relay asks the caller's client in turn.
   if (round.capabilities !== undefined) {
     for (const key of ANSWERED_BY_THE_CLIENT) {
