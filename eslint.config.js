@@ -206,6 +206,21 @@ export default tseslint.config(
     },
   },
   {
+    // Node 20 holds AbortSignal.timeout's signal weakly: inside AbortSignal.any it can be collected
+    // and never abort. src/support/timeout-signal.ts's is held by its timer.
+    files: ['src/**/*.ts', 'engine/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'AbortSignal',
+          property: 'timeout',
+          message: 'Use timeoutSignal (src/support/timeout-signal.ts): Node 20 may collect this one before it fires.',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       // vitest's asymmetric matchers (expect.any, expect.stringMatching, ...) are typed any, and a

@@ -13,6 +13,7 @@ import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { ToolRefusedError } from '../support/errors.js';
 import { revealControls } from '../support/echo.js';
 import { Logger, type Log } from '../support/log.js';
+import { timeoutSignal } from '../support/timeout-signal.js';
 import type { ApprovalFallback } from '../config/settings.js';
 import { auditApproval, type ApprovalOutcome } from '../telemetry/approval-audit.js';
 import {
@@ -305,7 +306,7 @@ export class ApprovalGate {
   private async askPerson(first: ApprovalCall, calls: readonly string[], waiting: () => readonly string[]): Promise<Outcome> {
     const question: ApprovalQuestion = { tool: first.tool, calls, asker: this.asker(first), owner: this.options.owner };
     const request = approvalRequest(question);
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const timeout = timeoutSignal(this.options.timeoutMs);
     const tool = first.tool.name;
     const lines = this.scripts.get(first.script)?.passOn;
     const passOn = (line: string, urgent: boolean): void => {

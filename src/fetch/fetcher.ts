@@ -19,6 +19,7 @@ import { FETCH_IN_FLIGHT_PER_PRINCIPAL, FETCH_IN_FLIGHT_PER_SCRIPT, InFlight } f
 import { OriginPolicy } from './origin-policy.js';
 import { Redactor } from './redact.js';
 import { BodyTooLargeError, sendRequest, type OneResponse } from './send-request.js';
+import { timeoutSignal } from '../support/timeout-signal.js';
 
 /** 20: redirects one fetch follows, as the web's fetch does; one more rejects with TypeError. */
 export const FETCH_REDIRECTS_MAX = 20;
@@ -163,7 +164,7 @@ export class Fetcher {
       const freeScript = await this.perScript.take(`${party.principal}\0${party.session}\0${party.script}`, signal);
       releases.push(freeScript);
       releases.push(await this.perPrincipal.take(party.principal, signal));
-      const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs)]);
+      const deadline = AbortSignal.any([signal, timeoutSignal(this.options.timeoutMs)]);
       for (;;) {
         const response = await this.sendOne(url, method, headers, body, rule, order.redirect, party, deadline, signal, trail);
         trail.status = response.status;

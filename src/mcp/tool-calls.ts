@@ -31,6 +31,7 @@ import type { ResumeState } from './request-state.js';
 import { TASKS_EXTENSION, declaresTasks } from './tasks-extension.js';
 import { callWork } from './task-work.js';
 import { isUpstreamTask, type UpstreamTask } from '../upstream/routing/task-answer.js';
+import { timeoutSignal } from '../support/timeout-signal.js';
 
 export interface ToolCallsDeps {
   readonly hub: UpstreamHub;
@@ -194,7 +195,7 @@ async function sendExposed<T>(
 ): Promise<T | CallToolResult> {
   const { settings } = deps;
   await deps.startup();
-  const timeout = AbortSignal.timeout(settings.toolCallTimeoutMs);
+  const timeout = timeoutSignal(settings.toolCallTimeoutMs);
   const signal = AbortSignal.any([callerSignal, timeout]);
   try {
     return await send(signal, { origin: deps.origin(), ...(trace !== undefined ? { caller: { trace } } : {}) });

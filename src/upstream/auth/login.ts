@@ -24,6 +24,7 @@ import { cleartextSignInRefusal, signsInOverCleartext } from './cleartext-sign-i
 import { inlineSecretWarning } from './upstream-auth.js';
 import { logFailure, Logger } from '../../support/log.js';
 import { CodemodeError } from '../../support/errors.js';
+import { timeoutSignal } from '../../support/timeout-signal.js';
 
 /** Sign-ins one login goes through (a first one, then more scope the server asks for) before it gives up. */
 export const LOGIN_ROUNDS_MAX = 3;
@@ -117,7 +118,7 @@ export async function login(spec: RemoteUpstreamSpec, options: LoginOptions): Pr
           provider,
           receiver,
           { name: spec.name, serverUrl: spec.url, fetch },
-          AbortSignal.any([signal, AbortSignal.timeout(SIGN_IN_WAIT_MS)]),
+          AbortSignal.any([signal, timeoutSignal(SIGN_IN_WAIT_MS)]),
         );
       } catch (error) {
         const why =

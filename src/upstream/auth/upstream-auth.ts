@@ -18,6 +18,7 @@ import { LoopbackRedirect, SIGN_IN_WAIT_MS } from './loopback-redirect.js';
 import { DEFAULT_OAUTH, UpstreamOAuthProvider } from './oauth-provider.js';
 import { SignInFile } from './sign-in-file.js';
 import { Logger, type Log } from '../../support/log.js';
+import { timeoutSignal } from '../../support/timeout-signal.js';
 
 export interface UpstreamAuthOptions {
   /** Who answers elicitation: the hub's relay to its client. */
@@ -137,7 +138,7 @@ export class UpstreamAuth {
     if (relay === undefined || this.offers.has(spec.name) || this.notOffered.has(spec.name) || this.aborter.signal.aborted)
       return;
     if (Date.now() - (this.signedInAt.get(spec.name) ?? -Infinity) < SIGN_IN_SETTLE_MS) return;
-    const signal = AbortSignal.any([this.aborter.signal, AbortSignal.timeout(SIGN_IN_WAIT_MS)]);
+    const signal = AbortSignal.any([this.aborter.signal, timeoutSignal(SIGN_IN_WAIT_MS)]);
     const offer: Offer = { done: Promise.resolve(), accepted: false };
     const done = (async () => {
       const receiver = await LoopbackRedirect.listen(provider.redirectPort!, (state) => provider.knowsState(state));

@@ -50,6 +50,7 @@ import { checkToolResult } from '../tools/tool-result-check.js';
 import { connectUpstream, type Connector, type TransportKind } from '../transport/connect-upstream.js';
 import { logFailure, Logger, type Log } from '../../support/log.js';
 import { traceHeaders, type TraceMeta } from '../../telemetry/telemetry.js';
+import { timeoutSignal } from '../../support/timeout-signal.js';
 
 /**
  * The SDK's own timeout on a tool call: the largest a Node timer takes (a larger one fires at
@@ -349,7 +350,7 @@ export class UpstreamSession {
       get: (taskId, signal) => request('tasks/get', { taskId }, signal),
       update: (taskId, inputResponses, signal) => request('tasks/update', { taskId, inputResponses }, signal),
       cancel: (taskId) => {
-        request('tasks/cancel', { taskId }, AbortSignal.timeout(UPSTREAM_TASK_CANCEL_WAIT_MS)).catch((error: unknown) =>
+        request('tasks/cancel', { taskId }, timeoutSignal(UPSTREAM_TASK_CANCEL_WAIT_MS)).catch((error: unknown) =>
           this.log.warn(
             `tasks/cancel of its task ${JSON.stringify(taskId)} (${scriptName}) failed, so it may run on: ${messageWithCauses(error)}`,
           ),
