@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import type { API } from 'typescript-native/unstable/async';
 import { PACKAGE_ROOT } from '../support/package-root.js';
 import { pause, settleWithin } from '../support/settle.js';
+import { COMPILER_DIRECTORY_PREFIX, COMPILER_SOCKET_FILE, removeStaleDirectories } from './stale-directories.js';
 
 /** 5 ms: how often the compiler's socket is looked for while it starts. */
 const SOCKET_POLL_MS = 5;
@@ -70,9 +71,12 @@ export class CompilerProcess {
   static async start(options: CompilerStart): Promise<CompilerProcess> {
     const modules = loadModules();
     const executable = options.executable ?? executablePath();
-    const directory = mkdtempSync(join(tmpdir(), 'codemode-typecheck-'));
+    removeStaleDirectories(tmpdir());
+    const directory = mkdtempSync(join(tmpdir(), COMPILER_DIRECTORY_PREFIX));
     const socket =
-      process.platform === 'win32' ? `\\\\.\\pipe\\${directory.replace(/[^A-Za-z0-9]/g, '-')}` : join(directory, 'api.sock');
+      process.platform === 'win32'
+        ? `\\\\.\\pipe\\${directory.replace(/[^A-Za-z0-9]/g, '-')}`
+        : join(directory, COMPILER_SOCKET_FILE);
     const child = spawn(executable, ['--api', '--async', '--pipe', socket, '--cwd', directory], {
       // What the compiler needs of an environment: nothing but its memory target.
       env: {
