@@ -294,7 +294,7 @@ export const SETTINGS = {
     details:
       'keys per principal; a store of a further key is refused (`STATE_TOO_MANY_KEYS`); a key already kept may still change',
   }),
-  // A compiler still checking past it is killed and started again, so a hostile script costs one limit's time.
+  // A compiler still checking past it is killed and started again, so a hostile script costs one limit's time (and is refused).
   typeCheckTimeoutMs: numberSetting({
     name: 'typeCheckTimeoutMs',
     flag: 'type-check-timeout-ms',
@@ -302,9 +302,9 @@ export const SETTINGS = {
     default: 3 * SECOND,
     min: 100,
     max: 60 * SECOND,
-    doc: 'how long a run waits for its type check; past it the script runs unchecked, and its answer says so',
+    doc: 'how long a run waits for its type check to begin, and then for the check itself; a script whose own check runs past it is refused',
     details:
-      'a script (or skill) whose check has not finished by then (its wait for the compiler included) runs unchecked, its answer saying "Not type-checked: the check did not finish within …"; a compiler still checking it is stopped, and started again for the next script',
+      'a script (or skill) whose check has not begun by then (a wait for the compiler to start, or for another check) runs unchecked, its answer saying "Not type-checked: …"; one whose own check runs past it (or past the compiler\'s 256 MiB) is refused, nothing run ("took longer than …"; `// @ts-nocheck` skips the check; with `typeCheck: "warn"` it runs unchecked), and the compiler is started again for the next script',
   }),
   /**
    * 10 MiB: the most of one response body a script's fetch() reads (after decompression); the

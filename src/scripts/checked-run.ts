@@ -1,9 +1,9 @@
 /**
  * What the type check (issue 47) means for a run, decided before a child is taken or anything is
- * sent: `refused` refuses the script (nothing runs); `warned` runs it with what was found added to
- * its answer, and so do `too-slow` (the check did not finish within typeCheckTimeoutMs: a check
- * never holds a run up past it) and `unavailable` (no checker), saying it ran unchecked;
- * `passed` runs it as it is.
+ * sent: `refused` and `too-costly` (its own check ran past typeCheckTimeoutMs or the compiler's
+ * memory) refuse the script (nothing runs); `warned` runs it with what was found added to its
+ * answer, and so do `too-slow` (the limit passed before its own check began: a wait never holds a
+ * run up past it) and `unavailable` (no checker), saying it ran unchecked; `passed` runs it as it is.
  */
 import type { CatalogTool } from '../catalog/types.js';
 import type { CheckDiagnostic } from '../typecheck/outcome-text.js';
@@ -30,6 +30,8 @@ export async function checkBeforeRun(
       return {};
     case 'refused':
       return { refused: { text: outcome.text, diagnostics: outcome.diagnostics } };
+    case 'too-costly':
+      return { refused: { text: outcome.text, diagnostics: [] } };
     case 'warned':
     case 'too-slow':
     case 'unavailable':

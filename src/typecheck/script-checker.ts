@@ -2,11 +2,13 @@
  * The type check, as the server sees it: `check(code, catalog, {mode})` → an outcome, off the
  * event loop, within the time limit. The compiler is TypeScript's native one in a child process
  * (compiler-process.ts), started at the first check (or `warm`); it checks one script at a time
- * in turn. A check answers by its time limit, counted from the call (its wait for its turn and
- * for a compiler to start included): past it the outcome is `too-slow` and the script runs
- * unchecked; a compiler still checking that script then, or past its memory, is killed, and the
- * next check starts another. What a check found is kept by the catalog and the code, so the same
- * script against the same catalog is not checked twice.
+ * in turn. A check's wait (its turn, a compiler starting) counts against its time limit from the
+ * call: a limit passed waiting is `too-slow`, and the script runs unchecked (no fault of its own).
+ * The script's own check then has the whole limit (so a caller waits at most twice it): a check
+ * that runs past it, or past the compiler's memory, is `too-costly`, and the script is refused
+ * (its types cost that much; `warn` runs it unchecked); the compiler is killed, and the next check
+ * starts another. What a check found is kept by the catalog and the code, so the same script
+ * against the same catalog is not checked twice.
  */
 import { createHash } from 'node:crypto';
 import { formatBytes } from '../../common/format-numbers.js';
@@ -25,10 +27,12 @@ import { toolTypesOf } from './tool-types.js';
  * What came of a check. `passed`: run it (`note` says why it was not checked, if it wasn't:
  * `// @ts-nocheck`, or a syntax error, which the run reports as it would without the check).
  * `refused`: nothing runs, the model gets `text`. `warned`: run it, and give the model `text`
- * with the answer. `too-slow`: the check did not finish within its time limit or the compiler's
- * memory: run it unchecked, and give the model `text` (`reason` says which, for `codemode-mcp
- * check`). `unavailable`: the checker could not run (not installed, failed): run it unchecked, and
- * give the model `text`.
+ * with the answer. `too-slow`: the time limit passed before the script's own check began (its
+ * turn, a compiler starting), or its own check ran over in `warn`: run it unchecked, and give the
+ * model `text` (`reason` says why, for `codemode-mcp check`). `too-costly`: the script's own check
+ * ran past the time limit or the compiler's memory: nothing runs, the model gets `text`.
+ * `unavailable`: the checker could not run (not installed, failed): run it unchecked, and give the
+ * model `text`.
  */
 export type CheckOutcome =
   | {
@@ -44,7 +48,7 @@ export type CheckOutcome =
       readonly diagnostics: readonly CheckDiagnostic[];
       readonly text: string;
     }
-  | { readonly kind: 'too-slow'; readonly reason: string; readonly text: string }
+  | { readonly kind: 'too-slow' | 'too-costly'; readonly reason: string; readonly text: string }
   | { readonly kind: 'unavailable'; readonly text: string };
 
 export interface CheckOptions {
@@ -62,7 +66,7 @@ export interface SkillSource {
 }
 
 export interface ScriptCheckerOptions {
-  /** How long a check may take from its call; past it the script runs unchecked (the typeCheckTimeoutMs setting). */
+  /** How long a check may wait from its call, and then how long its own check may take (the typeCheckTimeoutMs setting). */
   readonly timeLimitMs: number;
   readonly log?: Log;
   /** The compiler's executable; by default the one `typescript-native` installed for this platform. */
@@ -178,15 +182,20 @@ export class ScriptChecker {
     await this.queue;
   }
 
-  /** The check's outcome by its time limit, whatever it waits for (its turn, a compiler starting, the check). */
+  /**
+   * The check's outcome: `too-slow` when its time limit passes while it waits (its turn, a
+   * compiler starting); once the script's own check has begun, what that check comes to within
+   * its own limit.
+   */
   private async checkSource(source: CheckSource, catalog: readonly CatalogTool[], options: CheckOptions): Promise<CheckOutcome> {
     if (options.mode === 'off') return { kind: 'passed', note: 'typeCheck is off' };
     const { timeLimitMs } = this.options;
     const given = new AbortController();
-    const job = this.enqueue(() => this.run(source, catalog, options, given.signal));
-    if ((await settleWithin(job, { ms: timeLimitMs, ref: true })) === 'settled') return job;
+    let begun = false;
+    const job = this.enqueue(() => this.run(source, catalog, options, given.signal, () => (begun = true)));
+    if ((await settleWithin(job, { ms: timeLimitMs, ref: true })) === 'settled' || begun) return job;
     given.abort();
-    return this.tooSlow('time', subjectOf(source));
+    return this.tooSlow(subjectOf(source));
   }
 
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
@@ -201,6 +210,7 @@ export class ScriptChecker {
     catalog: readonly CatalogTool[],
     options: CheckOptions,
     givenUp: GivenUp,
+    begins: () => void,
   ): Promise<CheckOutcome> {
     const unlisted = options.unlisted ?? [];
     const key = findingKey(toolTypesOf(catalog).key, source, unlisted);
@@ -216,14 +226,14 @@ export class ScriptChecker {
       };
     }
     // Its caller was answered while it waited (its turn, the compiler's start): the script ran unchecked.
-    if (givenUp.aborted) return this.tooSlow('time', subjectOf(source));
-    // The script's own check has the whole time limit, past its caller's answer if need be (what it
-    // finds is kept for the same script's next run): a compiler is killed for a costly script, never
-    // for the wait before it.
+    if (givenUp.aborted) return this.tooSlow(subjectOf(source));
+    // The script's own check has the whole time limit, its caller waiting for it: a compiler is
+    // killed, and a script refused, for a costly check, never for the wait before it.
+    begins();
     const checked = await this.bounded(compiler, compiler.programs.check(toolTypesOf(catalog).key, source, unlisted));
     if ('overrun' in checked) {
       await this.discard(compiler, checked.overrun);
-      return this.tooSlow(checked.overrun.what, subjectOf(source));
+      return this.tooCostly(checked.overrun.what, subjectOf(source), options.mode);
     }
     if ('error' in checked) {
       const { ended } = compiler.process;
@@ -302,20 +312,42 @@ export class ScriptChecker {
     return compiler;
   }
 
-  /** A check that did not finish within its time or the compiler's memory: what runs is unchecked, and says so. */
-  private tooSlow(what: OverrunError['what'], subject: Subject): CheckOutcome {
-    const limit = this.options.timeLimitMs;
+  /** A check whose time limit passed before the script's own check began: what runs is unchecked, and says so. */
+  private tooSlow(subject: Subject): CheckOutcome {
+    const reason = `the check could not begin within ${this.limitText()} (typeCheckTimeoutMs; the checker was busy or starting)`;
+    return { kind: 'too-slow', reason, text: `Not type-checked: ${reason}, so the ${subject} ran unchecked.` };
+  }
+
+  /**
+   * The script's own check ran past its time or the compiler's memory: its types cost that much,
+   * so it is refused (in `warn`, it runs unchecked), and told how to get past it.
+   */
+  private tooCostly(what: OverrunError['what'], subject: Subject, mode: TypeCheckMode): CheckOutcome {
     const reason =
       what === 'time'
-        ? `the check did not finish within ${limit >= 1000 ? `${limit / 1000} s` : `${limit} ms`} (typeCheckTimeoutMs)`
-        : `the check needed more than the compiler's ${formatBytes(TYPECHECK_MEMORY_MAX_BYTES)} of memory`;
+        ? `the check of its types took longer than ${this.limitText()} (typeCheckTimeoutMs)`
+        : `the check of its types needed more than the compiler's ${formatBytes(TYPECHECK_MEMORY_MAX_BYTES)} of memory`;
+    const way = 'a type that expands to a huge union, deep recursion in a type, or a very long file';
+    if (mode === 'warn') {
+      return {
+        kind: 'too-slow',
+        reason,
+        text: `Not type-checked: ${reason}, so the ${subject} ran unchecked (typeCheck is "warn"); ${way} costs this much.`,
+      };
+    }
     return {
-      kind: 'too-slow',
+      kind: 'too-costly',
       reason,
       text:
-        `Not type-checked: ${reason}, so the ${subject} ran unchecked. ` +
-        '`// @ts-nocheck` on its first line skips the check for a script whose types cost this much.',
+        `${subject === 'script' ? 'Refused by the type check; nothing ran' : 'Refused by the type check'}: ${reason}. ` +
+        `Simplify its types (${way} costs this much), ` +
+        `or put \`// @ts-nocheck\` on the ${subject}'s first line to run it unchecked.`,
     };
+  }
+
+  private limitText(): string {
+    const limit = this.options.timeLimitMs;
+    return limit >= 1000 ? `${limit / 1000} s` : `${limit} ms`;
   }
 
   private async discard(compiler: Compiler, why: Error): Promise<void> {
@@ -373,9 +405,9 @@ function outcomeOf(result: RawCheck, catalog: readonly CatalogTool[], mode: Type
   return { kind: 'refused', language, diagnostics, text: diagnosticsText(headline, diagnostics, catalog) };
 }
 
-/** The text of an outcome that refuses what was checked (`refused`), else undefined: a check that could not decide refuses nothing. */
+/** The text of an outcome that refuses what was checked (`refused`, `too-costly`), else undefined: a check that could not decide refuses nothing. */
 export function refusalOf(outcome: CheckOutcome): string | undefined {
-  return outcome.kind === 'refused' ? outcome.text : undefined;
+  return outcome.kind === 'refused' || outcome.kind === 'too-costly' ? outcome.text : undefined;
 }
 
 function firstLine(text: string): string {

@@ -120,6 +120,7 @@ function report(outcome: CheckOutcome, path: string, isSkill: boolean, catalog: 
       io.stdout(`${what}:\n${outcome.text}\n`);
       return CHECK_EXIT.found;
     case 'too-slow':
+    case 'too-costly':
       said.error(`${what} was not checked: ${outcome.reason}`);
       return CHECK_EXIT.unchecked;
     case 'unavailable':
