@@ -13,6 +13,7 @@ import { CHILD_DIR_PREFIX, type ChildOptions } from '../../protocol/contract.js'
 import type { Settings } from '../config/settings.js';
 import { holdUnread } from '../support/unread-output.js';
 import { ENGINE_MAIN } from './engine-path.js';
+import { removeStaleChildDirs } from './stale-child-dirs.js';
 import { stackBudget } from './stack-budget.js';
 
 /** This machine's stack budget for a script, read once: every child gets the same. */
@@ -38,7 +39,14 @@ export function scriptProcessOptions(settings: Settings, warm: boolean): SpawnCh
   return { memoryMaxBytes: settings.memoryMaxBytes, notifyMax: settings.notifyMax, showMaxBytes: settings.showMaxBytes, warm };
 }
 
+/** Whether this process has removed the directories killed servers' children left (stale-child-dirs.ts). */
+let swept = false;
+
 export function spawnScriptProcess(options: SpawnChildOptions): ScriptProcess {
+  if (!swept) {
+    swept = true;
+    removeStaleChildDirs(tmpdir());
+  }
   const dir = mkdtempSync(join(tmpdir(), CHILD_DIR_PREFIX));
   const budget = STACK_BUDGET;
   const childOptions: ChildOptions = {

@@ -1,5 +1,5 @@
 /**
- * A killed server's compiler directory (no socket, unchanged for STALE_DIRECTORY_MS) is removed
+ * A killed server's compiler directory (no socket, unchanged for STALE_TEMP_DIR_MS) is removed
  * when a compiler starts; a live compiler's (its socket there) and a starting one's (changed
  * lately) are left, as is anything not named as ours.
  */
@@ -11,9 +11,9 @@ import { CompilerProcess } from '../../src/typecheck/compiler-process.js';
 import {
   COMPILER_DIRECTORY_PREFIX,
   COMPILER_SOCKET_FILE,
-  STALE_DIRECTORY_MS,
   removeStaleDirectories,
 } from '../../src/typecheck/stale-directories.js';
+import { STALE_TEMP_DIR_MS } from '../../src/support/stale-temp-dirs.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 /** A directory `name` in `parent` holding `files`, last changed `ageMs` ago. */
@@ -32,9 +32,9 @@ afterEach(async () => {
 });
 
 describe.skipIf(process.platform === 'win32')('stale compiler directories', () => {
-  it('removes only ours that have no socket and have not changed for STALE_DIRECTORY_MS', () => {
+  it('removes only ours that have no socket and have not changed for STALE_TEMP_DIR_MS', () => {
     const parent = makeTempDir('stale-parent');
-    const old = STALE_DIRECTORY_MS + 60_000;
+    const old = STALE_TEMP_DIR_MS + 60_000;
     plant(parent, `${COMPILER_DIRECTORY_PREFIX}killed`, ['guest-globals.d.ts'], old);
     const live = plant(parent, `${COMPILER_DIRECTORY_PREFIX}live`, [COMPILER_SOCKET_FILE], old);
     const starting = plant(parent, `${COMPILER_DIRECTORY_PREFIX}starting`, [], 1_000);
@@ -52,7 +52,7 @@ describe.skipIf(process.platform === 'win32')('stale compiler directories', () =
       tmpdir(),
       `${COMPILER_DIRECTORY_PREFIX}test-killed-${process.pid}`,
       ['guest-globals.d.ts'],
-      STALE_DIRECTORY_MS + 60_000,
+      STALE_TEMP_DIR_MS + 60_000,
     );
     const compiler = await CompilerProcess.start({ memoryMaxBytes: 256 * 1024 * 1024, timeLimitMs: 60_000 });
     started.push(compiler);
