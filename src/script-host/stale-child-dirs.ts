@@ -10,11 +10,22 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import { CHILD_DIR_PREFIX } from '../../protocol/contract.js';
 import { removeStaleTempDirs } from '../support/stale-temp-dirs.js';
 
-/** Removes the children's directories in `parent` that no live process works in (this user's only); returns their names. */
+/**
+ * Removes the children's directories in `parent` that no live process works in (this user's
+ * only); returns their names. /proc is read only when there is an old directory to ask about.
+ */
 export function removeStaleChildDirs(parent: string, now: number = Date.now()): string[] {
-  const cwds = workingDirectories();
-  if (cwds === undefined) return [];
-  return removeStaleTempDirs(parent, CHILD_DIR_PREFIX, (directory) => cwds.has(directory), now);
+  let cwds: Set<string> | undefined;
+  let read = false;
+  const inUse = (directory: string): boolean => {
+    if (!read) {
+      cwds = workingDirectories();
+      read = true;
+    }
+    // Where there is no /proc, every directory counts as in use.
+    return cwds === undefined || cwds.has(directory);
+  };
+  return removeStaleTempDirs(parent, CHILD_DIR_PREFIX, inUse, now);
 }
 
 /** Every live process's working directory that this user may read, from /proc; undefined where there is no /proc. */
