@@ -33,6 +33,14 @@ const call = async (tasks: TasksClient, name: string, more: Record<string, unkno
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 const TASK_ID = /^[0-9a-f]{6}-call\d+\.[\w-]{22}$/;
 
+/** Waits for the task to end, and checks it completed with one text block, `text`. */
+async function expectCompleted(tasks: TasksClient, taskId: string, text: string): Promise<void> {
+  expect(await untilStatus(tasks, taskId, TERMINAL)).toMatchObject({
+    status: 'completed',
+    result: { content: [{ type: 'text', text }] },
+  });
+}
+
 describe('an exposed tool of an upstream that makes tasks itself', () => {
   test('round 1 that the upstream answers input_required passes through with no task; round 2, answered with a task, is ours and completes with the answer', async () => {
     const tasks = client();
@@ -48,10 +56,7 @@ describe('an exposed tool of an upstream that makes tasks itself', () => {
     expect(second).toMatchObject({ resultType: 'task', status: 'working', taskId: expect.stringMatching(TASK_ID) });
     expect(second).not.toHaveProperty('requestState');
     expect(second).not.toHaveProperty('inputRequests');
-    expect(await untilStatus(tasks, second.taskId as string, TERMINAL)).toMatchObject({
-      status: 'completed',
-      result: { content: [{ type: 'text', text: 'Hello, Alice, from a task' }] },
-    });
+    await expectCompleted(tasks, second.taskId as string, 'Hello, Alice, from a task');
   });
 
   test("what the upstream's task asks mid-way is on tasks/get, and tasks/update's answer reaches it", async () => {
@@ -66,10 +71,7 @@ describe('an exposed tool of an upstream that makes tasks itself', () => {
       inputResponses: { [key!]: { action: 'accept', content: { name: 'Ada' } } },
     });
     expect(updated.error).toBeUndefined();
-    expect(await untilStatus(tasks, created.taskId as string, TERMINAL)).toMatchObject({
-      status: 'completed',
-      result: { content: [{ type: 'text', text: 'Hello, Ada' }] },
-    });
+    await expectCompleted(tasks, created.taskId as string, 'Hello, Ada');
   });
 
   test("tasks/cancel cancels the upstream's task", async () => {
@@ -121,10 +123,7 @@ describe('the conformance fixture speaking 2026-07-28 (as tasks-mrtr-composition
       ...(first.requestState !== undefined ? { requestState: first.requestState } : {}),
     });
     expect(second).toMatchObject({ resultType: 'task', taskId: expect.stringMatching(TASK_ID) });
-    expect(await untilStatus(tasks, second.taskId as string, TERMINAL)).toMatchObject({
-      status: 'completed',
-      result: { content: [{ text: 'Hello, Alice' }] },
-    });
+    await expectCompleted(tasks, second.taskId as string, 'Hello, Alice');
     expect((await fixture.stop()).left).toEqual([]);
   });
 });

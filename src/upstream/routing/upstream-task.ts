@@ -54,20 +54,23 @@ export async function followUpstreamTask(
   signal: AbortSignal | undefined,
 ): Promise<CallToolResult> {
   try {
-    return await pollUntilEnded(task, requests, ask, of, signal);
+    return await pollUntilEnded({ task, requests, ask, of, signal });
   } catch (error) {
     if (signal?.aborted === true) requests.cancel(task.taskId);
     throw error;
   }
 }
 
-async function pollUntilEnded(
-  task: UpstreamTask,
-  requests: TaskRequests,
-  ask: RoundAsk,
-  of: RoundsOf,
-  signal: AbortSignal | undefined,
-): Promise<CallToolResult> {
+/** followUpstreamTask's arguments, as the loop reads them. */
+interface Following {
+  readonly task: UpstreamTask;
+  readonly requests: TaskRequests;
+  readonly ask: RoundAsk;
+  readonly of: RoundsOf;
+  readonly signal: AbortSignal | undefined;
+}
+
+async function pollUntilEnded({ task, requests, ask, of, signal }: Following): Promise<CallToolResult> {
   // Keys answered since the task last worked: a tasks/get that still lists one came before the
   // upstream took the answer in; once it has worked again, a key it lists is a new question.
   const answered = new Set<string>();
